@@ -1,0 +1,386 @@
+//! The one-shot commands behind the CLI (`sync`, `check`, `reindex`, `status`,
+//! `demo`, `generate`), each returning a report that prints as text or JSON.
+//!
+//! Owns: composing the pipeline into commands and rendering their reports.
+//! Must not: parse arguments (that is `main.rs`) or hold pipeline logic.
+
+use std::collections::BTreeMap;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::config::Settings;
+use crate::contract;
+use crate::error::{ExitStatus, Result};
+use crate::index::Index;
+use crate::pipeline::{self, SyncOptions, SyncReport};
+use crate::validate::{Problem, Severity};
+
+/// How many problems `sync` lists before pointing at `check`.
+const SYNC_PROBLEM_LINES: usize = 20;
+
+pub fn sync(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
+    let report = pipeline::sync(settings, now, SyncOptions { render: true })?;
+    let problems = Index::open(&settings.index_path())?.problems()?;
+    Ok((report, problems))
+}
+
+pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "memsync sync: {}", report.workspace);
+    let _ = writeln!(
+        out,
+        "  scanned {} canonical files ({} unchanged, {} read); indexed {}, stale {}, removed {}",
+        report.scanned, report.unchanged, report.read, report.indexed, report.stale, report.removed
+    );
+    if report.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: up to date");
+    } else {
+        let _ = writeln!(out, "  wrote {}", report.projections_written.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "  problems: {} errors, {} warnings",
+        report.errors, report.warnings
+    );
+    for p in problems.iter().take(SYNC_PROBLEM_LINES) {
+        let _ = writeln!(out, "    {}", problem_line(p));
+    }
+    if problems.len() > SYNC_PROBLEM_LINES {
+        let _ = writeln!(
+            out,
+            "    … and {} more (memsync check lists them all)",
+            problems.len() - SYNC_PROBLEM_LINES
+        );
+    }
+    let _ = writeln!(out, "  took {} ms", report.duration_ms);
+    out
+}
+
+pub fn problem_line(p: &Problem) -> String {
+    format!(
+        "{}: {}: {}: {}",
+        p.path,
+        p.severity.as_str(),
+        p.rule,
+        p.reason
+    )
+}
+
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub errors: usize,
+    pub warnings: usize,
+    pub problems: Vec<Problem>,
+}
+
+impl CheckReport {
+    pub fn exit_status(&self) -> ExitStatus {
+        if self.errors > 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+}
+
+/// Validates the whole workspace (indexing what changed, writing no projection).
+pub fn check(settings: &Settings, now: DateTime<Utc>) -> Result<CheckReport> {
+    let mut index = Index::open(&settings.index_path())?;
+    pipeline::sync_with(&mut index, settings, now, SyncOptions { render: false })?;
+    let problems = index.problems()?;
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    Ok(CheckReport {
+        errors,
+        warnings: problems.len() - errors,
+        problems,
+    })
+}
+
+pub fn render_check(report: &CheckReport) -> String {
+    let mut out = String::new();
+    for p in &report.problems {
+        let _ = writeln!(out, "{}", problem_line(p));
+    }
+    let _ = writeln!(
+        out,
+        "{} errors, {} warnings",
+        report.errors, report.warnings
+    );
+    out
+}
+
+/// Drops the content rows and rebuilds them from markdown; telemetry stays unless reset.
+pub fn reindex(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    reset_telemetry: bool,
+) -> Result<SyncReport> {
+    let mut index = Index::open(&settings.index_path())?;
+    index.rebuild_derived()?;
+    if reset_telemetry {
+        index.reset_telemetry()?;
+    }
+    pipeline::sync_with(&mut index, settings, now, SyncOptions { render: true })
+}
+
+#[derive(Debug, Serialize)]
+pub struct AgentStatus {
+    pub agent_id: String,
+    pub sessions: i64,
+    pub sessions_in_window: i64,
+    pub artifacts: BTreeMap<String, i64>,
+    pub stale: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuleStatus {
+    pub rule: String,
+    pub severity: Severity,
+    pub count: usize,
+    pub first_paths: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProjectionStatus {
+    pub path: String,
+    pub fresh: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Status {
+    pub workspace: PathBuf,
+    pub machine_config: Option<PathBuf>,
+    pub workspace_config: Option<PathBuf>,
+    pub index: PathBuf,
+    pub index_bytes: u64,
+    pub last_sync: Option<String>,
+    pub agents: Vec<AgentStatus>,
+    pub tombstones: i64,
+    pub errors: usize,
+    pub warnings: usize,
+    pub problems: Vec<RuleStatus>,
+    pub projections: Vec<ProjectionStatus>,
+}
+
+/// Reads the index as it is; runs no sync.
+pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
+    let index_path = settings.index_path();
+    let index = Index::open(&index_path)?;
+    let window_start =
+        contract::format_ts(now - Duration::days(settings.config.memory_md.window_days as i64));
+    let window_end = contract::format_ts(now);
+    let mut agents = Vec::new();
+    for agent in index.strings("SELECT DISTINCT agent_id FROM artifacts ORDER BY agent_id")? {
+        let count = |sql: &str| {
+            index
+                .rows(sql, [&agent], |r| r.get::<_, i64>(0))
+                .map(|v| v.first().copied().unwrap_or(0))
+        };
+        let in_window = index.rows(
+            "SELECT COUNT(DISTINCT token) FROM artifacts WHERE agent_id = ?1 AND membership_ts BETWEEN ?2 AND ?3",
+            [&agent, &window_start, &window_end],
+            |r| r.get::<_, i64>(0),
+        )?;
+        let artifacts = index.rows(
+            "SELECT source_kind, COUNT(*) FROM artifacts WHERE agent_id = ?1 GROUP BY source_kind ORDER BY source_kind",
+            [&agent],
+            |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)),
+        )?;
+        agents.push(AgentStatus {
+            sessions: count("SELECT COUNT(DISTINCT token) FROM artifacts WHERE agent_id = ?1")?,
+            sessions_in_window: in_window.first().copied().unwrap_or(0),
+            artifacts: artifacts.into_iter().collect(),
+            stale: count("SELECT COUNT(*) FROM artifacts WHERE agent_id = ?1 AND stale = 1")?,
+            agent_id: agent,
+        });
+    }
+    let problems = index.problems()?;
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    let dirty: Vec<String> = index.dirty_marks()?.into_iter().map(|(a, _)| a).collect();
+    let projections = index
+        .projection_state()?
+        .into_iter()
+        .map(|s| {
+            let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
+                .ok()
+                .map(|m| crate::scan::FileStat::of(&m));
+            let fresh = on_disk.is_some_and(|st| st.size == s.size && st.mtime_ns == s.mtime_ns)
+                && !dirty.contains(&s.agent_id);
+            ProjectionStatus {
+                path: s.path,
+                fresh,
+            }
+        })
+        .collect();
+    Ok(Status {
+        workspace: settings.root.clone(),
+        machine_config: settings.sources.machine.clone(),
+        workspace_config: settings.sources.workspace.clone(),
+        index_bytes: std::fs::metadata(&index_path).map(|m| m.len()).unwrap_or(0),
+        index: index_path,
+        last_sync: index.meta("last_sync")?,
+        agents,
+        tombstones: index.scalar("SELECT COUNT(*) FROM tombstones")?,
+        errors,
+        warnings: problems.len() - errors,
+        problems: group_by_rule(&problems),
+        projections,
+    })
+}
+
+fn group_by_rule(problems: &[Problem]) -> Vec<RuleStatus> {
+    let mut rules: BTreeMap<(std::cmp::Reverse<Severity>, &str), RuleStatus> = BTreeMap::new();
+    for p in problems {
+        let entry = rules
+            .entry((std::cmp::Reverse(p.severity), &p.rule))
+            .or_insert_with(|| RuleStatus {
+                rule: p.rule.clone(),
+                severity: p.severity,
+                count: 0,
+                first_paths: Vec::new(),
+            });
+        entry.count += 1;
+        if entry.first_paths.len() < 3 {
+            entry.first_paths.push(p.path.clone());
+        }
+    }
+    rules.into_values().collect()
+}
+
+pub fn render_status(s: &Status) -> String {
+    let mut out = String::new();
+    let show = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none".into())
+    };
+    let _ = writeln!(out, "workspace   {}", s.workspace.display());
+    let _ = writeln!(
+        out,
+        "config      machine: {}; workspace: {}",
+        show(&s.machine_config),
+        show(&s.workspace_config)
+    );
+    let _ = writeln!(
+        out,
+        "index       {} ({} KiB)",
+        s.index.display(),
+        s.index_bytes / 1024
+    );
+    let _ = writeln!(
+        out,
+        "last sync   {}",
+        s.last_sync.as_deref().unwrap_or("never")
+    );
+    let _ = writeln!(out, "agents");
+    if s.agents.is_empty() {
+        let _ = writeln!(out, "  none indexed");
+    }
+    for a in &s.agents {
+        let kinds: Vec<String> = a
+            .artifacts
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<12} {} sessions ({} in window); {}; {} stale",
+            a.agent_id,
+            a.sessions,
+            a.sessions_in_window,
+            kinds.join(", "),
+            a.stale
+        );
+    }
+    let _ = writeln!(out, "tombstones  {}", s.tombstones);
+    let _ = writeln!(
+        out,
+        "problems    {} errors, {} warnings",
+        s.errors, s.warnings
+    );
+    for r in &s.problems {
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<24} {:>4}  {}",
+            r.severity.as_str(),
+            r.rule,
+            r.count,
+            r.first_paths.join(", ")
+        );
+    }
+    let _ = writeln!(out, "projections");
+    for p in &s.projections {
+        let _ = writeln!(
+            out,
+            "  {:<40} {}",
+            p.path,
+            if p.fresh {
+                "fresh"
+            } else {
+                "stale: next sync renders it"
+            }
+        );
+    }
+    out
+}
+
+/// Writes the example workspace into `dir` (or a new temp directory), syncs it,
+/// and returns the report and where MEMORY.md is.
+pub fn demo(
+    dir: Option<&Path>,
+    now: DateTime<Utc>,
+    load: impl Fn(&Path) -> Result<Settings>,
+) -> Result<(Settings, SyncReport, Vec<Problem>)> {
+    let dir = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::temp_dir().join(format!("memsync-demo-{}", now.format("%Y%m%dT%H%M%S"))),
+    };
+    let settings = load(&dir)?;
+    crate::example::write(&dir, now, &settings.config)?;
+    let settings = load(&dir)?;
+    let (report, problems) = sync(&settings, now)?;
+    Ok((settings, report, problems))
+}
+
+pub fn render_demo(settings: &Settings, report: &SyncReport, problems: &[Problem]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Wrote the example workspace to {}",
+        settings.root.display()
+    );
+    let _ = writeln!(
+        out,
+        "(two agents, a compaction, a tombstone, a private and a test session, a curated"
+    );
+    let _ = writeln!(
+        out,
+        " MEMORY.md, a hand-written daily log and a few invalid files), then synced it:\n"
+    );
+    out.push_str(&render_sync(report, problems));
+    let memory = settings.root.join("MEMORY.md");
+    let _ = writeln!(out, "\nMEMORY.md for agent default: {}", memory.display());
+    let _ = writeln!(
+        out,
+        "MEMORY.md for agent reviewer: {}",
+        settings.root.join("agents/reviewer/MEMORY.md").display()
+    );
+    if let Ok(text) = std::fs::read_to_string(&memory) {
+        let _ = writeln!(out, "\n----- {} -----\n{text}-----", memory.display());
+    }
+    let ws = settings.root.display();
+    let _ = writeln!(
+        out,
+        "\nNext: memsync --workspace {ws} check   |   memsync --workspace {ws} status"
+    );
+    out
+}

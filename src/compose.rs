@@ -1,0 +1,283 @@
+//! Builds canonical artifact files in memsync's writer style: spec key order,
+//! JSON-escaped strings, `null`, one `  - "x"` per list item, LF endings.
+//!
+//! Owns: the text of new canonical files. Must not: write to disk.
+
+use chrono::{DateTime, Utc};
+
+use crate::config::{Config, TokenRule};
+use crate::contract::{self, ArtifactKind, HASH_SCOPE};
+use crate::sentence;
+
+/// A frontmatter value in the writer style.
+#[derive(Debug, Clone, PartialEq)]
+pub enum FmValue {
+    Null,
+    Str(String),
+    Int(i64),
+    Bool(bool),
+    List(Vec<String>),
+}
+
+impl FmValue {
+    fn opt(s: Option<&str>) -> FmValue {
+        s.map(|s| FmValue::Str(s.to_string()))
+            .unwrap_or(FmValue::Null)
+    }
+}
+
+fn json(s: &str) -> String {
+    serde_json::to_string(s).unwrap_or_else(|_| "\"\"".into())
+}
+
+/// `---\n{frontmatter}---\n{body}\n`.
+pub fn render_document(fields: &[(&str, FmValue)], body: &str) -> String {
+    let mut out = String::from("---\n");
+    for (key, value) in fields {
+        match value {
+            FmValue::Null => out.push_str(&format!("{key}: null\n")),
+            FmValue::Str(s) => out.push_str(&format!("{key}: {}\n", json(s))),
+            FmValue::Int(i) => out.push_str(&format!("{key}: {i}\n")),
+            FmValue::Bool(b) => out.push_str(&format!("{key}: {b}\n")),
+            FmValue::List(items) if items.is_empty() => out.push_str(&format!("{key}: []\n")),
+            FmValue::List(items) => {
+                out.push_str(&format!("{key}:\n"));
+                for item in items {
+                    out.push_str(&format!("  - {}\n", json(item)));
+                }
+            }
+        }
+    }
+    out.push_str("---\n");
+    out.push_str(body.trim_end_matches(['\n', '\r']));
+    out.push('\n');
+    out
+}
+
+/// The content of one immutable artifact before it is written.
+#[derive(Debug, Clone)]
+pub struct Content {
+    pub body: String,
+    /// The candidate memory sentence; replaced by the fallback if it fails the floor.
+    pub sentence: Option<String>,
+    pub captured_at: DateTime<Utc>,
+}
+
+/// A session to be written as canonical files.
+#[derive(Debug, Clone)]
+pub struct NewSession {
+    pub agent_id: String,
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub project: Option<String>,
+    pub harness: String,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub captured_at: DateTime<Utc>,
+    pub summary: Option<Content>,
+    pub transcript: Option<Content>,
+    pub compaction: Option<Content>,
+    pub private: bool,
+    pub sentence_version: String,
+    pub sanitizer_version: String,
+}
+
+impl NewSession {
+    pub fn token(&self, rule: TokenRule) -> String {
+        contract::token_for(
+            rule,
+            &self.agent_id,
+            self.session_key.as_deref(),
+            &self.session_id,
+        )
+    }
+
+    pub fn path(&self, rule: TokenRule, kind: ArtifactKind, captured_at: DateTime<Utc>) -> String {
+        format!(
+            "{}/{}",
+            contract::MEMORY_DIR,
+            contract::canonical_file_name(captured_at, &self.token(rule), kind)
+        )
+    }
+
+    /// Every file of the session as (workspace-relative path, text), manifest last.
+    pub fn files(&self, config: &Config) -> Vec<(String, String)> {
+        let rule = config.token.write_rule;
+        let manifest_path = self.path(rule, ArtifactKind::Manifest, self.captured_at);
+        let mut files = Vec::new();
+        let mut paths: [Option<String>; 3] = [None, None, None];
+        let parts = [
+            (ArtifactKind::Transcript, &self.transcript),
+            (ArtifactKind::Summary, &self.summary),
+            (ArtifactKind::Compaction, &self.compaction),
+        ];
+        for (i, (kind, content)) in parts.into_iter().enumerate() {
+            let Some(c) = content else { continue };
+            let path = self.path(rule, kind, c.captured_at);
+            files.push((
+                path.clone(),
+                self.immutable(config, kind, c, &manifest_path),
+            ));
+            paths[i] = Some(path);
+        }
+        let [transcript, summary, compaction] = paths;
+        files.push((
+            manifest_path,
+            self.manifest(summary, transcript, compaction),
+        ));
+        files
+    }
+
+    fn identity_fields(
+        &self,
+        kind: ArtifactKind,
+        captured_at: DateTime<Utc>,
+    ) -> Vec<(&'static str, FmValue)> {
+        vec![
+            ("kind", FmValue::Str(kind.as_str().into())),
+            ("agent_id", FmValue::Str(self.agent_id.clone())),
+            ("session_id", FmValue::Str(self.session_id.clone())),
+            ("session_key", FmValue::opt(self.session_key.as_deref())),
+            ("project", FmValue::opt(self.project.as_deref())),
+            ("harness", FmValue::Str(self.harness.clone())),
+            (
+                "captured_at",
+                FmValue::Str(contract::format_ts(captured_at)),
+            ),
+        ]
+    }
+
+    fn immutable(
+        &self,
+        config: &Config,
+        kind: ArtifactKind,
+        c: &Content,
+        manifest_path: &str,
+    ) -> String {
+        let ts = |t: Option<DateTime<Utc>>| FmValue::opt(t.map(contract::format_ts).as_deref());
+        let (sentence, quality) = self.sentence_for(config, c, kind);
+        let mut fields = self.identity_fields(kind, c.captured_at);
+        fields.extend([
+            ("started_at", ts(self.started_at)),
+            ("ended_at", ts(self.ended_at)),
+            ("manifest_path", FmValue::Str(manifest_path.into())),
+            ("source_node_id", FmValue::Null),
+            (
+                "content_sha256",
+                FmValue::Str(contract::body_sha256(&c.body)),
+            ),
+            ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
+        ]);
+        if kind == ArtifactKind::Transcript {
+            fields.push((
+                "sanitizer_version",
+                FmValue::Str(self.sanitizer_version.clone()),
+            ));
+        }
+        fields.extend([
+            ("memory_sentence", FmValue::Str(sentence)),
+            (
+                "memory_sentence_version",
+                FmValue::Str(self.sentence_version.clone()),
+            ),
+            ("memory_sentence_quality", FmValue::Str(quality.into())),
+            (
+                "memory_sentence_generated_at",
+                FmValue::Str(contract::format_ts(c.captured_at)),
+            ),
+        ]);
+        if self.private {
+            fields.push(("private", FmValue::Bool(true)));
+        }
+        render_document(&fields, &c.body)
+    }
+
+    /// The sentence that passes the floor, or the deterministic fallback.
+    fn sentence_for(
+        &self,
+        config: &Config,
+        c: &Content,
+        kind: ArtifactKind,
+    ) -> (String, &'static str) {
+        if let Some(s) = &c.sentence {
+            if sentence::check(s, self.project.as_deref(), &config.sentence).is_none() {
+                return (s.clone(), "ok");
+            }
+        }
+        let identity = self.session_key.as_deref().unwrap_or(&self.session_id);
+        let token = self.token(config.token.write_rule);
+        let kinds = [kind.as_str()];
+        let facts = sentence::SessionFacts {
+            harness: Some(&self.harness),
+            identity,
+            project: self.project.as_deref(),
+            membership_ts: &contract::format_ts(self.ended_at.unwrap_or(self.captured_at)),
+            token: &token,
+            kinds: &kinds,
+        };
+        (sentence::fallback(&facts), "fallback")
+    }
+
+    fn manifest(
+        &self,
+        summary: Option<String>,
+        transcript: Option<String>,
+        compaction: Option<String>,
+    ) -> String {
+        let updated = self
+            .compaction
+            .as_ref()
+            .map(|c| c.captured_at)
+            .unwrap_or(self.captured_at);
+        let mut fields = self.identity_fields(ArtifactKind::Manifest, self.captured_at);
+        fields.extend([
+            ("summary_path", FmValue::opt(summary.as_deref())),
+            ("transcript_path", FmValue::opt(transcript.as_deref())),
+            ("compaction_path", FmValue::opt(compaction.as_deref())),
+            ("memory_md_refs", FmValue::List(Vec::new())),
+            ("updated_at", FmValue::Str(contract::format_ts(updated))),
+            (
+                "revision",
+                FmValue::Int(if compaction.is_some() { 2 } else { 1 }),
+            ),
+        ]);
+        if self.private {
+            fields.push(("private", FmValue::Bool(true)));
+        }
+        render_document(&fields, "")
+    }
+}
+
+/// Writes files under `root`, creating directories; for the demo and the generator.
+pub fn write_files(root: &std::path::Path, files: &[(String, String)]) -> crate::Result<()> {
+    for (rel, text) in files {
+        let path = root.join(rel);
+        if let Some(dir) = path.parent() {
+            std::fs::create_dir_all(dir).map_err(|e| crate::Error::io(dir, e))?;
+        }
+        std::fs::write(&path, text).map_err(|e| crate::Error::io(&path, e))?;
+    }
+    Ok(())
+}
+
+/// A tombstone file for a removed session.
+pub fn tombstone(
+    agent_id: &str,
+    token: &str,
+    removed_at: DateTime<Utc>,
+    reason: &str,
+    removed: &[String],
+) -> (String, String) {
+    let fields = [
+        ("kind", FmValue::Str("tombstone".into())),
+        ("agent_id", FmValue::Str(agent_id.into())),
+        ("session_token", FmValue::Str(token.into())),
+        ("removed_at", FmValue::Str(contract::format_ts(removed_at))),
+        ("reason", FmValue::Str(reason.into())),
+        ("removed_paths", FmValue::List(removed.to_vec())),
+    ];
+    (
+        contract::tombstone_path(agent_id, token),
+        render_document(&fields, ""),
+    )
+}

@@ -1,0 +1,409 @@
+//! Configuration: the documented keys, their defaults, and the load order.
+//!
+//! Owns: reading and merging config files, and resolving the workspace root.
+//! Must not: touch the workspace or the index.
+//!
+//! Load order: `--config FILE`, else `$MEMSYNC_CONFIG`, else
+//! `$XDG_CONFIG_HOME/memsync/config.yaml` (machine settings), overlaid by
+//! `<workspace>/memsync.yaml` (settings that travel with the workspace).
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use serde_yaml::Value;
+
+use crate::error::{Error, Result};
+
+/// The file name of the workspace-level overlay.
+pub const WORKSPACE_CONFIG: &str = "memsync.yaml";
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct Config {
+    /// The workspace root (machine config only; see `resolve_root`).
+    pub workspace: Option<PathBuf>,
+    pub index: IndexConfig,
+    pub scan: ScanConfig,
+    pub token: TokenConfig,
+    pub memory_md: MemoryMdConfig,
+    pub daily_logs: DailyLogsConfig,
+    pub projection: ProjectionConfig,
+    pub sentence: SentenceConfig,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Index file; relative paths are taken from the workspace root.
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScanConfig {
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    /// Files larger than this are reported, never read whole.
+    pub max_file_bytes: u64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenRule {
+    /// identity = session_key when non-empty, else session_id (the spec rule).
+    Spec,
+    /// identity = session_id (deployed Signet workspaces).
+    SessionId,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenConfig {
+    pub write_rule: TokenRule,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryMdConfig {
+    pub enabled: bool,
+    pub budget_bytes: usize,
+    pub window_days: u32,
+    pub head_projects: usize,
+    pub head_compactions: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DailyLogsConfig {
+    pub enabled: bool,
+    /// `local`, `UTC`, or an IANA zone name such as `Europe/Berlin`.
+    pub timezone: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProjectionConfig {
+    /// Sessions whose project matches one of these globs are never projected.
+    pub exclude_projects: Vec<String>,
+    /// Sessions whose session_key or session_id matches one of these globs are never projected.
+    pub exclude_sessions: Vec<String>,
+    /// Sessions from these harnesses are never projected.
+    pub exclude_harnesses: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SentenceConfig {
+    pub min_words: usize,
+    pub max_words: usize,
+    /// Sentences equal to one of these (case and spacing aside) are low-signal.
+    pub low_signal: Vec<String>,
+}
+
+impl Default for Config {
+    fn default() -> Self {
+        Config {
+            workspace: None,
+            index: IndexConfig::default(),
+            scan: ScanConfig::default(),
+            token: TokenConfig::default(),
+            memory_md: MemoryMdConfig::default(),
+            daily_logs: DailyLogsConfig::default(),
+            projection: ProjectionConfig::default(),
+            sentence: SentenceConfig::default(),
+        }
+    }
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        let exclude = [
+            ".git",
+            ".obsidian",
+            ".trash",
+            ".memsync",
+            "node_modules",
+            "**/*.swp",
+            "**/*.swx",
+            "**/*~",
+            "**/.#*",
+            "**/4913",
+            "**/*.tmp-*",
+            "**/.*.tmp*",
+            "**/*.lock",
+            "**/MEMORY.backup-*",
+            "**/.DS_Store",
+        ];
+        ScanConfig {
+            include: vec!["**/*.md".into()],
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            max_file_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+impl Default for TokenConfig {
+    fn default() -> Self {
+        TokenConfig {
+            write_rule: TokenRule::Spec,
+        }
+    }
+}
+
+impl Default for MemoryMdConfig {
+    fn default() -> Self {
+        MemoryMdConfig {
+            enabled: true,
+            budget_bytes: 20_000,
+            window_days: 30,
+            head_projects: 5,
+            head_compactions: 3,
+        }
+    }
+}
+
+impl Default for DailyLogsConfig {
+    fn default() -> Self {
+        DailyLogsConfig {
+            enabled: true,
+            timezone: "local".into(),
+        }
+    }
+}
+
+impl Default for ProjectionConfig {
+    fn default() -> Self {
+        ProjectionConfig {
+            exclude_projects: vec!["/tmp/**".into(), "/private/tmp/**".into()],
+            exclude_sessions: ["test-*", "spec-*", "fixture-*", "synthetic-*", "tmp-*"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            exclude_harnesses: vec!["test".into()],
+        }
+    }
+}
+
+impl Default for SentenceConfig {
+    fn default() -> Self {
+        SentenceConfig {
+            min_words: 12,
+            max_words: 48,
+            low_signal: ["Investigated issue.", "Worked on task.", "Reviewed code."]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+        }
+    }
+}
+
+/// Where the settings in force came from, for `status`.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct ConfigSources {
+    pub machine: Option<PathBuf>,
+    pub workspace: Option<PathBuf>,
+}
+
+/// The environment that decides the config file and workspace root; passed in so
+/// tests need not mutate the process environment.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    pub memsync_config: Option<PathBuf>,
+    pub xdg_config_home: Option<PathBuf>,
+    pub home: Option<PathBuf>,
+    pub memsync_workspace: Option<PathBuf>,
+    pub signet_workspace: Option<PathBuf>,
+    pub signet_path: Option<PathBuf>,
+}
+
+impl Env {
+    pub fn from_process() -> Self {
+        let var = |k: &str| {
+            std::env::var_os(k)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        Env {
+            memsync_config: var("MEMSYNC_CONFIG"),
+            xdg_config_home: var("XDG_CONFIG_HOME"),
+            home: var("HOME"),
+            memsync_workspace: var("MEMSYNC_WORKSPACE"),
+            signet_workspace: var("SIGNET_WORKSPACE"),
+            signet_path: var("SIGNET_PATH"),
+        }
+    }
+
+    /// The machine config file to read, and whether it was named explicitly
+    /// (an explicitly named file must exist).
+    fn machine_config(&self, flag: Option<&Path>) -> Option<(PathBuf, bool)> {
+        if let Some(p) = flag {
+            return Some((p.to_path_buf(), true));
+        }
+        if let Some(p) = &self.memsync_config {
+            return Some((p.clone(), true));
+        }
+        let base = self
+            .xdg_config_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".config")))?;
+        Some((base.join("memsync").join("config.yaml"), false))
+    }
+}
+
+/// A loaded configuration together with the resolved workspace root.
+#[derive(Debug, Clone)]
+pub struct Settings {
+    pub root: PathBuf,
+    pub config: Config,
+    pub sources: ConfigSources,
+}
+
+impl Settings {
+    /// Loads the machine config, resolves the workspace root, and overlays the
+    /// workspace's own `memsync.yaml`. Any unknown key or wrong type is an error.
+    pub fn load(
+        workspace_flag: Option<&Path>,
+        config_flag: Option<&Path>,
+        env: &Env,
+    ) -> Result<Settings> {
+        let mut sources = ConfigSources::default();
+        let mut merged = Value::Mapping(Default::default());
+        if let Some((path, required)) = env.machine_config(config_flag) {
+            if let Some(value) = read_layer(&path, required)? {
+                merge(&mut merged, value);
+                sources.machine = Some(path);
+            }
+        }
+        let machine: Config = from_value(&merged, sources.machine.as_deref())?;
+        let root = resolve_root(workspace_flag, env, &machine)?;
+
+        let ws_path = root.join(WORKSPACE_CONFIG);
+        if let Some(value) = read_layer(&ws_path, false)? {
+            if value.get("workspace").is_some() {
+                return Err(Error::config(
+                    &ws_path,
+                    "key `workspace` belongs in the machine config, not in the workspace's memsync.yaml",
+                ));
+            }
+            merge(&mut merged, value);
+            sources.workspace = Some(ws_path.clone());
+        }
+        let config: Config = from_value(&merged, sources.workspace.as_deref())?;
+        validate(
+            &config,
+            sources.workspace.as_deref().or(sources.machine.as_deref()),
+        )?;
+        Ok(Settings {
+            root,
+            config,
+            sources,
+        })
+    }
+
+    /// The index file in force.
+    pub fn index_path(&self) -> PathBuf {
+        match &self.config.index.path {
+            Some(p) if p.is_absolute() => p.clone(),
+            Some(p) => self.root.join(p),
+            None => self.root.join(crate::STATE_DIR).join("index.db"),
+        }
+    }
+
+    pub fn state_dir(&self) -> PathBuf {
+        self.root.join(crate::STATE_DIR)
+    }
+}
+
+/// `--workspace DIR` > `MEMSYNC_WORKSPACE` > `SIGNET_WORKSPACE` > `SIGNET_PATH` >
+/// config `workspace` > `~/.agents`.
+pub fn resolve_root(flag: Option<&Path>, env: &Env, config: &Config) -> Result<PathBuf> {
+    let chosen = flag
+        .map(Path::to_path_buf)
+        .or_else(|| env.memsync_workspace.clone())
+        .or_else(|| env.signet_workspace.clone())
+        .or_else(|| env.signet_path.clone())
+        .or_else(|| config.workspace.as_ref().map(|p| expand_home(p, env)))
+        .or_else(|| env.home.as_ref().map(|h| h.join(".agents")))
+        .ok_or_else(|| Error::Usage("no workspace given and $HOME is not set".into()))?;
+    Ok(chosen)
+}
+
+fn expand_home(p: &Path, env: &Env) -> PathBuf {
+    match (p.strip_prefix("~"), &env.home) {
+        (Ok(rest), Some(home)) => home.join(rest),
+        _ => p.to_path_buf(),
+    }
+}
+
+fn read_layer(path: &Path, required: bool) -> Result<Option<Value>> {
+    let text = match std::fs::read_to_string(path) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
+        Err(e) => return Err(Error::config(path, e.to_string())),
+    };
+    if text.trim().is_empty() {
+        return Ok(Some(Value::Mapping(Default::default())));
+    }
+    // Deserialising the layer on its own gives errors that name the key and line.
+    serde_yaml::from_str::<Config>(&text).map_err(|e| Error::config(path, e.to_string()))?;
+    let value =
+        serde_yaml::from_str::<Value>(&text).map_err(|e| Error::config(path, e.to_string()))?;
+    Ok(Some(value))
+}
+
+fn from_value(value: &Value, path: Option<&Path>) -> Result<Config> {
+    serde_yaml::from_value(value.clone())
+        .map_err(|e| Error::config(path.unwrap_or(Path::new("<config>")), e.to_string()))
+}
+
+/// Overlays `top` on `base`: mappings merge key by key, everything else replaces.
+fn merge(base: &mut Value, top: Value) {
+    match (base, top) {
+        (Value::Mapping(b), Value::Mapping(t)) => {
+            for (k, v) in t {
+                match b.get_mut(&k) {
+                    Some(slot) => merge(slot, v),
+                    None => {
+                        b.insert(k, v);
+                    }
+                }
+            }
+        }
+        (slot, v) => *slot = v,
+    }
+}
+
+fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
+    let path = path.unwrap_or(Path::new("<config>"));
+    crate::project::DayZone::parse(&config.daily_logs.timezone)
+        .map_err(|reason| Error::config(path, format!("daily_logs.timezone: {reason}")))?;
+    for (key, globs) in [
+        ("scan.include", &config.scan.include),
+        ("scan.exclude", &config.scan.exclude),
+        (
+            "projection.exclude_projects",
+            &config.projection.exclude_projects,
+        ),
+        (
+            "projection.exclude_sessions",
+            &config.projection.exclude_sessions,
+        ),
+    ] {
+        for g in globs {
+            globset::Glob::new(g).map_err(|e| Error::config(path, format!("{key}: {e}")))?;
+        }
+    }
+    if config.sentence.min_words == 0 || config.sentence.min_words > config.sentence.max_words {
+        return Err(Error::config(
+            path,
+            "sentence.min_words must be at least 1 and at most sentence.max_words",
+        ));
+    }
+    if config.memory_md.window_days == 0 {
+        return Err(Error::config(
+            path,
+            "memory_md.window_days must be at least 1",
+        ));
+    }
+    Ok(())
+}

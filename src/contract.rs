@@ -1,0 +1,227 @@
+//! The pinned contracts of DESIGN.md: artifact kinds, file naming, session tokens,
+//! the `body-normalized-v1` checksum, and timestamp forms.
+//!
+//! Owns: pure functions over strings. Must not: do I/O.
+
+use std::fmt;
+
+use chrono::{DateTime, SecondsFormat, Utc};
+use data_encoding::{BASE32_NOPAD, HEXLOWER};
+use sha2::{Digest, Sha256};
+
+use crate::config::TokenRule;
+
+pub const HASH_SCOPE: &str = "body-normalized-v1";
+pub const MEMORY_DIR: &str = "memory";
+pub const TOMBSTONE_DIR: &str = "memory/tombstones";
+pub const TOKEN_LEN: usize = 16;
+
+/// The four canonical artifact kinds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ArtifactKind {
+    Summary,
+    Transcript,
+    Compaction,
+    Manifest,
+}
+
+impl ArtifactKind {
+    pub const ALL: [ArtifactKind; 4] = [
+        ArtifactKind::Summary,
+        ArtifactKind::Transcript,
+        ArtifactKind::Compaction,
+        ArtifactKind::Manifest,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ArtifactKind::Summary => "summary",
+            ArtifactKind::Transcript => "transcript",
+            ArtifactKind::Compaction => "compaction",
+            ArtifactKind::Manifest => "manifest",
+        }
+    }
+
+    pub fn parse(s: &str) -> Option<ArtifactKind> {
+        ArtifactKind::ALL.into_iter().find(|k| k.as_str() == s)
+    }
+}
+
+impl fmt::Display for ArtifactKind {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// `first 16 chars of lowercase base32(sha256("{agent_id}:{identity}"))`.
+pub fn session_token(agent_id: &str, identity: &str) -> String {
+    let digest = Sha256::digest(format!("{agent_id}:{identity}").as_bytes());
+    let mut token = BASE32_NOPAD.encode(&digest).to_ascii_lowercase();
+    token.truncate(TOKEN_LEN);
+    token
+}
+
+/// The session identity a token rule hashes: trimmed; the spec rule prefers a
+/// non-empty session_key.
+pub fn session_identity<'a>(
+    rule: TokenRule,
+    session_key: Option<&'a str>,
+    session_id: &'a str,
+) -> &'a str {
+    let key = session_key.map(str::trim).filter(|k| !k.is_empty());
+    match (rule, key) {
+        (TokenRule::Spec, Some(k)) => k,
+        _ => session_id.trim(),
+    }
+}
+
+/// The token a writer uses under `rule`.
+pub fn token_for(
+    rule: TokenRule,
+    agent_id: &str,
+    session_key: Option<&str>,
+    session_id: &str,
+) -> String {
+    session_token(agent_id, session_identity(rule, session_key, session_id))
+}
+
+/// True when `token` matches either accepted rule for this session.
+pub fn token_matches(
+    token: &str,
+    agent_id: &str,
+    session_key: Option<&str>,
+    session_id: &str,
+) -> bool {
+    [TokenRule::Spec, TokenRule::SessionId]
+        .into_iter()
+        .any(|rule| token_for(rule, agent_id, session_key, session_id) == token)
+}
+
+pub fn is_token(s: &str) -> bool {
+    s.len() == TOKEN_LEN
+        && s.bytes()
+            .all(|b| b.is_ascii_lowercase() || (b'2'..=b'7').contains(&b))
+}
+
+/// The `body-normalized-v1` form: LF line endings, trailing spaces and tabs
+/// removed per line, trailing empty lines dropped, no final newline.
+pub fn normalize_body(body: &str) -> String {
+    let unified = body.replace("\r\n", "\n").replace('\r', "\n");
+    let mut lines: Vec<&str> = unified
+        .split('\n')
+        .map(|l| l.trim_end_matches([' ', '\t']))
+        .collect();
+    while lines.last().is_some_and(|l| l.is_empty()) {
+        lines.pop();
+    }
+    lines.join("\n")
+}
+
+pub fn body_sha256(body: &str) -> String {
+    sha256_hex(normalize_body(body).as_bytes())
+}
+
+pub fn sha256_hex(bytes: &[u8]) -> String {
+    HEXLOWER.encode(&Sha256::digest(bytes))
+}
+
+/// RFC 3339 in UTC with milliseconds, the form rows and frontmatter use.
+pub fn format_ts(ts: DateTime<Utc>) -> String {
+    ts.to_rfc3339_opts(SecondsFormat::Millis, true)
+}
+
+/// A timestamp's filesystem-safe form: `2026-03-28T22-34-06.792Z`.
+pub fn fs_timestamp(ts: DateTime<Utc>) -> String {
+    format_ts(ts).replace(':', "-")
+}
+
+/// Parses an RFC 3339 timestamp with an explicit zone.
+pub fn parse_ts(s: &str) -> Option<DateTime<Utc>> {
+    DateTime::parse_from_rfc3339(s.trim())
+        .ok()
+        .map(|d| d.with_timezone(&Utc))
+}
+
+/// The parts of a canonical file name: `{captured_at_iso_fs}--{token}--{kind}.md`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CanonicalName {
+    pub captured_at: Option<DateTime<Utc>>,
+    pub token: String,
+    pub kind: ArtifactKind,
+}
+
+/// Splits a file name that has the canonical shape. The timestamp and token may
+/// still be malformed (`captured_at: None`, `is_token` false): the validator reports those.
+pub fn parse_canonical_name(file_name: &str) -> Option<CanonicalName> {
+    let stem = file_name.strip_suffix(".md")?;
+    let mut parts = stem.rsplitn(3, "--");
+    let kind = ArtifactKind::parse(parts.next()?)?;
+    let token = parts.next()?.to_string();
+    let ts = parts.next()?;
+    if ts.is_empty() || token.is_empty() {
+        return None;
+    }
+    Some(CanonicalName {
+        captured_at: parse_fs_timestamp(ts),
+        token,
+        kind,
+    })
+}
+
+/// `2026-03-28T22-34-06.792Z` back to an instant.
+pub fn parse_fs_timestamp(s: &str) -> Option<DateTime<Utc>> {
+    let (date, time) = s.split_once('T')?;
+    let mut time = time.to_string();
+    for _ in 0..2 {
+        let i = time.find('-')?;
+        time.replace_range(i..=i, ":");
+    }
+    if !time.ends_with('Z') {
+        return None;
+    }
+    parse_ts(&format!("{date}T{time}"))
+}
+
+/// The canonical file name for an artifact.
+pub fn canonical_file_name(captured_at: DateTime<Utc>, token: &str, kind: ArtifactKind) -> String {
+    format!("{}--{token}--{kind}.md", fs_timestamp(captured_at))
+}
+
+/// The tombstone path of a session, relative to the root.
+pub fn tombstone_path(agent_id: &str, token: &str) -> String {
+    format!("{TOMBSTONE_DIR}/{agent_id}--{token}.md")
+}
+
+/// Agent ids become path segments, so they are restricted.
+pub fn is_valid_agent_id(agent_id: &str) -> bool {
+    let mut bytes = agent_id.bytes();
+    matches!(bytes.next(), Some(b) if b.is_ascii_lowercase() || b.is_ascii_digit())
+        && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn canonical_name_round_trips() {
+        let ts = parse_ts("2026-03-28T22:34:06.792Z").unwrap();
+        let name = canonical_file_name(ts, "h7k3n4p9m2x1q8r5", ArtifactKind::Summary);
+        assert_eq!(
+            name,
+            "2026-03-28T22-34-06.792Z--h7k3n4p9m2x1q8r5--summary.md"
+        );
+        let parsed = parse_canonical_name(&name).unwrap();
+        assert_eq!(parsed.captured_at, Some(ts));
+        assert_eq!(parsed.kind, ArtifactKind::Summary);
+        assert!(is_token(&parsed.token));
+    }
+
+    #[test]
+    fn normalization_is_idempotent() {
+        let body = "\n a \t\r\nb\rc  \n\n \n";
+        let once = normalize_body(body);
+        assert_eq!(once, "\n a\nb\nc");
+        assert_eq!(normalize_body(&once), once);
+    }
+}

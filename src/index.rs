@@ -1,0 +1,843 @@
+//! Index stage: the SQLite index derived from the markdown, and the telemetry
+//! tables that re-indexing never clears.
+//!
+//! Owns: the schema, its version (`PRAGMA user_version`), and every SQL
+//! statement. Must not: read workspace files or decide validity.
+
+use std::collections::{HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, Transaction, params};
+
+use crate::contract::ArtifactKind;
+use crate::error::{Error, Result};
+use crate::scan::FileStat;
+use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
+
+/// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
+pub const SCHEMA_VERSION: i64 = 1;
+
+const DERIVED_SCHEMA: &str = "
+CREATE TABLE files (
+    path TEXT PRIMARY KEY,
+    class TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    sha256 TEXT,
+    token TEXT
+) WITHOUT ROWID;
+CREATE INDEX files_token ON files(token);
+CREATE TABLE artifacts (
+    id INTEGER PRIMARY KEY,
+    source_path TEXT NOT NULL UNIQUE,
+    source_sha256 TEXT NOT NULL,
+    source_kind TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    session_key TEXT,
+    project TEXT,
+    harness TEXT,
+    captured_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    membership_ts TEXT NOT NULL,
+    manifest_path TEXT,
+    summary_path TEXT,
+    transcript_path TEXT,
+    compaction_path TEXT,
+    source_node_id TEXT,
+    content_sha256 TEXT,
+    memory_sentence TEXT,
+    memory_sentence_quality TEXT,
+    memory_sentence_version TEXT,
+    memory_sentence_generated_at TEXT,
+    sanitizer_version TEXT,
+    private INTEGER NOT NULL,
+    revision INTEGER,
+    frontmatter_json TEXT NOT NULL,
+    stale INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX artifacts_session ON artifacts(agent_id, token);
+CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
+CREATE VIRTUAL TABLE artifact_fts USING fts5(memory_sentence, body, tokenize = 'unicode61');
+CREATE TABLE links (
+    source_path TEXT NOT NULL,
+    target TEXT NOT NULL,
+    label TEXT,
+    origin TEXT NOT NULL
+);
+CREATE INDEX links_source ON links(source_path);
+CREATE TABLE problems (
+    path TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    token TEXT
+);
+CREATE INDEX problems_path ON problems(path, phase);
+CREATE INDEX problems_token ON problems(token, phase);
+CREATE TABLE tombstones (
+    source_path TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    removed_at TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    removed_paths_json TEXT NOT NULL
+);
+CREATE INDEX tombstones_token ON tombstones(agent_id, token);
+CREATE TABLE projection_state (
+    path TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    rendered_now TEXT NOT NULL
+);
+CREATE TABLE projection_dirty (
+    agent_id TEXT NOT NULL,
+    ts TEXT NOT NULL,
+    PRIMARY KEY (agent_id, ts)
+) WITHOUT ROWID;
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+";
+
+const DERIVED_TABLES: &[&str] = &[
+    "files",
+    "artifacts",
+    "artifact_fts",
+    "links",
+    "problems",
+    "tombstones",
+    "projection_state",
+    "projection_dirty",
+    "meta",
+];
+
+/// Runtime telemetry: DB-native state (spec "Authority split"); never cleared by re-index.
+const TELEMETRY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS telemetry_access (
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_access TEXT,
+    PRIMARY KEY (agent_id, token)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS telemetry_syncs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    scanned INTEGER NOT NULL,
+    read INTEGER NOT NULL,
+    indexed INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL
+);
+";
+
+/// Where a problem came from, so each phase can replace only its own findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Per-file validation; replaced when the file is read again.
+    File,
+    /// Link graph of a session; replaced when any file of the session changes.
+    Graph,
+    /// Path-level scan findings; replaced on every scan.
+    Scan,
+    /// Projection findings (over budget, unwritable); replaced on every render.
+    Projection,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::File => "file",
+            Phase::Graph => "graph",
+            Phase::Scan => "scan",
+            Phase::Projection => "projection",
+        }
+    }
+}
+
+/// What the stat cache remembers of one file.
+#[derive(Debug, Clone)]
+pub struct CachedFile {
+    pub stat: FileStat,
+    pub sha256: Option<String>,
+    pub token: Option<String>,
+}
+
+/// A stored problem with the session it belongs to, if any.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoredProblem {
+    #[serde(flatten)]
+    pub problem: Problem,
+}
+
+pub struct Index {
+    pub path: PathBuf,
+    conn: Connection,
+}
+
+impl Index {
+    /// Opens (creating if needed) the index at `path`. A schema version mismatch
+    /// rebuilds the derived tables; a file that is not a database is moved aside.
+    pub fn open(path: &Path) -> Result<Index> {
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir)?;
+        }
+        match Self::open_inner(path) {
+            Ok(index) => Ok(index),
+            Err(Error::Index { source, .. }) if is_corrupt(&source) => {
+                let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
+                tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is not a database; rebuilding from markdown");
+                std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
+                for suffix in ["-wal", "-shm"] {
+                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+                }
+                Self::open_inner(path)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn open_inner(path: &Path) -> Result<Index> {
+        let err = |source| Error::Index {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(err)?;
+        set_private_mode(path);
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(err)?;
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;",
+        )
+        .map_err(err)?;
+        let mut index = Index {
+            path: path.to_path_buf(),
+            conn,
+        };
+        index.ensure_schema()?;
+        Ok(index)
+    }
+
+    fn err(&self, source: rusqlite::Error) -> Error {
+        Error::Index {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn ensure_schema(&mut self) -> Result<()> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch(TELEMETRY_SCHEMA)
+            .map_err(|e| self.err(e))?;
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        if version != 0 {
+            tracing::info!(
+                found = version,
+                want = SCHEMA_VERSION,
+                "index schema changed; rebuilding derived tables from markdown"
+            );
+        }
+        self.rebuild_derived()
+    }
+
+    /// Drops and recreates every derived table; telemetry stays.
+    pub fn rebuild_derived(&mut self) -> Result<()> {
+        let tx = self.conn.transaction().map_err(|e| Error::Index {
+            path: self.path.clone(),
+            source: e,
+        })?;
+        let mut sql = String::new();
+        for t in DERIVED_TABLES {
+            sql.push_str(&format!("DROP TABLE IF EXISTS {t};"));
+        }
+        sql.push_str(DERIVED_SCHEMA);
+        sql.push_str(&format!("PRAGMA user_version = {SCHEMA_VERSION};"));
+        let res = tx.execute_batch(&sql).and_then(|_| tx.commit());
+        res.map_err(|e| self.err(e))
+    }
+
+    pub fn reset_telemetry(&self) -> Result<()> {
+        self.conn
+            .execute_batch("DELETE FROM telemetry_access; DELETE FROM telemetry_syncs;")
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn conn(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Runs `f` in one transaction; commits only if it succeeds.
+    pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| Error::Index {
+            path: path.clone(),
+            source: e,
+        })?;
+        let batch = Batch {
+            tx,
+            path: path.clone(),
+        };
+        let out = f(&batch)?;
+        batch
+            .tx
+            .commit()
+            .map_err(|e| Error::Index { path, source: e })?;
+        Ok(out)
+    }
+
+    pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT path, size, mtime_ns, inode, sha256, token FROM files")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, String>(0)?,
+                    CachedFile {
+                        stat: FileStat {
+                            size: r.get::<_, i64>(1)? as u64,
+                            mtime_ns: r.get(2)?,
+                            inode: r.get::<_, i64>(3)? as u64,
+                        },
+                        sha256: r.get(4)?,
+                        token: r.get(5)?,
+                    },
+                ))
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every tombstoned (agent_id, token).
+    pub fn tombstoned(&self) -> Result<HashSet<(String, String)>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT agent_id, token FROM tombstones")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every tombstone file with the (agent_id, token) it removes.
+    pub fn tombstone_rows(&self) -> Result<Vec<(String, (String, String))>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT source_path, agent_id, token FROM tombstones")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Every stored problem, ordered by path, then rule.
+    pub fn problems(&self) -> Result<Vec<Problem>> {
+        let mut stmt = self
+            .conn
+            .prepare("SELECT path, severity, rule, reason FROM problems ORDER BY path, severity DESC, rule, reason")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(Problem {
+                    path: r.get(0)?,
+                    severity: Severity::parse(&r.get::<_, String>(1)?),
+                    rule: r.get(2)?,
+                    reason: r.get(3)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Runs a query that returns (text, count) pairs, for status reports.
+    pub fn counts(&self, sql: &str) -> Result<Vec<(String, i64)>> {
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn scalar(&self, sql: &str) -> Result<i64> {
+        self.conn
+            .query_row(sql, [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn record_sync(
+        &self,
+        finished_at: &str,
+        scanned: usize,
+        read: usize,
+        indexed: usize,
+        removed: usize,
+        ms: u128,
+    ) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO telemetry_syncs(finished_at, scanned, read, indexed, removed, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![finished_at, scanned as i64, read as i64, indexed as i64, removed as i64, ms as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+}
+
+/// A projection file as last rendered.
+#[derive(Debug, Clone)]
+pub struct ProjectionState {
+    pub path: String,
+    pub agent_id: String,
+    /// `memory` for MEMORY.md, `day:YYYY-MM-DD` for a daily log.
+    pub scope: String,
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub rendered_now: String,
+}
+
+impl Index {
+    /// Runs a query and maps each row.
+    pub fn rows<T>(
+        &self,
+        sql: &str,
+        params: impl rusqlite::Params,
+        f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>> {
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let rows = stmt.query_map(params, f).map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn strings(&self, sql: &str) -> Result<Vec<String>> {
+        self.rows(sql, [], |r| r.get(0))
+    }
+
+    pub fn exists(&self, sql: &str, params: impl rusqlite::Params) -> Result<bool> {
+        self.conn
+            .prepare_cached(sql)
+            .and_then(|mut s| s.query_row(params, |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn projection_state(&self) -> Result<Vec<ProjectionState>> {
+        self.rows(
+            "SELECT path, agent_id, scope, size, mtime_ns, rendered_now FROM projection_state ORDER BY path",
+            [],
+            |r| {
+                Ok(ProjectionState {
+                    path: r.get(0)?,
+                    agent_id: r.get(1)?,
+                    scope: r.get(2)?,
+                    size: r.get::<_, i64>(3)? as u64,
+                    mtime_ns: r.get(4)?,
+                    rendered_now: r.get(5)?,
+                })
+            },
+        )
+    }
+
+    pub fn put_projection_state(
+        &self,
+        path: &str,
+        agent: &str,
+        scope: &str,
+        stat: FileStat,
+        now: &str,
+    ) -> Result<()> {
+        self.conn
+            .prepare_cached(
+                "INSERT INTO projection_state(path, agent_id, scope, size, mtime_ns, rendered_now) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, rendered_now = excluded.rendered_now",
+            )
+            .and_then(|mut s| s.execute(params![path, agent, scope, stat.size as i64, stat.mtime_ns, now]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Projection inputs changed since the last render: (agent_id, timestamp).
+    pub fn dirty_marks(&self) -> Result<Vec<(String, String)>> {
+        self.rows("SELECT agent_id, ts FROM projection_dirty", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+    }
+
+    /// Every (agent_id, timestamp) a daily log could be keyed by.
+    pub fn all_projection_times(&self) -> Result<Vec<(String, String)>> {
+        self.rows(
+            "SELECT agent_id, membership_ts FROM artifacts UNION SELECT agent_id, captured_at FROM artifacts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+}
+
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
+
+/// memsync's state directory: `0700`, with a `.gitignore` of `*` so git never sees it.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| Error::io(dir, e))?;
+    }
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(&ignore, "*\n").map_err(|e| Error::io(&ignore, e))?;
+    }
+    Ok(())
+}
+
+fn set_private_mode(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+}
+
+/// The statements of one indexing transaction.
+pub struct Batch<'a> {
+    tx: Transaction<'a>,
+    path: PathBuf,
+}
+
+impl Batch<'_> {
+    fn err(&self, source: rusqlite::Error) -> Error {
+        Error::Index {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    pub fn put_file(
+        &self,
+        path: &str,
+        class: &str,
+        stat: FileStat,
+        sha256: Option<&str>,
+        token: Option<&str>,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO files(path, class, size, mtime_ns, inode, sha256, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                 ON CONFLICT(path) DO UPDATE SET class = excluded.class, size = excluded.size, mtime_ns = excluded.mtime_ns,
+                 inode = excluded.inode, sha256 = excluded.sha256, token = excluded.token",
+            )
+            .and_then(|mut s| {
+                s.execute(params![path, class, stat.size as i64, stat.mtime_ns, stat.inode as i64, sha256, token])
+            })
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Forgets every cached stat and hash, so the next scan reads and judges every file again.
+    pub fn invalidate_cache(&self) -> Result<()> {
+        self.tx
+            .execute("UPDATE files SET mtime_ns = -1, sha256 = NULL", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn delete_file(&self, path: &str) -> Result<()> {
+        self.exec("DELETE FROM files WHERE path = ?1", path)
+    }
+
+    fn exec(&self, sql: &str, arg: &str) -> Result<()> {
+        self.tx
+            .prepare_cached(sql)
+            .and_then(|mut s| s.execute([arg]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The (agent_id, membership_ts, captured_at) of the row at `path`, if any.
+    pub fn row_times(&self, path: &str) -> Result<Option<(String, String, String)>> {
+        self.tx
+            .prepare_cached(
+                "SELECT agent_id, membership_ts, captured_at FROM artifacts WHERE source_path = ?1",
+            )
+            .and_then(|mut s| {
+                s.query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+                    .optional()
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    /// Paths of the rows of a session.
+    pub fn session_paths(&self, agent_id: &str, token: &str) -> Result<Vec<String>> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT source_path FROM artifacts WHERE agent_id = ?1 AND token = ?2")
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([agent_id, token], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<_>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// Replaces the rows of `a.source_path` with `a` (fresh, not stale).
+    pub fn put_artifact(&self, a: &Artifact) -> Result<()> {
+        self.delete_artifact(&a.source_path)?;
+        let kind = a.kind.map(ArtifactKind::as_str).unwrap_or_default();
+        self.tx
+            .prepare_cached(
+                "INSERT INTO artifacts(source_path, source_sha256, source_kind, agent_id, token, session_id, session_key,
+                 project, harness, captured_at, started_at, ended_at, membership_ts, manifest_path, summary_path,
+                 transcript_path, compaction_path, source_node_id, content_sha256, memory_sentence,
+                 memory_sentence_quality, memory_sentence_version, memory_sentence_generated_at, sanitizer_version,
+                 private, revision, frontmatter_json, stale)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
+                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, 0)",
+            )
+            .and_then(|mut s| {
+                s.execute(params![
+                    a.source_path,
+                    a.source_sha256,
+                    kind,
+                    a.agent_id,
+                    a.token,
+                    a.session_id,
+                    a.session_key,
+                    a.project,
+                    a.harness,
+                    a.captured_at,
+                    a.started_at,
+                    a.ended_at,
+                    a.membership_ts,
+                    a.manifest_path,
+                    a.summary_path,
+                    a.transcript_path,
+                    a.compaction_path,
+                    a.source_node_id,
+                    a.content_sha256,
+                    a.memory_sentence,
+                    a.memory_sentence_quality,
+                    a.memory_sentence_version,
+                    a.memory_sentence_generated_at,
+                    a.sanitizer_version,
+                    a.private,
+                    a.revision,
+                    a.frontmatter_json,
+                ])
+            })
+            .map_err(|e| self.err(e))?;
+        let id = self.tx.last_insert_rowid();
+        self.tx
+            .prepare_cached(
+                "INSERT INTO artifact_fts(rowid, memory_sentence, body) VALUES (?1, ?2, ?3)",
+            )
+            .and_then(|mut s| s.execute(params![id, a.memory_sentence, a.body]))
+            .map_err(|e| self.err(e))?;
+        let mut link = self
+            .tx
+            .prepare_cached(
+                "INSERT INTO links(source_path, target, label, origin) VALUES (?1, ?2, ?3, ?4)",
+            )
+            .map_err(|e| self.err(e))?;
+        let declared = [
+            ("manifest_path", &a.manifest_path),
+            ("summary_path", &a.summary_path),
+            ("transcript_path", &a.transcript_path),
+            ("compaction_path", &a.compaction_path),
+        ];
+        for (origin, target) in declared {
+            if let Some(t) = target {
+                let t = crate::validate::link_path(t);
+                link.execute(params![a.source_path, t, None::<String>, origin])
+                    .map_err(|e| self.err(e))?;
+            }
+        }
+        for l in &a.links {
+            link.execute(params![a.source_path, l.target, l.label, "body"])
+                .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// Removes the content rows of one file (artifact, FTS, links).
+    pub fn delete_artifact(&self, path: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM artifact_fts WHERE rowid IN (SELECT id FROM artifacts WHERE source_path = ?1)",
+            path,
+        )?;
+        self.exec("DELETE FROM artifacts WHERE source_path = ?1", path)?;
+        self.exec("DELETE FROM links WHERE source_path = ?1", path)
+    }
+
+    /// Keeps the last good row of a file that is now invalid or unreadable, marked stale.
+    pub fn mark_stale(&self, path: &str) -> Result<bool> {
+        self.tx
+            .prepare_cached("UPDATE artifacts SET stale = 1 WHERE source_path = ?1")
+            .and_then(|mut s| s.execute([path]))
+            .map(|n| n > 0)
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn replace_problems(
+        &self,
+        path: &str,
+        phase: Phase,
+        token: Option<&str>,
+        problems: &[Problem],
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM problems WHERE path = ?1 AND phase = ?2")
+            .and_then(|mut s| s.execute([path, phase.as_str()]))
+            .map_err(|e| self.err(e))?;
+        self.insert_problems(phase, token, problems)
+    }
+
+    pub fn clear_problems(&self, phase: Phase) -> Result<()> {
+        self.exec("DELETE FROM problems WHERE phase = ?1", phase.as_str())
+    }
+
+    pub fn clear_path_problems(&self, path: &str) -> Result<()> {
+        self.exec("DELETE FROM problems WHERE path = ?1", path)
+    }
+
+    pub fn insert_problems(
+        &self,
+        phase: Phase,
+        token: Option<&str>,
+        problems: &[Problem],
+    ) -> Result<()> {
+        let mut stmt = self
+            .tx
+            .prepare_cached("INSERT INTO problems(path, severity, rule, reason, phase, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6)")
+            .map_err(|e| self.err(e))?;
+        for p in problems {
+            stmt.execute(params![
+                p.path,
+                p.severity.as_str(),
+                p.rule,
+                p.reason,
+                phase.as_str(),
+                token
+            ])
+            .map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    pub fn put_tombstone(&self, t: &Tombstone) -> Result<()> {
+        let removed = serde_json::to_string(&t.removed_paths).unwrap_or_else(|_| "[]".into());
+        self.tx
+            .prepare_cached(
+                "INSERT INTO tombstones(source_path, agent_id, token, removed_at, reason, removed_paths_json)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(source_path) DO UPDATE SET agent_id = excluded.agent_id,
+                 token = excluded.token, removed_at = excluded.removed_at, reason = excluded.reason,
+                 removed_paths_json = excluded.removed_paths_json",
+            )
+            .and_then(|mut s| s.execute(params![t.source_path, t.agent_id, t.token, t.removed_at, t.reason, removed]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn delete_tombstone(&self, path: &str) -> Result<()> {
+        self.exec("DELETE FROM tombstones WHERE source_path = ?1", path)
+    }
+
+    /// Marks a projection input as changed: the agent's MEMORY.md and the day of `ts`.
+    pub fn mark_dirty(&self, agent_id: &str, ts: &str) -> Result<()> {
+        self.tx
+            .prepare_cached("INSERT OR IGNORE INTO projection_dirty(agent_id, ts) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute([agent_id, ts]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// The session's rows as link-graph nodes, and the artifact files present for its token.
+    pub fn graph_of(&self, token: &str) -> Result<(Vec<GraphNode>, HashSet<String>)> {
+        let mut stmt = self
+            .tx
+            .prepare_cached(
+                "SELECT source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
+                 FROM artifacts WHERE token = ?1 ORDER BY source_path",
+            )
+            .map_err(|e| self.err(e))?;
+        let nodes = stmt
+            .query_map([token], |r| {
+                let kind: String = r.get(1)?;
+                Ok(GraphNode {
+                    source_path: r.get(0)?,
+                    kind: ArtifactKind::parse(&kind).unwrap_or(ArtifactKind::Summary),
+                    token: token.to_string(),
+                    manifest_path: r.get(2)?,
+                    summary_path: r.get(3)?,
+                    transcript_path: r.get(4)?,
+                    compaction_path: r.get(5)?,
+                })
+            })
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT path FROM files WHERE token = ?1 AND class = 'artifact'")
+            .map_err(|e| self.err(e))?;
+        let present = stmt
+            .query_map([token], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<HashSet<String>>>()
+            .map_err(|e| self.err(e))?;
+        Ok((nodes, present))
+    }
+
+    pub fn clear_dirty(&self) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM projection_dirty", [])
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn replace_graph_problems(&self, token: &str, problems: &[Problem]) -> Result<()> {
+        self.tx
+            .prepare_cached("DELETE FROM problems WHERE token = ?1 AND phase = 'graph'")
+            .and_then(|mut s| s.execute([token]))
+            .map_err(|e| self.err(e))?;
+        self.insert_problems(Phase::Graph, Some(token), problems)
+    }
+}

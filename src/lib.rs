@@ -1,0 +1,24 @@
+//! memsync keeps an AI agent's markdown memory workspace honest.
+//!
+//! The pipeline, one module per stage: [`scan`] → [`parse`] → [`validate`] →
+//! [`index`] → [`project`], run by [`pipeline`] for every entry point.
+
+pub mod commands;
+pub mod compose;
+pub mod config;
+pub mod contract;
+pub mod error;
+pub mod example;
+pub mod generate;
+pub mod index;
+pub mod parse;
+pub mod pipeline;
+pub mod project;
+pub mod scan;
+pub mod sentence;
+pub mod validate;
+
+/// memsync's own state directory inside the workspace.
+pub const STATE_DIR: &str = ".memsync";
+
+pub use error::{Error, ExitStatus, Result};

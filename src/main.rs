@@ -1,0 +1,204 @@
+//! The `memsync` binary: parses arguments and calls the library. Nothing else.
+
+use std::io::IsTerminal;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use chrono::{DateTime, Utc};
+use clap::{Parser, Subcommand};
+use memsync::config::{Env, Settings};
+use memsync::{ExitStatus, commands};
+
+#[derive(Parser)]
+#[command(
+    name = "memsync",
+    version,
+    about = "Keeps an AI agent's markdown memory workspace honest."
+)]
+#[command(
+    after_help = "Example:\n  memsync demo            # write the example workspace to a temp dir and sync it\n  memsync --workspace ~/.agents sync"
+)]
+struct Cli {
+    /// The workspace root (else $MEMSYNC_WORKSPACE, $SIGNET_WORKSPACE, $SIGNET_PATH, config, ~/.agents).
+    #[arg(long, global = true, value_name = "DIR")]
+    workspace: Option<PathBuf>,
+    /// The machine config file (else $MEMSYNC_CONFIG, else $XDG_CONFIG_HOME/memsync/config.yaml).
+    #[arg(long, global = true, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Fix the clock (RFC 3339) for reproducible runs.
+    #[arg(long, global = true, value_name = "RFC3339", value_parser = parse_now)]
+    now: Option<DateTime<Utc>>,
+    /// Print reports as JSON.
+    #[arg(long, global = true)]
+    json: bool,
+    /// More log output (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    verbose: u8,
+    /// Print nothing but errors.
+    #[arg(short, long, global = true)]
+    quiet: bool,
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Reconcile once: index what changed and re-render projections.
+    #[command(after_help = "Example:\n  memsync --workspace ~/.agents sync")]
+    Sync,
+    /// Validate every canonical artifact; exit 1 if any error.
+    #[command(
+        after_help = "Example:\n  memsync check --json | jq '.problems[] | select(.severity == \"error\")'"
+    )]
+    Check,
+    /// Drop the content rows and rebuild them from markdown (telemetry is kept).
+    #[command(after_help = "Example:\n  memsync reindex --reset-telemetry")]
+    Reindex {
+        /// Also clear the runtime telemetry (access counts, sync history).
+        #[arg(long)]
+        reset_telemetry: bool,
+    },
+    /// Show the workspace, index, sessions per agent, problems and projections.
+    #[command(after_help = "Example:\n  memsync status --json")]
+    Status,
+    /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
+    #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
+    Demo { dir: Option<PathBuf> },
+    /// Generate a synthetic workspace for benchmarks (~1,750 sessions by default).
+    #[command(
+        after_help = "Example:\n  memsync generate /tmp/big && memsync --workspace /tmp/big sync"
+    )]
+    Generate {
+        dir: PathBuf,
+        #[arg(long, default_value_t = 30)]
+        days: i64,
+        #[arg(long, default_value_t = 50)]
+        per_day: i64,
+        #[arg(long, default_value_t = 250)]
+        older: i64,
+    },
+}
+
+fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
+    memsync::contract::parse_ts(s)
+        .ok_or_else(|| format!("{s:?} is not an RFC 3339 timestamp with a zone"))
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    init_logging(cli.verbose, cli.quiet);
+    match run(&cli) {
+        Ok(status) => ExitCode::from(status as u8),
+        Err(e) => {
+            eprintln!("memsync: {e:#}");
+            let status = e
+                .downcast_ref::<memsync::Error>()
+                .map(memsync::Error::exit_status)
+                .unwrap_or(ExitStatus::Runtime);
+            ExitCode::from(status as u8)
+        }
+    }
+}
+
+fn init_logging(verbose: u8, quiet: bool) {
+    let level = match (quiet, verbose) {
+        (true, _) => "error",
+        (false, 0) => "warn",
+        (false, 1) => "info",
+        _ => "debug",
+    };
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new(format!("memsync={level}")));
+    tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(std::io::stderr().is_terminal())
+        .init();
+}
+
+fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
+    let now = cli.now.unwrap_or_else(Utc::now);
+    let env = Env::from_process();
+    let load = |ws: Option<&Path>| Settings::load(ws, cli.config.as_deref(), &env);
+    let print = |json: serde_json::Value, text: String| {
+        if cli.json {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&json).unwrap_or_default()
+            );
+        } else if !cli.quiet {
+            print!("{text}");
+        }
+    };
+    match &cli.command {
+        Command::Sync => {
+            let (report, problems) = commands::sync(&load(cli.workspace.as_deref())?, now)?;
+            print(
+                serde_json::json!({ "report": report, "problems": problems }),
+                commands::render_sync(&report, &problems),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Check => {
+            let report = commands::check(&load(cli.workspace.as_deref())?, now)?;
+            print(
+                serde_json::to_value(&report)?,
+                commands::render_check(&report),
+            );
+            Ok(report.exit_status())
+        }
+        Command::Reindex { reset_telemetry } => {
+            let settings = load(cli.workspace.as_deref())?;
+            let report = commands::reindex(&settings, now, *reset_telemetry)?;
+            let problems = memsync::index::Index::open(&settings.index_path())?.problems()?;
+            print(
+                serde_json::to_value(&report)?,
+                commands::render_sync(&report, &problems),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Status => {
+            let status = commands::status(&load(cli.workspace.as_deref())?, now)?;
+            print(
+                serde_json::to_value(&status)?,
+                commands::render_status(&status),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Demo { dir } => {
+            let (settings, report, problems) =
+                commands::demo(dir.as_deref(), now, |d| load(Some(d)))?;
+            print(
+                serde_json::json!({ "workspace": settings.root, "report": report, "problems": problems }),
+                commands::render_demo(&settings, &report, &problems),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Generate {
+            dir,
+            days,
+            per_day,
+            older,
+        } => {
+            let settings = load(Some(dir))?;
+            let shape = memsync::generate::Shape {
+                days: *days,
+                per_day: *per_day,
+                older: *older,
+                ..Default::default()
+            };
+            let g = memsync::generate::generate(dir, now, shape, &settings.config)?;
+            print(
+                serde_json::json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes }),
+                format!(
+                    "generated {} sessions, {} files, {} bytes in {}\n",
+                    g.sessions,
+                    g.files,
+                    g.bytes,
+                    dir.display()
+                ),
+            );
+            Ok(ExitStatus::Ok)
+        }
+    }
+}

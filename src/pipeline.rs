@@ -1,0 +1,596 @@
+//! The pipeline every entry point runs: scan → parse → validate → index → project.
+//!
+//! Owns: deciding which files to read (the stat cache), reading them safely,
+//! and applying the verdicts to the index in one transaction.
+//! Must not: contain SQL (that is `index`) or validation rules (that is `validate`).
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::io::Read;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use rayon::prelude::*;
+use serde::Serialize;
+
+use crate::config::Settings;
+use crate::contract;
+use crate::error::Result;
+use crate::index::{Batch, CachedFile, Index, Phase};
+use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
+use crate::validate::{self, Problem, Severity, Tombstone, Verdict};
+
+/// Files modified this recently may still change within the same mtime tick, so
+/// their stat is not trusted by the next scan (git's "racy clean" problem).
+const RACY_WINDOW_NS: i64 = 2_000_000_000;
+
+/// What one run of the pipeline did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SyncReport {
+    pub workspace: String,
+    pub index: String,
+    /// Canonical artifacts and tombstones found by the scan.
+    pub scanned: usize,
+    /// Files whose stat matched the cache and were not read.
+    pub unchanged: usize,
+    /// Files read and hashed.
+    pub read: usize,
+    /// Artifacts (re)indexed.
+    pub indexed: usize,
+    /// Artifacts now invalid or unreadable whose last good rows were kept.
+    pub stale: usize,
+    /// Rows removed: deleted files and tombstoned sessions.
+    pub removed: usize,
+    pub errors: usize,
+    pub warnings: usize,
+    /// Projection files written.
+    pub projections_written: Vec<String>,
+    pub duration_ms: u128,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct SyncOptions {
+    /// Render projections after indexing (`sync`), or only index (`check`).
+    pub render: bool,
+}
+
+/// The result of reading one file.
+enum ReadOutcome {
+    /// Same bytes as last indexed: only the stat changed.
+    Same {
+        stat: FileStat,
+        sha: String,
+    },
+    Text {
+        stat: FileStat,
+        sha: String,
+        text: String,
+    },
+    Failed {
+        problem: Problem,
+    },
+}
+
+/// Runs the pipeline once over the whole workspace.
+pub fn sync(settings: &Settings, now: DateTime<Utc>, opts: SyncOptions) -> Result<SyncReport> {
+    let started = Instant::now();
+    let mut index = Index::open(&settings.index_path())?;
+    let report = sync_with(&mut index, settings, now, opts)?;
+    Ok(SyncReport {
+        duration_ms: started.elapsed().as_millis(),
+        ..report
+    })
+}
+
+/// Runs the pipeline with an index the caller already holds open.
+pub fn sync_with(
+    index: &mut Index,
+    settings: &Settings,
+    now: DateTime<Utc>,
+    opts: SyncOptions,
+) -> Result<SyncReport> {
+    let started = Instant::now();
+    let config = &settings.config;
+    invalidate_on_config_change(index, settings)?;
+    let rules = ScanRules::new(&config.scan, &own_state_patterns(settings))?;
+    let scan = scan::scan(&settings.root, &rules)?;
+    let cache = index.file_cache()?;
+    let mut report = SyncReport {
+        workspace: settings.root.display().to_string(),
+        index: index.path.display().to_string(),
+        scanned: scan.files.len(),
+        ..SyncReport::default()
+    };
+
+    let seen: HashSet<&str> = scan.files.iter().map(|f| f.path.as_str()).collect();
+    let deleted: Vec<String> = cache
+        .keys()
+        .filter(|p| !seen.contains(p.as_str()))
+        .cloned()
+        .collect();
+    let changed: Vec<&ScannedFile> = scan
+        .files
+        .iter()
+        .filter(|f| needs_read(f, &cache))
+        .collect();
+    report.unchanged = scan.files.len() - changed.len();
+
+    // Tombstones first: they decide what may be indexed.
+    let (tomb_files, artifact_files): (Vec<&ScannedFile>, Vec<&ScannedFile>) = changed
+        .into_iter()
+        .partition(|f| f.class == FileClass::Tombstone);
+    let max = config.scan.max_file_bytes;
+    let tomb_reads: Vec<(&ScannedFile, ReadOutcome)> = tomb_files
+        .into_iter()
+        .map(|f| {
+            (
+                f,
+                read_stable(&settings.root, f, cache.get(&f.path), max, false),
+            )
+        })
+        .collect();
+    let before = index.tombstoned()?;
+    let tomb_verdicts: Vec<(
+        &ScannedFile,
+        ReadOutcome,
+        Option<Result<Tombstone, Vec<Problem>>>,
+    )> = tomb_reads
+        .into_iter()
+        .map(|(f, outcome)| {
+            let verdict = match &outcome {
+                ReadOutcome::Text { text, .. } => Some(validate::validate_tombstone(&f.path, text)),
+                _ => None,
+            };
+            (f, outcome, verdict)
+        })
+        .collect();
+    let deleted_tombs: HashSet<&str> = deleted
+        .iter()
+        .filter(|p| scan::classify(p) == FileClass::Tombstone)
+        .map(String::as_str)
+        .collect();
+    let mut after = before.clone();
+    for (_, _, v) in &tomb_verdicts {
+        if let Some(Ok(t)) = v {
+            after.insert((t.agent_id.clone(), t.token.clone()));
+        }
+    }
+    let lifted = lifted_tombstones(index, &deleted_tombs)?;
+    for key in &lifted {
+        after.remove(key);
+    }
+    // Sessions whose tombstone state changed must be judged again, even if unchanged on disk.
+    let flipped: HashSet<&str> = after
+        .symmetric_difference(&before)
+        .map(|(_, token)| token.as_str())
+        .collect();
+    let mut to_read: Vec<(&ScannedFile, bool)> =
+        artifact_files.into_iter().map(|f| (f, false)).collect();
+    let queued: HashSet<&str> = to_read.iter().map(|(f, _)| f.path.as_str()).collect();
+    if !flipped.is_empty() {
+        for f in scan
+            .files
+            .iter()
+            .filter(|f| f.class == FileClass::Artifact && !queued.contains(f.path.as_str()))
+        {
+            if file_token(&f.path).is_some_and(|t| flipped.contains(t.as_str())) {
+                to_read.push((f, true));
+            }
+        }
+    }
+
+    let reads: Vec<(&ScannedFile, ReadOutcome, Option<Verdict>)> = to_read
+        .par_iter()
+        .map(|(f, force)| {
+            let outcome = read_stable(&settings.root, f, cache.get(&f.path), max, *force);
+            let verdict = match (&outcome, contract::parse_canonical_name(file_name(&f.path))) {
+                (ReadOutcome::Text { text, sha, .. }, Some(name)) => {
+                    let mut v = validate::validate_artifact(&f.path, text, &name, config);
+                    if let Some(a) = v.artifact.as_mut() {
+                        a.source_sha256 = sha.clone();
+                        a.source_path = f.path.clone();
+                    }
+                    Some(v)
+                }
+                _ => None,
+            };
+            (*f, outcome, verdict)
+        })
+        .collect();
+    report.read = tomb_verdicts.len() + reads.len();
+
+    let scan_problems = scan.problems;
+    index.batch(|b| {
+        let mut touched: BTreeSet<String> = BTreeSet::new();
+        apply_tombstones(
+            b,
+            &tomb_verdicts,
+            &deleted_tombs,
+            &after,
+            &before,
+            &mut touched,
+            &mut report,
+        )?;
+        apply_deletions(b, &deleted, &mut touched, &mut report)?;
+        apply_reads(b, &reads, &after, &mut touched, &mut report)?;
+        for token in &touched {
+            let (nodes, present) = b.graph_of(token)?;
+            let problems = validate::check_graph(&nodes, &|p: &str| present.contains(p));
+            b.replace_graph_problems(token, &problems)?;
+        }
+        b.clear_problems(Phase::Scan)?;
+        b.insert_problems(Phase::Scan, None, &scan_problems)?;
+        Ok(())
+    })?;
+
+    if opts.render {
+        let rendered = crate::project::render(index, settings, now)?;
+        report.projections_written = rendered.written;
+    }
+    let counts = index.counts("SELECT severity, COUNT(*) FROM problems GROUP BY severity")?;
+    for (severity, n) in counts {
+        match Severity::parse(&severity) {
+            Severity::Error => report.errors = n as usize,
+            Severity::Warning => report.warnings = n as usize,
+        }
+    }
+    let finished = contract::format_ts(now);
+    index.set_meta("last_sync", &finished)?;
+    report.duration_ms = started.elapsed().as_millis();
+    index.record_sync(
+        &finished,
+        report.scanned,
+        report.read,
+        report.indexed,
+        report.removed,
+        report.duration_ms,
+    )?;
+    Ok(report)
+}
+
+/// A change to the settings that shape validation re-judges every file.
+fn invalidate_on_config_change(index: &mut Index, settings: &Settings) -> Result<()> {
+    let c = &settings.config;
+    let fingerprint = contract::sha256_hex(
+        serde_json::to_string(&(&c.scan, &c.sentence, &c.token))
+            .unwrap_or_default()
+            .as_bytes(),
+    );
+    if index.meta("validation_config")?.as_deref() == Some(fingerprint.as_str()) {
+        return Ok(());
+    }
+    index.batch(|b| b.invalidate_cache())?;
+    index.set_meta("validation_config", &fingerprint)
+}
+
+/// memsync's own files inside the workspace, beyond the default excludes.
+fn own_state_patterns(settings: &Settings) -> Vec<String> {
+    let index = settings.index_path();
+    match scan::relative(&settings.root, &index) {
+        Some(rel) => vec![rel.clone(), format!("{rel}-*")],
+        None => Vec::new(),
+    }
+}
+
+fn needs_read(f: &ScannedFile, cache: &HashMap<String, CachedFile>) -> bool {
+    match cache.get(&f.path) {
+        Some(c) => c.stat != f.stat || c.stat.mtime_ns < 0,
+        None => true,
+    }
+}
+
+fn file_name(path: &str) -> &str {
+    path.rsplit('/').next().unwrap_or(path)
+}
+
+fn file_token(path: &str) -> Option<String> {
+    contract::parse_canonical_name(file_name(path)).map(|n| n.token)
+}
+
+/// Tombstone keys whose files were deleted.
+fn lifted_tombstones(index: &Index, deleted: &HashSet<&str>) -> Result<HashSet<(String, String)>> {
+    if deleted.is_empty() {
+        return Ok(HashSet::new());
+    }
+    Ok(index
+        .tombstone_rows()?
+        .into_iter()
+        .filter(|(path, _)| deleted.contains(path.as_str()))
+        .map(|(_, key)| key)
+        .collect())
+}
+
+/// Reads a file whole, re-statting around the read; a file that changes while
+/// read is retried with backoff, then reported.
+fn read_stable(
+    root: &Path,
+    f: &ScannedFile,
+    cached: Option<&CachedFile>,
+    max: u64,
+    force: bool,
+) -> ReadOutcome {
+    let abs = root.join(&f.path);
+    let mut delay = Duration::from_millis(20);
+    for attempt in 0..4 {
+        match read_once(&abs, max) {
+            Err(reason) => {
+                return ReadOutcome::Failed {
+                    problem: Problem::error(&f.path, reason.0, reason.1),
+                };
+            }
+            Ok(Some((stat, bytes))) => return decode(f, stat, bytes, cached, force),
+            Ok(None) if attempt < 3 => {
+                std::thread::sleep(delay);
+                delay *= 2;
+            }
+            Ok(None) => {}
+        }
+    }
+    ReadOutcome::Failed {
+        problem: Problem::warning(
+            &f.path,
+            "read.unstable",
+            "file kept changing while being read; will retry at the next scan",
+        ),
+    }
+}
+
+type ReadFailure = (&'static str, String);
+
+/// One read: `Ok(None)` when the file changed during the read.
+fn read_once(abs: &Path, max: u64) -> Result<Option<(FileStat, Vec<u8>)>, ReadFailure> {
+    let io = |e: std::io::Error| ("read.io", format!("cannot read: {e}"));
+    let mut file = std::fs::File::open(abs).map_err(io)?;
+    let before = FileStat::of(&file.metadata().map_err(io)?);
+    if before.size > max {
+        return Err((
+            "file.too-large",
+            format!(
+                "file is {} bytes, over the {max}-byte limit (scan.max_file_bytes); not read",
+                before.size
+            ),
+        ));
+    }
+    let mut bytes = Vec::with_capacity(before.size as usize);
+    file.by_ref()
+        .take(max + 1)
+        .read_to_end(&mut bytes)
+        .map_err(io)?;
+    let after = std::fs::symlink_metadata(abs)
+        .map(|m| FileStat::of(&m))
+        .map_err(io)?;
+    if after != before || bytes.len() as u64 != before.size {
+        return Ok(None);
+    }
+    Ok(Some((before, bytes)))
+}
+
+fn decode(
+    f: &ScannedFile,
+    stat: FileStat,
+    bytes: Vec<u8>,
+    cached: Option<&CachedFile>,
+    force: bool,
+) -> ReadOutcome {
+    let sha = contract::sha256_hex(&bytes);
+    let stat = trusted_stat(stat);
+    if !force && cached.and_then(|c| c.sha256.as_deref()) == Some(sha.as_str()) {
+        return ReadOutcome::Same { stat, sha };
+    }
+    if bytes.contains(&0) {
+        return ReadOutcome::Failed {
+            problem: Problem::error(
+                &f.path,
+                "encoding.nul",
+                "file contains NUL bytes; not a text file",
+            ),
+        };
+    }
+    match String::from_utf8(bytes) {
+        Ok(mut text) => {
+            if text.starts_with('\u{feff}') {
+                text.drain(..3);
+            }
+            ReadOutcome::Text { stat, sha, text }
+        }
+        Err(e) => ReadOutcome::Failed {
+            problem: Problem::error(
+                &f.path,
+                "encoding.utf8",
+                format!(
+                    "file is not valid UTF-8 (at byte {})",
+                    e.utf8_error().valid_up_to()
+                ),
+            ),
+        },
+    }
+}
+
+/// A stat from within the racy window is stored as "unknown" so the next scan reads again.
+fn trusted_stat(stat: FileStat) -> FileStat {
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(i64::MAX);
+    if now_ns - stat.mtime_ns < RACY_WINDOW_NS {
+        FileStat {
+            mtime_ns: -1,
+            ..stat
+        }
+    } else {
+        stat
+    }
+}
+
+fn apply_tombstones(
+    b: &Batch<'_>,
+    verdicts: &[(
+        &ScannedFile,
+        ReadOutcome,
+        Option<Result<Tombstone, Vec<Problem>>>,
+    )],
+    deleted: &HashSet<&str>,
+    after: &HashSet<(String, String)>,
+    before: &HashSet<(String, String)>,
+    touched: &mut BTreeSet<String>,
+    report: &mut SyncReport,
+) -> Result<()> {
+    for (f, outcome, verdict) in verdicts {
+        let (stat, sha) = match outcome {
+            ReadOutcome::Same { stat, sha } | ReadOutcome::Text { stat, sha, .. } => {
+                (*stat, Some(sha.as_str()))
+            }
+            ReadOutcome::Failed { problem } => {
+                b.replace_problems(&f.path, Phase::File, None, std::slice::from_ref(problem))?;
+                b.put_file(
+                    &f.path,
+                    "tombstone",
+                    FileStat {
+                        mtime_ns: -1,
+                        ..f.stat
+                    },
+                    None,
+                    None,
+                )?;
+                continue;
+            }
+        };
+        match verdict {
+            Some(Ok(t)) => {
+                b.put_tombstone(t)?;
+                b.replace_problems(&f.path, Phase::File, None, &[])?;
+            }
+            // An invalid tombstone keeps its last good row: removal is never undone by a typo.
+            Some(Err(problems)) => b.replace_problems(&f.path, Phase::File, None, problems)?,
+            None => {}
+        }
+        b.put_file(&f.path, "tombstone", stat, sha, None)?;
+    }
+    for path in deleted {
+        b.delete_tombstone(path)?;
+        b.delete_file(path)?;
+        b.clear_path_problems(path)?;
+    }
+    for (agent, token) in after.difference(before) {
+        for path in b.session_paths(agent, token)? {
+            if let Some((a, m, c)) = b.row_times(&path)? {
+                b.mark_dirty(&a, &m)?;
+                b.mark_dirty(&a, &c)?;
+            }
+            b.delete_artifact(&path)?;
+            report.removed += 1;
+        }
+        touched.insert(token.clone());
+    }
+    Ok(())
+}
+
+fn apply_deletions(
+    b: &Batch<'_>,
+    deleted: &[String],
+    touched: &mut BTreeSet<String>,
+    report: &mut SyncReport,
+) -> Result<()> {
+    for path in deleted
+        .iter()
+        .filter(|p| scan::classify(p) == FileClass::Artifact)
+    {
+        if let Some((agent, m, c)) = b.row_times(path)? {
+            b.mark_dirty(&agent, &m)?;
+            b.mark_dirty(&agent, &c)?;
+            report.removed += 1;
+        }
+        b.delete_artifact(path)?;
+        b.delete_file(path)?;
+        b.clear_path_problems(path)?;
+        if let Some(token) = file_token(path) {
+            touched.insert(token);
+        }
+    }
+    Ok(())
+}
+
+fn apply_reads(
+    b: &Batch<'_>,
+    reads: &[(&ScannedFile, ReadOutcome, Option<Verdict>)],
+    tombstoned: &HashSet<(String, String)>,
+    touched: &mut BTreeSet<String>,
+    report: &mut SyncReport,
+) -> Result<()> {
+    for (f, outcome, verdict) in reads {
+        let token = file_token(&f.path);
+        match outcome {
+            ReadOutcome::Same { stat, sha } => {
+                b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
+                continue;
+            }
+            ReadOutcome::Failed { problem } => {
+                // Unreadable for now: keep the last good rows and read again next time.
+                if b.mark_stale(&f.path)? {
+                    report.stale += 1;
+                }
+                b.replace_problems(
+                    &f.path,
+                    Phase::File,
+                    token.as_deref(),
+                    std::slice::from_ref(problem),
+                )?;
+                b.put_file(
+                    &f.path,
+                    "artifact",
+                    FileStat {
+                        mtime_ns: -1,
+                        ..f.stat
+                    },
+                    None,
+                    token.as_deref(),
+                )?;
+                continue;
+            }
+            ReadOutcome::Text { stat, sha, .. } => {
+                b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
+            }
+        }
+        let Some(verdict) = verdict else { continue };
+        let mut problems = verdict.problems.clone();
+        if let Some(token) = &token {
+            touched.insert(token.clone());
+        }
+        let previous = b.row_times(&f.path)?;
+        if let Some((agent, m, c)) = &previous {
+            b.mark_dirty(agent, m)?;
+            b.mark_dirty(agent, c)?;
+        }
+        match &verdict.artifact {
+            Some(a) if tombstoned.contains(&(a.agent_id.clone(), a.token.clone())) => {
+                problems.push(Problem::error(
+                    &f.path,
+                    "tombstone.resurrected",
+                    format!(
+                        "session {} of agent {} was removed ({}); this file is not indexed and should be deleted",
+                        a.token,
+                        a.agent_id,
+                        contract::tombstone_path(&a.agent_id, &a.token)
+                    ),
+                ));
+                if previous.is_some() {
+                    b.delete_artifact(&f.path)?;
+                    report.removed += 1;
+                }
+            }
+            Some(a) => {
+                b.put_artifact(a)?;
+                b.mark_dirty(&a.agent_id, &a.membership_ts)?;
+                b.mark_dirty(&a.agent_id, &a.captured_at)?;
+                report.indexed += 1;
+            }
+            None => {
+                if b.mark_stale(&f.path)? {
+                    report.stale += 1;
+                }
+            }
+        }
+        b.replace_problems(&f.path, Phase::File, token.as_deref(), &problems)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,269 @@
+//! Scan stage: walk the workspace under the include/exclude rules and classify
+//! every markdown file, with the stat facts the stat cache compares.
+//!
+//! Owns: the directory walk and path classification. Must not: read file
+//! contents, follow symlinks, or touch the index.
+
+use std::path::Path;
+
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use walkdir::WalkDir;
+
+use crate::config::ScanConfig;
+use crate::contract::{self, MEMORY_DIR, TOMBSTONE_DIR};
+use crate::error::{Error, Result};
+use crate::validate::Problem;
+
+/// What a path is to memsync.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum FileClass {
+    /// `memory/{ts}--{token}--{kind}.md`.
+    Artifact,
+    /// `memory/tombstones/*.md`.
+    Tombstone,
+    /// A file memsync renders (MEMORY.md, daily logs); never ingested.
+    Projection,
+    /// Anything else: user notes. Not read.
+    Note,
+}
+
+/// The stat facts the cache compares to decide whether a file must be read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct FileStat {
+    pub size: u64,
+    pub mtime_ns: i64,
+    pub inode: u64,
+}
+
+impl FileStat {
+    pub fn of(meta: &std::fs::Metadata) -> FileStat {
+        use std::os::unix::fs::MetadataExt;
+        FileStat {
+            size: meta.len(),
+            mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            inode: meta.ino(),
+        }
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct ScannedFile {
+    /// Workspace-relative, `/`-separated.
+    pub path: String,
+    pub class: FileClass,
+    pub stat: FileStat,
+}
+
+#[derive(Debug, Default)]
+pub struct Scan {
+    pub files: Vec<ScannedFile>,
+    /// Path-level findings: symlinks not followed, unreadable names, misnamed artifacts.
+    pub problems: Vec<Problem>,
+}
+
+/// Compiled include/exclude rules. An exclude pattern that matches a directory
+/// excludes everything below it.
+pub struct ScanRules {
+    include: GlobSet,
+    exclude: GlobSet,
+}
+
+impl ScanRules {
+    pub fn new(cfg: &ScanConfig, extra_exclude: &[String]) -> Result<ScanRules> {
+        let build = |key: &str, patterns: &mut dyn Iterator<Item = &String>| -> Result<GlobSet> {
+            let mut b = GlobSetBuilder::new();
+            for p in patterns {
+                let glob =
+                    Glob::new(p).map_err(|e| Error::config("<config>", format!("{key}: {e}")))?;
+                b.add(glob);
+            }
+            b.build()
+                .map_err(|e| Error::config("<config>", format!("{key}: {e}")))
+        };
+        Ok(ScanRules {
+            include: build("scan.include", &mut cfg.include.iter())?,
+            exclude: build("scan.exclude", &mut cfg.exclude.iter().chain(extra_exclude))?,
+        })
+    }
+
+    pub fn is_excluded(&self, rel: &str) -> bool {
+        self.exclude.is_match(rel)
+    }
+
+    /// Whether a file path (not a directory) is one memsync looks at.
+    pub fn wants_file(&self, rel: &str) -> bool {
+        self.include.is_match(rel)
+            && !self.exclude.is_match(rel)
+            && !self.has_excluded_ancestor(rel)
+    }
+
+    fn has_excluded_ancestor(&self, rel: &str) -> bool {
+        let mut dir = rel;
+        while let Some((parent, _)) = dir.rsplit_once('/') {
+            if self.exclude.is_match(parent) {
+                return true;
+            }
+            dir = parent;
+        }
+        false
+    }
+}
+
+/// Walks `root`, never following symlinks, pruning excluded directories.
+pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
+    let mut out = Scan::default();
+    let walker = WalkDir::new(root)
+        .follow_links(false)
+        .sort_by_file_name()
+        .into_iter();
+    let mut walker = walker.filter_entry(|e| {
+        e.depth() == 0 || relative(root, e.path()).is_none_or(|rel| !rules.is_excluded(&rel))
+    });
+    while let Some(entry) = walker.next() {
+        let entry = match entry {
+            Ok(e) => e,
+            Err(e) => {
+                if e.depth() == 0 {
+                    return Err(Error::io(root, e.into()));
+                }
+                let path = e.path().and_then(|p| relative(root, p)).unwrap_or_default();
+                out.problems.push(Problem::warning(
+                    &path,
+                    "read.io",
+                    format!("cannot list: {e}"),
+                ));
+                continue;
+            }
+        };
+        if entry.depth() == 0 || entry.file_type().is_dir() {
+            continue;
+        }
+        let Some(rel) = relative(root, entry.path()) else {
+            let shown = entry.path().to_string_lossy().into_owned();
+            out.problems.push(Problem::warning(
+                &shown,
+                "path.encoding",
+                "file name is not valid UTF-8; skipped",
+            ));
+            continue;
+        };
+        if !rules.wants_file(&rel) {
+            continue;
+        }
+        if entry.path_is_symlink() {
+            out.problems.push(Problem::warning(
+                &rel,
+                "path.symlink",
+                "symbolic link not followed; memsync reads only regular files",
+            ));
+            continue;
+        }
+        let meta = match entry.metadata() {
+            Ok(m) => m,
+            Err(e) => {
+                out.problems.push(Problem::warning(
+                    &rel,
+                    "read.io",
+                    format!("cannot stat: {e}"),
+                ));
+                continue;
+            }
+        };
+        let class = classify(&rel);
+        if class == FileClass::Note {
+            if let Some(p) = misnamed(&rel) {
+                out.problems.push(p);
+            }
+            continue;
+        }
+        out.files.push(ScannedFile {
+            path: rel,
+            class,
+            stat: FileStat::of(&meta),
+        });
+    }
+    Ok(out)
+}
+
+/// `path` relative to `root`, `/`-separated; `None` when not UTF-8 or not under root.
+pub fn relative(root: &Path, path: &Path) -> Option<String> {
+    let rel = path.strip_prefix(root).ok()?;
+    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
+    Some(parts?.join("/"))
+}
+
+/// Classifies a workspace-relative path by name alone.
+pub fn classify(rel: &str) -> FileClass {
+    let (dir, file) = rel.rsplit_once('/').unwrap_or(("", rel));
+    if dir == MEMORY_DIR && contract::parse_canonical_name(file).is_some() {
+        return FileClass::Artifact;
+    }
+    if dir == TOMBSTONE_DIR && file.ends_with(".md") {
+        return FileClass::Tombstone;
+    }
+    if is_projection(dir, file) {
+        return FileClass::Projection;
+    }
+    FileClass::Note
+}
+
+fn is_projection(dir: &str, file: &str) -> bool {
+    let agent_dir = |d: &str| {
+        d.strip_prefix("agents/")
+            .is_some_and(|id| !id.contains('/') && contract::is_valid_agent_id(id))
+    };
+    let is_day = |f: &str| {
+        f.strip_suffix(".md").is_some_and(|d| {
+            chrono::NaiveDate::parse_from_str(d, "%Y-%m-%d").is_ok() && d.len() == 10
+        })
+    };
+    match file {
+        "MEMORY.md" => dir.is_empty() || agent_dir(dir),
+        f if is_day(f) => dir == MEMORY_DIR || dir.strip_suffix("/memory").is_some_and(agent_dir),
+        _ => false,
+    }
+}
+
+/// A note whose name suggests a canonical artifact in the wrong place or shape.
+fn misnamed(rel: &str) -> Option<Problem> {
+    let file = rel.rsplit('/').next().unwrap_or(rel).to_ascii_lowercase();
+    let stem = file.strip_suffix(".md")?;
+    let looks = contract::ArtifactKind::ALL.iter().any(|k| {
+        stem.strip_suffix(k.as_str())
+            .is_some_and(|rest| rest.ends_with(['-', '_', '.']))
+    });
+    looks.then(|| {
+        Problem::warning(
+            rel,
+            "naming.misnamed",
+            "looks like a canonical artifact but is not `memory/{captured_at}--{token}--{kind}.md`; it is not indexed",
+        )
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn classifies_by_name() {
+        assert_eq!(
+            classify("memory/2026-03-28T22-34-06.792Z--h7k3n4p9m2x1q8r5--summary.md"),
+            FileClass::Artifact
+        );
+        assert_eq!(
+            classify("memory/tombstones/default--h7k3n4p9m2x1q8r5.md"),
+            FileClass::Tombstone
+        );
+        assert_eq!(classify("MEMORY.md"), FileClass::Projection);
+        assert_eq!(classify("agents/ops/MEMORY.md"), FileClass::Projection);
+        assert_eq!(classify("memory/2026-03-28.md"), FileClass::Projection);
+        assert_eq!(
+            classify("agents/ops/memory/2026-03-28.md"),
+            FileClass::Projection
+        );
+        assert_eq!(classify("notes/idea.md"), FileClass::Note);
+        assert!(misnamed("memory/old/2026-03-28-session-summary.md").is_some());
+        assert!(misnamed("notes/idea.md").is_none());
+    }
+}

@@ -1,0 +1,216 @@
+//! The per-session sentence quality floor (spec: "Per-session sentence quality
+//! floor") and the deterministic fallback sentence.
+//!
+//! Owns: judging and neutralising one-line sentences. Must not: do I/O.
+
+use crate::config::SentenceConfig;
+
+/// Why a sentence fails the floor; `None` from `check` means it passes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum FloorFailure {
+    WordCount(usize),
+    NoTerminalPunctuation,
+    NoAnchor,
+    LowSignal,
+}
+
+impl std::fmt::Display for FloorFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            FloorFailure::WordCount(n) => write!(f, "has {n} words"),
+            FloorFailure::NoTerminalPunctuation => f.write_str("does not end with `.`, `!` or `?`"),
+            FloorFailure::NoAnchor => f.write_str(
+                "names no concrete anchor (project, path or file, issue/PR/task id, or component)",
+            ),
+            FloorFailure::LowSignal => f.write_str("is a known low-signal template"),
+        }
+    }
+}
+
+/// Checks a sentence against the floor. `project` is the session's project path.
+pub fn check(sentence: &str, project: Option<&str>, cfg: &SentenceConfig) -> Option<FloorFailure> {
+    let sentence = sentence.trim();
+    let squashed = squash(sentence).to_lowercase();
+    if cfg
+        .low_signal
+        .iter()
+        .any(|t| squash(t).to_lowercase() == squashed)
+    {
+        return Some(FloorFailure::LowSignal);
+    }
+    let words = sentence.split_whitespace().count();
+    if words < cfg.min_words || words > cfg.max_words {
+        return Some(FloorFailure::WordCount(words));
+    }
+    if !sentence.ends_with(['.', '!', '?']) {
+        return Some(FloorFailure::NoTerminalPunctuation);
+    }
+    if !has_anchor(sentence, project) {
+        return Some(FloorFailure::NoAnchor);
+    }
+    None
+}
+
+fn squash(s: &str) -> String {
+    s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The last path segment of a project path.
+pub fn project_basename(project: &str) -> Option<&str> {
+    project
+        .trim_end_matches('/')
+        .rsplit('/')
+        .next()
+        .filter(|b| !b.is_empty())
+}
+
+fn has_anchor(sentence: &str, project: Option<&str>) -> bool {
+    if let Some(base) = project.and_then(project_basename) {
+        if sentence.to_lowercase().contains(&base.to_lowercase()) {
+            return true;
+        }
+    }
+    sentence.split_whitespace().any(is_anchor_word)
+}
+
+/// A path or file token, an issue/PR/task id, or a named component.
+fn is_anchor_word(word: &str) -> bool {
+    if word.starts_with('`') && word.len() > 2 {
+        return true;
+    }
+    let w = word
+        .trim_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '/' | '#' | '_' | '-' | '.'));
+    let w = w.trim_end_matches('.');
+    if w.len() < 2 {
+        return false;
+    }
+    let has_alpha = w.chars().any(char::is_alphabetic);
+    let has_digit = w.chars().any(|c| c.is_ascii_digit());
+    // A path: `src/lib.rs`, `/etc/hosts`.
+    if w.contains('/') && has_alpha {
+        return true;
+    }
+    // A file: `lib.rs`, `Cargo.toml`.
+    if let Some((stem, ext)) = w.rsplit_once('.') {
+        if !stem.is_empty()
+            && (1..=5).contains(&ext.len())
+            && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        {
+            return true;
+        }
+    }
+    // An id: `#123`, `DP-19`, `PR-42`.
+    if w.starts_with('#') && w.len() > 1 && w[1..].chars().all(|c| c.is_ascii_digit()) {
+        return true;
+    }
+    if has_digit && has_alpha && w.contains('-') {
+        return true;
+    }
+    // A component: `snake_case`, `kebab-case`, `CamelCase`, `SQLite`.
+    if w.contains('_') && has_alpha {
+        return true;
+    }
+    if w.contains('-') && w.split('-').filter(|p| !p.is_empty()).count() >= 2 && has_alpha {
+        return true;
+    }
+    let inner_upper =
+        w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase);
+    inner_upper
+}
+
+/// Makes a sentence one inert line: no control characters or newlines, nothing
+/// that could open a wikilink, close a managed block, or split a ledger row.
+pub fn neutralise(sentence: &str) -> String {
+    let one_line: String = sentence
+        .chars()
+        .map(|c| if c.is_control() { ' ' } else { c })
+        .collect();
+    squash(&one_line)
+        .replace("[[", "[ [")
+        .replace("]]", "] ]")
+        .replace("<!--", "&lt;!--")
+        .replace("-->", "--&gt;")
+        .replace('|', "/")
+}
+
+/// The facts a fallback sentence is built from.
+pub struct SessionFacts<'a> {
+    pub harness: Option<&'a str>,
+    pub identity: &'a str,
+    pub project: Option<&'a str>,
+    pub membership_ts: &'a str,
+    pub token: &'a str,
+    pub kinds: &'a [&'a str],
+}
+
+/// A deterministic sentence from metadata alone that passes the floor.
+pub fn fallback(f: &SessionFacts<'_>) -> String {
+    let harness = f
+        .harness
+        .filter(|h| !h.trim().is_empty())
+        .unwrap_or("agent");
+    let project = f
+        .project
+        .and_then(project_basename)
+        .map(|b| format!("project {b}"))
+        .unwrap_or_else(|| "no named project".to_string());
+    let kinds = if f.kinds.is_empty() {
+        "session".to_string()
+    } else {
+        f.kinds.join(" and ")
+    };
+    let identity: String = f.identity.chars().take(64).collect();
+    let day = f.membership_ts.get(..10).unwrap_or(f.membership_ts);
+    neutralise(&format!(
+        "Recorded {harness} session {identity} for {project} on {day} with its {kinds} kept under memory/{token} for drill-down.",
+        token = f.token
+    ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cfg() -> SentenceConfig {
+        SentenceConfig::default()
+    }
+
+    #[test]
+    fn spec_example_sentence_passes() {
+        let s = "Finalized DP-19 write-gate clamping decisions and queued scope-aware dedup parity validation before merge.";
+        assert_eq!(
+            check(s, Some("/home/nicholai/signet/signetai"), &cfg()),
+            None
+        );
+    }
+
+    #[test]
+    fn low_signal_and_short_sentences_fail() {
+        assert_eq!(
+            check("Worked on task.", None, &cfg()),
+            Some(FloorFailure::LowSignal)
+        );
+        assert_eq!(
+            check("Fixed the bug in lib.rs today.", None, &cfg()),
+            Some(FloorFailure::WordCount(6))
+        );
+        let no_anchor =
+            "We talked for a long while about many things and then we went home after that.";
+        assert_eq!(check(no_anchor, None, &cfg()), Some(FloorFailure::NoAnchor));
+    }
+
+    #[test]
+    fn fallback_passes_the_floor() {
+        for project in [Some("/home/u/code/memsync"), None] {
+            let s = fallback(&SessionFacts {
+                harness: Some("claude-code"),
+                identity: "abc",
+                project,
+                membership_ts: "2026-03-28T22:34:06.792Z",
+                token: "h7k3n4p9m2x1q8r5",
+                kinds: &["summary", "transcript"],
+            });
+            assert_eq!(check(&s, project, &cfg()), None, "{s}");
+        }
+    }
+}
