@@ -199,11 +199,10 @@ impl NewSession {
         c: &Content,
         kind: ArtifactKind,
     ) -> (String, &'static str) {
-        if let Some(s) = &c.sentence {
-            if sentence::check(s, self.project.as_deref(), &config.sentence).is_none() {
+        if let Some(s) = &c.sentence
+            && sentence::check(s, self.project.as_deref(), &config.sentence).is_none() {
                 return (s.clone(), "ok");
             }
-        }
         let identity = self.session_key.as_deref().unwrap_or(&self.session_id);
         let token = self.token(config.token.write_rule);
         let kinds = [kind.as_str()];

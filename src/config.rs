@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 /// The file name of the workspace-level overlay.
 pub const WORKSPACE_CONFIG: &str = "memsync.yaml";
 
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 #[serde(default, deny_unknown_fields)]
 pub struct Config {
     /// The workspace root (machine config only; see `resolve_root`).
@@ -98,21 +98,6 @@ pub struct SentenceConfig {
     pub max_words: usize,
     /// Sentences equal to one of these (case and spacing aside) are low-signal.
     pub low_signal: Vec<String>,
-}
-
-impl Default for Config {
-    fn default() -> Self {
-        Config {
-            workspace: None,
-            index: IndexConfig::default(),
-            scan: ScanConfig::default(),
-            token: TokenConfig::default(),
-            memory_md: MemoryMdConfig::default(),
-            daily_logs: DailyLogsConfig::default(),
-            projection: ProjectionConfig::default(),
-            sentence: SentenceConfig::default(),
-        }
-    }
 }
 
 impl Default for ScanConfig {
@@ -268,12 +253,11 @@ impl Settings {
     ) -> Result<Settings> {
         let mut sources = ConfigSources::default();
         let mut merged = Value::Mapping(Default::default());
-        if let Some((path, required)) = env.machine_config(config_flag) {
-            if let Some(value) = read_layer(&path, required)? {
+        if let Some((path, required)) = env.machine_config(config_flag)
+            && let Some(value) = read_layer(&path, required)? {
                 merge(&mut merged, value);
                 sources.machine = Some(path);
             }
-        }
         let machine: Config = from_value(&merged, sources.machine.as_deref())?;
         let root = resolve_root(workspace_flag, env, &machine)?;
 

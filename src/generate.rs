@@ -134,7 +134,7 @@ fn words(rng: &mut Rng, n: usize) -> String {
 fn transcript(rng: &mut Rng, bytes: usize) -> String {
     let mut out = String::with_capacity(bytes + 200);
     while out.len() < bytes {
-        let who = if rng.next() % 2 == 0 {
+        let who = if rng.next().is_multiple_of(2) {
             "user"
         } else {
             "assistant"

@@ -23,6 +23,7 @@ CREATE TABLE files (
     class TEXT NOT NULL,
     size INTEGER NOT NULL,
     mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
     inode INTEGER NOT NULL,
     sha256 TEXT,
     token TEXT
@@ -299,7 +300,7 @@ impl Index {
     pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT path, size, mtime_ns, inode, sha256, token FROM files")
+            .prepare_cached("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files")
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -309,10 +310,11 @@ impl Index {
                         stat: FileStat {
                             size: r.get::<_, i64>(1)? as u64,
                             mtime_ns: r.get(2)?,
-                            inode: r.get::<_, i64>(3)? as u64,
+                            ctime_ns: r.get(3)?,
+                            inode: r.get::<_, i64>(4)? as u64,
                         },
-                        sha256: r.get(4)?,
-                        token: r.get(5)?,
+                        sha256: r.get(5)?,
+                        token: r.get(6)?,
                     },
                 ))
             })
@@ -561,12 +563,12 @@ impl Batch<'_> {
     ) -> Result<()> {
         self.tx
             .prepare_cached(
-                "INSERT INTO files(path, class, size, mtime_ns, inode, sha256, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)
+                "INSERT INTO files(path, class, size, mtime_ns, ctime_ns, inode, sha256, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT(path) DO UPDATE SET class = excluded.class, size = excluded.size, mtime_ns = excluded.mtime_ns,
-                 inode = excluded.inode, sha256 = excluded.sha256, token = excluded.token",
+                 ctime_ns = excluded.ctime_ns, inode = excluded.inode, sha256 = excluded.sha256, token = excluded.token",
             )
             .and_then(|mut s| {
-                s.execute(params![path, class, stat.size as i64, stat.mtime_ns, stat.inode as i64, sha256, token])
+                s.execute(params![path, class, stat.size as i64, stat.mtime_ns, stat.ctime_ns, stat.inode as i64, sha256, token])
             })
             .map(|_| ())
             .map_err(|e| self.err(e))

@@ -54,6 +54,9 @@ pub struct SyncOptions {
     pub render: bool,
 }
 
+/// A tombstone file, how reading it went, and its verdict when it was read.
+type TombstoneRead<'a> = (&'a ScannedFile, ReadOutcome, Option<Result<Tombstone, Vec<Problem>>>);
+
 /// The result of reading one file.
 enum ReadOutcome {
     /// Same bytes as last indexed: only the stat changed.
@@ -130,11 +133,7 @@ pub fn sync_with(
         })
         .collect();
     let before = index.tombstoned()?;
-    let tomb_verdicts: Vec<(
-        &ScannedFile,
-        ReadOutcome,
-        Option<Result<Tombstone, Vec<Problem>>>,
-    )> = tomb_reads
+    let tomb_verdicts: Vec<TombstoneRead<'_>> = tomb_reads
         .into_iter()
         .map(|(f, outcome)| {
             let verdict = match &outcome {
@@ -424,11 +423,7 @@ fn trusted_stat(stat: FileStat) -> FileStat {
 
 fn apply_tombstones(
     b: &Batch<'_>,
-    verdicts: &[(
-        &ScannedFile,
-        ReadOutcome,
-        Option<Result<Tombstone, Vec<Problem>>>,
-    )],
+    verdicts: &[TombstoneRead<'_>],
     deleted: &HashSet<&str>,
     after: &HashSet<(String, String)>,
     before: &HashSet<(String, String)>,

@@ -592,8 +592,8 @@ impl RenderCtx<'_> {
                 );
                 entries.push((s.membership_ts.clone(), entry));
             }
-            if let Some(c) = s.by_kind.get("compaction") {
-                if self.on_day(&c.captured_at, day) {
+            if let Some(c) = s.by_kind.get("compaction")
+                && self.on_day(&c.captured_at, day) {
                     let text = c
                         .sentence
                         .as_deref()
@@ -610,7 +610,6 @@ impl RenderCtx<'_> {
                     );
                     entries.push((c.captured_at.clone(), entry));
                 }
-            }
         }
         entries.sort();
         let rel = daily_log_path(agent, day);

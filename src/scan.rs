@@ -32,6 +32,8 @@ pub enum FileClass {
 pub struct FileStat {
     pub size: u64,
     pub mtime_ns: i64,
+    /// Change time: cannot be set back by `touch -m`, `cp -p` or `rsync -t`.
+    pub ctime_ns: i64,
     pub inode: u64,
 }
 
@@ -41,11 +43,13 @@ impl FileStat {
         FileStat {
             size: meta.len(),
             mtime_ns: meta.mtime() * 1_000_000_000 + meta.mtime_nsec(),
+            ctime_ns: meta.ctime() * 1_000_000_000 + meta.ctime_nsec(),
             inode: meta.ino(),
         }
     }
 }
 
+/// A canonical artifact or tombstone found by the scan.
 #[derive(Debug, Clone)]
 pub struct ScannedFile {
     /// Workspace-relative, `/`-separated.
@@ -116,10 +120,10 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
         .follow_links(false)
         .sort_by_file_name()
         .into_iter();
-    let mut walker = walker.filter_entry(|e| {
+    let walker = walker.filter_entry(|e| {
         e.depth() == 0 || relative(root, e.path()).is_none_or(|rel| !rules.is_excluded(&rel))
     });
-    while let Some(entry) = walker.next() {
+    for entry in walker {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
@@ -170,11 +174,14 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             }
         };
         let class = classify(&rel);
-        if class == FileClass::Note {
-            if let Some(p) = misnamed(&rel) {
-                out.problems.push(p);
+        match class {
+            // memsync's own outputs are never ingested (no feedback loops).
+            FileClass::Projection => continue,
+            FileClass::Note => {
+                out.problems.extend(misnamed(&rel));
+                continue;
             }
-            continue;
+            FileClass::Artifact | FileClass::Tombstone => {}
         }
         out.files.push(ScannedFile {
             path: rel,

@@ -65,11 +65,10 @@ pub fn project_basename(project: &str) -> Option<&str> {
 }
 
 fn has_anchor(sentence: &str, project: Option<&str>) -> bool {
-    if let Some(base) = project.and_then(project_basename) {
-        if sentence.to_lowercase().contains(&base.to_lowercase()) {
+    if let Some(base) = project.and_then(project_basename)
+        && sentence.to_lowercase().contains(&base.to_lowercase()) {
             return true;
         }
-    }
     sentence.split_whitespace().any(is_anchor_word)
 }
 
@@ -91,14 +90,13 @@ fn is_anchor_word(word: &str) -> bool {
         return true;
     }
     // A file: `lib.rs`, `Cargo.toml`.
-    if let Some((stem, ext)) = w.rsplit_once('.') {
-        if !stem.is_empty()
+    if let Some((stem, ext)) = w.rsplit_once('.')
+        && !stem.is_empty()
             && (1..=5).contains(&ext.len())
             && ext.chars().all(|c| c.is_ascii_alphanumeric())
         {
             return true;
         }
-    }
     // An id: `#123`, `DP-19`, `PR-42`.
     if w.starts_with('#') && w.len() > 1 && w[1..].chars().all(|c| c.is_ascii_digit()) {
         return true;
@@ -113,9 +111,7 @@ fn is_anchor_word(word: &str) -> bool {
     if w.contains('-') && w.split('-').filter(|p| !p.is_empty()).count() >= 2 && has_alpha {
         return true;
     }
-    let inner_upper =
-        w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase);
-    inner_upper
+    w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase)
 }
 
 /// Makes a sentence one inert line: no control characters or newlines, nothing

@@ -1,0 +1,169 @@
+//! Shared fixtures: a real temp-dir workspace, real SQLite, and helpers to write
+//! canonical sessions the way a harness would.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::time::{Duration as StdDuration, SystemTime};
+
+use chrono::{DateTime, Duration, Utc};
+use memsync::commands::{self, CheckReport};
+use memsync::compose::{Content, NewSession};
+use memsync::config::{Env, Settings};
+use memsync::pipeline::{self, SyncOptions, SyncReport};
+use memsync::validate::{Problem, Severity};
+use tempfile::TempDir;
+
+/// The fixed clock most tests run at.
+pub fn now() -> DateTime<Utc> {
+    ts("2026-11-20T12:00:00Z")
+}
+
+pub fn ts(s: &str) -> DateTime<Utc> {
+    memsync::contract::parse_ts(s).expect("test timestamp")
+}
+
+pub struct Workspace {
+    pub dir: TempDir,
+    pub settings: Settings,
+}
+
+impl Workspace {
+    /// An empty workspace with daily logs in UTC and no machine config.
+    pub fn new() -> Workspace {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let mut settings = Settings::load(Some(dir.path()), None, &Env::default()).expect("settings");
+        settings.config.daily_logs.timezone = "UTC".into();
+        Workspace { dir, settings }
+    }
+
+    pub fn root(&self) -> &Path {
+        self.dir.path()
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root().join(rel)
+    }
+
+    /// Writes a file with an mtime in the past, as if it had been there a while
+    /// (outside the stat cache's racy window).
+    pub fn write(&self, rel: &str, text: &str) {
+        let path = self.path(rel);
+        std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+        std::fs::write(&path, text).expect("write");
+        age(&path);
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_else(|e| panic!("read {rel}: {e}"))
+    }
+
+    pub fn exists(&self, rel: &str) -> bool {
+        self.path(rel).exists()
+    }
+
+    pub fn remove(&self, rel: &str) {
+        std::fs::remove_file(self.path(rel)).expect("remove");
+    }
+
+    /// Writes every file of a session; returns their paths.
+    pub fn add(&self, s: &NewSession) -> Vec<String> {
+        let files = s.files(&self.settings.config);
+        for (rel, text) in &files {
+            self.write(rel, text);
+        }
+        files.into_iter().map(|(p, _)| p).collect()
+    }
+
+    pub fn sync_at(&self, now: DateTime<Utc>) -> SyncReport {
+        pipeline::sync(&self.settings, now, SyncOptions { render: true }).expect("sync")
+    }
+
+    pub fn sync(&self) -> SyncReport {
+        self.sync_at(now())
+    }
+
+    pub fn check(&self) -> CheckReport {
+        commands::check(&self.settings, now()).expect("check")
+    }
+
+    /// The problems `check` reports for one path.
+    pub fn problems_for(&self, rel: &str) -> Vec<Problem> {
+        self.check().problems.into_iter().filter(|p| p.path == rel).collect()
+    }
+
+    pub fn db(&self) -> rusqlite::Connection {
+        rusqlite::Connection::open(self.settings.index_path()).expect("open index")
+    }
+
+    /// Content rows, in a stable order, without row ids: what re-index must reproduce.
+    pub fn content_rows(&self) -> Vec<String> {
+        let db = self.db();
+        let mut out = Vec::new();
+        for sql in [
+            "SELECT a.source_path, a.source_sha256, a.source_kind, a.agent_id, a.token, a.session_id,
+             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, a.frontmatter_json, f.body
+             FROM artifacts a JOIN artifact_fts f ON f.rowid = a.id ORDER BY a.source_path",
+            "SELECT source_path, target, label, origin FROM links ORDER BY source_path, target, origin",
+            "SELECT source_path, agent_id, token, removed_at, reason FROM tombstones ORDER BY source_path",
+            "SELECT path, severity, rule, reason FROM problems ORDER BY path, rule, reason",
+        ] {
+            let mut stmt = db.prepare(sql).expect("prepare");
+            let n = stmt.column_count();
+            let rows = stmt
+                .query_map([], |r| {
+                    let cols: Vec<String> = (0..n)
+                        .map(|i| format!("{:?}", r.get_ref(i).map(|v| format!("{v:?}")).unwrap_or_default()))
+                        .collect();
+                    Ok(cols.join("|"))
+                })
+                .expect("query");
+            out.extend(rows.map(|r| r.expect("row")));
+        }
+        out
+    }
+}
+
+/// Sets a file's mtime ten seconds into the past.
+pub fn age(path: &Path) {
+    let f = std::fs::File::options().write(true).open(path).expect("open for mtime");
+    f.set_modified(SystemTime::now() - StdDuration::from_secs(10)).expect("set mtime");
+}
+
+/// A session ended at `ended` with a good sentence naming the project.
+pub fn session(agent: &str, id: &str, ended: DateTime<Utc>) -> NewSession {
+    let sentence = format!("Refactored the scan stage of memsync in src/scan.rs for session {id} and verified the stat cache on disk.");
+    let content = |body: &str| Content {
+        body: body.to_string(),
+        sentence: Some(sentence.clone()),
+        captured_at: ended,
+    };
+    NewSession {
+        agent_id: agent.into(),
+        session_id: id.into(),
+        session_key: None,
+        project: Some("/home/dev/code/memsync".into()),
+        harness: "claude-code".into(),
+        started_at: Some(ended - Duration::minutes(30)),
+        ended_at: Some(ended),
+        captured_at: ended,
+        summary: Some(content(&format!("## Summary\n\nWork on session {id}.\n"))),
+        transcript: Some(content(&format!("user: hello from {id}\nassistant: done\n"))),
+        compaction: None,
+        private: false,
+        sentence_version: "memory_sentence_v1".into(),
+        sanitizer_version: "sanitize_transcript_v1".into(),
+    }
+}
+
+/// The path of a session's artifact of `kind`.
+pub fn path_of(paths: &[String], kind: &str) -> String {
+    paths
+        .iter()
+        .find(|p| p.ends_with(&format!("--{kind}.md")))
+        .unwrap_or_else(|| panic!("no {kind} in {paths:?}"))
+        .clone()
+}
+
+pub fn has_rule(problems: &[Problem], rule: &str, severity: Severity) -> bool {
+    problems.iter().any(|p| p.rule == rule && p.severity == severity)
+}
