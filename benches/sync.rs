@@ -1,1 +1,206 @@
-fn main() {}
+//! `cargo bench --bench sync`: the core-engine benchmark on the generated
+//! ~1,750-session workspace (50 sessions/day × 30 days plus 250 older).
+//!
+//! Reports, for the release binary: cold sync, no-op re-sync, re-sync after 10
+//! changed files, peak RSS, a full render of every projection with a warm index,
+//! and the floor (reading + sha256 of the same bytes, and FTS-indexing them).
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use memsync::config::{Env, Settings};
+use memsync::generate::{self, Shape};
+use rayon::prelude::*;
+
+const RUNS: usize = 7;
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    let settings = Settings::load(Some(&root), None, &Env::default()).expect("settings");
+    let now = chrono::Utc::now();
+    let g = generate::generate(&root, now, Shape::default(), &settings.config).expect("generate");
+    println!(
+        "workspace: {} sessions, {} files, {:.1} MB in {}",
+        g.sessions,
+        g.files,
+        g.bytes as f64 / 1e6,
+        root.display()
+    );
+    // Files younger than the stat cache's racy window are re-hashed; real workspaces are older.
+    std::thread::sleep(Duration::from_millis(2100));
+
+    let cold = time(|| sync(&root));
+    let noop = median((0..RUNS).map(|_| time(|| sync(&root))).collect());
+    let summaries = summaries(&root, 10);
+    let changed = median(
+        (0..RUNS)
+            .map(|i| {
+                for p in &summaries {
+                    rewrite_body(p, i);
+                }
+                time(|| sync(&root))
+            })
+            .collect(),
+    );
+    let rss_mb = peak_child_rss_kb() as f64 / 1024.0;
+    let render = median((0..RUNS).map(|_| full_render(&settings, now)).collect());
+    let (read_1, read_n) = floor_read_hash(&root);
+    let fts = floor_fts(&root);
+
+    println!("\n| measure | figure | target |");
+    println!("|---|---|---|");
+    println!(
+        "| cold sync (release binary, process included) | {} | ≤ 1000 ms |",
+        ms(cold)
+    );
+    println!(
+        "| no-op re-sync (median of {RUNS}) | {} | ≤ 100 ms |",
+        ms(noop)
+    );
+    println!(
+        "| re-sync after 10 changed files (median of {RUNS}) | {} | ≤ 50 ms |",
+        ms(changed)
+    );
+    println!("| peak RSS of any sync | {rss_mb:.1} MB | ≤ 100 MB |");
+    println!(
+        "| render every projection, warm index (median of {RUNS}) | {} | ≤ 20 ms |",
+        ms(render)
+    );
+    println!(
+        "| floor: read + sha256 all files, 1 thread | {} | |",
+        ms(read_1)
+    );
+    println!(
+        "| floor: read + sha256 all files, all cores | {} | |",
+        ms(read_n)
+    );
+    println!(
+        "| floor: FTS5-index all bodies in one transaction | {} | |",
+        ms(fts)
+    );
+}
+
+fn ms(d: Duration) -> String {
+    format!("{:.1} ms", d.as_secs_f64() * 1000.0)
+}
+
+fn time(f: impl FnOnce()) -> Duration {
+    let t = Instant::now();
+    f();
+    t.elapsed()
+}
+
+fn median(mut v: Vec<Duration>) -> Duration {
+    v.sort();
+    v[v.len() / 2]
+}
+
+fn sync(root: &Path) {
+    let status = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .args(["-q", "--workspace"])
+        .arg(root)
+        .arg("sync")
+        .env("TZ", "UTC")
+        .status()
+        .expect("run memsync");
+    assert!(status.success(), "memsync sync failed");
+}
+
+fn peak_child_rss_kb() -> i64 {
+    // SAFETY: getrusage only writes into the struct we pass.
+    unsafe {
+        let mut usage: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_CHILDREN, &mut usage);
+        usage.ru_maxrss
+    }
+}
+
+fn summaries(root: &Path, n: usize) -> Vec<PathBuf> {
+    let mut all: Vec<PathBuf> = std::fs::read_dir(root.join("memory"))
+        .expect("memory dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.to_string_lossy().ends_with("--summary.md"))
+        .collect();
+    all.sort();
+    all.into_iter().rev().take(n).collect()
+}
+
+/// A new body with a matching checksum: a valid edit, as a re-capture would write.
+fn rewrite_body(path: &Path, round: usize) {
+    let text = std::fs::read_to_string(path).expect("read");
+    let (head, _) = text.rsplit_once("---\n").expect("frontmatter");
+    let body = format!("## Summary\n\nRevised summary, round {round}.\n");
+    let sha = memsync::contract::body_sha256(&body);
+    let head: String = head
+        .lines()
+        .map(|l| {
+            if l.starts_with("content_sha256:") {
+                format!("content_sha256: \"{sha}\"")
+            } else {
+                l.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    std::fs::write(path, format!("{head}\n---\n{body}")).expect("write");
+}
+
+fn full_render(settings: &Settings, now: chrono::DateTime<chrono::Utc>) -> Duration {
+    let mut index = memsync::index::Index::open(&settings.index_path()).expect("index");
+    index
+        .conn()
+        .execute("DELETE FROM meta WHERE key = 'projection_config'", [])
+        .expect("force full render");
+    let t = Instant::now();
+    memsync::project::render(&mut index, settings, now).expect("render");
+    t.elapsed()
+}
+
+fn files(root: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(root.join("memory"))
+        .expect("memory dir")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.is_file() && p.to_string_lossy().contains("--"))
+        .collect()
+}
+
+fn floor_read_hash(root: &Path) -> (Duration, Duration) {
+    let files = files(root);
+    let one = time(|| {
+        for f in &files {
+            let bytes = std::fs::read(f).expect("read");
+            std::hint::black_box(memsync::contract::sha256_hex(&bytes));
+        }
+    });
+    let all = time(|| {
+        files.par_iter().for_each(|f| {
+            let bytes = std::fs::read(f).expect("read");
+            std::hint::black_box(memsync::contract::sha256_hex(&bytes));
+        })
+    });
+    (one, all)
+}
+
+fn floor_fts(root: &Path) -> Duration {
+    let bodies: Vec<String> = files(root)
+        .iter()
+        .map(|f| std::fs::read_to_string(f).expect("read"))
+        .collect();
+    let mut db = rusqlite::Connection::open_in_memory().expect("sqlite");
+    db.execute_batch("CREATE VIRTUAL TABLE t USING fts5(body, tokenize = 'unicode61')")
+        .expect("fts");
+    time(|| {
+        let tx = db.transaction().expect("tx");
+        {
+            let mut stmt = tx
+                .prepare("INSERT INTO t(body) VALUES (?1)")
+                .expect("prepare");
+            for b in &bodies {
+                stmt.execute([b]).expect("insert");
+            }
+        }
+        tx.commit().expect("commit");
+    })
+}

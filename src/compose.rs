@@ -200,9 +200,10 @@ impl NewSession {
         kind: ArtifactKind,
     ) -> (String, &'static str) {
         if let Some(s) = &c.sentence
-            && sentence::check(s, self.project.as_deref(), &config.sentence).is_none() {
-                return (s.clone(), "ok");
-            }
+            && sentence::check(s, self.project.as_deref(), &config.sentence).is_none()
+        {
+            return (s.clone(), "ok");
+        }
         let identity = self.session_key.as_deref().unwrap_or(&self.session_id);
         let token = self.token(config.token.write_rule);
         let kinds = [kind.as_str()];

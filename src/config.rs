@@ -254,10 +254,11 @@ impl Settings {
         let mut sources = ConfigSources::default();
         let mut merged = Value::Mapping(Default::default());
         if let Some((path, required)) = env.machine_config(config_flag)
-            && let Some(value) = read_layer(&path, required)? {
-                merge(&mut merged, value);
-                sources.machine = Some(path);
-            }
+            && let Some(value) = read_layer(&path, required)?
+        {
+            merge(&mut merged, value);
+            sources.machine = Some(path);
+        }
         let machine: Config = from_value(&merged, sources.machine.as_deref())?;
         let root = resolve_root(workspace_flag, env, &machine)?;
 

@@ -206,15 +206,17 @@ mod tests {
     #[test]
     fn canonical_name_round_trips() {
         let ts = parse_ts("2026-03-28T22:34:06.792Z").unwrap();
-        let name = canonical_file_name(ts, "h7k3n4p9m2x1q8r5", ArtifactKind::Summary);
+        let name = canonical_file_name(ts, "gwar7autu3gbs32c", ArtifactKind::Summary);
         assert_eq!(
             name,
-            "2026-03-28T22-34-06.792Z--h7k3n4p9m2x1q8r5--summary.md"
+            "2026-03-28T22-34-06.792Z--gwar7autu3gbs32c--summary.md"
         );
         let parsed = parse_canonical_name(&name).unwrap();
         assert_eq!(parsed.captured_at, Some(ts));
         assert_eq!(parsed.kind, ArtifactKind::Summary);
         assert!(is_token(&parsed.token));
+        // The spec's example token is illustrative: 9, 1 and 8 are not base32.
+        assert!(!is_token("h7k3n4p9m2x1q8r5"));
     }
 
     #[test]

@@ -185,7 +185,9 @@ fn session(
 ) -> Vec<(String, String)> {
     let project = rng.pick(PROJECTS);
     let base = project.rsplit('/').next().unwrap_or(project);
-    let agent = if shape.second_agent_every > 0 && i % shape.second_agent_every == 7 {
+    let agent = if shape.second_agent_every > 0
+        && i % shape.second_agent_every == 7 % shape.second_agent_every
+    {
         "ops"
     } else {
         "default"

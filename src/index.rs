@@ -4,7 +4,7 @@
 //! Owns: the schema, its version (`PRAGMA user_version`), and every SQL
 //! statement. Must not: read workspace files or decide validity.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
@@ -15,7 +15,7 @@ use crate::scan::FileStat;
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 1;
+pub const SCHEMA_VERSION: i64 = 4;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -57,12 +57,40 @@ CREATE TABLE artifacts (
     sanitizer_version TEXT,
     private INTEGER NOT NULL,
     revision INTEGER,
-    frontmatter_json TEXT NOT NULL,
     stale INTEGER NOT NULL DEFAULT 0
+);
+-- The whole frontmatter as JSON, kept apart so artifact rows stay small for projections.
+CREATE TABLE frontmatter (
+    artifact_id INTEGER PRIMARY KEY,
+    json TEXT NOT NULL
 );
 CREATE INDEX artifacts_session ON artifacts(agent_id, token);
 CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
+CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
+CREATE INDEX artifacts_token ON artifacts(token);
 CREATE VIRTUAL TABLE artifact_fts USING fts5(memory_sentence, body, tokenize = 'unicode61');
+-- One row per (agent, session), derived from its artifacts at index time: what projections read.
+CREATE TABLE sessions (
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    session_key TEXT,
+    project TEXT,
+    harness TEXT,
+    membership_ts TEXT NOT NULL,
+    private INTEGER NOT NULL,
+    sentence TEXT,
+    summary_path TEXT,
+    transcript_path TEXT,
+    compaction_path TEXT,
+    manifest_path TEXT,
+    compaction_at TEXT,
+    compaction_sentence TEXT,
+    PRIMARY KEY (agent_id, token)
+) WITHOUT ROWID;
+CREATE INDEX sessions_membership ON sessions(agent_id, membership_ts);
+CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
+CREATE INDEX sessions_token ON sessions(token);
 CREATE TABLE links (
     source_path TEXT NOT NULL,
     target TEXT NOT NULL,
@@ -109,6 +137,8 @@ const DERIVED_TABLES: &[&str] = &[
     "files",
     "artifacts",
     "artifact_fts",
+    "frontmatter",
+    "sessions",
     "links",
     "problems",
     "tombstones",
@@ -212,8 +242,11 @@ impl Index {
         set_private_mode(path);
         conn.busy_timeout(std::time::Duration::from_secs(10))
             .map_err(err)?;
+        // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
+        conn.set_prepared_statement_cache_capacity(128);
         conn.execute_batch(
-            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;",
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
+             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
         )
         .map_err(err)?;
         let mut index = Index {
@@ -268,6 +301,25 @@ impl Index {
         res.map_err(|e| self.err(e))
     }
 
+    /// True when nothing has been indexed and no telemetry exists: a crash now
+    /// would lose nothing that a rebuild from markdown does not give back.
+    pub fn is_empty(&self) -> Result<bool> {
+        self.exists(
+            "SELECT NOT EXISTS(SELECT 1 FROM files) AND NOT EXISTS(SELECT 1 FROM telemetry_access)",
+            [],
+        )
+    }
+
+    /// Skips fsync while the first build of an empty index runs (see `is_empty`);
+    /// `durable` restores it. A crash mid-build leaves at worst a corrupt file,
+    /// which `open` moves aside and rebuilds.
+    pub fn set_durable(&self, durable: bool) -> Result<()> {
+        let mode = if durable { "NORMAL" } else { "OFF" };
+        self.conn
+            .execute_batch(&format!("PRAGMA synchronous = {mode};"))
+            .map_err(|e| self.err(e))
+    }
+
     pub fn reset_telemetry(&self) -> Result<()> {
         self.conn
             .execute_batch("DELETE FROM telemetry_access; DELETE FROM telemetry_syncs;")
@@ -300,7 +352,9 @@ impl Index {
     pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
         let mut stmt = self
             .conn
-            .prepare_cached("SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files")
+            .prepare_cached(
+                "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files",
+            )
             .map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
@@ -421,6 +475,83 @@ impl Index {
     }
 }
 
+/// A session as projections see it: assembled from the newest artifact of each
+/// kind. Identity, project and times come from the primary artifact (summary,
+/// else transcript, else compaction, else manifest); the sentence from the
+/// summary, else the compaction, else the transcript.
+#[derive(Debug, Clone, Default)]
+pub struct SessionRow {
+    pub agent_id: String,
+    pub token: String,
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub project: Option<String>,
+    pub harness: Option<String>,
+    pub membership_ts: String,
+    pub private: bool,
+    pub sentence: Option<String>,
+    pub summary_path: Option<String>,
+    pub transcript_path: Option<String>,
+    pub compaction_path: Option<String>,
+    pub manifest_path: Option<String>,
+    pub compaction_at: Option<String>,
+    pub compaction_sentence: Option<String>,
+}
+
+const SESSION_COLUMNS: &str = "agent_id, token, session_id, session_key, project, harness, membership_ts, private,
+    sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence";
+
+fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+    Ok(SessionRow {
+        agent_id: r.get(0)?,
+        token: r.get(1)?,
+        session_id: r.get(2)?,
+        session_key: r.get(3)?,
+        project: r.get(4)?,
+        harness: r.get(5)?,
+        membership_ts: r.get(6)?,
+        private: r.get(7)?,
+        sentence: r.get(8)?,
+        summary_path: r.get(9)?,
+        transcript_path: r.get(10)?,
+        compaction_path: r.get(11)?,
+        manifest_path: r.get(12)?,
+        compaction_at: r.get(13)?,
+        compaction_sentence: r.get(14)?,
+    })
+}
+
+impl Index {
+    /// An agent's sessions whose membership time lies in [from, to], newest first
+    /// (ties by token, descending: the order the index already has).
+    pub fn sessions_in_window(&self, agent: &str, from: &str, to: &str) -> Result<Vec<SessionRow>> {
+        self.rows(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = ?1 AND membership_ts BETWEEN ?2 AND ?3
+                 ORDER BY membership_ts DESC, token DESC"
+            ),
+            params![agent, from, to],
+            session_row,
+        )
+    }
+
+    /// An agent's sessions that ended, or were compacted, within [from, to].
+    pub fn sessions_touching(&self, agent: &str, from: &str, to: &str) -> Result<Vec<SessionRow>> {
+        self.rows(
+            &format!(
+                "SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = ?1 AND membership_ts BETWEEN ?2 AND ?3
+                 UNION ALL SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = ?1 AND compaction_at BETWEEN ?2 AND ?3
+                 AND membership_ts NOT BETWEEN ?2 AND ?3"
+            ),
+            params![agent, from, to],
+            session_row,
+        )
+    }
+}
+
+/// The link-graph nodes of the touched sessions by token, and the artifact files present for them.
+pub type TouchedGraph = (BTreeMap<String, Vec<GraphNode>>, HashSet<String>);
+
 /// A projection file as last rendered.
 #[derive(Debug, Clone)]
 pub struct ProjectionState {
@@ -475,24 +606,6 @@ impl Index {
         )
     }
 
-    pub fn put_projection_state(
-        &self,
-        path: &str,
-        agent: &str,
-        scope: &str,
-        stat: FileStat,
-        now: &str,
-    ) -> Result<()> {
-        self.conn
-            .prepare_cached(
-                "INSERT INTO projection_state(path, agent_id, scope, size, mtime_ns, rendered_now) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
-                 ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, rendered_now = excluded.rendered_now",
-            )
-            .and_then(|mut s| s.execute(params![path, agent, scope, stat.size as i64, stat.mtime_ns, now]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
-    }
-
     /// Projection inputs changed since the last render: (agent_id, timestamp).
     pub fn dirty_marks(&self) -> Result<Vec<(String, String)>> {
         self.rows("SELECT agent_id, ts FROM projection_dirty", [], |r| {
@@ -503,11 +616,62 @@ impl Index {
     /// Every (agent_id, timestamp) a daily log could be keyed by.
     pub fn all_projection_times(&self) -> Result<Vec<(String, String)>> {
         self.rows(
-            "SELECT agent_id, membership_ts FROM artifacts UNION SELECT agent_id, captured_at FROM artifacts",
+            "SELECT agent_id, membership_ts FROM sessions
+             UNION SELECT agent_id, compaction_at FROM sessions WHERE compaction_at IS NOT NULL",
             [],
             |r| Ok((r.get(0)?, r.get(1)?)),
         )
     }
+}
+
+/// The columns of one artifact row that a session is assembled from.
+struct ArtifactSummary {
+    token: String,
+    agent_id: String,
+    kind: String,
+    path: String,
+    session_id: String,
+    session_key: Option<String>,
+    project: Option<String>,
+    harness: Option<String>,
+    captured_at: String,
+    membership_ts: String,
+    sentence: Option<String>,
+    private: bool,
+}
+
+/// One agent's artifacts of a session (oldest first) as one `SessionRow`; the
+/// newest artifact of each kind wins.
+fn assemble_session(rows: &[ArtifactSummary]) -> Option<SessionRow> {
+    let newest = |kind: &str| rows.iter().rev().find(|r| r.kind == kind);
+    let (summary, transcript, compaction, manifest) = (
+        newest("summary"),
+        newest("transcript"),
+        newest("compaction"),
+        newest("manifest"),
+    );
+    let primary = summary.or(transcript).or(compaction).or(manifest)?;
+    let sentence = [summary, compaction, transcript]
+        .into_iter()
+        .flatten()
+        .find_map(|r| r.sentence.clone());
+    Some(SessionRow {
+        agent_id: primary.agent_id.clone(),
+        token: primary.token.clone(),
+        session_id: primary.session_id.clone(),
+        session_key: primary.session_key.clone(),
+        project: primary.project.clone(),
+        harness: primary.harness.clone(),
+        membership_ts: primary.membership_ts.clone(),
+        private: rows.iter().any(|r| r.private),
+        sentence,
+        summary_path: summary.map(|r| r.path.clone()),
+        transcript_path: transcript.map(|r| r.path.clone()),
+        compaction_path: compaction.map(|r| r.path.clone()),
+        manifest_path: manifest.map(|r| r.path.clone()),
+        compaction_at: compaction.map(|r| r.captured_at.clone()),
+        compaction_sentence: compaction.and_then(|r| r.sentence.clone()),
+    })
 }
 
 fn is_corrupt(e: &rusqlite::Error) -> bool {
@@ -594,16 +758,10 @@ impl Batch<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// The (agent_id, membership_ts, captured_at) of the row at `path`, if any.
-    pub fn row_times(&self, path: &str) -> Result<Option<(String, String, String)>> {
+    pub fn has_artifact(&self, path: &str) -> Result<bool> {
         self.tx
-            .prepare_cached(
-                "SELECT agent_id, membership_ts, captured_at FROM artifacts WHERE source_path = ?1",
-            )
-            .and_then(|mut s| {
-                s.query_row([path], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
-                    .optional()
-            })
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM artifacts WHERE source_path = ?1)")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)))
             .map_err(|e| self.err(e))
     }
 
@@ -630,9 +788,9 @@ impl Batch<'_> {
                  project, harness, captured_at, started_at, ended_at, membership_ts, manifest_path, summary_path,
                  transcript_path, compaction_path, source_node_id, content_sha256, memory_sentence,
                  memory_sentence_quality, memory_sentence_version, memory_sentence_generated_at, sanitizer_version,
-                 private, revision, frontmatter_json, stale)
+                 private, revision, stale)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, ?27, 0)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, 0)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -662,11 +820,14 @@ impl Batch<'_> {
                     a.sanitizer_version,
                     a.private,
                     a.revision,
-                    a.frontmatter_json,
-                ])
+                                    ])
             })
             .map_err(|e| self.err(e))?;
         let id = self.tx.last_insert_rowid();
+        self.tx
+            .prepare_cached("INSERT INTO frontmatter(artifact_id, json) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![id, a.frontmatter_json]))
+            .map_err(|e| self.err(e))?;
         self.tx
             .prepare_cached(
                 "INSERT INTO artifact_fts(rowid, memory_sentence, body) VALUES (?1, ?2, ?3)",
@@ -701,10 +862,22 @@ impl Batch<'_> {
 
     /// Removes the content rows of one file (artifact, FTS, links).
     pub fn delete_artifact(&self, path: &str) -> Result<()> {
-        self.exec(
-            "DELETE FROM artifact_fts WHERE rowid IN (SELECT id FROM artifacts WHERE source_path = ?1)",
-            path,
-        )?;
+        // Look the id up first: FTS5 only uses its rowid index for `rowid = ?`.
+        let id: Option<i64> = self
+            .tx
+            .prepare_cached("SELECT id FROM artifacts WHERE source_path = ?1")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))?;
+        let Some(id) = id else { return Ok(()) };
+        for sql in [
+            "DELETE FROM artifact_fts WHERE rowid = ?1",
+            "DELETE FROM frontmatter WHERE artifact_id = ?1",
+        ] {
+            self.tx
+                .prepare_cached(sql)
+                .and_then(|mut s| s.execute([id]))
+                .map_err(|e| self.err(e))?;
+        }
         self.exec("DELETE FROM artifacts WHERE source_path = ?1", path)?;
         self.exec("DELETE FROM links WHERE source_path = ?1", path)
     }
@@ -791,41 +964,187 @@ impl Batch<'_> {
             .map_err(|e| self.err(e))
     }
 
-    /// The session's rows as link-graph nodes, and the artifact files present for its token.
-    pub fn graph_of(&self, token: &str) -> Result<(Vec<GraphNode>, HashSet<String>)> {
+    pub fn put_projection_state(
+        &self,
+        path: &str,
+        agent: &str,
+        scope: &str,
+        stat: FileStat,
+        now: &str,
+    ) -> Result<()> {
+        self.tx
+            .prepare_cached(
+                "INSERT INTO projection_state(path, agent_id, scope, size, mtime_ns, rendered_now) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, rendered_now = excluded.rendered_now",
+            )
+            .and_then(|mut s| s.execute(params![path, agent, scope, stat.size as i64, stat.mtime_ns, now]))
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+
+    /// Loads the sessions a batch touched into a temp table, for the set-based
+    /// statements below (one query per batch, not one per session).
+    pub fn set_touched(&self, tokens: &BTreeSet<String>) -> Result<()> {
+        self.tx
+            .execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS touched(token TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.touched;",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut insert = self
+            .tx
+            .prepare_cached("INSERT INTO temp.touched(token) VALUES (?1)")
+            .map_err(|e| self.err(e))?;
+        for token in tokens {
+            insert.execute([token]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// The touched sessions' rows as link-graph nodes by token, and the artifact files present for them.
+    pub fn touched_graph(&self) -> Result<TouchedGraph> {
         let mut stmt = self
             .tx
             .prepare_cached(
-                "SELECT source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
-                 FROM artifacts WHERE token = ?1 ORDER BY source_path",
+                "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
+                 FROM artifacts WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, source_path",
             )
             .map_err(|e| self.err(e))?;
-        let nodes = stmt
-            .query_map([token], |r| {
-                let kind: String = r.get(1)?;
+        let mut nodes: BTreeMap<String, Vec<GraphNode>> = BTreeMap::new();
+        let rows = stmt
+            .query_map([], |r| {
+                let kind: String = r.get(2)?;
                 Ok(GraphNode {
-                    source_path: r.get(0)?,
+                    token: r.get(0)?,
+                    source_path: r.get(1)?,
                     kind: ArtifactKind::parse(&kind).unwrap_or(ArtifactKind::Summary),
-                    token: token.to_string(),
-                    manifest_path: r.get(2)?,
-                    summary_path: r.get(3)?,
-                    transcript_path: r.get(4)?,
-                    compaction_path: r.get(5)?,
+                    manifest_path: r.get(3)?,
+                    summary_path: r.get(4)?,
+                    transcript_path: r.get(5)?,
+                    compaction_path: r.get(6)?,
+                })
+            })
+            .map_err(|e| self.err(e))?;
+        for node in rows {
+            let node = node.map_err(|e| self.err(e))?;
+            nodes.entry(node.token.clone()).or_default().push(node);
+        }
+        let mut stmt = self
+            .tx
+            .prepare_cached("SELECT path FROM files WHERE class = 'artifact' AND token IN (SELECT token FROM temp.touched)")
+            .map_err(|e| self.err(e))?;
+        let present = stmt
+            .query_map([], |r| r.get(0))
+            .map_err(|e| self.err(e))?
+            .collect::<rusqlite::Result<HashSet<String>>>()
+            .map_err(|e| self.err(e))?;
+        Ok((nodes, present))
+    }
+
+    /// Replaces the link-graph problems of every touched session.
+    pub fn replace_touched_graph_problems(&self, problems: &[(String, Problem)]) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM problems WHERE phase = 'graph' AND token IN (SELECT token FROM temp.touched)", [])
+            .map_err(|e| self.err(e))?;
+        for (token, p) in problems {
+            self.insert_problems(Phase::Graph, Some(token), std::slice::from_ref(p))?;
+        }
+        Ok(())
+    }
+
+    /// Re-derives the `sessions` rows of every touched session from its artifact
+    /// rows, marking the days and agents of the old and new rows dirty.
+    pub fn refresh_touched_sessions(&self) -> Result<()> {
+        self.mark_touched_dirty()?;
+        self.tx
+            .execute(
+                "DELETE FROM sessions WHERE token IN (SELECT token FROM temp.touched)",
+                [],
+            )
+            .map_err(|e| self.err(e))?;
+        let mut stmt = self
+            .tx
+            .prepare_cached(
+                "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness, captured_at,
+                 membership_ts, memory_sentence, private FROM artifacts WHERE token IN (SELECT token FROM temp.touched)
+                 ORDER BY token, agent_id, captured_at, source_path",
+            )
+            .map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| {
+                Ok(ArtifactSummary {
+                    token: r.get(0)?,
+                    agent_id: r.get(1)?,
+                    kind: r.get(2)?,
+                    path: r.get(3)?,
+                    session_id: r.get(4)?,
+                    session_key: r.get(5)?,
+                    project: r.get(6)?,
+                    harness: r.get(7)?,
+                    captured_at: r.get(8)?,
+                    membership_ts: r.get(9)?,
+                    sentence: r.get(10)?,
+                    private: r.get(11)?,
                 })
             })
             .map_err(|e| self.err(e))?
             .collect::<rusqlite::Result<Vec<_>>>()
             .map_err(|e| self.err(e))?;
-        let mut stmt = self
+        let mut insert = self
             .tx
-            .prepare_cached("SELECT path FROM files WHERE token = ?1 AND class = 'artifact'")
+            .prepare_cached(&format!(
+                "INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+            ))
             .map_err(|e| self.err(e))?;
-        let present = stmt
-            .query_map([token], |r| r.get(0))
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<HashSet<String>>>()
-            .map_err(|e| self.err(e))?;
-        Ok((nodes, present))
+        for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
+            let Some(s) = assemble_session(group) else {
+                continue;
+            };
+            insert
+                .execute(params![
+                    s.agent_id,
+                    s.token,
+                    s.session_id,
+                    s.session_key,
+                    s.project,
+                    s.harness,
+                    s.membership_ts,
+                    s.private,
+                    s.sentence,
+                    s.summary_path,
+                    s.transcript_path,
+                    s.compaction_path,
+                    s.manifest_path,
+                    s.compaction_at,
+                    s.compaction_sentence
+                ])
+                .map_err(|e| self.err(e))?;
+        }
+        drop(insert);
+        self.mark_touched_dirty()
+    }
+
+    /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
+    fn mark_touched_dirty(&self) -> Result<()> {
+        self.tx
+            .execute(
+                "INSERT OR IGNORE INTO projection_dirty(agent_id, ts)
+                 SELECT agent_id, membership_ts FROM sessions WHERE token IN (SELECT token FROM temp.touched)
+                 UNION SELECT agent_id, compaction_at FROM sessions
+                 WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL",
+                [],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
     }
 
     pub fn clear_dirty(&self) -> Result<()> {
@@ -833,13 +1152,5 @@ impl Batch<'_> {
             .execute("DELETE FROM projection_dirty", [])
             .map(|_| ())
             .map_err(|e| self.err(e))
-    }
-
-    pub fn replace_graph_problems(&self, token: &str, problems: &[Problem]) -> Result<()> {
-        self.tx
-            .prepare_cached("DELETE FROM problems WHERE token = ?1 AND phase = 'graph'")
-            .and_then(|mut s| s.execute([token]))
-            .map_err(|e| self.err(e))?;
-        self.insert_problems(Phase::Graph, Some(token), problems)
     }
 }

@@ -54,8 +54,15 @@ pub struct SyncOptions {
     pub render: bool,
 }
 
+/// An artifact file, how reading it went, and its verdict when it was read as text.
+type FileRead<'a> = (&'a ScannedFile, ReadOutcome, Option<Verdict>);
+
 /// A tombstone file, how reading it went, and its verdict when it was read.
-type TombstoneRead<'a> = (&'a ScannedFile, ReadOutcome, Option<Result<Tombstone, Vec<Problem>>>);
+type TombstoneRead<'a> = (
+    &'a ScannedFile,
+    ReadOutcome,
+    Option<Result<Tombstone, Vec<Problem>>>,
+);
 
 /// The result of reading one file.
 enum ReadOutcome {
@@ -98,6 +105,11 @@ pub fn sync_with(
     let rules = ScanRules::new(&config.scan, &own_state_patterns(settings))?;
     let scan = scan::scan(&settings.root, &rules)?;
     let cache = index.file_cache()?;
+    tracing::info!(
+        files = scan.files.len(),
+        ms = started.elapsed().as_millis() as u64,
+        "scanned"
+    );
     let mut report = SyncReport {
         workspace: settings.root.display().to_string(),
         index: index.path.display().to_string(),
@@ -178,53 +190,90 @@ pub fn sync_with(
         }
     }
 
-    let reads: Vec<(&ScannedFile, ReadOutcome, Option<Verdict>)> = to_read
-        .par_iter()
-        .map(|(f, force)| {
-            let outcome = read_stable(&settings.root, f, cache.get(&f.path), max, *force);
-            let verdict = match (&outcome, contract::parse_canonical_name(file_name(&f.path))) {
-                (ReadOutcome::Text { text, sha, .. }, Some(name)) => {
-                    let mut v = validate::validate_artifact(&f.path, text, &name, config);
-                    if let Some(a) = v.artifact.as_mut() {
-                        a.source_sha256 = sha.clone();
-                        a.source_path = f.path.clone();
-                    }
-                    Some(v)
-                }
-                _ => None,
-            };
-            (*f, outcome, verdict)
-        })
-        .collect();
-    report.read = tomb_verdicts.len() + reads.len();
-
     let scan_problems = scan.problems;
-    index.batch(|b| {
-        let mut touched: BTreeSet<String> = BTreeSet::new();
-        apply_tombstones(
-            b,
-            &tomb_verdicts,
-            &deleted_tombs,
-            &after,
-            &before,
-            &mut touched,
-            &mut report,
-        )?;
-        apply_deletions(b, &deleted, &mut touched, &mut report)?;
-        apply_reads(b, &reads, &after, &mut touched, &mut report)?;
-        for token in &touched {
-            let (nodes, present) = b.graph_of(token)?;
-            let problems = validate::check_graph(&nodes, &|p: &str| present.contains(p));
-            b.replace_graph_problems(token, &problems)?;
-        }
-        b.clear_problems(Phase::Scan)?;
-        b.insert_problems(Phase::Scan, None, &scan_problems)?;
-        Ok(())
-    })?;
+    let first_build = index.is_empty()?;
+    if first_build {
+        index.set_durable(false)?;
+    }
+    report.read = tomb_verdicts.len();
+    // Parse on every core while this thread writes SQLite: results stream
+    // through a bounded channel into the one indexing transaction.
+    let (sender, receiver) = std::sync::mpsc::sync_channel::<FileRead<'_>>(256);
+    let (cache, root) = (&cache, &settings.root);
+    let indexed = std::thread::scope(|scope| {
+        scope.spawn(move || {
+            let work = || {
+                to_read
+                    .par_iter()
+                    .for_each_with(sender, |sender, (f, force)| {
+                        let outcome = read_stable(root, f, cache.get(&f.path), max, *force);
+                        let verdict = judge(f, &outcome, config);
+                        // A closed channel means indexing failed; the error is reported there.
+                        let _ = sender.send((f, outcome, verdict));
+                    })
+            };
+            match parse_pool() {
+                Some(pool) => pool.install(work),
+                None => work(),
+            }
+        });
+        index.batch(|b| {
+            let mut touched: BTreeSet<String> = BTreeSet::new();
+            apply_tombstones(
+                b,
+                &tomb_verdicts,
+                &deleted_tombs,
+                &after,
+                &before,
+                &mut touched,
+                &mut report,
+            )?;
+            apply_deletions(b, &deleted, &mut touched, &mut report)?;
+            for read in receiver.iter() {
+                apply_read(b, &read, &after, &mut touched, &mut report)?;
+                report.read += 1;
+            }
+            tracing::info!(
+                read = report.read,
+                ms = started.elapsed().as_millis() as u64,
+                "read, validated and indexed files"
+            );
+            b.set_touched(&touched)?;
+            let (graphs, present) = b.touched_graph()?;
+            let graph_problems: Vec<(String, Problem)> = graphs
+                .iter()
+                .flat_map(|(token, nodes)| {
+                    validate::check_graph(nodes, &|p: &str| present.contains(p))
+                        .into_iter()
+                        .map(move |p| (token.clone(), p))
+                })
+                .collect();
+            b.replace_touched_graph_problems(&graph_problems)?;
+            b.refresh_touched_sessions()?;
+            b.clear_problems(Phase::Scan)?;
+            b.insert_problems(Phase::Scan, None, &scan_problems)?;
+            Ok(())
+        })
+    });
 
+    if first_build {
+        index.set_durable(true)?;
+    }
+    indexed?;
+    tracing::info!(
+        indexed = report.indexed,
+        removed = report.removed,
+        ms = started.elapsed().as_millis() as u64,
+        "indexed"
+    );
     if opts.render {
         let rendered = crate::project::render(index, settings, now)?;
         report.projections_written = rendered.written;
+        tracing::info!(
+            rendered = rendered.rendered.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "projected"
+        );
     }
     let counts = index.counts("SELECT severity, COUNT(*) FROM problems GROUP BY severity")?;
     for (severity, n) in counts {
@@ -269,6 +318,34 @@ fn own_state_patterns(settings: &Settings) -> Vec<String> {
         Some(rel) => vec![rel.clone(), format!("{rel}-*")],
         None => Vec::new(),
     }
+}
+
+/// The threads that read and parse: every core but the one writing SQLite.
+/// `None` when no pool can be built; the work then runs on rayon's global pool.
+fn parse_pool() -> Option<rayon::ThreadPool> {
+    let cores = std::thread::available_parallelism().map_or(1, |n| n.get());
+    rayon::ThreadPoolBuilder::new()
+        .num_threads(cores.saturating_sub(1).max(1))
+        .build()
+        .ok()
+}
+
+/// Validates what was read; `None` when the file could not be read as text.
+fn judge(
+    f: &ScannedFile,
+    outcome: &ReadOutcome,
+    config: &crate::config::Config,
+) -> Option<Verdict> {
+    let ReadOutcome::Text { text, sha, .. } = outcome else {
+        return None;
+    };
+    let name = contract::parse_canonical_name(file_name(&f.path))?;
+    let mut verdict = validate::validate_artifact(&f.path, text, &name, config);
+    if let Some(a) = verdict.artifact.as_mut() {
+        a.source_sha256 = sha.clone();
+        a.source_path = f.path.clone();
+    }
+    Some(verdict)
 }
 
 fn needs_read(f: &ScannedFile, cache: &HashMap<String, CachedFile>) -> bool {
@@ -468,10 +545,6 @@ fn apply_tombstones(
     }
     for (agent, token) in after.difference(before) {
         for path in b.session_paths(agent, token)? {
-            if let Some((a, m, c)) = b.row_times(&path)? {
-                b.mark_dirty(&a, &m)?;
-                b.mark_dirty(&a, &c)?;
-            }
             b.delete_artifact(&path)?;
             report.removed += 1;
         }
@@ -490,9 +563,7 @@ fn apply_deletions(
         .iter()
         .filter(|p| scan::classify(p) == FileClass::Artifact)
     {
-        if let Some((agent, m, c)) = b.row_times(path)? {
-            b.mark_dirty(&agent, &m)?;
-            b.mark_dirty(&agent, &c)?;
+        if b.has_artifact(path)? {
             report.removed += 1;
         }
         b.delete_artifact(path)?;
@@ -505,60 +576,57 @@ fn apply_deletions(
     Ok(())
 }
 
-fn apply_reads(
+fn apply_read(
     b: &Batch<'_>,
-    reads: &[(&ScannedFile, ReadOutcome, Option<Verdict>)],
+    (f, outcome, verdict): &FileRead<'_>,
     tombstoned: &HashSet<(String, String)>,
     touched: &mut BTreeSet<String>,
     report: &mut SyncReport,
 ) -> Result<()> {
-    for (f, outcome, verdict) in reads {
-        let token = file_token(&f.path);
-        match outcome {
-            ReadOutcome::Same { stat, sha } => {
-                b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
-                continue;
-            }
-            ReadOutcome::Failed { problem } => {
-                // Unreadable for now: keep the last good rows and read again next time.
-                if b.mark_stale(&f.path)? {
-                    report.stale += 1;
-                }
-                b.replace_problems(
-                    &f.path,
-                    Phase::File,
-                    token.as_deref(),
-                    std::slice::from_ref(problem),
-                )?;
-                b.put_file(
-                    &f.path,
-                    "artifact",
-                    FileStat {
-                        mtime_ns: -1,
-                        ..f.stat
-                    },
-                    None,
-                    token.as_deref(),
-                )?;
-                continue;
-            }
-            ReadOutcome::Text { stat, sha, .. } => {
-                b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
-            }
+    let token = file_token(&f.path);
+    match outcome {
+        ReadOutcome::Same { stat, sha } => {
+            b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
+            return Ok(());
         }
-        let Some(verdict) = verdict else { continue };
-        let mut problems = verdict.problems.clone();
-        if let Some(token) = &token {
-            touched.insert(token.clone());
+        ReadOutcome::Failed { problem } => {
+            // Unreadable for now: keep the last good rows and read again next time.
+            if b.mark_stale(&f.path)? {
+                report.stale += 1;
+            }
+            b.replace_problems(
+                &f.path,
+                Phase::File,
+                token.as_deref(),
+                std::slice::from_ref(problem),
+            )?;
+            b.put_file(
+                &f.path,
+                "artifact",
+                FileStat {
+                    mtime_ns: -1,
+                    ..f.stat
+                },
+                None,
+                token.as_deref(),
+            )?;
+            return Ok(());
         }
-        let previous = b.row_times(&f.path)?;
-        if let Some((agent, m, c)) = &previous {
-            b.mark_dirty(agent, m)?;
-            b.mark_dirty(agent, c)?;
+        ReadOutcome::Text { stat, sha, .. } => {
+            b.put_file(&f.path, "artifact", *stat, Some(sha), token.as_deref())?;
         }
-        match &verdict.artifact {
-            Some(a) if tombstoned.contains(&(a.agent_id.clone(), a.token.clone())) => {
-                problems.push(Problem::error(
+    }
+    let Some(verdict) = verdict else {
+        return Ok(());
+    };
+    let mut problems = verdict.problems.clone();
+    if let Some(token) = &token {
+        touched.insert(token.clone());
+    }
+    let previous = b.has_artifact(&f.path)?;
+    match &verdict.artifact {
+        Some(a) if tombstoned.contains(&(a.agent_id.clone(), a.token.clone())) => {
+            problems.push(Problem::error(
                     &f.path,
                     "tombstone.resurrected",
                     format!(
@@ -568,24 +636,20 @@ fn apply_reads(
                         contract::tombstone_path(&a.agent_id, &a.token)
                     ),
                 ));
-                if previous.is_some() {
-                    b.delete_artifact(&f.path)?;
-                    report.removed += 1;
-                }
-            }
-            Some(a) => {
-                b.put_artifact(a)?;
-                b.mark_dirty(&a.agent_id, &a.membership_ts)?;
-                b.mark_dirty(&a.agent_id, &a.captured_at)?;
-                report.indexed += 1;
-            }
-            None => {
-                if b.mark_stale(&f.path)? {
-                    report.stale += 1;
-                }
+            if previous {
+                b.delete_artifact(&f.path)?;
+                report.removed += 1;
             }
         }
-        b.replace_problems(&f.path, Phase::File, token.as_deref(), &problems)?;
+        Some(a) => {
+            b.put_artifact(a)?;
+            report.indexed += 1;
+        }
+        None => {
+            if b.mark_stale(&f.path)? {
+                report.stale += 1;
+            }
+        }
     }
-    Ok(())
+    b.replace_problems(&f.path, Phase::File, token.as_deref(), &problems)
 }

@@ -116,13 +116,16 @@ impl ScanRules {
 /// Walks `root`, never following symlinks, pruning excluded directories.
 pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
     let mut out = Scan::default();
+    // Only directories are tested here: excluded ones are pruned whole, so
+    // their files are never listed. Files are tested below.
     let walker = WalkDir::new(root)
         .follow_links(false)
-        .sort_by_file_name()
-        .into_iter();
-    let walker = walker.filter_entry(|e| {
-        e.depth() == 0 || relative(root, e.path()).is_none_or(|rel| !rules.is_excluded(&rel))
-    });
+        .into_iter()
+        .filter_entry(|e| {
+            e.depth() == 0
+                || !e.file_type().is_dir()
+                || relative(root, e.path()).is_none_or(|rel| !rules.is_excluded(&rel))
+        });
     for entry in walker {
         let entry = match entry {
             Ok(e) => e,
@@ -151,7 +154,7 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             ));
             continue;
         };
-        if !rules.wants_file(&rel) {
+        if !rules.include.is_match(&rel) || rules.exclude.is_match(&rel) {
             continue;
         }
         if entry.path_is_symlink() {
@@ -162,17 +165,6 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             ));
             continue;
         }
-        let meta = match entry.metadata() {
-            Ok(m) => m,
-            Err(e) => {
-                out.problems.push(Problem::warning(
-                    &rel,
-                    "read.io",
-                    format!("cannot stat: {e}"),
-                ));
-                continue;
-            }
-        };
         let class = classify(&rel);
         match class {
             // memsync's own outputs are never ingested (no feedback loops).
@@ -183,20 +175,26 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             }
             FileClass::Artifact | FileClass::Tombstone => {}
         }
-        out.files.push(ScannedFile {
-            path: rel,
-            class,
-            stat: FileStat::of(&meta),
-        });
+        match entry.metadata() {
+            Ok(meta) => out.files.push(ScannedFile {
+                path: rel,
+                class,
+                stat: FileStat::of(&meta),
+            }),
+            Err(e) => out.problems.push(Problem::warning(
+                &rel,
+                "read.io",
+                format!("cannot stat: {e}"),
+            )),
+        }
     }
     Ok(out)
 }
 
-/// `path` relative to `root`, `/`-separated; `None` when not UTF-8 or not under root.
+/// `path` relative to `root`; `None` when not UTF-8 or not under root. On unix
+/// the separator is already `/`.
 pub fn relative(root: &Path, path: &Path) -> Option<String> {
-    let rel = path.strip_prefix(root).ok()?;
-    let parts: Option<Vec<&str>> = rel.components().map(|c| c.as_os_str().to_str()).collect();
-    Some(parts?.join("/"))
+    path.strip_prefix(root).ok()?.to_str().map(String::from)
 }
 
 /// Classifies a workspace-relative path by name alone.

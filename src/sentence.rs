@@ -66,9 +66,10 @@ pub fn project_basename(project: &str) -> Option<&str> {
 
 fn has_anchor(sentence: &str, project: Option<&str>) -> bool {
     if let Some(base) = project.and_then(project_basename)
-        && sentence.to_lowercase().contains(&base.to_lowercase()) {
-            return true;
-        }
+        && sentence.to_lowercase().contains(&base.to_lowercase())
+    {
+        return true;
+    }
     sentence.split_whitespace().any(is_anchor_word)
 }
 
@@ -92,11 +93,11 @@ fn is_anchor_word(word: &str) -> bool {
     // A file: `lib.rs`, `Cargo.toml`.
     if let Some((stem, ext)) = w.rsplit_once('.')
         && !stem.is_empty()
-            && (1..=5).contains(&ext.len())
-            && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        {
-            return true;
-        }
+        && (1..=5).contains(&ext.len())
+        && ext.chars().all(|c| c.is_ascii_alphanumeric())
+    {
+        return true;
+    }
     // An id: `#123`, `DP-19`, `PR-42`.
     if w.starts_with('#') && w.len() > 1 && w[1..].chars().all(|c| c.is_ascii_digit()) {
         return true;

@@ -425,11 +425,13 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName, body: &str) -> Artifact
     a.memory_sentence_version = f.version("memory_sentence_version");
     a.memory_sentence_quality = f.string("memory_sentence_quality", true, false);
     if let Some(q) = &a.memory_sentence_quality
-        && q != "ok" && q != "fallback" {
-            f.value_problem(format!(
-                "key `memory_sentence_quality` is {q:?}, not `ok` or `fallback`"
-            ));
-        }
+        && q != "ok"
+        && q != "fallback"
+    {
+        f.value_problem(format!(
+            "key `memory_sentence_quality` is {q:?}, not `ok` or `fallback`"
+        ));
+    }
     a.memory_sentence_generated_at = f.timestamp("memory_sentence_generated_at", true, false);
     let _ = body;
     a
@@ -437,11 +439,12 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName, body: &str) -> Artifact
 
 fn check_hash_scope(f: &mut Fields<'_>) {
     if let Some(scope) = f.string("hash_scope", true, false)
-        && scope != HASH_SCOPE {
-            f.value_problem(format!(
-                "key `hash_scope` is {scope:?}, must be `{HASH_SCOPE}`"
-            ));
-        }
+        && scope != HASH_SCOPE
+    {
+        f.value_problem(format!(
+            "key `hash_scope` is {scope:?}, must be `{HASH_SCOPE}`"
+        ));
+    }
 }
 
 fn check_unknown_keys(path: &str, map: &Mapping, kind: ArtifactKind, problems: &mut Vec<Problem>) {

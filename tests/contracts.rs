@@ -11,25 +11,51 @@ use sha2::Digest;
 /// Vectors computed outside memsync (Python hashlib + base64.b32encode).
 #[test]
 fn token_matches_independently_computed_vectors() {
-    assert_eq!(contract::session_token("default", "signetai-dp19"), "gwar7autu3gbs32c");
-    assert_eq!(contract::session_token("default", "a245b4fc-b607-4c50-8566-ebe23264272f"), "ly63agshl7q5mxfi");
-    assert_eq!(contract::session_token("ops", "signetai-dp19"), "ordvtqqimusjsesc");
+    assert_eq!(
+        contract::session_token("default", "signetai-dp19"),
+        "gwar7autu3gbs32c"
+    );
+    assert_eq!(
+        contract::session_token("default", "a245b4fc-b607-4c50-8566-ebe23264272f"),
+        "ly63agshl7q5mxfi"
+    );
+    assert_eq!(
+        contract::session_token("ops", "signetai-dp19"),
+        "ordvtqqimusjsesc"
+    );
 }
 
 #[test]
 fn spec_rule_prefers_trimmed_session_key_and_legacy_rule_uses_session_id() {
-    let spec = contract::token_for(TokenRule::Spec, "default", Some("  signetai-dp19 "), "a245b4fc-b607-4c50-8566-ebe23264272f");
+    let spec = contract::token_for(
+        TokenRule::Spec,
+        "default",
+        Some("  signetai-dp19 "),
+        "a245b4fc-b607-4c50-8566-ebe23264272f",
+    );
     assert_eq!(spec, "gwar7autu3gbs32c");
-    let legacy = contract::token_for(TokenRule::SessionId, "default", Some("signetai-dp19"), " a245b4fc-b607-4c50-8566-ebe23264272f ");
+    let legacy = contract::token_for(
+        TokenRule::SessionId,
+        "default",
+        Some("signetai-dp19"),
+        " a245b4fc-b607-4c50-8566-ebe23264272f ",
+    );
     assert_eq!(legacy, "ly63agshl7q5mxfi");
     // An empty key falls back to the session id under the spec rule too.
-    assert_eq!(contract::token_for(TokenRule::Spec, "default", Some("  "), " padded-id "), "ovjpuucdgpile4xk");
+    assert_eq!(
+        contract::token_for(TokenRule::Spec, "default", Some("  "), " padded-id "),
+        "ovjpuucdgpile4xk"
+    );
 }
 
 #[test]
 fn files_named_with_either_token_rule_are_accepted() {
     let ws = Workspace::new();
-    let mut s = session("default", "a245b4fc-b607-4c50-8566-ebe23264272f", ts("2026-11-19T10:00:00Z"));
+    let mut s = session(
+        "default",
+        "a245b4fc-b607-4c50-8566-ebe23264272f",
+        ts("2026-11-19T10:00:00Z"),
+    );
     s.session_key = Some("signetai-dp19".into());
     let spec_paths = ws.add(&s);
     assert!(spec_paths[0].contains("gwar7autu3gbs32c"));
@@ -44,7 +70,12 @@ fn files_named_with_either_token_rule_are_accepted() {
     }
     let report = ws.check();
     assert_eq!(report.errors, 0, "{:?}", report.problems);
-    let indexed: i64 = ws.db().query_row("SELECT COUNT(DISTINCT token) FROM artifacts", [], |r| r.get(0)).unwrap();
+    let indexed: i64 = ws
+        .db()
+        .query_row("SELECT COUNT(DISTINCT token) FROM artifacts", [], |r| {
+            r.get(0)
+        })
+        .unwrap();
     assert_eq!(indexed, 2);
 }
 
@@ -53,9 +84,16 @@ fn a_token_matching_neither_rule_is_a_naming_problem() {
     let ws = Workspace::new();
     let paths = ws.add(&session("default", "s-1", ts("2026-11-19T10:00:00Z")));
     let summary = path_of(&paths, "summary");
-    let renamed = summary.replace(&contract::session_token("default", "s-1"), "aaaaaaaaaaaaaaaa");
+    let renamed = summary.replace(
+        &contract::session_token("default", "s-1"),
+        "aaaaaaaaaaaaaaaa",
+    );
     std::fs::rename(ws.path(&summary), ws.path(&renamed)).unwrap();
-    assert!(has_rule(&ws.problems_for(&renamed), "naming.token", Severity::Error));
+    assert!(has_rule(
+        &ws.problems_for(&renamed),
+        "naming.token",
+        Severity::Error
+    ));
 }
 
 /// Spec validation test 6: the `body-normalized-v1` scope.
@@ -65,14 +103,29 @@ fn checksum_scope_normalizes_line_endings_and_trailing_whitespace_only() {
     let expected = "\nline one\nline two\nthree\u{a0}";
     assert_eq!(contract::normalize_body(body), expected);
     let independent = data_encoding::HEXLOWER.encode(&sha2::Sha256::digest(expected.as_bytes()));
-    assert_eq!(independent, "80dd4aa6fee6f8f4ccd36a53909d37d774526d5892144fe8f76b05ad7868e204");
+    assert_eq!(
+        independent,
+        "80dd4aa6fee6f8f4ccd36a53909d37d774526d5892144fe8f76b05ad7868e204"
+    );
     assert_eq!(contract::body_sha256(body), independent);
     // Leading blank lines and other Unicode spaces change the hash.
-    assert_ne!(contract::body_sha256("line"), contract::body_sha256("\nline"));
-    assert_ne!(contract::body_sha256("line"), contract::body_sha256("line\u{2003}"));
+    assert_ne!(
+        contract::body_sha256("line"),
+        contract::body_sha256("\nline")
+    );
+    assert_ne!(
+        contract::body_sha256("line"),
+        contract::body_sha256("line\u{2003}")
+    );
     // CRLF, lone CR, trailing spaces and blank lines do not.
-    assert_eq!(contract::body_sha256("a\nb"), contract::body_sha256("a  \r\nb\t\r\n\r\n"));
-    assert_eq!(contract::body_sha256("a\nb"), contract::body_sha256("a\rb\n\n"));
+    assert_eq!(
+        contract::body_sha256("a\nb"),
+        contract::body_sha256("a  \r\nb\t\r\n\r\n")
+    );
+    assert_eq!(
+        contract::body_sha256("a\nb"),
+        contract::body_sha256("a\rb\n\n")
+    );
 }
 
 #[test]
@@ -82,7 +135,11 @@ fn a_crlf_artifact_with_a_normalized_checksum_is_valid() {
     let summary = path_of(&paths, "summary");
     let crlf = ws.read(&summary).replace('\n', "\r\n");
     ws.write(&summary, &crlf);
-    assert!(ws.problems_for(&summary).is_empty(), "{:?}", ws.problems_for(&summary));
+    assert!(
+        ws.problems_for(&summary).is_empty(),
+        "{:?}",
+        ws.problems_for(&summary)
+    );
 }
 
 #[test]
@@ -90,7 +147,12 @@ fn plain_yaml_frontmatter_in_any_key_order_is_accepted() {
     let ws = Workspace::new();
     let ended = ts("2026-11-19T10:00:00Z");
     let token = contract::session_token("default", "plain-1");
-    let name = |kind| format!("memory/{}", contract::canonical_file_name(ended, &token, kind));
+    let name = |kind| {
+        format!(
+            "memory/{}",
+            contract::canonical_file_name(ended, &token, kind)
+        )
+    };
     let body = "Plain style body.\n";
     let summary = format!(
         "---\nmemory_sentence: Rewrote the memsync parser in src/parse.rs so plain YAML frontmatter validates like JSON style.\n\
@@ -111,10 +173,19 @@ fn plain_yaml_frontmatter_in_any_key_order_is_accepted() {
     ws.write(&name(contract::ArtifactKind::Summary), &summary);
     ws.write(&name(contract::ArtifactKind::Manifest), &manifest);
     let report = ws.check();
-    let summary_problems: Vec<_> = report.problems.iter().filter(|p| p.path.ends_with("--summary.md")).collect();
+    let summary_problems: Vec<_> = report
+        .problems
+        .iter()
+        .filter(|p| p.path.ends_with("--summary.md"))
+        .collect();
     assert!(summary_problems.is_empty(), "{summary_problems:?}");
     // The manifest's transcript_path names a summary: a graph error, proving the manifest was read.
-    assert!(report.problems.iter().any(|p| p.rule == "link.graph" && p.reason.contains("transcript_path")));
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.rule == "link.graph" && p.reason.contains("transcript_path"))
+    );
 }
 
 /// Spec validation test 3: wikilinks are workspace-root-relative.
@@ -122,15 +193,25 @@ fn plain_yaml_frontmatter_in_any_key_order_is_accepted() {
 fn wikilinks_must_be_workspace_root_relative() {
     let ws = Workspace::new();
     let cases = [
-        ("[[memory/2026-11-19T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md|summary]]", None),
-        ("[[2026-11-19T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md]]", Some("link.not-root-relative")),
+        (
+            "[[memory/2026-11-19T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md|summary]]",
+            None,
+        ),
+        (
+            "[[2026-11-19T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md]]",
+            Some("link.not-root-relative"),
+        ),
         ("[[../outside.md]]", Some("link.invalid")),
         ("[[/etc/passwd]]", Some("link.invalid")),
         ("[[file:///etc/passwd]]", Some("link.invalid")),
         ("`[[../in-code.md]]`", None),
     ];
     for (i, (link, rule)) in cases.iter().enumerate() {
-        let mut s = session("default", &format!("links-{i}"), ts("2026-11-19T10:00:00Z") + chrono::Duration::minutes(i as i64));
+        let mut s = session(
+            "default",
+            &format!("links-{i}"),
+            ts("2026-11-19T10:00:00Z") + chrono::Duration::minutes(i as i64),
+        );
         if let Some(summary) = s.summary.as_mut() {
             summary.body = format!("See {link} for details.\n");
         }
@@ -139,7 +220,10 @@ fn wikilinks_must_be_workspace_root_relative() {
         let rules: Vec<&str> = problems.iter().map(|p| p.rule.as_str()).collect();
         match rule {
             Some(rule) => assert!(rules.contains(rule), "{link}: {rules:?}"),
-            None => assert!(rules.iter().all(|r| !r.starts_with("link.")), "{link}: {rules:?}"),
+            None => assert!(
+                rules.iter().all(|r| !r.starts_with("link.")),
+                "{link}: {rules:?}"
+            ),
         }
     }
 }
@@ -150,13 +234,25 @@ fn manifest_paths_must_resolve_to_the_right_kind_and_session() {
     let a = ws.add(&session("default", "graph-a", ts("2026-11-19T10:00:00Z")));
     let b = ws.add(&session("default", "graph-b", ts("2026-11-19T11:00:00Z")));
     let manifest = path_of(&a, "manifest");
-    let text = ws.read(&manifest).replace(&path_of(&a, "summary"), &path_of(&b, "summary"));
+    let text = ws
+        .read(&manifest)
+        .replace(&path_of(&a, "summary"), &path_of(&b, "summary"));
     ws.write(&manifest, &text);
     let problems = ws.problems_for(&manifest);
-    assert!(problems.iter().any(|p| p.rule == "link.graph" && p.reason.contains("names session")), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.rule == "link.graph" && p.reason.contains("names session")),
+        "{problems:?}"
+    );
     // Deleting an artifact a manifest names breaks the graph too.
     ws.remove(&path_of(&b, "transcript"));
     let problems = ws.problems_for(&path_of(&b, "manifest"));
-    assert!(problems.iter().any(|p| p.rule == "link.graph" && p.reason.contains("does not exist")), "{problems:?}");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.rule == "link.graph" && p.reason.contains("does not exist")),
+        "{problems:?}"
+    );
     let _ = now();
 }

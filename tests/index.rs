@@ -15,13 +15,21 @@ fn count(ws: &Workspace, sql: &str) -> i64 {
 fn a_second_sync_reads_only_changed_files() {
     let ws = Workspace::new();
     for i in 0..5 {
-        ws.add(&session("default", &format!("cache-{i}"), ts("2026-11-19T10:00:00Z") + chrono::Duration::hours(i)));
+        ws.add(&session(
+            "default",
+            &format!("cache-{i}"),
+            ts("2026-11-19T10:00:00Z") + chrono::Duration::hours(i),
+        ));
     }
     let first = ws.sync();
     assert_eq!((first.scanned, first.read, first.indexed), (15, 15, 15));
     let again = ws.sync();
     assert_eq!((again.read, again.unchanged, again.indexed), (0, 15, 0));
-    assert!(again.projections_written.is_empty(), "{:?}", again.projections_written);
+    assert!(
+        again.projections_written.is_empty(),
+        "{:?}",
+        again.projections_written
+    );
 
     let paths = ws.add(&session("default", "cache-new", ts("2026-11-19T20:00:00Z")));
     let third = ws.sync();
@@ -36,14 +44,26 @@ fn a_same_size_rewrite_with_a_preserved_mtime_is_still_seen() {
     ws.sync();
     let summary = path_of(&paths, "summary");
     let text = ws.read(&summary);
-    let mtime = std::fs::metadata(ws.path(&summary)).unwrap().modified().unwrap();
+    let mtime = std::fs::metadata(ws.path(&summary))
+        .unwrap()
+        .modified()
+        .unwrap();
     let tampered = text.replacen("Work on", "Wrk on ", 1);
     assert_eq!(tampered.len(), text.len());
     std::fs::write(ws.path(&summary), &tampered).unwrap();
-    std::fs::File::options().write(true).open(ws.path(&summary)).unwrap().set_modified(mtime).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(ws.path(&summary))
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
     let report = ws.sync();
     assert_eq!(report.read, 1);
-    assert!(ws.problems_for(&summary).iter().any(|p| p.rule == "checksum.mismatch"));
+    assert!(
+        ws.problems_for(&summary)
+            .iter()
+            .any(|p| p.rule == "checksum.mismatch")
+    );
 }
 
 /// Spec validation test 4: a post-commit body edit is flagged; the last good row stays.
@@ -58,10 +78,18 @@ fn an_edited_immutable_artifact_is_flagged_and_its_last_good_row_kept() {
     ws.write(&summary, &format!("{text}A hand edit after commit.\n"));
     let report = ws.sync();
     assert_eq!(report.stale, 1);
-    assert!(ws.problems_for(&summary).iter().any(|p| p.rule == "checksum.mismatch"));
+    assert!(
+        ws.problems_for(&summary)
+            .iter()
+            .any(|p| p.rule == "checksum.mismatch")
+    );
     let stale: i64 = ws
         .db()
-        .query_row("SELECT stale FROM artifacts WHERE source_path = ?1", [&summary], |r| r.get(0))
+        .query_row(
+            "SELECT stale FROM artifacts WHERE source_path = ?1",
+            [&summary],
+            |r| r.get(0),
+        )
         .unwrap();
     assert_eq!(stale, 1);
     // The ledger still shows the session from its last good row.
@@ -87,7 +115,11 @@ fn a_deleted_file_loses_its_rows_and_problems() {
 fn mixed_workspace() -> Workspace {
     let ws = Workspace::new();
     for i in 0..4 {
-        ws.add(&session("default", &format!("mix-{i}"), ts("2026-11-18T10:00:00Z") + chrono::Duration::hours(i * 7)));
+        ws.add(&session(
+            "default",
+            &format!("mix-{i}"),
+            ts("2026-11-18T10:00:00Z") + chrono::Duration::hours(i * 7),
+        ));
     }
     let ops = ws.add(&session("ops", "mix-ops", ts("2026-11-19T09:00:00Z")));
     let bad = path_of(&ops, "summary");
@@ -129,12 +161,27 @@ fn telemetry_survives_reindex_until_explicitly_reset() {
         )
         .unwrap();
     commands::reindex(&ws.settings, now(), false).unwrap();
-    assert_eq!(count(&ws, "SELECT access_count FROM telemetry_access WHERE token = 'tok'"), 7);
+    assert_eq!(
+        count(
+            &ws,
+            "SELECT access_count FROM telemetry_access WHERE token = 'tok'"
+        ),
+        7
+    );
     // A schema-version change rebuilds derived tables but keeps telemetry too.
     ws.db().execute_batch("PRAGMA user_version = 999").unwrap();
     ws.sync();
-    assert_eq!(count(&ws, "SELECT access_count FROM telemetry_access WHERE token = 'tok'"), 7);
-    assert_eq!(count(&ws, "PRAGMA user_version"), memsync::index::SCHEMA_VERSION);
+    assert_eq!(
+        count(
+            &ws,
+            "SELECT access_count FROM telemetry_access WHERE token = 'tok'"
+        ),
+        7
+    );
+    assert_eq!(
+        count(&ws, "PRAGMA user_version"),
+        memsync::index::SCHEMA_VERSION
+    );
     commands::reindex(&ws.settings, now(), true).unwrap();
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM telemetry_access"), 0);
 }
@@ -147,7 +194,8 @@ fn a_tombstoned_session_stays_out_through_reindex_and_resurrection() {
     ws.sync();
     assert!(ws.read("MEMORY.md").contains("session=forgotten"));
     let token = contract::session_token("default", "forgotten");
-    let (rel, text) = memsync::compose::tombstone("default", &token, now(), "privacy request", &paths);
+    let (rel, text) =
+        memsync::compose::tombstone("default", &token, now(), "privacy request", &paths);
     ws.write(&rel, &text);
     let report = ws.sync();
     assert_eq!(report.removed, 3);
@@ -156,7 +204,13 @@ fn a_tombstoned_session_stays_out_through_reindex_and_resurrection() {
     assert!(!ws.read("MEMORY.md").contains("session=forgotten"));
     // The files are still there (a stale clone): reported, never indexed.
     let problems = ws.check().problems;
-    assert_eq!(problems.iter().filter(|p| p.rule == "tombstone.resurrected").count(), 3);
+    assert_eq!(
+        problems
+            .iter()
+            .filter(|p| p.rule == "tombstone.resurrected")
+            .count(),
+        3
+    );
     commands::reindex(&ws.settings, now(), false).unwrap();
     assert_eq!(count(&ws, &in_index), 0);
     assert!(!ws.read("MEMORY.md").contains("session=forgotten"));
@@ -170,7 +224,11 @@ fn a_tombstoned_session_stays_out_through_reindex_and_resurrection() {
     ws.write(&summary, &saved);
     ws.sync();
     assert_eq!(count(&ws, &in_index), 0);
-    assert!(ws.problems_for(&summary).iter().any(|p| p.rule == "tombstone.resurrected"));
+    assert!(
+        ws.problems_for(&summary)
+            .iter()
+            .any(|p| p.rule == "tombstone.resurrected")
+    );
 }
 
 #[test]
@@ -203,8 +261,22 @@ fn two_agents_with_the_same_session_key_stay_apart() {
     assert_ne!(ta, tb);
     assert!(pa[0].contains(&ta) && pb[0].contains(&tb));
     ws.sync();
-    assert_eq!(count(&ws, &format!("SELECT COUNT(*) FROM artifacts WHERE agent_id = 'default' AND token = '{tb}'")), 0);
-    assert_eq!(count(&ws, &format!("SELECT COUNT(*) FROM artifacts WHERE agent_id = 'ops' AND token = '{ta}'")), 0);
+    assert_eq!(
+        count(
+            &ws,
+            &format!(
+                "SELECT COUNT(*) FROM artifacts WHERE agent_id = 'default' AND token = '{tb}'"
+            )
+        ),
+        0
+    );
+    assert_eq!(
+        count(
+            &ws,
+            &format!("SELECT COUNT(*) FROM artifacts WHERE agent_id = 'ops' AND token = '{ta}'")
+        ),
+        0
+    );
     let default_md = ws.read("MEMORY.md");
     let ops_md = ws.read("agents/ops/MEMORY.md");
     assert!(default_md.contains(&ta) && !default_md.contains(&tb));
@@ -217,9 +289,22 @@ fn index_and_state_dir_are_private_and_ignored_by_git() {
     let ws = Workspace::new();
     ws.sync();
     let state = ws.path(".memsync");
-    assert_eq!(std::fs::metadata(&state).unwrap().permissions().mode() & 0o777, 0o700);
-    assert_eq!(std::fs::metadata(ws.settings.index_path()).unwrap().permissions().mode() & 0o777, 0o600);
-    assert_eq!(std::fs::read_to_string(state.join(".gitignore")).unwrap(), "*\n");
+    assert_eq!(
+        std::fs::metadata(&state).unwrap().permissions().mode() & 0o777,
+        0o700
+    );
+    assert_eq!(
+        std::fs::metadata(ws.settings.index_path())
+            .unwrap()
+            .permissions()
+            .mode()
+            & 0o777,
+        0o600
+    );
+    assert_eq!(
+        std::fs::read_to_string(state.join(".gitignore")).unwrap(),
+        "*\n"
+    );
 }
 
 #[test]

@@ -20,7 +20,13 @@ fn edit(ws: &Workspace, rel: &str, f: impl Fn(&str) -> String) {
 
 fn replace_key(text: &str, key: &str, line: &str) -> String {
     text.lines()
-        .map(|l| if l.starts_with(&format!("{key}:")) { line.to_string() } else { l.to_string() })
+        .map(|l| {
+            if l.starts_with(&format!("{key}:")) {
+                line.to_string()
+            } else {
+                l.to_string()
+            }
+        })
         .collect::<Vec<_>>()
         .join("\n")
         + "\n"
@@ -41,13 +47,21 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("frontmatter.yaml", Severity::Error, |ws| {
         let s = path_of(&good(ws, "fm-yaml"), "summary");
-        edit(ws, &s, |t| t.replacen("kind: \"summary\"", "kind: [unclosed", 1));
+        edit(ws, &s, |t| {
+            t.replacen("kind: \"summary\"", "kind: [unclosed", 1)
+        });
         s
     }),
     ("frontmatter.yaml", Severity::Error, |ws| {
         // Duplicate keys are a YAML error, not a silent override.
         let s = path_of(&good(ws, "fm-dup"), "summary");
-        edit(ws, &s, |t| t.replacen("kind: \"summary\"", "kind: \"summary\"\nkind: \"summary\"", 1));
+        edit(ws, &s, |t| {
+            t.replacen(
+                "kind: \"summary\"",
+                "kind: \"summary\"\nkind: \"summary\"",
+                1,
+            )
+        });
         s
     }),
     ("frontmatter.not-mapping", Severity::Error, |ws| {
@@ -57,7 +71,13 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("frontmatter.too-large", Severity::Error, |ws| {
         let s = path_of(&good(ws, "fm-big"), "summary");
-        edit(ws, &s, |t| t.replacen("---\n", &format!("---\npad: \"{}\"\n", "x".repeat(70_000)), 1));
+        edit(ws, &s, |t| {
+            t.replacen(
+                "---\n",
+                &format!("---\npad: \"{}\"\n", "x".repeat(70_000)),
+                1,
+            )
+        });
         s
     }),
     ("key.missing", Severity::Error, |ws| {
@@ -77,12 +97,20 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("key.value", Severity::Error, |ws| {
         let s = path_of(&good(ws, "k-scope"), "summary");
-        edit(ws, &s, |t| replace_key(t, "hash_scope", "hash_scope: \"raw\""));
+        edit(ws, &s, |t| {
+            replace_key(t, "hash_scope", "hash_scope: \"raw\"")
+        });
         s
     }),
     ("key.value", Severity::Error, |ws| {
         let s = path_of(&good(ws, "k-quality"), "summary");
-        edit(ws, &s, |t| replace_key(t, "memory_sentence_quality", "memory_sentence_quality: \"great\""));
+        edit(ws, &s, |t| {
+            replace_key(
+                t,
+                "memory_sentence_quality",
+                "memory_sentence_quality: \"great\"",
+            )
+        });
         s
     }),
     ("key.missing", Severity::Error, |ws| {
@@ -93,7 +121,9 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("key.timestamp", Severity::Error, |ws| {
         let s = path_of(&good(ws, "k-zone"), "summary");
-        edit(ws, &s, |t| replace_key(t, "ended_at", "ended_at: \"2026-11-19T10:00:00\""));
+        edit(ws, &s, |t| {
+            replace_key(t, "ended_at", "ended_at: \"2026-11-19T10:00:00\"")
+        });
         s
     }),
     ("key.unknown", Severity::Warning, |ws| {
@@ -108,7 +138,13 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("naming.captured-at", Severity::Error, |ws| {
         let s = path_of(&good(ws, "n-time"), "summary");
-        edit(ws, &s, |t| replace_key(t, "captured_at", "captured_at: \"2026-11-19T09:00:00.000Z\""));
+        edit(ws, &s, |t| {
+            replace_key(
+                t,
+                "captured_at",
+                "captured_at: \"2026-11-19T09:00:00.000Z\"",
+            )
+        });
         s
     }),
     ("naming.timestamp", Severity::Error, |ws| {
@@ -119,12 +155,18 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("naming.token", Severity::Error, |ws| {
         let s = path_of(&good(ws, "n-token"), "summary");
-        let bad = s.replace(&contract::session_token("default", "n-token"), "NOT-A-TOKEN");
+        let bad = s.replace(
+            &contract::session_token("default", "n-token"),
+            "NOT-A-TOKEN",
+        );
         std::fs::rename(ws.path(&s), ws.path(&bad)).unwrap();
         bad
     }),
     ("naming.misnamed", Severity::Warning, |ws| {
-        ws.write("memory/archive/2026-01-01-session-summary.md", "old notes\n");
+        ws.write(
+            "memory/archive/2026-01-01-session-summary.md",
+            "old notes\n",
+        );
         "memory/archive/2026-01-01-session-summary.md".into()
     }),
     ("checksum.mismatch", Severity::Error, |ws| {
@@ -134,7 +176,9 @@ const CASES: &[(&str, Severity, Plant)] = &[
     }),
     ("link.invalid", Severity::Error, |ws| {
         let s = path_of(&good(ws, "l-abs"), "summary");
-        edit(ws, &s, |t| replace_key(t, "manifest_path", "manifest_path: \"/etc/passwd\""));
+        edit(ws, &s, |t| {
+            replace_key(t, "manifest_path", "manifest_path: \"/etc/passwd\"")
+        });
         s
     }),
     ("link.not-root-relative", Severity::Error, |ws| {
@@ -159,12 +203,17 @@ const CASES: &[(&str, Severity, Plant)] = &[
         path_of(&paths, "summary")
     }),
     ("tombstone.invalid", Severity::Error, |ws| {
-        ws.write("memory/tombstones/default--aaaaaaaaaaaaaaaa.md", "---\nkind: \"tombstone\"\n---\n");
+        ws.write(
+            "memory/tombstones/default--aaaaaaaaaaaaaaaa.md",
+            "---\nkind: \"tombstone\"\n---\n",
+        );
         "memory/tombstones/default--aaaaaaaaaaaaaaaa.md".into()
     }),
     ("sentence.floor", Severity::Warning, |ws| {
         let s = path_of(&good(ws, "s-weak"), "summary");
-        edit(ws, &s, |t| replace_key(t, "memory_sentence", "memory_sentence: \"Reviewed code.\""));
+        edit(ws, &s, |t| {
+            replace_key(t, "memory_sentence", "memory_sentence: \"Reviewed code.\"")
+        });
         s
     }),
     ("session.duplicate-kind", Severity::Warning, |ws| {
@@ -204,7 +253,9 @@ fn every_rule_is_reported_with_its_file_and_severity() {
         let path = plant(&ws);
         let problems = ws.problems_for(&path);
         assert!(
-            problems.iter().any(|p| p.rule == *rule && p.severity == *severity),
+            problems
+                .iter()
+                .any(|p| p.rule == *rule && p.severity == *severity),
             "{rule} ({severity:?}) not reported for {path}: {problems:?}"
         );
         assert!(problems.iter().all(|p| !p.reason.is_empty()));
@@ -219,14 +270,19 @@ fn a_file_over_the_size_limit_is_reported_and_not_read() {
     s.transcript.as_mut().unwrap().body = "x".repeat(4096);
     let transcript = path_of(&ws.add(&s), "transcript");
     let problems = ws.problems_for(&transcript);
-    assert!(problems.iter().any(|p| p.rule == "file.too-large"), "{problems:?}");
+    assert!(
+        problems.iter().any(|p| p.rule == "file.too-large"),
+        "{problems:?}"
+    );
 }
 
 #[test]
 fn warnings_do_not_fail_check_but_errors_do() {
     let ws = Workspace::new();
     let s = path_of(&good(&ws, "warn-only"), "summary");
-    edit(&ws, &s, |t| replace_key(t, "memory_sentence", "memory_sentence: \"Worked on task.\""));
+    edit(&ws, &s, |t| {
+        replace_key(t, "memory_sentence", "memory_sentence: \"Worked on task.\"")
+    });
     let report = ws.check();
     assert_eq!((report.errors, report.warnings), (0, 1));
     assert_eq!(report.exit_status(), memsync::ExitStatus::Ok);

@@ -31,7 +31,8 @@ impl Workspace {
     /// An empty workspace with daily logs in UTC and no machine config.
     pub fn new() -> Workspace {
         let dir = tempfile::tempdir().expect("tempdir");
-        let mut settings = Settings::load(Some(dir.path()), None, &Env::default()).expect("settings");
+        let mut settings =
+            Settings::load(Some(dir.path()), None, &Env::default()).expect("settings");
         settings.config.daily_logs.timezone = "UTC".into();
         Workspace { dir, settings }
     }
@@ -88,7 +89,11 @@ impl Workspace {
 
     /// The problems `check` reports for one path.
     pub fn problems_for(&self, rel: &str) -> Vec<Problem> {
-        self.check().problems.into_iter().filter(|p| p.path == rel).collect()
+        self.check()
+            .problems
+            .into_iter()
+            .filter(|p| p.path == rel)
+            .collect()
     }
 
     pub fn db(&self) -> rusqlite::Connection {
@@ -101,8 +106,9 @@ impl Workspace {
         let mut out = Vec::new();
         for sql in [
             "SELECT a.source_path, a.source_sha256, a.source_kind, a.agent_id, a.token, a.session_id,
-             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, a.frontmatter_json, f.body
-             FROM artifacts a JOIN artifact_fts f ON f.rowid = a.id ORDER BY a.source_path",
+             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, j.json, f.body
+             FROM artifacts a JOIN artifact_fts f ON f.rowid = a.id JOIN frontmatter j ON j.artifact_id = a.id
+             ORDER BY a.source_path",
             "SELECT source_path, target, label, origin FROM links ORDER BY source_path, target, origin",
             "SELECT source_path, agent_id, token, removed_at, reason FROM tombstones ORDER BY source_path",
             "SELECT path, severity, rule, reason FROM problems ORDER BY path, rule, reason",
@@ -125,13 +131,19 @@ impl Workspace {
 
 /// Sets a file's mtime ten seconds into the past.
 pub fn age(path: &Path) {
-    let f = std::fs::File::options().write(true).open(path).expect("open for mtime");
-    f.set_modified(SystemTime::now() - StdDuration::from_secs(10)).expect("set mtime");
+    let f = std::fs::File::options()
+        .write(true)
+        .open(path)
+        .expect("open for mtime");
+    f.set_modified(SystemTime::now() - StdDuration::from_secs(10))
+        .expect("set mtime");
 }
 
 /// A session ended at `ended` with a good sentence naming the project.
 pub fn session(agent: &str, id: &str, ended: DateTime<Utc>) -> NewSession {
-    let sentence = format!("Refactored the scan stage of memsync in src/scan.rs for session {id} and verified the stat cache on disk.");
+    let sentence = format!(
+        "Refactored the scan stage of memsync in src/scan.rs for session {id} and verified the stat cache on disk."
+    );
     let content = |body: &str| Content {
         body: body.to_string(),
         sentence: Some(sentence.clone()),
@@ -147,7 +159,9 @@ pub fn session(agent: &str, id: &str, ended: DateTime<Utc>) -> NewSession {
         ended_at: Some(ended),
         captured_at: ended,
         summary: Some(content(&format!("## Summary\n\nWork on session {id}.\n"))),
-        transcript: Some(content(&format!("user: hello from {id}\nassistant: done\n"))),
+        transcript: Some(content(&format!(
+            "user: hello from {id}\nassistant: done\n"
+        ))),
         compaction: None,
         private: false,
         sentence_version: "memory_sentence_v1".into(),
@@ -165,5 +179,7 @@ pub fn path_of(paths: &[String], kind: &str) -> String {
 }
 
 pub fn has_rule(problems: &[Problem], rule: &str, severity: Severity) -> bool {
-    problems.iter().any(|p| p.rule == rule && p.severity == severity)
+    problems
+        .iter()
+        .any(|p| p.rule == rule && p.severity == severity)
 }

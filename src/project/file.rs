@@ -1,0 +1,156 @@
+//! Projection files: the managed block inside them, atomic writes, and the
+//! writer lease.
+//!
+//! Owns: splicing a block into a file without touching any other byte.
+//! Must not: decide what the block says.
+
+use std::path::{Path, PathBuf};
+
+use crate::error::{Error, Result};
+use crate::validate::Problem;
+
+pub const BLOCK_BEGIN: &str = "<!-- memsync:begin";
+pub const BLOCK_END: &str = "<!-- memsync:end -->";
+
+/// The file's current text; `None` (with a problem) when it exists but cannot be read.
+pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) -> Option<String> {
+    match std::fs::read(abs) {
+        Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) => Some(text),
+            Err(_) => {
+                problems.push(Problem::error(
+                    rel,
+                    "projection.encoding",
+                    "not valid UTF-8; left untouched",
+                ));
+                None
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(String::new()),
+        Err(e) => {
+            problems.push(Problem::error(
+                rel,
+                "projection.read",
+                format!("cannot read: {e}; left untouched"),
+            ));
+            None
+        }
+    }
+}
+
+/// The byte range of the managed block: (start of begin line, end of end line).
+fn block_range(text: &str) -> Option<(usize, usize)> {
+    let mut offset = 0;
+    let mut begin = None;
+    for line in text.split_inclusive('\n') {
+        if begin.is_none() && line.starts_with(BLOCK_BEGIN) {
+            begin = Some(offset);
+        } else if begin.is_some() && line.trim_end() == BLOCK_END {
+            return begin.map(|b| (b, offset + line.len()));
+        }
+        offset += line.len();
+    }
+    None
+}
+
+/// The text before and after the managed block (everything, when there is none).
+pub(super) fn outside_block(text: &str) -> (&str, &str) {
+    match block_range(text) {
+        Some((b, e)) => (&text[..b], &text[e..]),
+        None => (text, ""),
+    }
+}
+
+/// Replaces the managed block, or appends one after a blank line; every other byte stays.
+pub fn splice(existing: &str, block: &str) -> String {
+    if let Some((b, e)) = block_range(existing) {
+        return format!("{}{block}{}", &existing[..b], &existing[e..]);
+    }
+    let mut out = existing.to_string();
+    if !out.is_empty() {
+        if !out.ends_with('\n') {
+            out.push('\n');
+        }
+        out.push('\n');
+    }
+    out.push_str(block);
+    out
+}
+
+/// Writes a file atomically: temp file in the same directory, fsync, rename, fsync the directory.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    let mut file = atomic_write_file::AtomicWriteFile::open(path)?;
+    file.write_all(bytes)?;
+    file.commit()
+}
+
+/// The lease on writing projections: an advisory lock on a file in the state
+/// directory. The OS releases it when the holder exits, so a crashed holder's
+/// lease always expires.
+pub struct WriterLock {
+    _file: std::fs::File,
+}
+
+impl WriterLock {
+    pub fn acquire(state_dir: &Path) -> Result<WriterLock> {
+        crate::index::create_private_dir(state_dir)?;
+        let path: PathBuf = state_dir.join("writer.lock");
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            match file.try_lock() {
+                Ok(()) => break,
+                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
+                    std::thread::sleep(std::time::Duration::from_millis(25));
+                }
+                Err(std::fs::TryLockError::WouldBlock) => {
+                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                    return Err(Error::Locked {
+                        path,
+                        reason: format!(
+                            "another memsync process (pid {}) is writing projections",
+                            holder.trim()
+                        ),
+                    });
+                }
+                Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+            }
+        }
+        let _ = file.set_len(0);
+        let _ = std::io::Write::write_all(&mut &file, std::process::id().to_string().as_bytes());
+        Ok(WriterLock { _file: file })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn splice_keeps_every_byte_outside_the_block() {
+        let old = "head\r\n<!-- memsync:begin x -->\nold\n<!-- memsync:end -->\ntail";
+        assert_eq!(
+            splice(old, "<!-- memsync:begin x -->\nnew\n<!-- memsync:end -->\n"),
+            "head\r\n<!-- memsync:begin x -->\nnew\n<!-- memsync:end -->\ntail"
+        );
+        assert_eq!(splice("no newline", "B\n"), "no newline\n\nB\n");
+        assert_eq!(splice("", "B\n"), "B\n");
+    }
+
+    #[test]
+    fn a_begin_without_an_end_is_not_treated_as_a_block() {
+        let text = "<!-- memsync:begin x -->\nuser text\n";
+        assert_eq!(outside_block(text), (text, ""));
+        assert!(splice(text, "B\n").starts_with(text));
+    }
+}

@@ -1,0 +1,442 @@
+//! Project stage: render MEMORY.md per agent and OpenClaw daily logs from the index.
+//!
+//! Owns: deciding which projections are dirty, and rendering them into their
+//! managed blocks. Must not: read canonical files (only the index), or change a
+//! byte of a projection file outside its managed block.
+
+mod daily_log;
+mod file;
+mod memory_md;
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
+
+use chrono::{DateTime, Duration, NaiveDate, Utc};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+use rayon::prelude::*;
+use rusqlite::params;
+
+pub use file::{BLOCK_BEGIN, BLOCK_END, WriterLock, splice, write_atomic};
+pub use memory_md::LEDGER_HEADING;
+
+use crate::config::{Config, Settings};
+use crate::contract;
+use crate::error::{Error, Result};
+use crate::index::{Index, Phase, SessionRow};
+use crate::scan::FileStat;
+use crate::sentence::{self, SessionFacts};
+use crate::validate::Problem;
+
+/// The zone daily logs are dated in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DayZone {
+    Local,
+    Utc,
+    Named(chrono_tz::Tz),
+}
+
+impl DayZone {
+    pub fn parse(s: &str) -> std::result::Result<DayZone, String> {
+        match s {
+            "local" => Ok(DayZone::Local),
+            "UTC" | "utc" => Ok(DayZone::Utc),
+            name => name
+                .parse::<chrono_tz::Tz>()
+                .map(DayZone::Named)
+                .map_err(|_| format!("{name:?} is not `local`, `UTC` or an IANA zone name")),
+        }
+    }
+
+    pub fn date(&self, ts: DateTime<Utc>) -> NaiveDate {
+        match self {
+            DayZone::Local => ts.with_timezone(&chrono::Local).date_naive(),
+            DayZone::Utc => ts.date_naive(),
+            DayZone::Named(tz) => ts.with_timezone(tz).date_naive(),
+        }
+    }
+
+    pub fn clock(&self, ts: DateTime<Utc>) -> String {
+        match self {
+            DayZone::Local => ts.with_timezone(&chrono::Local).format("%H:%M").to_string(),
+            DayZone::Utc => ts.format("%H:%M").to_string(),
+            DayZone::Named(tz) => ts.with_timezone(tz).format("%H:%M").to_string(),
+        }
+    }
+}
+
+/// What a render pass did.
+#[derive(Debug, Default)]
+pub struct RenderOutcome {
+    /// Workspace-relative paths whose bytes changed.
+    pub written: Vec<String>,
+    /// Projection files rendered (written or confirmed unchanged).
+    pub rendered: Vec<RenderedFile>,
+    pending: Vec<Pending>,
+}
+
+/// A projection file as rendered, for the projection state the next pass compares.
+#[derive(Debug, Clone)]
+pub struct RenderedFile {
+    pub path: String,
+    pub agent_id: String,
+    pub scope: String,
+    pub stat: FileStat,
+}
+
+/// Where an agent's MEMORY.md lives, relative to the root.
+pub fn memory_md_path(agent_id: &str) -> String {
+    if agent_id == "default" {
+        "MEMORY.md".into()
+    } else {
+        format!("agents/{agent_id}/MEMORY.md")
+    }
+}
+
+/// Where an agent's daily log for `day` lives, relative to the root.
+pub fn daily_log_path(agent_id: &str, day: NaiveDate) -> String {
+    if agent_id == "default" {
+        format!("memory/{day}.md")
+    } else {
+        format!("agents/{agent_id}/memory/{day}.md")
+    }
+}
+
+/// Renders every dirty projection. Holds the writer lock while it writes.
+pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Result<RenderOutcome> {
+    let cfg = &settings.config;
+    let _lock = WriterLock::acquire(&settings.state_dir())?;
+    let zone =
+        DayZone::parse(&cfg.daily_logs.timezone).map_err(|r| Error::config("<config>", r))?;
+    let exclusions = Exclusions::new(cfg)?;
+    let dirty = Dirty::collect(index, settings, now, zone)?;
+    let ctx = RenderCtx {
+        root: &settings.root,
+        cfg,
+        now,
+        zone,
+        exclusions: &exclusions,
+    };
+    let mut out = RenderOutcome::default();
+    let mut problems = Vec::new();
+    if cfg.memory_md.enabled {
+        for agent in &dirty.agents {
+            ctx.render_memory_md(index, agent, &mut out, &mut problems)?;
+        }
+    }
+    if cfg.daily_logs.enabled {
+        let mut by_agent: BTreeMap<&str, Vec<NaiveDate>> = BTreeMap::new();
+        for (agent, day) in &dirty.days {
+            by_agent.entry(agent).or_default().push(*day);
+        }
+        for (agent, days) in by_agent {
+            ctx.render_daily_logs(index, agent, &days, &mut out, &mut problems)?;
+        }
+    }
+    let writing = std::time::Instant::now();
+    out.finish(&settings.root, &mut problems)?;
+    tracing::debug!(
+        files = out.written.len(),
+        ms = writing.elapsed().as_millis() as u64,
+        "projection files written"
+    );
+    let rendered_now = contract::format_ts(now);
+    index.batch(|b| {
+        for f in &out.rendered {
+            b.put_projection_state(&f.path, &f.agent_id, &f.scope, f.stat, &rendered_now)?;
+            b.replace_problems(&f.path, Phase::Projection, None, &[])?;
+        }
+        for p in &problems {
+            b.replace_problems(&p.path, Phase::Projection, None, std::slice::from_ref(p))?;
+        }
+        b.clear_dirty()?;
+        b.set_meta("projection_config", &dirty.fingerprint)
+    })?;
+    Ok(out)
+}
+
+/// What must be rendered this pass.
+struct Dirty {
+    agents: BTreeSet<String>,
+    days: BTreeSet<(String, NaiveDate)>,
+    fingerprint: String,
+}
+
+impl Dirty {
+    /// Dirty = inputs changed (marks left by indexing), files changed behind
+    /// memsync's back, windows that rolled past a row, projections never
+    /// rendered, or a change to the projection settings (everything).
+    fn collect(
+        index: &Index,
+        settings: &Settings,
+        now: DateTime<Utc>,
+        zone: DayZone,
+    ) -> Result<Dirty> {
+        let cfg = &settings.config;
+        let fingerprint = contract::sha256_hex(
+            serde_json::to_string(&(
+                &cfg.memory_md,
+                &cfg.daily_logs,
+                &cfg.projection,
+                &cfg.sentence,
+            ))
+            .unwrap_or_default()
+            .as_bytes(),
+        );
+        let full = index.meta("projection_config")?.as_deref() != Some(fingerprint.as_str());
+        let mut dirty = Dirty {
+            agents: BTreeSet::new(),
+            days: BTreeSet::new(),
+            fingerprint,
+        };
+        let state = index.projection_state()?;
+        let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
+        let mut agents = index.strings("SELECT DISTINCT agent_id FROM sessions")?;
+        agents.push("default".into()); // agents read MEMORY.md even before the first session
+        for agent in agents {
+            if full || !rendered.contains(memory_md_path(&agent).as_str()) {
+                dirty.agents.insert(agent);
+            }
+        }
+        for (agent, ts) in index.dirty_marks()? {
+            if let Some(ts) = contract::parse_ts(&ts) {
+                dirty.days.insert((agent.clone(), zone.date(ts)));
+            }
+            dirty.agents.insert(agent);
+        }
+        for s in &state {
+            let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
+                .ok()
+                .map(|m| FileStat::of(&m));
+            let moved = on_disk.is_none_or(|st| st.size != s.size || st.mtime_ns != s.mtime_ns);
+            match s
+                .scope
+                .strip_prefix("day:")
+                .and_then(|d| d.parse::<NaiveDate>().ok())
+            {
+                Some(day) if moved || full => {
+                    dirty.days.insert((s.agent_id.clone(), day));
+                }
+                Some(_) => {}
+                None if moved
+                    || full
+                    || window_rolled(index, &s.agent_id, &s.rendered_now, now, cfg)? =>
+                {
+                    dirty.agents.insert(s.agent_id.clone());
+                }
+                None => {}
+            }
+        }
+        if full {
+            for (agent, ts) in index.all_projection_times()? {
+                if let Some(ts) = contract::parse_ts(&ts) {
+                    dirty.days.insert((agent, zone.date(ts)));
+                }
+            }
+        }
+        Ok(dirty)
+    }
+}
+
+/// Whether any session entered or left the window between the last render and now.
+fn window_rolled(
+    index: &Index,
+    agent: &str,
+    last: &str,
+    now: DateTime<Utc>,
+    cfg: &Config,
+) -> Result<bool> {
+    let Some(last) = contract::parse_ts(last) else {
+        return Ok(true);
+    };
+    if last == now {
+        return Ok(false);
+    }
+    let (lo, hi) = if last < now { (last, now) } else { (now, last) };
+    let span = Duration::days(cfg.memory_md.window_days as i64);
+    let f = contract::format_ts;
+    index.exists(
+        "SELECT EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND
+         ((membership_ts > ?2 AND membership_ts <= ?3) OR (membership_ts > ?4 AND membership_ts <= ?5)))",
+        params![agent, f(lo - span), f(hi - span), f(lo), f(hi)],
+    )
+}
+
+/// Which sessions never reach a projection: temp/test sessions and private ones.
+struct Exclusions {
+    projects: GlobSet,
+    sessions: GlobSet,
+    harnesses: Vec<String>,
+}
+
+impl Exclusions {
+    fn new(cfg: &Config) -> Result<Exclusions> {
+        let set = |globs: &[String]| -> Result<GlobSet> {
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(Glob::new(g).map_err(|e| Error::config("<config>", e.to_string()))?);
+            }
+            b.build()
+                .map_err(|e| Error::config("<config>", e.to_string()))
+        };
+        Ok(Exclusions {
+            projects: set(&cfg.projection.exclude_projects)?,
+            sessions: set(&cfg.projection.exclude_sessions)?,
+            harnesses: cfg.projection.exclude_harnesses.clone(),
+        })
+    }
+
+    fn excludes(&self, s: &SessionRow) -> bool {
+        s.private
+            || s.project
+                .as_deref()
+                .is_some_and(|p| self.projects.is_match(p))
+            || self.sessions.is_match(&s.session_id)
+            || s.session_key
+                .as_deref()
+                .is_some_and(|k| self.sessions.is_match(k))
+            || s.harness
+                .as_deref()
+                .is_some_and(|h| self.harnesses.iter().any(|x| x == h))
+    }
+}
+
+/// Single-line, inert text for a row.
+fn inert(s: &str) -> String {
+    sentence::neutralise(s)
+}
+
+/// How projections show a session.
+impl SessionRow {
+    /// session_key when non-empty, else session_id.
+    fn identity(&self) -> &str {
+        self.session_key
+            .as_deref()
+            .filter(|k| !k.trim().is_empty())
+            .unwrap_or(&self.session_id)
+    }
+
+    /// The frontmatter sentence if it passes the floor, else the deterministic fallback.
+    fn sentence_or_fallback(&self, sentence: Option<&str>, cfg: &Config) -> String {
+        match sentence {
+            Some(s) if sentence::check(s, self.project.as_deref(), &cfg.sentence).is_none() => {
+                inert(s)
+            }
+            _ => self.fallback(),
+        }
+    }
+
+    fn fallback(&self) -> String {
+        let kinds: Vec<&str> = [
+            ("summary", &self.summary_path),
+            ("transcript", &self.transcript_path),
+            ("compaction", &self.compaction_path),
+        ]
+        .iter()
+        .filter(|(_, p)| p.is_some())
+        .map(|(k, _)| *k)
+        .collect();
+        sentence::fallback(&SessionFacts {
+            harness: self.harness.as_deref(),
+            identity: self.identity(),
+            project: self.project.as_deref(),
+            membership_ts: &self.membership_ts,
+            token: &self.token,
+            kinds: &kinds,
+        })
+    }
+
+    fn path_of(&self, kind: &str) -> Option<&str> {
+        match kind {
+            "summary" => self.summary_path.as_deref(),
+            "transcript" => self.transcript_path.as_deref(),
+            "compaction" => self.compaction_path.as_deref(),
+            "manifest" => self.manifest_path.as_deref(),
+            _ => None,
+        }
+    }
+
+    /// ` [[path|kind]]` for each kind that exists.
+    fn links(&self, kinds: &[&str]) -> String {
+        kinds
+            .iter()
+            .filter_map(|k| self.path_of(k).map(|p| format!(" [[{p}|{k}]]")))
+            .collect()
+    }
+}
+
+/// What every renderer needs.
+struct RenderCtx<'a> {
+    root: &'a Path,
+    cfg: &'a Config,
+    now: DateTime<Utc>,
+    zone: DayZone,
+    exclusions: &'a Exclusions,
+}
+
+impl RenderCtx<'_> {
+    /// Queues `new` for writing if it differs from `existing`; `finish` writes.
+    fn write(&self, target: &Target<'_>, existing: &str, new: &str, out: &mut RenderOutcome) {
+        out.pending.push(Pending {
+            path: target.path.to_string(),
+            agent_id: target.agent.to_string(),
+            scope: target.scope.to_string(),
+            bytes: (new != existing).then(|| new.as_bytes().to_vec()),
+        });
+    }
+}
+
+/// A rendered projection waiting to be written (`bytes: None` when unchanged).
+#[derive(Debug)]
+struct Pending {
+    path: String,
+    agent_id: String,
+    scope: String,
+    bytes: Option<Vec<u8>>,
+}
+
+impl RenderOutcome {
+    /// Writes every changed file atomically, in parallel (each write waits on
+    /// its own fsyncs), and records what was rendered. A file that cannot be
+    /// written is reported and keeps its previous content.
+    fn finish(&mut self, root: &Path, problems: &mut Vec<Problem>) -> Result<()> {
+        let results: Vec<std::io::Result<FileStat>> = self
+            .pending
+            .par_iter()
+            .map(|p| {
+                let abs = root.join(&p.path);
+                if let Some(bytes) = &p.bytes {
+                    write_atomic(&abs, bytes)?;
+                }
+                std::fs::symlink_metadata(&abs).map(|m| FileStat::of(&m))
+            })
+            .collect();
+        for (p, result) in std::mem::take(&mut self.pending).into_iter().zip(results) {
+            match result {
+                Ok(stat) => {
+                    if p.bytes.is_some() {
+                        self.written.push(p.path.clone());
+                    }
+                    self.rendered.push(RenderedFile {
+                        path: p.path,
+                        agent_id: p.agent_id,
+                        scope: p.scope,
+                        stat,
+                    });
+                }
+                Err(e) => problems.push(Problem::error(
+                    &p.path,
+                    "projection.write",
+                    format!("cannot write: {e}; the previous file is intact"),
+                )),
+            }
+        }
+        Ok(())
+    }
+}
+
+/// The projection file being rendered.
+struct Target<'a> {
+    path: &'a str,
+    agent: &'a str,
+    scope: &'a str,
+}

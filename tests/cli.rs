@@ -1,0 +1,163 @@
+//! The `memsync` binary end to end: commands, output, and exit codes.
+
+use assert_cmd::Command;
+use predicates::prelude::*;
+
+const NOW: &str = "2026-11-20T12:00:00Z";
+
+fn memsync() -> Command {
+    let mut cmd = Command::cargo_bin("memsync").unwrap();
+    cmd.env_remove("MEMSYNC_CONFIG")
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("SIGNET_WORKSPACE")
+        .env_remove("SIGNET_PATH")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env("TZ", "UTC");
+    cmd
+}
+
+#[test]
+fn demo_writes_and_syncs_the_example_workspace() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("demo");
+    memsync()
+        .args(["--now", NOW, "demo"])
+        .arg(&dir)
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("MEMORY.md for agent default"))
+        .stdout(predicate::str::contains("## Session Ledger (Last 30 Days)"))
+        .stdout(predicate::str::contains("checksum.mismatch"));
+    assert!(dir.join("agents/reviewer/MEMORY.md").exists());
+    let md = std::fs::read_to_string(dir.join("MEMORY.md")).unwrap();
+    assert!(md.starts_with("# Memory\n\nCurated by Ada."));
+    // The example plants errors: check exits 1 and lists each as path: severity: rule: reason.
+    memsync()
+        .args(["--now", NOW, "--workspace"])
+        .arg(&dir)
+        .arg("check")
+        .assert()
+        .code(1)
+        .stdout(
+            predicate::str::is_match(r"(?m)^memory/\S+--summary\.md: error: checksum\.mismatch: ")
+                .unwrap(),
+        )
+        .stdout(predicate::str::contains("2 errors, 2 warnings"));
+    // A second demo into the same directory refuses rather than overwrite.
+    memsync()
+        .args(["demo"])
+        .arg(&dir)
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("not empty"));
+}
+
+#[test]
+fn check_json_and_status_json_parse_and_agree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ws");
+    memsync()
+        .args(["--now", NOW, "-q", "demo"])
+        .arg(&dir)
+        .assert()
+        .success();
+    let out = memsync()
+        .args(["--now", NOW, "--json", "--workspace"])
+        .arg(&dir)
+        .arg("check")
+        .output()
+        .unwrap();
+    let check: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    let out = memsync()
+        .args(["--now", NOW, "--json", "--workspace"])
+        .arg(&dir)
+        .arg("status")
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    let status: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(check["errors"], status["errors"]);
+    assert_eq!(status["tombstones"], 1);
+    let agents: Vec<&str> = status["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(agents, ["default", "reviewer"]);
+    assert!(
+        status["problems"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["rule"] == "checksum.mismatch")
+    );
+}
+
+#[test]
+fn a_clean_workspace_checks_with_exit_zero() {
+    let tmp = tempfile::tempdir().unwrap();
+    memsync()
+        .args(["--now", NOW, "--workspace"])
+        .arg(tmp.path())
+        .arg("check")
+        .assert()
+        .success()
+        .stdout("0 errors, 0 warnings\n");
+}
+
+#[test]
+fn configuration_and_usage_errors_exit_two() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("memsync.yaml"), "memory_md:\n  budget: 1\n").unwrap();
+    memsync()
+        .arg("--workspace")
+        .arg(tmp.path())
+        .arg("sync")
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains("unknown field `budget`"));
+    memsync()
+        .args(["--now", "yesterday", "sync"])
+        .assert()
+        .code(2);
+    memsync().args(["no-such-command"]).assert().code(2);
+}
+
+#[test]
+fn sync_and_reindex_report_what_they_did() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ws");
+    memsync()
+        .args(["--now", NOW, "-q", "demo"])
+        .arg(&dir)
+        .assert()
+        .success();
+    memsync()
+        .args(["--now", NOW, "--workspace"])
+        .arg(&dir)
+        .arg("reindex")
+        .assert()
+        .success()
+        .stdout(predicate::str::contains("indexed 30"));
+    let out = memsync()
+        .args(["--now", NOW, "--json", "--workspace"])
+        .arg(&dir)
+        .arg("sync")
+        .output()
+        .unwrap();
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(v["report"]["indexed"], 0);
+    assert!(v["problems"].as_array().unwrap().len() >= 4);
+}
+
+#[test]
+fn every_command_has_help_with_an_example() {
+    for cmd in ["sync", "check", "reindex", "status", "demo", "generate"] {
+        memsync()
+            .args([cmd, "--help"])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains("Example:"));
+    }
+}
