@@ -22,9 +22,17 @@ use crate::validate::{Problem, Severity};
 const SYNC_PROBLEM_LINES: usize = 20;
 
 pub fn sync(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
-    let report = pipeline::sync(settings, now, SyncOptions { render: true })?;
-    let problems = Index::open(&settings.index_path())?.problems()?;
-    Ok((report, problems))
+    let started = std::time::Instant::now();
+    let mut index = Index::open(&settings.index_path())?;
+    let report = pipeline::sync_with(&mut index, settings, now, SyncOptions { render: true })?;
+    let problems = index.problems()?;
+    Ok((
+        SyncReport {
+            duration_ms: started.elapsed().as_millis(),
+            ..report
+        },
+        problems,
+    ))
 }
 
 pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {

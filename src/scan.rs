@@ -7,7 +7,6 @@
 use std::path::Path;
 
 use globset::{Glob, GlobSet, GlobSetBuilder};
-use walkdir::WalkDir;
 
 use crate::config::ScanConfig;
 use crate::contract::{self, MEMORY_DIR, TOMBSTONE_DIR};
@@ -116,36 +115,40 @@ impl ScanRules {
 /// Walks `root`, never following symlinks, pruning excluded directories.
 pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
     let mut out = Scan::default();
-    // Only directories are tested here: excluded ones are pruned whole, so
-    // their files are never listed. Files are tested below.
-    let walker = WalkDir::new(root)
-        .follow_links(false)
-        .into_iter()
-        .filter_entry(|e| {
-            e.depth() == 0
-                || !e.file_type().is_dir()
-                || relative(root, e.path()).is_none_or(|rel| !rules.is_excluded(&rel))
-        });
-    for entry in walker {
+    std::fs::symlink_metadata(root).map_err(|e| Error::io(root, e))?;
+    walk(root, "", rules, &mut out);
+    Ok(out)
+}
+
+/// One directory level. Hand-written rather than walkdir because std's
+/// `DirEntry::metadata` stats relative to the open directory (`statx` on the
+/// dir fd), where walkdir stats each full path.
+fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) => {
+            out.problems.push(Problem::warning(
+                rel_dir,
+                "read.io",
+                format!("cannot list: {e}"),
+            ));
+            return;
+        }
+    };
+    for entry in entries {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                if e.depth() == 0 {
-                    return Err(Error::io(root, e.into()));
-                }
-                let path = e.path().and_then(|p| relative(root, p)).unwrap_or_default();
                 out.problems.push(Problem::warning(
-                    &path,
+                    rel_dir,
                     "read.io",
                     format!("cannot list: {e}"),
                 ));
                 continue;
             }
         };
-        if entry.depth() == 0 || entry.file_type().is_dir() {
-            continue;
-        }
-        let Some(rel) = relative(root, entry.path()) else {
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else {
             let shown = entry.path().to_string_lossy().into_owned();
             out.problems.push(Problem::warning(
                 &shown,
@@ -154,10 +157,27 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             ));
             continue;
         };
-        if !rules.include.is_match(&rel) || rules.exclude.is_match(&rel) {
+        let rel = if rel_dir.is_empty() {
+            name.to_string()
+        } else {
+            format!("{rel_dir}/{name}")
+        };
+        let Ok(file_type) = entry.file_type() else {
+            continue;
+        };
+        if file_type.is_dir() {
+            if !rules.is_excluded(&rel) {
+                walk(&entry.path(), &rel, rules, out);
+            }
             continue;
         }
-        if entry.path_is_symlink() {
+        let candidate = globset::Candidate::new(&rel);
+        if !rules.include.is_match_candidate(&candidate)
+            || rules.exclude.is_match_candidate(&candidate)
+        {
+            continue;
+        }
+        if file_type.is_symlink() {
             out.problems.push(Problem::warning(
                 &rel,
                 "path.symlink",
@@ -188,7 +208,6 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
             )),
         }
     }
-    Ok(out)
 }
 
 /// `path` relative to `root`; `None` when not UTF-8 or not under root. On unix
