@@ -51,7 +51,7 @@ fn main() {
     // In-process, with the index held open: what the daemon pays per reconcile.
     let mut index = memsync::index::Index::open(&settings.index_path()).expect("index");
     let opts = memsync::pipeline::SyncOptions { render: true };
-    let mut lib_sync = |index: &mut memsync::index::Index| {
+    let lib_sync = |index: &mut memsync::index::Index| {
         memsync::pipeline::sync_with(index, &settings, chrono::Utc::now(), opts).expect("sync");
     };
     lib_sync(&mut index);
