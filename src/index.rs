@@ -9,13 +9,15 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, Transaction, params};
 
+use crate::config::SentenceConfig;
 use crate::contract::ArtifactKind;
 use crate::error::{Error, Result};
 use crate::scan::FileStat;
+use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 4;
+pub const SCHEMA_VERSION: i64 = 6;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -79,16 +81,17 @@ CREATE TABLE sessions (
     harness TEXT,
     membership_ts TEXT NOT NULL,
     private INTEGER NOT NULL,
-    sentence TEXT,
+    sentence TEXT NOT NULL,
     summary_path TEXT,
     transcript_path TEXT,
     compaction_path TEXT,
     manifest_path TEXT,
     compaction_at TEXT,
     compaction_sentence TEXT,
-    PRIMARY KEY (agent_id, token)
+    -- Clustered by time: the ledger window is one range scan of the table itself.
+    PRIMARY KEY (agent_id, membership_ts, token)
 ) WITHOUT ROWID;
-CREATE INDEX sessions_membership ON sessions(agent_id, membership_ts);
+CREATE UNIQUE INDEX sessions_identity ON sessions(agent_id, token);
 CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
 CREATE INDEX sessions_token ON sessions(token);
 CREATE TABLE links (
@@ -246,7 +249,7 @@ impl Index {
         conn.set_prepared_statement_cache_capacity(128);
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
-             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
+             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456;",
         )
         .map_err(err)?;
         let mut index = Index {
@@ -477,8 +480,9 @@ impl Index {
 
 /// A session as projections see it: assembled from the newest artifact of each
 /// kind. Identity, project and times come from the primary artifact (summary,
-/// else transcript, else compaction, else manifest); the sentence from the
-/// summary, else the compaction, else the transcript.
+/// else transcript, else compaction, else manifest). The sentences are ready to
+/// render: the frontmatter sentence (summary, else compaction, else transcript)
+/// when it passes the floor, neutralised, else the deterministic fallback.
 #[derive(Debug, Clone, Default)]
 pub struct SessionRow {
     pub agent_id: String,
@@ -489,7 +493,7 @@ pub struct SessionRow {
     pub harness: Option<String>,
     pub membership_ts: String,
     pub private: bool,
-    pub sentence: Option<String>,
+    pub sentence: String,
     pub summary_path: Option<String>,
     pub transcript_path: Option<String>,
     pub compaction_path: Option<String>,
@@ -642,7 +646,7 @@ struct ArtifactSummary {
 
 /// One agent's artifacts of a session (oldest first) as one `SessionRow`; the
 /// newest artifact of each kind wins.
-fn assemble_session(rows: &[ArtifactSummary]) -> Option<SessionRow> {
+fn assemble_session(rows: &[ArtifactSummary], floor: &SentenceConfig) -> Option<SessionRow> {
     let newest = |kind: &str| rows.iter().rev().find(|r| r.kind == kind);
     let (summary, transcript, compaction, manifest) = (
         newest("summary"),
@@ -651,10 +655,41 @@ fn assemble_session(rows: &[ArtifactSummary]) -> Option<SessionRow> {
         newest("manifest"),
     );
     let primary = summary.or(transcript).or(compaction).or(manifest)?;
-    let sentence = [summary, compaction, transcript]
+    let mut kinds = Vec::new();
+    for (kind, row) in [
+        ("summary", summary),
+        ("transcript", transcript),
+        ("compaction", compaction),
+    ] {
+        if row.is_some() {
+            kinds.push(kind);
+        }
+    }
+    let identity = primary
+        .session_key
+        .as_deref()
+        .filter(|k| !k.trim().is_empty())
+        .unwrap_or(&primary.session_id);
+    let fallback = || {
+        sentence::fallback(&SessionFacts {
+            harness: primary.harness.as_deref(),
+            identity,
+            project: primary.project.as_deref(),
+            membership_ts: &primary.membership_ts,
+            token: &primary.token,
+            kinds: &kinds,
+        })
+    };
+    let display = |candidate: Option<&str>| match candidate {
+        Some(s) if sentence::check(s, primary.project.as_deref(), floor).is_none() => {
+            sentence::neutralise(s)
+        }
+        _ => fallback(),
+    };
+    let chosen = [summary, compaction, transcript]
         .into_iter()
         .flatten()
-        .find_map(|r| r.sentence.clone());
+        .find_map(|r| r.sentence.as_deref());
     Some(SessionRow {
         agent_id: primary.agent_id.clone(),
         token: primary.token.clone(),
@@ -664,13 +699,13 @@ fn assemble_session(rows: &[ArtifactSummary]) -> Option<SessionRow> {
         harness: primary.harness.clone(),
         membership_ts: primary.membership_ts.clone(),
         private: rows.iter().any(|r| r.private),
-        sentence,
+        sentence: display(chosen),
         summary_path: summary.map(|r| r.path.clone()),
         transcript_path: transcript.map(|r| r.path.clone()),
         compaction_path: compaction.map(|r| r.path.clone()),
         manifest_path: manifest.map(|r| r.path.clone()),
         compaction_at: compaction.map(|r| r.captured_at.clone()),
-        compaction_sentence: compaction.and_then(|r| r.sentence.clone()),
+        compaction_sentence: compaction.map(|r| display(r.sentence.as_deref())),
     })
 }
 
@@ -1063,7 +1098,7 @@ impl Batch<'_> {
 
     /// Re-derives the `sessions` rows of every touched session from its artifact
     /// rows, marking the days and agents of the old and new rows dirty.
-    pub fn refresh_touched_sessions(&self) -> Result<()> {
+    pub fn refresh_touched_sessions(&self, floor: &SentenceConfig) -> Result<()> {
         self.mark_touched_dirty()?;
         self.tx
             .execute(
@@ -1106,7 +1141,7 @@ impl Batch<'_> {
             ))
             .map_err(|e| self.err(e))?;
         for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
-            let Some(s) = assemble_session(group) else {
+            let Some(s) = assemble_session(group, floor) else {
                 continue;
             };
             insert

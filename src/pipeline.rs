@@ -249,7 +249,7 @@ pub fn sync_with(
                 })
                 .collect();
             b.replace_touched_graph_problems(&graph_problems)?;
-            b.refresh_touched_sessions()?;
+            b.refresh_touched_sessions(&config.sentence)?;
             b.clear_problems(Phase::Scan)?;
             b.insert_problems(Phase::Scan, None, &scan_problems)?;
             Ok(())

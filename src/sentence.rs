@@ -115,19 +115,36 @@ fn is_anchor_word(word: &str) -> bool {
     w.chars().skip(1).any(char::is_uppercase) && w.chars().any(char::is_lowercase)
 }
 
-/// Makes a sentence one inert line: no control characters or newlines, nothing
-/// that could open a wikilink, close a managed block, or split a ledger row.
+/// Makes a sentence one inert line: control characters and newlines become
+/// single spaces, and nothing can open or close a wikilink (`[[`, `]]`), start a
+/// markdown link target (`](`), open or close an HTML comment (so no block
+/// marker), or split a ledger row (`|`). Decisions look at what was already
+/// emitted, so runs like `[[[` cannot re-form a pair.
 pub fn neutralise(sentence: &str) -> String {
-    let one_line: String = sentence
-        .chars()
-        .map(|c| if c.is_control() { ' ' } else { c })
-        .collect();
-    squash(&one_line)
-        .replace("[[", "[ [")
-        .replace("]]", "] ]")
-        .replace("<!--", "&lt;!--")
-        .replace("-->", "--&gt;")
-        .replace('|', "/")
+    let mut out = String::with_capacity(sentence.len() + 8);
+    let mut space = false;
+    for c in sentence.chars() {
+        if c.is_whitespace() || c.is_control() {
+            space = !out.is_empty();
+            continue;
+        }
+        if space {
+            out.push(' ');
+            space = false;
+        }
+        match c {
+            '|' => out.push('/'),
+            '[' | ']' if out.ends_with(c) => {
+                out.push(' ');
+                out.push(c);
+            }
+            '(' if out.ends_with(']') => out.push_str(" ("),
+            '-' if out.ends_with("<!-") => out.push_str(" -"),
+            '>' if out.ends_with("--") => out.push_str("&gt;"),
+            _ => out.push(c),
+        }
+    }
+    out
 }
 
 /// The facts a fallback sentence is built from.
@@ -194,6 +211,16 @@ mod tests {
         let no_anchor =
             "We talked for a long while about many things and then we went home after that.";
         assert_eq!(check(no_anchor, None, &cfg()), Some(FloorFailure::NoAnchor));
+    }
+
+    #[test]
+    fn neutralised_text_cannot_form_links_comments_or_fields() {
+        let hostile = "a [[[b]]] c\n## h <!-- memsync:end --> x](y) | z\t<!---->";
+        let out = neutralise(hostile);
+        for forbidden in ["[[", "]]", "](", "<!--", "-->", "|", "\n", "\t"] {
+            assert!(!out.contains(forbidden), "{forbidden:?} in {out:?}");
+        }
+        assert_eq!(neutralise("  plain   words here. "), "plain words here.");
     }
 
     #[test]

@@ -69,7 +69,7 @@ impl RenderCtx<'_> {
                         .and_then(sentence::project_basename)
                         .map(inert)
                         .unwrap_or_else(|| "none".into()),
-                    s.sentence_or_fallback(s.sentence.as_deref(), self.cfg),
+                    s.sentence,
                     s.links(&[link]),
                 );
                 days.entry(self.zone.date(at))
@@ -83,7 +83,7 @@ impl RenderCtx<'_> {
                     "- {} | compaction | session={} | {}{}\n",
                     self.zone.clock(at),
                     inert(s.identity()),
-                    s.sentence_or_fallback(s.compaction_sentence.as_deref(), self.cfg),
+                    s.compaction_sentence.as_deref().unwrap_or_default(),
                     s.links(&["compaction"])
                 );
                 days.entry(self.zone.date(at))

@@ -8,7 +8,6 @@ use chrono::Duration;
 
 use super::file::{BLOCK_BEGIN, BLOCK_END, outside_block, read_existing};
 use super::{RenderCtx, RenderOutcome, Target, inert, memory_md_path};
-use crate::config::Config;
 use crate::contract;
 use crate::error::Result;
 use crate::index::{Index, SessionRow};
@@ -43,7 +42,7 @@ impl RenderCtx<'_> {
         let head = self.head(&sessions);
         let budget = self.cfg.memory_md.budget_bytes;
         let fixed = before.len() + after.len() + begin.len() + head.len() + BLOCK_END.len() + 1;
-        let ledger = Ledger::render(&sessions, self.cfg, budget.saturating_sub(fixed), budget);
+        let ledger = Ledger::render(&sessions, budget.saturating_sub(fixed), budget);
         if ledger.over_budget {
             problems.push(Problem::warning(
                 &rel,
@@ -106,7 +105,7 @@ impl RenderCtx<'_> {
                     "- {} | session={} | {}{}\n",
                     s.compaction_at.as_deref().unwrap_or_default(),
                     inert(s.identity()),
-                    s.sentence_or_fallback(s.compaction_sentence.as_deref(), self.cfg),
+                    s.compaction_sentence.as_deref().unwrap_or_default(),
                     s.links(&["compaction"])
                 ));
             }
@@ -116,7 +115,7 @@ impl RenderCtx<'_> {
     }
 }
 
-fn ledger_row(s: &SessionRow, cfg: &Config) -> String {
+fn ledger_row(s: &SessionRow) -> String {
     format!(
         "- {} | session={} | project={} | {}{}\n",
         s.membership_ts,
@@ -125,7 +124,7 @@ fn ledger_row(s: &SessionRow, cfg: &Config) -> String {
             .as_deref()
             .map(inert)
             .unwrap_or_else(|| "none".into()),
-        s.sentence_or_fallback(s.sentence.as_deref(), cfg),
+        s.sentence,
         s.links(&["summary", "transcript", "compaction", "manifest"]),
     )
 }
@@ -140,7 +139,7 @@ struct Ledger {
 impl Ledger {
     /// Renders the ledger in at most `room` bytes, newest rows first, building
     /// rows only until the budget is spent (cost follows the budget, not the window).
-    fn render(sessions: &[SessionRow], cfg: &Config, room: usize, budget: usize) -> Ledger {
+    fn render(sessions: &[SessionRow], room: usize, budget: usize) -> Ledger {
         let heading = format!("{LEDGER_HEADING}\n\n");
         let n = sessions.len();
         let notice = |k: usize| {
@@ -159,7 +158,7 @@ impl Ledger {
             if d != day {
                 piece.push_str(&format!("### {d}\n\n"));
             }
-            piece.push_str(&ledger_row(s, cfg));
+            piece.push_str(&ledger_row(s));
             piece.push('\n');
             let all_fit_so_far = kept + 1 == n && heading.len() + body.len() + piece.len() <= room;
             if !all_fit_so_far && reserve + body.len() + piece.len() > room {

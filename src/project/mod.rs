@@ -24,7 +24,7 @@ use crate::contract;
 use crate::error::{Error, Result};
 use crate::index::{Index, Phase, SessionRow};
 use crate::scan::FileStat;
-use crate::sentence::{self, SessionFacts};
+use crate::sentence;
 use crate::validate::Problem;
 
 /// The zone daily logs are dated in.
@@ -55,12 +55,21 @@ impl DayZone {
         }
     }
 
+    /// `HH:MM` in the zone.
     pub fn clock(&self, ts: DateTime<Utc>) -> String {
-        match self {
-            DayZone::Local => ts.with_timezone(&chrono::Local).format("%H:%M").to_string(),
-            DayZone::Utc => ts.format("%H:%M").to_string(),
-            DayZone::Named(tz) => ts.with_timezone(tz).format("%H:%M").to_string(),
-        }
+        use chrono::Timelike;
+        let (h, m) = match self {
+            DayZone::Local => {
+                let t = ts.with_timezone(&chrono::Local);
+                (t.hour(), t.minute())
+            }
+            DayZone::Utc => (ts.hour(), ts.minute()),
+            DayZone::Named(tz) => {
+                let t = ts.with_timezone(tz);
+                (t.hour(), t.minute())
+            }
+        };
+        format!("{h:02}:{m:02}")
     }
 }
 
@@ -313,36 +322,6 @@ impl SessionRow {
             .as_deref()
             .filter(|k| !k.trim().is_empty())
             .unwrap_or(&self.session_id)
-    }
-
-    /// The frontmatter sentence if it passes the floor, else the deterministic fallback.
-    fn sentence_or_fallback(&self, sentence: Option<&str>, cfg: &Config) -> String {
-        match sentence {
-            Some(s) if sentence::check(s, self.project.as_deref(), &cfg.sentence).is_none() => {
-                inert(s)
-            }
-            _ => self.fallback(),
-        }
-    }
-
-    fn fallback(&self) -> String {
-        let kinds: Vec<&str> = [
-            ("summary", &self.summary_path),
-            ("transcript", &self.transcript_path),
-            ("compaction", &self.compaction_path),
-        ]
-        .iter()
-        .filter(|(_, p)| p.is_some())
-        .map(|(k, _)| *k)
-        .collect();
-        sentence::fallback(&SessionFacts {
-            harness: self.harness.as_deref(),
-            identity: self.identity(),
-            project: self.project.as_deref(),
-            membership_ts: &self.membership_ts,
-            token: &self.token,
-            kinds: &kinds,
-        })
     }
 
     fn path_of(&self, kind: &str) -> Option<&str> {
