@@ -302,3 +302,23 @@ fn fixing_a_file_clears_its_problems() {
     let report = ws.check();
     assert_eq!(report.errors, 0, "{:?}", report.problems);
 }
+
+#[test]
+fn a_non_utf8_file_name_is_reported_and_skipped() {
+    use std::os::unix::ffi::OsStrExt;
+    let ws = Workspace::new();
+    good(&ws, "fine");
+    std::fs::create_dir_all(ws.path("memory")).unwrap();
+    let name = std::ffi::OsStr::from_bytes(b"memory/bad-\xff-name.md");
+    std::fs::write(ws.root().join(name), "x").unwrap();
+    let report = ws.check();
+    assert!(
+        report
+            .problems
+            .iter()
+            .any(|p| p.rule == "path.encoding" && p.path.contains("bad-")),
+        "{:?}",
+        report.problems
+    );
+    assert_eq!(report.errors, 0);
+}

@@ -426,3 +426,106 @@ fn snapshot_of_a_small_workspace() {
     insta::assert_snapshot!("memory_md_ops", ws.read("agents/ops/MEMORY.md"));
     insta::assert_snapshot!("daily_log_2026_11_18", ws.read("memory/2026-11-18.md"));
 }
+
+#[test]
+fn a_projection_path_that_cannot_be_read_is_reported_and_the_rest_still_render() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "blocked", ts("2026-11-19T10:00:00Z")));
+    // A directory where MEMORY.md belongs.
+    std::fs::create_dir_all(ws.path("MEMORY.md")).unwrap();
+    ws.sync();
+    assert!(ws.read("memory/2026-11-19.md").contains("session=blocked"));
+    let problems = ws.check().problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == "MEMORY.md" && p.rule == "projection.read"),
+        "{problems:?}"
+    );
+}
+
+/// Clears the immutable flag on drop, so the temp dir can be removed.
+struct Immutable(std::path::PathBuf);
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+#[test]
+fn a_projection_that_cannot_be_written_keeps_its_old_bytes_and_is_reported() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "frozen", ts("2026-11-19T10:00:00Z")));
+    ws.write("MEMORY.md", "# Frozen\n");
+    // Even root cannot rename over an immutable file.
+    let made = std::process::Command::new("chattr")
+        .arg("+i")
+        .arg(ws.path("MEMORY.md"))
+        .status();
+    if !made.is_ok_and(|s| s.success()) {
+        eprintln!("skipped: chattr +i is not available on this filesystem");
+        return;
+    }
+    let _guard = Immutable(ws.path("MEMORY.md"));
+    ws.sync();
+    assert_eq!(ws.read("MEMORY.md"), "# Frozen\n");
+    assert!(ws.read("memory/2026-11-19.md").contains("session=frozen"));
+    let problems = ws.check().problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == "MEMORY.md" && p.rule == "projection.write"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn a_projection_that_is_not_utf8_is_reported_and_left_untouched() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "binary", ts("2026-11-19T10:00:00Z")));
+    std::fs::write(ws.path("MEMORY.md"), b"curated \xff bytes\n").unwrap();
+    ws.sync();
+    assert_eq!(
+        std::fs::read(ws.path("MEMORY.md")).unwrap(),
+        b"curated \xff bytes\n"
+    );
+    let problems = ws.check().problems;
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.path == "MEMORY.md" && p.rule == "projection.encoding"),
+        "{problems:?}"
+    );
+}
+
+#[test]
+fn projections_wait_for_the_writer_lease() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "leased", ts("2026-11-19T10:00:00Z")));
+    let lease = memsync::project::WriterLock::acquire(&ws.settings.state_dir()).unwrap();
+    let settings = ws.settings.clone();
+    let started = std::time::Instant::now();
+    let writer = std::thread::spawn(move || {
+        memsync::pipeline::sync(
+            &settings,
+            now(),
+            memsync::pipeline::SyncOptions { render: true },
+        )
+        .unwrap();
+        std::time::Instant::now()
+    });
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    assert!(
+        !ws.exists("MEMORY.md"),
+        "rendered while another process held the lease"
+    );
+    let released = std::time::Instant::now();
+    drop(lease);
+    let finished = writer.join().unwrap();
+    assert!(finished >= released && released.duration_since(started).as_millis() >= 300);
+    assert!(ws.read("MEMORY.md").contains("session=leased"));
+}
