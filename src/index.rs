@@ -353,59 +353,41 @@ impl Index {
     }
 
     pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached(
-                "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok((
-                    r.get::<_, String>(0)?,
-                    CachedFile {
-                        stat: FileStat {
-                            size: r.get::<_, i64>(1)? as u64,
-                            mtime_ns: r.get(2)?,
-                            ctime_ns: r.get(3)?,
-                            inode: r.get::<_, i64>(4)? as u64,
-                        },
-                        sha256: r.get(5)?,
-                        token: r.get(6)?,
-                    },
-                ))
-            })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files";
+        query(&self.conn, sql, [], |r| {
+            let stat = FileStat {
+                size: r.get::<_, i64>(1)? as u64,
+                mtime_ns: r.get(2)?,
+                ctime_ns: r.get(3)?,
+                inode: r.get::<_, i64>(4)? as u64,
+            };
+            let cached = CachedFile {
+                stat,
+                sha256: r.get(5)?,
+                token: r.get(6)?,
+            };
+            Ok((r.get::<_, String>(0)?, cached))
+        })
+        .map_err(|e| self.err(e))
     }
-
     /// Every tombstoned (agent_id, token).
     pub fn tombstoned(&self) -> Result<HashSet<(String, String)>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT agent_id, token FROM tombstones")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        query(
+            &self.conn,
+            "SELECT agent_id, token FROM tombstones",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))
     }
-
     /// Every tombstone file with the (agent_id, token) it removes.
     pub fn tombstone_rows(&self) -> Result<Vec<(String, (String, String))>> {
-        let mut stmt = self
-            .conn
-            .prepare_cached("SELECT source_path, agent_id, token FROM tombstones")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, (r.get(1)?, r.get(2)?))))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        let sql = "SELECT source_path, agent_id, token FROM tombstones";
+        query(&self.conn, sql, [], |r| {
+            Ok((r.get(0)?, (r.get(1)?, r.get(2)?)))
+        })
+        .map_err(|e| self.err(e))
     }
-
     pub fn meta(&self, key: &str) -> Result<Option<String>> {
         self.conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
@@ -414,45 +396,25 @@ impl Index {
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.conn
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        upsert_meta(&self.conn, key, value).map_err(|e| self.err(e))
     }
-
     /// Every stored problem, ordered by path, then rule.
     pub fn problems(&self) -> Result<Vec<Problem>> {
-        let mut stmt = self
-            .conn
-            .prepare("SELECT path, severity, rule, reason FROM problems ORDER BY path, severity DESC, rule, reason")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(Problem {
-                    path: r.get(0)?,
-                    severity: Severity::parse(&r.get::<_, String>(1)?),
-                    rule: r.get(2)?,
-                    reason: r.get(3)?,
-                })
+        let sql = "SELECT path, severity, rule, reason FROM problems ORDER BY path, severity DESC, rule, reason";
+        query(&self.conn, sql, [], |r| {
+            Ok(Problem {
+                path: r.get(0)?,
+                severity: Severity::parse(&r.get::<_, String>(1)?),
+                rule: r.get(2)?,
+                reason: r.get(3)?,
             })
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        })
+        .map_err(|e| self.err(e))
     }
-
     /// Runs a query that returns (text, count) pairs, for status reports.
     pub fn counts(&self, sql: &str) -> Result<Vec<(String, i64)>> {
-        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        query(&self.conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))
     }
-
     pub fn scalar(&self, sql: &str) -> Result<i64> {
         self.conn
             .query_row(sql, [], |r| r.get(0))
@@ -576,10 +538,7 @@ impl Index {
         params: impl rusqlite::Params,
         f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
     ) -> Result<Vec<T>> {
-        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
-        let rows = stmt.query_map(params, f).map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        query(&self.conn, sql, params, f).map_err(|e| self.err(e))
     }
 
     pub fn strings(&self, sql: &str) -> Result<Vec<String>> {
@@ -709,6 +668,23 @@ fn assemble_session(rows: &[ArtifactSummary], floor: &SentenceConfig) -> Option<
     })
 }
 
+/// Runs a (cached) query and collects its mapped rows.
+fn query<T, C: FromIterator<T>>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<C> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, f)?;
+    rows.collect()
+}
+
+fn upsert_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    let sql = "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+    conn.prepare_cached(sql)?.execute([key, value]).map(|_| ())
+}
+
 fn is_corrupt(e: &rusqlite::Error) -> bool {
     matches!(
         e.sqlite_error_code(),
@@ -802,17 +778,9 @@ impl Batch<'_> {
 
     /// Paths of the rows of a session.
     pub fn session_paths(&self, agent_id: &str, token: &str) -> Result<Vec<String>> {
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT source_path FROM artifacts WHERE agent_id = ?1 AND token = ?2")
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([agent_id, token], |r| r.get(0))
-            .map_err(|e| self.err(e))?;
-        rows.collect::<rusqlite::Result<_>>()
-            .map_err(|e| self.err(e))
+        let sql = "SELECT source_path FROM artifacts WHERE agent_id = ?1 AND token = ?2";
+        query(&self.tx, sql, [agent_id, token], |r| r.get(0)).map_err(|e| self.err(e))
     }
-
     /// Replaces the rows of `a.source_path` with `a` (fresh, not stale).
     pub fn put_artifact(&self, a: &Artifact) -> Result<()> {
         self.delete_artifact(&a.source_path)?;
@@ -1018,13 +986,7 @@ impl Batch<'_> {
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
-        self.tx
-            .execute(
-                "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                params![key, value],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        upsert_meta(&self.tx, key, value).map_err(|e| self.err(e))
     }
 
     /// Loads the sessions a batch touched into a temp table, for the set-based
@@ -1047,44 +1009,29 @@ impl Batch<'_> {
 
     /// The touched sessions' rows as link-graph nodes by token, and the artifact files present for them.
     pub fn touched_graph(&self) -> Result<TouchedGraph> {
-        let mut stmt = self
-            .tx
-            .prepare_cached(
-                "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
-                 FROM artifacts WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, source_path",
-            )
-            .map_err(|e| self.err(e))?;
-        let mut nodes: BTreeMap<String, Vec<GraphNode>> = BTreeMap::new();
-        let rows = stmt
-            .query_map([], |r| {
-                let kind: String = r.get(2)?;
-                Ok(GraphNode {
-                    token: r.get(0)?,
-                    source_path: r.get(1)?,
-                    kind: ArtifactKind::parse(&kind).unwrap_or(ArtifactKind::Summary),
-                    manifest_path: r.get(3)?,
-                    summary_path: r.get(4)?,
-                    transcript_path: r.get(5)?,
-                    compaction_path: r.get(6)?,
-                })
+        let sql = "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
+                   FROM artifacts WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, source_path";
+        let rows: Vec<GraphNode> = query(&self.tx, sql, [], |r| {
+            let kind: String = r.get(2)?;
+            Ok(GraphNode {
+                token: r.get(0)?,
+                source_path: r.get(1)?,
+                kind: ArtifactKind::parse(&kind).unwrap_or(ArtifactKind::Summary),
+                manifest_path: r.get(3)?,
+                summary_path: r.get(4)?,
+                transcript_path: r.get(5)?,
+                compaction_path: r.get(6)?,
             })
-            .map_err(|e| self.err(e))?;
+        })
+        .map_err(|e| self.err(e))?;
+        let mut nodes: BTreeMap<String, Vec<GraphNode>> = BTreeMap::new();
         for node in rows {
-            let node = node.map_err(|e| self.err(e))?;
             nodes.entry(node.token.clone()).or_default().push(node);
         }
-        let mut stmt = self
-            .tx
-            .prepare_cached("SELECT path FROM files WHERE class = 'artifact' AND token IN (SELECT token FROM temp.touched)")
-            .map_err(|e| self.err(e))?;
-        let present = stmt
-            .query_map([], |r| r.get(0))
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<HashSet<String>>>()
-            .map_err(|e| self.err(e))?;
+        let sql = "SELECT path FROM files WHERE class = 'artifact' AND token IN (SELECT token FROM temp.touched)";
+        let present = query(&self.tx, sql, [], |r| r.get(0)).map_err(|e| self.err(e))?;
         Ok((nodes, present))
     }
-
     /// Replaces the link-graph problems of every touched session.
     pub fn replace_touched_graph_problems(&self, problems: &[(String, Problem)]) -> Result<()> {
         self.tx
@@ -1106,34 +1053,26 @@ impl Batch<'_> {
                 [],
             )
             .map_err(|e| self.err(e))?;
-        let mut stmt = self
-            .tx
-            .prepare_cached(
-                "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness, captured_at,
-                 membership_ts, memory_sentence, private FROM artifacts WHERE token IN (SELECT token FROM temp.touched)
-                 ORDER BY token, agent_id, captured_at, source_path",
-            )
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], |r| {
-                Ok(ArtifactSummary {
-                    token: r.get(0)?,
-                    agent_id: r.get(1)?,
-                    kind: r.get(2)?,
-                    path: r.get(3)?,
-                    session_id: r.get(4)?,
-                    session_key: r.get(5)?,
-                    project: r.get(6)?,
-                    harness: r.get(7)?,
-                    captured_at: r.get(8)?,
-                    membership_ts: r.get(9)?,
-                    sentence: r.get(10)?,
-                    private: r.get(11)?,
-                })
+        let sql = "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness,
+                   captured_at, membership_ts, memory_sentence, private FROM artifacts
+                   WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, agent_id, captured_at, source_path";
+        let rows: Vec<ArtifactSummary> = query(&self.tx, sql, [], |r| {
+            Ok(ArtifactSummary {
+                token: r.get(0)?,
+                agent_id: r.get(1)?,
+                kind: r.get(2)?,
+                path: r.get(3)?,
+                session_id: r.get(4)?,
+                session_key: r.get(5)?,
+                project: r.get(6)?,
+                harness: r.get(7)?,
+                captured_at: r.get(8)?,
+                membership_ts: r.get(9)?,
+                sentence: r.get(10)?,
+                private: r.get(11)?,
             })
-            .map_err(|e| self.err(e))?
-            .collect::<rusqlite::Result<Vec<_>>>()
-            .map_err(|e| self.err(e))?;
+        })
+        .map_err(|e| self.err(e))?;
         let mut insert = self
             .tx
             .prepare_cached(&format!(
