@@ -736,35 +736,28 @@ impl Batch<'_> {
         sha256: Option<&str>,
         token: Option<&str>,
     ) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO files(path, class, size, mtime_ns, ctime_ns, inode, sha256, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
+        self.exec(
+            "INSERT INTO files(path, class, size, mtime_ns, ctime_ns, inode, sha256, token) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)
                  ON CONFLICT(path) DO UPDATE SET class = excluded.class, size = excluded.size, mtime_ns = excluded.mtime_ns,
                  ctime_ns = excluded.ctime_ns, inode = excluded.inode, sha256 = excluded.sha256, token = excluded.token",
-            )
-            .and_then(|mut s| {
-                s.execute(params![path, class, stat.size as i64, stat.mtime_ns, stat.ctime_ns, stat.inode as i64, sha256, token])
-            })
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+            params![path, class, stat.size as i64, stat.mtime_ns, stat.ctime_ns, stat.inode as i64, sha256, token],
+        )
     }
 
     /// Forgets every cached stat and hash, so the next scan reads and judges every file again.
     pub fn invalidate_cache(&self) -> Result<()> {
-        self.tx
-            .execute("UPDATE files SET mtime_ns = -1, sha256 = NULL", [])
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.exec("UPDATE files SET mtime_ns = -1, sha256 = NULL", [])
     }
 
     pub fn delete_file(&self, path: &str) -> Result<()> {
-        self.exec("DELETE FROM files WHERE path = ?1", path)
+        self.exec("DELETE FROM files WHERE path = ?1", [path])
     }
 
-    fn exec(&self, sql: &str, arg: &str) -> Result<()> {
+    /// Runs one (cached) statement.
+    fn exec(&self, sql: &str, params: impl rusqlite::Params) -> Result<()> {
         self.tx
             .prepare_cached(sql)
-            .and_then(|mut s| s.execute([arg]))
+            .and_then(|mut s| s.execute(params))
             .map(|_| ())
             .map_err(|e| self.err(e))
     }
@@ -881,8 +874,8 @@ impl Batch<'_> {
                 .and_then(|mut s| s.execute([id]))
                 .map_err(|e| self.err(e))?;
         }
-        self.exec("DELETE FROM artifacts WHERE source_path = ?1", path)?;
-        self.exec("DELETE FROM links WHERE source_path = ?1", path)
+        self.exec("DELETE FROM artifacts WHERE source_path = ?1", [path])?;
+        self.exec("DELETE FROM links WHERE source_path = ?1", [path])
     }
 
     /// Keeps the last good row of a file that is now invalid or unreadable, marked stale.
@@ -909,11 +902,11 @@ impl Batch<'_> {
     }
 
     pub fn clear_problems(&self, phase: Phase) -> Result<()> {
-        self.exec("DELETE FROM problems WHERE phase = ?1", phase.as_str())
+        self.exec("DELETE FROM problems WHERE phase = ?1", [phase.as_str()])
     }
 
     pub fn clear_path_problems(&self, path: &str) -> Result<()> {
-        self.exec("DELETE FROM problems WHERE path = ?1", path)
+        self.exec("DELETE FROM problems WHERE path = ?1", [path])
     }
 
     pub fn insert_problems(
@@ -942,29 +935,25 @@ impl Batch<'_> {
 
     pub fn put_tombstone(&self, t: &Tombstone) -> Result<()> {
         let removed = serde_json::to_string(&t.removed_paths).unwrap_or_else(|_| "[]".into());
-        self.tx
-            .prepare_cached(
-                "INSERT INTO tombstones(source_path, agent_id, token, removed_at, reason, removed_paths_json)
+        self.exec(
+            "INSERT INTO tombstones(source_path, agent_id, token, removed_at, reason, removed_paths_json)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(source_path) DO UPDATE SET agent_id = excluded.agent_id,
                  token = excluded.token, removed_at = excluded.removed_at, reason = excluded.reason,
                  removed_paths_json = excluded.removed_paths_json",
-            )
-            .and_then(|mut s| s.execute(params![t.source_path, t.agent_id, t.token, t.removed_at, t.reason, removed]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+            params![t.source_path, t.agent_id, t.token, t.removed_at, t.reason, removed],
+        )
     }
 
     pub fn delete_tombstone(&self, path: &str) -> Result<()> {
-        self.exec("DELETE FROM tombstones WHERE source_path = ?1", path)
+        self.exec("DELETE FROM tombstones WHERE source_path = ?1", [path])
     }
 
     /// Marks a projection input as changed: the agent's MEMORY.md and the day of `ts`.
     pub fn mark_dirty(&self, agent_id: &str, ts: &str) -> Result<()> {
-        self.tx
-            .prepare_cached("INSERT OR IGNORE INTO projection_dirty(agent_id, ts) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute([agent_id, ts]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.exec(
+            "INSERT OR IGNORE INTO projection_dirty(agent_id, ts) VALUES (?1, ?2)",
+            [agent_id, ts],
+        )
     }
 
     pub fn put_projection_state(
@@ -975,14 +964,11 @@ impl Batch<'_> {
         stat: FileStat,
         now: &str,
     ) -> Result<()> {
-        self.tx
-            .prepare_cached(
-                "INSERT INTO projection_state(path, agent_id, scope, size, mtime_ns, rendered_now) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+        self.exec(
+            "INSERT INTO projection_state(path, agent_id, scope, size, mtime_ns, rendered_now) VALUES (?1, ?2, ?3, ?4, ?5, ?6)
                  ON CONFLICT(path) DO UPDATE SET size = excluded.size, mtime_ns = excluded.mtime_ns, rendered_now = excluded.rendered_now",
-            )
-            .and_then(|mut s| s.execute(params![path, agent, scope, stat.size as i64, stat.mtime_ns, now]))
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+            params![path, agent, scope, stat.size as i64, stat.mtime_ns, now],
+        )
     }
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
@@ -1109,22 +1095,13 @@ impl Batch<'_> {
 
     /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
     fn mark_touched_dirty(&self) -> Result<()> {
-        self.tx
-            .execute(
-                "INSERT OR IGNORE INTO projection_dirty(agent_id, ts)
+        self.exec("INSERT OR IGNORE INTO projection_dirty(agent_id, ts)
                  SELECT agent_id, membership_ts FROM sessions WHERE token IN (SELECT token FROM temp.touched)
                  UNION SELECT agent_id, compaction_at FROM sessions
-                 WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL",
-                [],
-            )
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+                 WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL", [])
     }
 
     pub fn clear_dirty(&self) -> Result<()> {
-        self.tx
-            .execute("DELETE FROM projection_dirty", [])
-            .map(|_| ())
-            .map_err(|e| self.err(e))
+        self.exec("DELETE FROM projection_dirty", [])
     }
 }

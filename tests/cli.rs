@@ -16,6 +16,18 @@ fn memsync() -> Command {
     cmd
 }
 
+/// The example workspace, synced at NOW, in a temp dir that lives as long as the guard.
+fn demo_workspace() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("ws");
+    memsync()
+        .args(["--now", NOW, "-q", "demo"])
+        .arg(&dir)
+        .assert()
+        .success();
+    (tmp, dir)
+}
+
 #[test]
 fn demo_writes_and_syncs_the_example_workspace() {
     let tmp = tempfile::tempdir().unwrap();
@@ -54,13 +66,7 @@ fn demo_writes_and_syncs_the_example_workspace() {
 
 #[test]
 fn check_json_and_status_json_parse_and_agree() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ws");
-    memsync()
-        .args(["--now", NOW, "-q", "demo"])
-        .arg(&dir)
-        .assert()
-        .success();
+    let (_tmp, dir) = demo_workspace();
     let out = memsync()
         .args(["--now", NOW, "--json", "--workspace"])
         .arg(&dir)
@@ -126,13 +132,7 @@ fn configuration_and_usage_errors_exit_two() {
 
 #[test]
 fn sync_and_reindex_report_what_they_did() {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ws");
-    memsync()
-        .args(["--now", NOW, "-q", "demo"])
-        .arg(&dir)
-        .assert()
-        .success();
+    let (_tmp, dir) = demo_workspace();
     memsync()
         .args(["--now", NOW, "--workspace"])
         .arg(&dir)
