@@ -66,6 +66,30 @@ fn main() {
             })
             .collect(),
     );
+    let changed_paths: Vec<String> = summaries
+        .iter()
+        .filter_map(|p| p.strip_prefix(&root).ok())
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect();
+    let changed_given = median(
+        (0..RUNS)
+            .map(|i| {
+                for p in &summaries {
+                    rewrite_body(p, 2 * RUNS + i);
+                }
+                time(|| {
+                    memsync::pipeline::sync_paths(
+                        &mut index,
+                        &settings,
+                        chrono::Utc::now(),
+                        opts,
+                        &changed_paths,
+                    )
+                    .expect("sync paths");
+                })
+            })
+            .collect(),
+    );
     drop(index);
     let render = median((0..RUNS).map(|_| full_render(&settings, now)).collect());
     let (read_1, read_n) = floor_read_hash(&root);

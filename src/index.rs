@@ -354,22 +354,35 @@ impl Index {
 
     pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
         let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files";
-        query(&self.conn, sql, [], |r| {
-            let stat = FileStat {
-                size: r.get::<_, i64>(1)? as u64,
-                mtime_ns: r.get(2)?,
-                ctime_ns: r.get(3)?,
-                inode: r.get::<_, i64>(4)? as u64,
-            };
-            let cached = CachedFile {
-                stat,
-                sha256: r.get(5)?,
-                token: r.get(6)?,
-            };
-            Ok((r.get::<_, String>(0)?, cached))
-        })
-        .map_err(|e| self.err(e))
+        query(&self.conn, sql, [], cached_file).map_err(|e| self.err(e))
     }
+    /// The stat cache entries of the given paths.
+    pub fn cached_files<'a>(
+        &self,
+        paths: impl Iterator<Item = &'a str>,
+    ) -> Result<HashMap<String, CachedFile>> {
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files WHERE path = ?1";
+        let mut out = HashMap::new();
+        for path in paths {
+            let rows: Vec<(String, CachedFile)> =
+                query(&self.conn, sql, [path], cached_file).map_err(|e| self.err(e))?;
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
+    /// The artifact files recorded for these session tokens.
+    pub fn paths_of_tokens(&self, tokens: &BTreeSet<String>) -> Result<Vec<String>> {
+        let sql = "SELECT path FROM files WHERE class = 'artifact' AND token = ?1 ORDER BY path";
+        let mut out = Vec::new();
+        for token in tokens {
+            let rows: Vec<String> =
+                query(&self.conn, sql, [token], |r| r.get(0)).map_err(|e| self.err(e))?;
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
     /// Every tombstoned (agent_id, token).
     pub fn tombstoned(&self) -> Result<HashSet<(String, String)>> {
         query(
@@ -666,6 +679,22 @@ fn assemble_session(rows: &[ArtifactSummary], floor: &SentenceConfig) -> Option<
         compaction_at: compaction.map(|r| r.captured_at.clone()),
         compaction_sentence: compaction.map(|r| display(r.sentence.as_deref())),
     })
+}
+
+/// A `files` row as (path, cache entry).
+fn cached_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, CachedFile)> {
+    let stat = FileStat {
+        size: r.get::<_, i64>(1)? as u64,
+        mtime_ns: r.get(2)?,
+        ctime_ns: r.get(3)?,
+        inode: r.get::<_, i64>(4)? as u64,
+    };
+    let cached = CachedFile {
+        stat,
+        sha256: r.get(5)?,
+        token: r.get(6)?,
+    };
+    Ok((r.get(0)?, cached))
 }
 
 /// Runs a (cached) query and collects its mapped rows.

@@ -92,7 +92,7 @@ pub fn sync(settings: &Settings, now: DateTime<Utc>, opts: SyncOptions) -> Resul
     })
 }
 
-/// Runs the pipeline with an index the caller already holds open.
+/// Runs the pipeline over the whole workspace with an index the caller holds open.
 pub fn sync_with(
     index: &mut Index,
     settings: &Settings,
@@ -100,9 +100,8 @@ pub fn sync_with(
     opts: SyncOptions,
 ) -> Result<SyncReport> {
     let started = Instant::now();
-    let config = &settings.config;
     invalidate_on_config_change(index, settings)?;
-    let rules = ScanRules::new(&config.scan, &own_state_patterns(settings))?;
+    let rules = ScanRules::new(&settings.config.scan, &own_state_patterns(settings))?;
     let scan = scan::scan(&settings.root, &rules)?;
     let cache = index.file_cache()?;
     tracing::info!(
@@ -110,44 +109,117 @@ pub fn sync_with(
         ms = started.elapsed().as_millis() as u64,
         "scanned"
     );
-    let mut report = SyncReport {
-        workspace: settings.root.display().to_string(),
-        index: index.path.display().to_string(),
-        scanned: scan.files.len(),
-        ..SyncReport::default()
-    };
-
     let seen: HashSet<&str> = scan.files.iter().map(|f| f.path.as_str()).collect();
-    let deleted: Vec<String> = cache
+    let deleted = cache
         .keys()
         .filter(|p| !seen.contains(p.as_str()))
         .cloned()
         .collect();
-    let changed: Vec<&ScannedFile> = scan
+    let plan = Plan {
+        files: scan.files,
+        cache,
+        deleted,
+        scan_problems: Some(scan.problems),
+    };
+    reconcile(index, settings, now, opts, plan, started)
+}
+
+/// Runs the pipeline over the given workspace-relative paths only: what a file
+/// watcher or a writer knows changed. Paths that are not canonical artifacts or
+/// tombstones are ignored; paths that no longer exist are deletions. Like a full
+/// sync, it trusts the filesystem, not the caller: an unchanged file is not re-read.
+pub fn sync_paths(
+    index: &mut Index,
+    settings: &Settings,
+    now: DateTime<Utc>,
+    opts: SyncOptions,
+    paths: &[String],
+) -> Result<SyncReport> {
+    let started = Instant::now();
+    invalidate_on_config_change(index, settings)?;
+    let rules = ScanRules::new(&settings.config.scan, &own_state_patterns(settings))?;
+    let wanted: BTreeSet<&str> = paths
+        .iter()
+        .map(String::as_str)
+        .filter(|p| {
+            rules.wants_file(p)
+                && matches!(
+                    scan::classify(p),
+                    FileClass::Artifact | FileClass::Tombstone
+                )
+        })
+        .collect();
+    let cache = index.cached_files(wanted.iter().copied())?;
+    let mut plan = Plan {
+        files: Vec::new(),
+        cache,
+        deleted: Vec::new(),
+        scan_problems: None,
+    };
+    for path in wanted {
+        match stat_regular(&settings.root, path) {
+            Some(f) => plan.files.push(f),
+            None if plan.cache.contains_key(path) => plan.deleted.push(path.to_string()),
+            None => {}
+        }
+    }
+    reconcile(index, settings, now, opts, plan, started)
+}
+
+/// What one reconcile looks at.
+struct Plan {
+    /// Canonical files present on disk (all of them, or the given paths).
+    files: Vec<ScannedFile>,
+    /// The stat cache for (at least) those files and the deleted ones.
+    cache: HashMap<String, CachedFile>,
+    /// Cached files that are gone.
+    deleted: Vec<String>,
+    /// Path-level findings of a full scan, which replace the previous ones.
+    scan_problems: Option<Vec<Problem>>,
+}
+
+/// A regular file's scan entry; `None` if it is missing, a symlink, or not a file.
+fn stat_regular(root: &Path, rel: &str) -> Option<ScannedFile> {
+    let meta = std::fs::symlink_metadata(root.join(rel)).ok()?;
+    meta.is_file().then(|| ScannedFile {
+        path: rel.to_string(),
+        class: scan::classify(rel),
+        stat: FileStat::of(&meta),
+    })
+}
+
+/// Reads what changed, applies it to the index in one transaction, and renders.
+fn reconcile(
+    index: &mut Index,
+    settings: &Settings,
+    now: DateTime<Utc>,
+    opts: SyncOptions,
+    plan: Plan,
+    started: Instant,
+) -> Result<SyncReport> {
+    let config = &settings.config;
+    let mut report = SyncReport {
+        workspace: settings.root.display().to_string(),
+        index: index.path.display().to_string(),
+        scanned: plan.files.len(),
+        ..SyncReport::default()
+    };
+    let changed: Vec<&ScannedFile> = plan
         .files
         .iter()
-        .filter(|f| needs_read(f, &cache))
+        .filter(|f| needs_read(f, &plan.cache))
         .collect();
-    report.unchanged = scan.files.len() - changed.len();
+    report.unchanged = plan.files.len() - changed.len();
 
     // Tombstones first: they decide what may be indexed.
     let (tomb_files, artifact_files): (Vec<&ScannedFile>, Vec<&ScannedFile>) = changed
         .into_iter()
         .partition(|f| f.class == FileClass::Tombstone);
     let max = config.scan.max_file_bytes;
-    let tomb_reads: Vec<(&ScannedFile, ReadOutcome)> = tomb_files
+    let tomb_verdicts: Vec<TombstoneRead<'_>> = tomb_files
         .into_iter()
         .map(|f| {
-            (
-                f,
-                read_stable(&settings.root, f, cache.get(&f.path), max, false),
-            )
-        })
-        .collect();
-    let before = index.tombstoned()?;
-    let tomb_verdicts: Vec<TombstoneRead<'_>> = tomb_reads
-        .into_iter()
-        .map(|(f, outcome)| {
+            let outcome = read_stable(&settings.root, f, plan.cache.get(&f.path), max, false);
             let verdict = match &outcome {
                 ReadOutcome::Text { text, .. } => Some(validate::validate_tombstone(&f.path, text)),
                 _ => None,
@@ -155,52 +227,109 @@ pub fn sync_with(
             (f, outcome, verdict)
         })
         .collect();
-    let deleted_tombs: HashSet<&str> = deleted
+    let deleted_tombs: HashSet<&str> = plan
+        .deleted
         .iter()
         .filter(|p| scan::classify(p) == FileClass::Tombstone)
         .map(String::as_str)
         .collect();
+    let before = index.tombstoned()?;
     let mut after = before.clone();
     for (_, _, v) in &tomb_verdicts {
         if let Some(Ok(t)) = v {
             after.insert((t.agent_id.clone(), t.token.clone()));
         }
     }
-    let lifted = lifted_tombstones(index, &deleted_tombs)?;
-    for key in &lifted {
-        after.remove(key);
+    for key in lifted_tombstones(index, &deleted_tombs)? {
+        after.remove(&key);
     }
-    // Sessions whose tombstone state changed must be judged again, even if unchanged on disk.
-    let flipped: HashSet<&str> = after
+    // Sessions whose tombstone state changed are judged again, even if unchanged on disk.
+    let flipped: BTreeSet<String> = after
         .symmetric_difference(&before)
-        .map(|(_, token)| token.as_str())
+        .map(|(_, t)| t.clone())
         .collect();
-    let mut to_read: Vec<(&ScannedFile, bool)> =
-        artifact_files.into_iter().map(|f| (f, false)).collect();
-    let queued: HashSet<&str> = to_read.iter().map(|(f, _)| f.path.as_str()).collect();
-    if !flipped.is_empty() {
-        for f in scan
-            .files
-            .iter()
-            .filter(|f| f.class == FileClass::Artifact && !queued.contains(f.path.as_str()))
-        {
-            if file_token(&f.path).is_some_and(|t| flipped.contains(t.as_str())) {
-                to_read.push((f, true));
-            }
-        }
-    }
+    let queued: HashSet<&str> = artifact_files.iter().map(|f| f.path.as_str()).collect();
+    let forced: Vec<ScannedFile> = index
+        .paths_of_tokens(&flipped)?
+        .iter()
+        .filter(|p| !queued.contains(p.as_str()))
+        .filter_map(|p| stat_regular(&settings.root, p))
+        .collect();
+    let to_read: Vec<(&ScannedFile, bool)> = artifact_files
+        .into_iter()
+        .map(|f| (f, false))
+        .chain(forced.iter().map(|f| (f, true)))
+        .collect();
 
-    let scan_problems = scan.problems;
     let first_build = index.is_empty()?;
     if first_build {
         index.set_durable(false)?;
     }
     report.read = tomb_verdicts.len();
-    // Parse on every core while this thread writes SQLite: results stream
-    // through a bounded channel into the one indexing transaction.
+    let changes = Changes {
+        tombstones: &tomb_verdicts,
+        deleted_tombstones: &deleted_tombs,
+        tombstoned_before: &before,
+        tombstoned_after: &after,
+        deleted: &plan.deleted,
+        scan_problems: plan.scan_problems.as_deref(),
+    };
+    let indexed = index_changes(
+        index,
+        settings,
+        &plan.cache,
+        &to_read,
+        &changes,
+        &mut report,
+        started,
+    );
+    if first_build {
+        index.set_durable(true)?;
+    }
+    indexed?;
+    tracing::info!(
+        indexed = report.indexed,
+        removed = report.removed,
+        ms = started.elapsed().as_millis() as u64,
+        "indexed"
+    );
+    if opts.render {
+        let rendered = crate::project::render(index, settings, now)?;
+        report.projections_written = rendered.written;
+        tracing::info!(
+            rendered = rendered.rendered.len(),
+            ms = started.elapsed().as_millis() as u64,
+            "projected"
+        );
+    }
+    finish_report(index, now, report, started)
+}
+
+/// Everything a reconcile applies besides the artifact files it reads.
+struct Changes<'a> {
+    tombstones: &'a [TombstoneRead<'a>],
+    deleted_tombstones: &'a HashSet<&'a str>,
+    tombstoned_before: &'a HashSet<(String, String)>,
+    tombstoned_after: &'a HashSet<(String, String)>,
+    deleted: &'a [String],
+    scan_problems: Option<&'a [Problem]>,
+}
+
+/// Reads and validates `to_read` on every core but one while this thread
+/// applies the results, and every other change, in one SQLite transaction.
+fn index_changes(
+    index: &mut Index,
+    settings: &Settings,
+    cache: &HashMap<String, CachedFile>,
+    to_read: &[(&ScannedFile, bool)],
+    changes: &Changes<'_>,
+    report: &mut SyncReport,
+    started: Instant,
+) -> Result<()> {
+    let config = &settings.config;
+    let (max, root) = (config.scan.max_file_bytes, &settings.root);
     let (sender, receiver) = std::sync::mpsc::sync_channel::<FileRead<'_>>(256);
-    let (cache, root) = (&cache, &settings.root);
-    let indexed = std::thread::scope(|scope| {
+    std::thread::scope(|scope| {
         scope.spawn(move || {
             let work = || {
                 to_read
@@ -221,16 +350,16 @@ pub fn sync_with(
             let mut touched: BTreeSet<String> = BTreeSet::new();
             apply_tombstones(
                 b,
-                &tomb_verdicts,
-                &deleted_tombs,
-                &after,
-                &before,
+                changes.tombstones,
+                changes.deleted_tombstones,
+                changes.tombstoned_after,
+                changes.tombstoned_before,
                 &mut touched,
-                &mut report,
+                report,
             )?;
-            apply_deletions(b, &deleted, &mut touched, &mut report)?;
+            apply_deletions(b, changes.deleted, &mut touched, report)?;
             for read in receiver.iter() {
-                apply_read(b, &read, &after, &mut touched, &mut report)?;
+                apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
                 report.read += 1;
             }
             tracing::info!(
@@ -238,45 +367,46 @@ pub fn sync_with(
                 ms = started.elapsed().as_millis() as u64,
                 "read, validated and indexed files"
             );
-            b.set_touched(&touched)?;
-            let (graphs, present) = b.touched_graph()?;
-            let graph_problems: Vec<(String, Problem)> = graphs
-                .iter()
-                .flat_map(|(token, nodes)| {
-                    validate::check_graph(nodes, &|p: &str| present.contains(p))
-                        .into_iter()
-                        .map(move |p| (token.clone(), p))
-                })
-                .collect();
-            b.replace_touched_graph_problems(&graph_problems)?;
-            b.refresh_touched_sessions(&config.sentence)?;
-            b.clear_problems(Phase::Scan)?;
-            b.insert_problems(Phase::Scan, None, &scan_problems)?;
+            refresh_sessions(b, &touched, config)?;
+            if let Some(problems) = changes.scan_problems {
+                b.clear_problems(Phase::Scan)?;
+                b.insert_problems(Phase::Scan, None, problems)?;
+            }
             Ok(())
         })
-    });
+    })
+}
 
-    if first_build {
-        index.set_durable(true)?;
-    }
-    indexed?;
-    tracing::info!(
-        indexed = report.indexed,
-        removed = report.removed,
-        ms = started.elapsed().as_millis() as u64,
-        "indexed"
-    );
-    if opts.render {
-        let rendered = crate::project::render(index, settings, now)?;
-        report.projections_written = rendered.written;
-        tracing::info!(
-            rendered = rendered.rendered.len(),
-            ms = started.elapsed().as_millis() as u64,
-            "projected"
-        );
-    }
-    let counts = index.counts("SELECT severity, COUNT(*) FROM problems GROUP BY severity")?;
-    for (severity, n) in counts {
+/// Re-checks the link graph and re-derives the session rows of every touched session.
+fn refresh_sessions(
+    b: &Batch<'_>,
+    touched: &BTreeSet<String>,
+    config: &crate::config::Config,
+) -> Result<()> {
+    b.set_touched(touched)?;
+    let (graphs, present) = b.touched_graph()?;
+    let graph_problems: Vec<(String, Problem)> = graphs
+        .iter()
+        .flat_map(|(token, nodes)| {
+            validate::check_graph(nodes, &|p: &str| present.contains(p))
+                .into_iter()
+                .map(move |p| (token.clone(), p))
+        })
+        .collect();
+    b.replace_touched_graph_problems(&graph_problems)?;
+    b.refresh_touched_sessions(&config.sentence)
+}
+
+/// Counts the problems in the index and records the run.
+fn finish_report(
+    index: &Index,
+    now: DateTime<Utc>,
+    mut report: SyncReport,
+    started: Instant,
+) -> Result<SyncReport> {
+    for (severity, n) in
+        index.counts("SELECT severity, COUNT(*) FROM problems GROUP BY severity")?
+    {
         match Severity::parse(&severity) {
             Severity::Error => report.errors = n as usize,
             Severity::Warning => report.warnings = n as usize,

@@ -320,3 +320,91 @@ fn a_corrupt_index_is_moved_aside_and_rebuilt_from_markdown() {
     ws.sync();
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM artifacts"), 3);
 }
+
+#[test]
+fn syncing_given_paths_reads_only_those_and_matches_a_full_sync() {
+    use memsync::pipeline::{SyncOptions, sync_paths};
+    let ws = Workspace::new();
+    for i in 0..4 {
+        ws.add(&session(
+            "default",
+            &format!("paths-{i}"),
+            ts("2026-11-18T10:00:00Z") + chrono::Duration::hours(i),
+        ));
+    }
+    ws.sync();
+    let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
+    let opts = SyncOptions { render: true };
+    let new = ws.add(&session("default", "paths-new", ts("2026-11-19T09:00:00Z")));
+    let gone = ws.add(&session(
+        "default",
+        "paths-gone",
+        ts("2026-11-19T08:00:00Z"),
+    ));
+    let mut given: Vec<String> = new.clone();
+    given.extend(["notes/unrelated.md".to_string(), "MEMORY.md".to_string()]);
+    let report = sync_paths(&mut index, &ws.settings, now(), opts, &given).unwrap();
+    assert_eq!((report.read, report.indexed), (3, 3));
+    assert!(ws.read("MEMORY.md").contains("session=paths-new"));
+    assert!(
+        !ws.read("MEMORY.md").contains("session=paths-gone"),
+        "a path not given is not looked at"
+    );
+
+    // Deletions are paths that no longer exist; unchanged files are not re-read.
+    for p in &new {
+        ws.remove(p);
+    }
+    let mut given = new.clone();
+    given.push(path_of(&gone, "summary"));
+    let report = sync_paths(&mut index, &ws.settings, now(), opts, &given).unwrap();
+    assert_eq!(report.removed, 3);
+    assert!(!ws.read("MEMORY.md").contains("session=paths-new"));
+
+    // Afterwards a full sync finds only what was never given, and both roads end in the same rows.
+    let paths_then_full = {
+        ws.sync();
+        ws.content_rows()
+    };
+    let index_path = ws.settings.index_path();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", index_path.display()));
+    }
+    ws.sync();
+    assert_eq!(ws.content_rows(), paths_then_full);
+}
+
+#[test]
+fn a_tombstone_given_by_path_purges_its_session() {
+    use memsync::pipeline::{SyncOptions, sync_paths};
+    let ws = Workspace::new();
+    let paths = ws.add(&session(
+        "default",
+        "paths-forget",
+        ts("2026-11-19T10:00:00Z"),
+    ));
+    ws.sync();
+    let token = contract::session_token("default", "paths-forget");
+    let (rel, text) = memsync::compose::tombstone("default", &token, now(), "privacy", &paths);
+    ws.write(&rel, &text);
+    let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
+    let report = sync_paths(
+        &mut index,
+        &ws.settings,
+        now(),
+        SyncOptions { render: true },
+        &[rel],
+    )
+    .unwrap();
+    assert_eq!(report.removed, 3);
+    assert!(!ws.read("MEMORY.md").contains("session=paths-forget"));
+    // The session's files, still on disk, were judged again and reported.
+    assert_eq!(
+        ws.check()
+            .problems
+            .iter()
+            .filter(|p| p.rule == "tombstone.resurrected")
+            .count(),
+        3
+    );
+}
