@@ -118,6 +118,11 @@ fn main() {
             "≤ 50 ms",
         ),
         (
+            "re-sync of 10 changed files given their paths (watch, capture)",
+            ms(changed_given),
+            "",
+        ),
+        (
             "peak RSS of any sync process",
             format!("{rss_mb:.1} MB"),
             "≤ 100 MB",
