@@ -352,9 +352,9 @@ pub fn demo(
         Some(d) => d.to_path_buf(),
         None => std::env::temp_dir().join(format!("memsync-demo-{}", now.format("%Y%m%dT%H%M%S"))),
     };
+    // The example has no memsync.yaml, so the settings loaded before writing it hold.
     let settings = load(&dir)?;
     crate::example::write(&dir, now, &settings.config)?;
-    let settings = load(&dir)?;
     let (report, problems) = sync(&settings, now)?;
     Ok((settings, report, problems))
 }

@@ -348,15 +348,7 @@ fn index_changes(
         });
         index.batch(|b| {
             let mut touched: BTreeSet<String> = BTreeSet::new();
-            apply_tombstones(
-                b,
-                changes.tombstones,
-                changes.deleted_tombstones,
-                changes.tombstoned_after,
-                changes.tombstoned_before,
-                &mut touched,
-                report,
-            )?;
+            apply_tombstones(b, changes, &mut touched, report)?;
             apply_deletions(b, changes.deleted, &mut touched, report)?;
             for read in receiver.iter() {
                 apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
@@ -630,14 +622,11 @@ fn trusted_stat(stat: FileStat) -> FileStat {
 
 fn apply_tombstones(
     b: &Batch<'_>,
-    verdicts: &[TombstoneRead<'_>],
-    deleted: &HashSet<&str>,
-    after: &HashSet<(String, String)>,
-    before: &HashSet<(String, String)>,
+    changes: &Changes<'_>,
     touched: &mut BTreeSet<String>,
     report: &mut SyncReport,
 ) -> Result<()> {
-    for (f, outcome, verdict) in verdicts {
+    for (f, outcome, verdict) in changes.tombstones {
         let (stat, sha) = match outcome {
             ReadOutcome::Same { stat, sha } | ReadOutcome::Text { stat, sha, .. } => {
                 (*stat, Some(sha.as_str()))
@@ -668,12 +657,15 @@ fn apply_tombstones(
         }
         b.put_file(&f.path, "tombstone", stat, sha, None)?;
     }
-    for path in deleted {
+    for path in changes.deleted_tombstones {
         b.delete_tombstone(path)?;
         b.delete_file(path)?;
         b.clear_path_problems(path)?;
     }
-    for (agent, token) in after.difference(before) {
+    for (agent, token) in changes
+        .tombstoned_after
+        .difference(changes.tombstoned_before)
+    {
         for path in b.session_paths(agent, token)? {
             b.delete_artifact(&path)?;
             report.removed += 1;

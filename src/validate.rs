@@ -327,7 +327,7 @@ pub fn validate_artifact(path: &str, text: &str, name: &CanonicalName, config: &
         path,
         problems: Vec::new(),
     };
-    let artifact = read_fields(&mut f, name, doc.body);
+    let artifact = read_fields(&mut f, name);
     let mut problems = f.problems;
     check_unknown_keys(path, &doc.frontmatter, name.kind, &mut problems);
     check_naming(path, name, &artifact, &mut problems);
@@ -351,7 +351,7 @@ pub fn validate_artifact(path: &str, text: &str, name: &CanonicalName, config: &
     verdict
 }
 
-fn read_fields(f: &mut Fields<'_>, name: &CanonicalName, body: &str) -> Artifact {
+fn read_fields(f: &mut Fields<'_>, name: &CanonicalName) -> Artifact {
     let kind = name.kind;
     let manifest = kind == ArtifactKind::Manifest;
     let declared = f.string("kind", true, false);
@@ -433,7 +433,6 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName, body: &str) -> Artifact
         ));
     }
     a.memory_sentence_generated_at = f.timestamp("memory_sentence_generated_at", true, false);
-    let _ = body;
     a
 }
 
