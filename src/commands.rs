@@ -174,6 +174,7 @@ pub struct Status {
     pub warnings: usize,
     pub problems: Vec<RuleStatus>,
     pub projections: Vec<ProjectionStatus>,
+    pub daemon: crate::watch::DaemonStatus,
 }
 
 /// Reads the index as it is; runs no sync.
@@ -242,6 +243,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         warnings: problems.len() - errors,
         problems: group_by_rule(&problems),
         projections,
+        daemon: crate::watch::daemon_status(&settings.state_dir()),
     })
 }
 
@@ -325,6 +327,7 @@ pub fn render_status(s: &Status) -> String {
             r.first_paths.join(", ")
         );
     }
+    let _ = writeln!(out, "daemon      {}", daemon_line(&s.daemon));
     let _ = writeln!(out, "projections");
     for p in &s.projections {
         let _ = writeln!(
@@ -339,6 +342,30 @@ pub fn render_status(s: &Status) -> String {
         );
     }
     out
+}
+
+fn daemon_line(d: &crate::watch::DaemonStatus) -> String {
+    match (&d.state, d.running) {
+        (Some(st), true) => {
+            let mut line = format!(
+                "running (pid {}, since {}, {})",
+                st.pid, st.started_at, st.mode
+            );
+            if let Some(why) = &st.degraded {
+                line.push_str(&format!("; degraded: {why}"));
+            }
+            if let (Some(at), Some(batch)) = (&st.last_batch_at, &st.last_batch) {
+                line.push_str(&format!("; last batch {at}: {batch}"));
+            }
+            line
+        }
+        (_, true) => "running".into(),
+        (Some(st), false) => format!(
+            "not running (last ran as pid {}, started {})",
+            st.pid, st.started_at
+        ),
+        (None, false) => "not running".into(),
+    }
 }
 
 /// Writes the example workspace into `dir` (or a new temp directory), syncs it,

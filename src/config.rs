@@ -29,6 +29,7 @@ pub struct Config {
     pub daily_logs: DailyLogsConfig,
     pub projection: ProjectionConfig,
     pub sentence: SentenceConfig,
+    pub watch: WatchConfig,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
@@ -178,6 +179,27 @@ impl Default for SentenceConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Events are gathered for this long before a batch is reconciled.
+    pub debounce_ms: u64,
+    /// A full (stat-only) reconcile this often, whatever the events say.
+    pub reconcile_minutes: u64,
+    /// How often to reconcile when file events are unavailable.
+    pub poll_seconds: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            debounce_ms: 200,
+            reconcile_minutes: 10,
+            poll_seconds: 5,
         }
     }
 }

@@ -1,7 +1,8 @@
 //! memsync keeps an AI agent's markdown memory workspace honest.
 //!
 //! The pipeline, one module per stage: [`scan`] → [`parse`] → [`validate`] →
-//! [`index`] → [`project`], run by [`pipeline`] for every entry point.
+//! [`index`] → [`project`], run by [`pipeline`] for every entry point; [`watch`]
+//! feeds it file events as the daemon.
 
 pub mod commands;
 pub mod compose;
@@ -17,6 +18,7 @@ pub mod project;
 pub mod scan;
 pub mod sentence;
 pub mod validate;
+pub mod watch;
 
 /// memsync's own state directory inside the workspace.
 pub const STATE_DIR: &str = ".memsync";

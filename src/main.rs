@@ -51,6 +51,9 @@ enum Command {
         after_help = "Example:\n  memsync check --json | jq '.problems[] | select(.severity == \"error\")'"
     )]
     Check,
+    /// Run the daemon: reconcile on file events, git pulls and timers until SIGTERM.
+    #[command(after_help = "Example:\n  RUST_LOG=memsync=info memsync --workspace ~/.agents watch")]
+    Watch,
     /// Drop the content rows and rebuild them from markdown (telemetry is kept).
     #[command(after_help = "Example:\n  memsync reindex --reset-telemetry")]
     Reindex {
@@ -137,6 +140,15 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
                 serde_json::json!({ "report": report, "problems": problems }),
                 commands::render_sync(&report, &problems),
             );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Watch => {
+            if cli.now.is_some() {
+                anyhow::bail!(memsync::Error::Usage(
+                    "watch runs on the real clock; --now is for one-shot commands".into()
+                ));
+            }
+            memsync::watch::run(|| load(cli.workspace.as_deref()))?;
             Ok(ExitStatus::Ok)
         }
         Command::Check => {

@@ -101,7 +101,7 @@ pub fn sync_with(
 ) -> Result<SyncReport> {
     let started = Instant::now();
     invalidate_on_config_change(index, settings)?;
-    let rules = ScanRules::new(&settings.config.scan, &own_state_patterns(settings))?;
+    let rules = scan_rules(settings)?;
     let scan = scan::scan(&settings.root, &rules)?;
     let cache = index.file_cache()?;
     tracing::info!(
@@ -137,7 +137,7 @@ pub fn sync_paths(
 ) -> Result<SyncReport> {
     let started = Instant::now();
     invalidate_on_config_change(index, settings)?;
-    let rules = ScanRules::new(&settings.config.scan, &own_state_patterns(settings))?;
+    let rules = scan_rules(settings)?;
     let wanted: BTreeSet<&str> = paths
         .iter()
         .map(String::as_str)
@@ -431,6 +431,11 @@ fn invalidate_on_config_change(index: &mut Index, settings: &Settings) -> Result
     }
     index.batch(|b| b.invalidate_cache())?;
     index.set_meta("validation_config", &fingerprint)
+}
+
+/// The scan rules in force, memsync's own state included.
+pub fn scan_rules(settings: &Settings) -> Result<ScanRules> {
+    ScanRules::new(&settings.config.scan, &own_state_patterns(settings))
 }
 
 /// memsync's own files inside the workspace, beyond the default excludes.

@@ -1,0 +1,541 @@
+//! Watch stage: the daemon behind `memsync watch`.
+//!
+//! Owns: turning file events into reconciles (events are hints, the filesystem
+//! is the truth), the timers (a slow full reconcile, the ledger window rolling
+//! past a row), the one-daemon-per-workspace lock, signals, systemd
+//! notifications, and the state file `status` reads. Must not: validate, index
+//! or render by itself (that is `pipeline`), or write any canonical file.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
+use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer_opt};
+use serde::{Deserialize, Serialize};
+use tokio::signal::unix::{SignalKind, signal};
+use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
+use tokio::time::Instant;
+
+use crate::config::Settings;
+use crate::contract;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::pipeline::{self, SyncOptions, SyncReport};
+use crate::scan::{self, FileClass, ScanRules};
+
+/// The file `status` reads to report on the daemon.
+pub const STATE_FILE: &str = "daemon.json";
+const LOCK_FILE: &str = "daemon.lock";
+
+/// What the daemon last did, for `memsync status`.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct DaemonState {
+    pub pid: u32,
+    pub started_at: String,
+    pub last_batch_at: Option<String>,
+    /// One line: what the last batch read, indexed, removed and wrote.
+    pub last_batch: Option<String>,
+    /// `watching`, or `polling` when file events are unavailable.
+    pub mode: String,
+    /// Why the daemon is polling, if it is.
+    pub degraded: Option<String>,
+}
+
+/// The daemon's view as `status` shows it.
+#[derive(Debug, Clone, Serialize)]
+pub struct DaemonStatus {
+    pub running: bool,
+    #[serde(flatten)]
+    pub state: Option<DaemonState>,
+}
+
+/// Reads the daemon state; `running` is true only while a daemon holds the lock.
+pub fn daemon_status(state_dir: &Path) -> DaemonStatus {
+    let state = std::fs::read(state_dir.join(STATE_FILE))
+        .ok()
+        .and_then(|b| serde_json::from_slice::<DaemonState>(&b).ok());
+    let running = std::fs::File::open(state_dir.join(LOCK_FILE))
+        .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+    DaemonStatus { running, state }
+}
+
+/// One daemon per workspace: an OS lock on `.memsync/daemon.lock`, released
+/// when the process exits, however it exits.
+struct DaemonLock {
+    _file: std::fs::File,
+}
+
+impl DaemonLock {
+    fn acquire(state_dir: &Path, root: &Path) -> Result<DaemonLock> {
+        crate::index::create_private_dir(state_dir)?;
+        let path = state_dir.join(LOCK_FILE);
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true)
+            .open(&path)
+            .map_err(|e| Error::io(&path, e))?;
+        match file.try_lock() {
+            Ok(()) => {}
+            Err(std::fs::TryLockError::WouldBlock) => {
+                let holder = std::fs::read_to_string(&path).unwrap_or_default();
+                return Err(Error::Locked {
+                    path,
+                    reason: format!(
+                        "another memsync watch (pid {}) is already running for {}",
+                        holder.trim(),
+                        root.display()
+                    ),
+                });
+            }
+            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        }
+        let _ = file.set_len(0);
+        let _ = std::io::Write::write_all(&mut &file, std::process::id().to_string().as_bytes());
+        Ok(DaemonLock { _file: file })
+    }
+}
+
+/// Runs the daemon until SIGTERM or SIGINT. `load` reads the settings (again on SIGHUP).
+pub fn run(load: impl Fn() -> Result<Settings>) -> Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("<tokio runtime>", e))?;
+    runtime.block_on(Daemon::start(load)?.serve())
+}
+
+/// What woke the daemon.
+enum Wake {
+    Events(DebounceEventResult),
+    Reload,
+    Stop,
+    Timer,
+}
+
+struct Daemon<L> {
+    load: L,
+    settings: Settings,
+    rules: ScanRules,
+    root: PathBuf,
+    index: Index,
+    events: UnboundedReceiver<DebounceEventResult>,
+    sender: UnboundedSender<DebounceEventResult>,
+    watcher: Option<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    state: DaemonState,
+    _lock: DaemonLock,
+    next_full: Instant,
+    /// Paths seen while git held `.git/index.lock`; reconciled once it is gone.
+    deferred: bool,
+}
+
+impl<L: Fn() -> Result<Settings>> Daemon<L> {
+    fn start(load: L) -> Result<Daemon<L>> {
+        let settings = load()?;
+        let root =
+            std::fs::canonicalize(&settings.root).map_err(|e| Error::io(&settings.root, e))?;
+        let lock = DaemonLock::acquire(&settings.state_dir(), &root)?;
+        let index = Index::open(&settings.index_path())?;
+        let rules = pipeline::scan_rules(&settings)?;
+        let (sender, events) = unbounded_channel();
+        let state = DaemonState {
+            pid: std::process::id(),
+            started_at: contract::format_ts(Utc::now()),
+            mode: "watching".into(),
+            ..DaemonState::default()
+        };
+        let next_full = Instant::now() + reconcile_every(&settings);
+        let mut daemon = Daemon {
+            load,
+            settings,
+            rules,
+            root,
+            index,
+            events,
+            sender,
+            watcher: None,
+            state,
+            _lock: lock,
+            next_full,
+            deferred: false,
+        };
+        daemon.rewatch();
+        Ok(daemon)
+    }
+
+    async fn serve(mut self) -> Result<()> {
+        let mut hangup = signal(SignalKind::hangup()).map_err(|e| Error::io("<signal>", e))?;
+        let mut terminate =
+            signal(SignalKind::terminate()).map_err(|e| Error::io("<signal>", e))?;
+        let mut interrupt =
+            signal(SignalKind::interrupt()).map_err(|e| Error::io("<signal>", e))?;
+        self.full("start-up")?;
+        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
+        let watchdog = watchdog_interval();
+        tracing::info!(root = %self.root.display(), mode = %self.state.mode, "watching");
+        loop {
+            let deadline = self.next_wake(watchdog)?;
+            let wake = tokio::select! {
+                Some(result) = self.events.recv() => Wake::Events(result),
+                _ = hangup.recv() => Wake::Reload,
+                _ = terminate.recv() => Wake::Stop,
+                _ = interrupt.recv() => Wake::Stop,
+                _ = tokio::time::sleep_until(deadline) => Wake::Timer,
+            };
+            match wake {
+                Wake::Events(first) => self.on_events(first)?,
+                Wake::Reload => self.reload()?,
+                Wake::Stop => break,
+                Wake::Timer => self.on_timer()?,
+            }
+            if watchdog.is_some() {
+                let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
+            }
+        }
+        tracing::info!("stopping");
+        let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Stopping]);
+        Ok(())
+    }
+
+    /// The earliest of: the slow full reconcile, the next moment a ledger row
+    /// enters or leaves the window, a git lock retry, a poll, and the watchdog.
+    fn next_wake(&self, watchdog: Option<Duration>) -> Result<Instant> {
+        let mut next = self.next_full;
+        let now = Utc::now();
+        let window = chrono::Duration::days(self.settings.config.memory_md.window_days as i64);
+        if let Some(at) = self.index.next_window_change(now, window)? {
+            let wait = (at - now).to_std().unwrap_or_default() + Duration::from_millis(5);
+            next = next.min(Instant::now() + wait);
+        }
+        if self.deferred {
+            next = next.min(Instant::now() + Duration::from_millis(250));
+        }
+        if self.watcher.is_none() {
+            next = next.min(Instant::now() + poll_every(&self.settings));
+        }
+        if let Some(w) = watchdog {
+            next = next.min(Instant::now() + w);
+        }
+        Ok(next)
+    }
+
+    /// Reconciles what a batch of events names; a rescan flag, an error, a
+    /// directory event or a missing root means a full reconcile.
+    fn on_events(&mut self, first: DebounceEventResult) -> Result<()> {
+        let mut batch = vec![first];
+        while let Ok(more) = self.events.try_recv() {
+            batch.push(more);
+        }
+        let mut paths = BTreeSet::new();
+        let mut full_reason = None;
+        for result in batch {
+            match result {
+                Ok(events) => {
+                    for event in events {
+                        // Reads (ours included) never change content: no feedback loop.
+                        if matches!(event.kind, EventKind::Access(_)) {
+                            continue;
+                        }
+                        tracing::debug!(kind = ?event.kind, paths = ?event.paths, "event");
+                        if self.needs_full(&event) {
+                            full_reason = Some("a rescan or directory event");
+                        }
+                        for path in &event.paths {
+                            if let Some(rel) = self.relevant(path) {
+                                paths.insert(rel);
+                            }
+                        }
+                    }
+                }
+                Err(errors) => {
+                    for e in errors {
+                        tracing::warn!(error = %e, "watch error; reconciling everything");
+                    }
+                    full_reason = Some("a watcher error");
+                }
+            }
+        }
+        if !self.root.exists() {
+            self.degrade("the workspace root disappeared");
+            return Ok(());
+        }
+        if paths.is_empty() && full_reason.is_none() {
+            return Ok(());
+        }
+        if self.git_busy() {
+            self.deferred = true;
+            return Ok(());
+        }
+        match full_reason {
+            Some(reason) => self.full(reason),
+            None => self.paths(paths.into_iter().collect()),
+        }
+    }
+
+    fn on_timer(&mut self) -> Result<()> {
+        if self.watcher.is_none() {
+            self.rewatch();
+        }
+        if self.deferred && !self.git_busy() {
+            self.deferred = false;
+            return self.full("git finished");
+        }
+        if Instant::now() >= self.next_full || self.watcher.is_none() {
+            return self.full("the periodic reconcile");
+        }
+        // The window rolled: only projections can change.
+        self.paths(Vec::new())
+    }
+
+    fn reload(&mut self) -> Result<()> {
+        match (self.load)() {
+            Ok(settings) => match pipeline::scan_rules(&settings) {
+                Ok(rules) => {
+                    self.settings = settings;
+                    self.rules = rules;
+                    tracing::info!("configuration reloaded");
+                }
+                Err(e) => {
+                    tracing::error!(error = %e, "configuration not reloaded; keeping the previous one")
+                }
+            },
+            Err(e) => {
+                tracing::error!(error = %e, "configuration not reloaded; keeping the previous one")
+            }
+        }
+        self.full("SIGHUP")
+    }
+
+    /// A workspace-relative path the pipeline cares about: a canonical artifact
+    /// or tombstone, or a projection someone other than memsync changed. Notes,
+    /// excluded paths (git internals, memsync's state, editor temp files) and
+    /// memsync's own projection writes are `None`, so they never wake a batch.
+    fn relevant(&self, path: &Path) -> Option<String> {
+        let rel = scan::relative(&self.root, path)?;
+        if !self.rules.wants_file(&rel) {
+            return None;
+        }
+        match scan::classify(&rel) {
+            FileClass::Artifact | FileClass::Tombstone => Some(rel),
+            FileClass::Projection if !self.index.projection_unchanged(&self.root, &rel) => {
+                Some(rel)
+            }
+            FileClass::Projection | FileClass::Note => None,
+        }
+    }
+
+    /// A rescan flag, or a directory created, removed or moved: inotify may miss
+    /// what happens inside a new directory before its watch exists, and a moved
+    /// directory arrives as one path, so the daemon reconciles everything.
+    fn needs_full(&self, event: &notify::Event) -> bool {
+        if event.need_rescan() || is_directory_event(&event.kind) {
+            return true;
+        }
+        let moved = matches!(
+            event.kind,
+            EventKind::Modify(ModifyKind::Name(_)) | EventKind::Remove(_)
+        );
+        moved
+            && event.paths.iter().any(|p| {
+                p.is_dir()
+                    || (!p.exists()
+                        && scan::relative(&self.root, p)
+                            .is_some_and(|rel| self.index.has_files_under(&rel)))
+            })
+    }
+
+    fn git_busy(&self) -> bool {
+        self.root.join(".git/index.lock").exists()
+    }
+
+    fn full(&mut self, reason: &str) -> Result<()> {
+        self.next_full = Instant::now() + reconcile_every(&self.settings);
+        let report = pipeline::sync_with(
+            &mut self.index,
+            &self.settings,
+            Utc::now(),
+            SyncOptions { render: true },
+        );
+        self.record(reason, report)
+    }
+
+    fn paths(&mut self, paths: Vec<String>) -> Result<()> {
+        let report = pipeline::sync_paths(
+            &mut self.index,
+            &self.settings,
+            Utc::now(),
+            SyncOptions { render: true },
+            &paths,
+        );
+        self.record("file events", report)
+    }
+
+    /// Logs a batch and saves the state file. A failed batch is logged and the
+    /// daemon carries on: the next event or timer reconciles again.
+    fn record(&mut self, reason: &str, report: Result<SyncReport>) -> Result<()> {
+        let now = contract::format_ts(Utc::now());
+        let line = match report {
+            Ok(r) => {
+                tracing::info!(
+                    reason,
+                    read = r.read,
+                    indexed = r.indexed,
+                    removed = r.removed,
+                    written = r.projections_written.len(),
+                    ms = r.duration_ms as u64,
+                    "batch"
+                );
+                format!(
+                    "{reason}: read {}, indexed {}, removed {}, wrote {} projection(s) in {} ms",
+                    r.read,
+                    r.indexed,
+                    r.removed,
+                    r.projections_written.len(),
+                    r.duration_ms
+                )
+            }
+            Err(e) => {
+                tracing::error!(reason, error = %e, "batch failed");
+                format!("{reason}: failed: {e}")
+            }
+        };
+        self.state.last_batch_at = Some(now);
+        self.state.last_batch = Some(line);
+        self.save_state()
+    }
+
+    fn save_state(&self) -> Result<()> {
+        let path = self.settings.state_dir().join(STATE_FILE);
+        let bytes = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
+        crate::project::write_atomic(&path, &bytes).map_err(|e| Error::io(&path, e))
+    }
+
+    /// (Re)creates the recursive watch; on failure the daemon polls instead.
+    fn rewatch(&mut self) {
+        self.watcher = None;
+        let debounce = Duration::from_millis(self.settings.config.watch.debounce_ms);
+        let sender = self.sender.clone();
+        let handler = move |result: DebounceEventResult| {
+            let _ = sender.send(result);
+        };
+        // Symlinks are never followed: one watch tree, the workspace itself.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let made = new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
+            debounce,
+            None,
+            handler,
+            RecommendedCache::new(),
+            config,
+        )
+        .and_then(|mut d| {
+            d.watch(&self.root, notify::RecursiveMode::Recursive)
+                .map(|_| d)
+        });
+        match made {
+            Ok(d) => {
+                self.watcher = Some(d);
+                if self.state.degraded.take().is_some() {
+                    tracing::info!("file events are back; stopped polling");
+                }
+                self.state.mode = "watching".into();
+            }
+            Err(e) => self.degrade(&format!("cannot watch {}: {e}", self.root.display())),
+        }
+    }
+
+    fn degrade(&mut self, why: &str) {
+        if self.state.degraded.as_deref() != Some(why) {
+            tracing::warn!(
+                reason = why,
+                every_s = poll_every(&self.settings).as_secs(),
+                "polling instead of watching"
+            );
+        }
+        self.watcher = None;
+        self.state.mode = "polling".into();
+        self.state.degraded = Some(why.to_string());
+        let _ = self.save_state();
+    }
+}
+
+/// Events that name a directory by their kind.
+fn is_directory_event(kind: &EventKind) -> bool {
+    matches!(
+        kind,
+        EventKind::Create(CreateKind::Folder)
+            | EventKind::Remove(RemoveKind::Folder)
+            | EventKind::Modify(ModifyKind::Name(RenameMode::Any | RenameMode::Other))
+    )
+}
+
+fn reconcile_every(settings: &Settings) -> Duration {
+    Duration::from_secs(settings.config.watch.reconcile_minutes.max(1) * 60)
+}
+
+fn poll_every(settings: &Settings) -> Duration {
+    Duration::from_secs(settings.config.watch.poll_seconds.max(1))
+}
+
+/// Half the systemd watchdog interval, when systemd asked for pings.
+fn watchdog_interval() -> Option<Duration> {
+    let mut usec = 0;
+    sd_notify::watchdog_enabled(false, &mut usec).then(|| Duration::from_micros(usec / 2))
+}
+
+impl Index {
+    /// The next moment a session enters the ledger window (its time arrives) or
+    /// leaves it (it becomes older than the window).
+    pub fn next_window_change(
+        &self,
+        now: DateTime<Utc>,
+        window: chrono::Duration,
+    ) -> Result<Option<DateTime<Utc>>> {
+        let oldest = self.strings_with(
+            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts >= ?1",
+            &contract::format_ts(now - window),
+        )?;
+        let upcoming = self.strings_with(
+            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts > ?1",
+            &contract::format_ts(now),
+        )?;
+        let leaves = oldest
+            .as_deref()
+            .and_then(contract::parse_ts)
+            .map(|t| t + window);
+        let enters = upcoming.as_deref().and_then(contract::parse_ts);
+        Ok(match (leaves, enters) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// True when a projection file is exactly as memsync last rendered it.
+    pub fn projection_unchanged(&self, root: &Path, rel: &str) -> bool {
+        let on_disk = std::fs::symlink_metadata(root.join(rel))
+            .ok()
+            .map(|m| scan::FileStat::of(&m));
+        self.projection_state()
+            .ok()
+            .and_then(|state| state.into_iter().find(|s| s.path == rel))
+            .zip(on_disk)
+            .is_some_and(|(s, st)| s.size == st.size && s.mtime_ns == st.mtime_ns)
+    }
+
+    /// Whether the index knows files below this workspace-relative directory.
+    pub fn has_files_under(&self, dir: &str) -> bool {
+        let (lo, hi) = (format!("{dir}/"), format!("{dir}0"));
+        self.exists(
+            "SELECT EXISTS(SELECT 1 FROM files WHERE path >= ?1 AND path < ?2)",
+            [lo, hi],
+        )
+        .unwrap_or(true)
+    }
+
+    fn strings_with(&self, sql: &str, arg: &str) -> Result<Option<String>> {
+        let rows: Vec<Option<String>> = self.rows(sql, [arg], |r| r.get(0))?;
+        Ok(rows.into_iter().next().flatten())
+    }
+}

@@ -1,0 +1,409 @@
+//! `memsync watch` against real file-system events: a daemon subprocess on a
+//! temp workspace, driven by the ways files really change, and by real git.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use common::{Workspace, path_of, session};
+
+/// A running daemon; killed (SIGKILL) if a test ends without stopping it.
+struct Daemon {
+    child: Option<Child>,
+    log: std::path::PathBuf,
+    _log_dir: tempfile::TempDir,
+}
+
+impl Daemon {
+    fn start(root: &Path) -> Daemon {
+        // Fast batches and UTC days, from the workspace's own settings.
+        let config = root.join("memsync.yaml");
+        if !config.exists() {
+            std::fs::write(
+                &config,
+                "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
+            )
+            .unwrap();
+        }
+        // The log lives outside the workspace: it is not the daemon's business.
+        let log_dir = tempfile::tempdir().unwrap();
+        let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+            .arg("--workspace")
+            .arg(root)
+            .arg("watch")
+            .env("RUST_LOG", "memsync=debug")
+            .env_remove("MEMSYNC_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+            .stdout(Stdio::null())
+            .stderr(std::fs::File::create(log_dir.path().join("daemon.log")).unwrap())
+            .spawn()
+            .expect("spawn memsync watch");
+        let daemon = Daemon {
+            child: Some(child),
+            log: log_dir.path().join("daemon.log"),
+            _log_dir: log_dir,
+        };
+        wait_for(&daemon.log, "the daemon's first reconcile", || {
+            std::fs::read_to_string(root.join(".memsync/daemon.json"))
+                .is_ok_and(|s| s.contains("start-up"))
+        });
+        daemon
+    }
+
+    fn pid(&self) -> i32 {
+        self.child.as_ref().map_or(0, |c| c.id() as i32)
+    }
+
+    /// SIGTERM, then the exit status.
+    fn stop(mut self) -> std::process::ExitStatus {
+        let mut child = self.child.take().expect("running");
+        // SAFETY: sending a signal to our own child process.
+        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+        let deadline = Instant::now() + Duration::from_secs(5);
+        loop {
+            if let Some(status) = child.try_wait().unwrap() {
+                return status;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "daemon did not exit within 5 s of SIGTERM"
+            );
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+}
+
+impl Drop for Daemon {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.child.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Polls `done` for up to 15 s; on a timeout, shows the daemon's log.
+fn wait_for(log: &Path, what: &str, done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(15);
+    while !done() {
+        if Instant::now() > deadline {
+            let log = std::fs::read_to_string(log).unwrap_or_default();
+            panic!("timed out waiting for {what}; daemon log:\n{log}");
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+}
+
+fn memory_md(root: &Path) -> String {
+    std::fs::read_to_string(root.join("MEMORY.md")).unwrap_or_default()
+}
+
+fn recent(hours: i64) -> chrono::DateTime<Utc> {
+    Utc::now() - chrono::Duration::hours(hours)
+}
+
+/// Writes a file the way editors and sync tools do: a temp file, then a rename.
+fn atomic_write(path: &Path, text: &str) {
+    let tmp = path.with_extension("md.tmp-123");
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, path).unwrap();
+}
+
+#[test]
+fn new_edited_and_deleted_sessions_reach_memory_md() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "w-first", recent(5)));
+    let daemon = Daemon::start(ws.root());
+    assert!(memory_md(ws.root()).contains("session=w-first"));
+
+    // A new session, written in place.
+    let ended = recent(2);
+    let files = ws.add(&session("default", "w-new", ended));
+    wait_for(&daemon.log, "the new session", || {
+        memory_md(ws.root()).contains("session=w-new")
+    });
+
+    // A re-capture with a new sentence, saved atomically (temp file + rename).
+    let mut again = session("default", "w-new", ended);
+    for c in [&mut again.summary, &mut again.transcript]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some("Rewrote the memsync watch loop in src/watch.rs so atomic saves land in the index at once.".into());
+    }
+    for (rel, text) in again.files(&ws.settings.config) {
+        atomic_write(&ws.path(&rel), &text);
+    }
+    wait_for(&daemon.log, "the edited sentence", || {
+        memory_md(ws.root()).contains("so atomic saves land")
+    });
+
+    // Deletes.
+    for p in &files {
+        ws.remove(p);
+    }
+    wait_for(&daemon.log, "the deletion", || {
+        !memory_md(ws.root()).contains("session=w-new")
+    });
+    assert!(memory_md(ws.root()).contains("session=w-first"));
+    assert!(daemon.stop().success());
+}
+
+#[test]
+fn a_hand_edit_is_reported_and_the_last_good_row_kept() {
+    let ws = Workspace::new();
+    let files = ws.add(&session("default", "w-edit", recent(3)));
+    let daemon = Daemon::start(ws.root());
+    let summary = path_of(&files, "summary");
+    // vim-style save: the 4913 probe, a backup, then an in-place write.
+    std::fs::write(ws.path("memory/4913"), "").unwrap();
+    std::fs::remove_file(ws.path("memory/4913")).unwrap();
+    std::fs::copy(ws.path(&summary), ws.path(&format!("{summary}~"))).unwrap();
+    let text = ws.read(&summary);
+    std::fs::write(ws.path(&summary), format!("{text}Edited by hand.\n")).unwrap();
+    let status = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_memsync"))
+            .args(["--json", "--workspace"])
+            .arg(ws.root())
+            .arg("status")
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    wait_for(&daemon.log, "the checksum problem", || {
+        status().contains("checksum.mismatch")
+    });
+    assert!(
+        memory_md(ws.root()).contains("session=w-edit"),
+        "the last good row stays"
+    );
+    assert!(status().contains("\"running\": true"));
+    drop(daemon);
+}
+
+#[test]
+fn a_new_directory_filled_at_once_is_reconciled() {
+    let ws = Workspace::new();
+    let files = ws.add(&session("default", "w-forget", recent(4)));
+    ws.add(&session("default", "w-keep", recent(3)));
+    let daemon = Daemon::start(ws.root());
+    // memory/tombstones/ does not exist yet: the directory and its file arrive together.
+    let token = memsync::contract::session_token("default", "w-forget");
+    let (rel, text) = memsync::compose::tombstone("default", &token, Utc::now(), "privacy", &files);
+    std::fs::create_dir_all(ws.path("memory/tombstones")).unwrap();
+    std::fs::write(ws.path(&rel), text).unwrap();
+    wait_for(&daemon.log, "the tombstone", || {
+        !memory_md(ws.root()).contains("session=w-forget")
+    });
+    assert!(memory_md(ws.root()).contains("session=w-keep"));
+    drop(daemon);
+}
+
+#[test]
+fn a_second_daemon_refuses_naming_the_first() {
+    let ws = Workspace::new();
+    let daemon = Daemon::start(ws.root());
+    let out = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("watch")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains(&format!("pid {}", daemon.pid())),
+        "{stderr}"
+    );
+    assert!(daemon.stop().success());
+}
+
+#[test]
+fn an_idle_workspace_causes_no_batches() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "w-idle", recent(3)));
+    let daemon = Daemon::start(ws.root());
+    let batches = || {
+        let db = rusqlite::Connection::open(ws.settings.index_path()).unwrap();
+        db.query_row("SELECT COUNT(*) FROM telemetry_syncs", [], |r| {
+            r.get::<_, i64>(0)
+        })
+        .unwrap()
+    };
+    std::thread::sleep(Duration::from_millis(500));
+    let before = (
+        batches(),
+        std::fs::metadata(ws.path("MEMORY.md"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+    );
+    std::thread::sleep(Duration::from_secs(2));
+    let after = (
+        batches(),
+        std::fs::metadata(ws.path("MEMORY.md"))
+            .unwrap()
+            .modified()
+            .unwrap(),
+    );
+    assert_eq!(before, after, "work happened with no change");
+    drop(daemon);
+}
+
+#[test]
+fn kill_9_then_restart_ends_in_the_clean_result() {
+    let ws = Workspace::new();
+    let daemon = Daemon::start(ws.root());
+    for i in 0..30 {
+        ws.add(&session("default", &format!("w-crash-{i}"), recent(1 + i)));
+    }
+    // No grace: SIGKILL mid-stream.
+    std::thread::sleep(Duration::from_millis(120));
+    drop(daemon);
+    let restarted = Daemon::start(ws.root());
+    wait_for(&restarted.log, "all 30 sessions", || {
+        (0..30).all(|i| memory_md(ws.root()).contains(&format!("session=w-crash-{i} ")))
+    });
+    assert!(restarted.stop().success());
+    let rows = ws.content_rows();
+    let index = ws.settings.index_path();
+    for suffix in ["", "-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
+    }
+    memsync::pipeline::sync(
+        &ws.settings,
+        Utc::now(),
+        memsync::pipeline::SyncOptions { render: false },
+    )
+    .unwrap();
+    assert_eq!(ws.content_rows(), rows);
+}
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args([
+            "-c",
+            "user.name=memsync test",
+            "-c",
+            "user.email=test@example.invalid",
+            "-c",
+            "init.defaultBranch=main",
+        ])
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .expect("run git");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+#[test]
+fn a_git_pull_burst_converges_to_a_one_shot_sync() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (remote, a, b) = (
+        tmp.path().join("remote.git"),
+        tmp.path().join("a"),
+        tmp.path().join("b"),
+    );
+    git(
+        tmp.path(),
+        &["init", "--bare", "-q", remote.to_str().unwrap()],
+    );
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), a.to_str().unwrap()],
+    );
+    // Projections and state stay out of git here; issue "git-synced workspaces" covers tracking them.
+    std::fs::write(
+        a.join(".gitignore"),
+        ".memsync/\nMEMORY.md\nagents/*/MEMORY.md\nmemory/????-??-??.md\nagents/*/memory/\n",
+    )
+    .unwrap();
+    std::fs::write(
+        a.join("memsync.yaml"),
+        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
+    )
+    .unwrap();
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "init"]);
+    git(&a, &["push", "-q", "origin", "main"]);
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    let daemon = Daemon::start(&b);
+
+    // A: 200 sessions and one forgotten, pushed at once.
+    let settings =
+        memsync::config::Settings::load(Some(&a), None, &memsync::config::Env::default()).unwrap();
+    let mut forgotten = Vec::new();
+    for i in 0..200 {
+        let files = session("default", &format!("pull-{i:03}"), recent(1 + i % 600))
+            .files(&settings.config);
+        memsync::compose::write_files(&a, &files).unwrap();
+        if i == 7 {
+            forgotten = files.into_iter().map(|(p, _)| p).collect();
+        }
+    }
+    let token = memsync::contract::session_token("default", "pull-007");
+    let (rel, text) =
+        memsync::compose::tombstone("default", &token, Utc::now(), "privacy", &forgotten);
+    memsync::compose::write_files(&a, &[(rel, text)]).unwrap();
+    for p in &forgotten {
+        std::fs::remove_file(a.join(p)).unwrap();
+    }
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "200 sessions, one forgotten"]);
+    git(&a, &["push", "-q", "origin", "main"]);
+
+    let pulled = Instant::now();
+    git(&b, &["pull", "-q", "origin", "main"]);
+    let pulled_sessions = || {
+        let db = rusqlite::Connection::open(b.join(".memsync/index.db")).unwrap();
+        db.query_row(
+            "SELECT COUNT(*) FROM sessions WHERE session_id LIKE 'pull-%'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap_or(0)
+    };
+    wait_for(&daemon.log, "the pulled sessions", || {
+        pulled_sessions() == 199 && memory_md(&b).contains("session=pull-000 ")
+    });
+    eprintln!(
+        "pull of 200 sessions reflected in MEMORY.md after {:?}",
+        pulled.elapsed()
+    );
+    assert!(!memory_md(&b).contains("session=pull-007 "));
+    // Let any last batch finish, then compare with a one-shot sync of the same tree.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(daemon.stop().success());
+    let from_daemon = memory_md(&b);
+    let fresh = tmp.path().join("fresh");
+    git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            fresh.to_str().unwrap(),
+        ],
+    );
+    let settings =
+        memsync::config::Settings::load(Some(&fresh), None, &memsync::config::Env::default())
+            .unwrap();
+    memsync::pipeline::sync(
+        &settings,
+        Utc::now(),
+        memsync::pipeline::SyncOptions { render: true },
+    )
+    .unwrap();
+    assert_eq!(from_daemon, memory_md(&fresh));
+}
