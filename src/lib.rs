@@ -17,6 +17,7 @@ pub mod pipeline;
 pub mod project;
 pub mod scan;
 pub mod sentence;
+pub mod service;
 pub mod validate;
 pub mod watch;
 

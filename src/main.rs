@@ -54,6 +54,12 @@ enum Command {
     /// Run the daemon: reconcile on file events, git pulls and timers until SIGTERM.
     #[command(after_help = "Example:\n  RUST_LOG=memsync=info memsync --workspace ~/.agents watch")]
     Watch,
+    /// Install, remove or inspect `memsync watch` as a systemd user unit or launchd agent.
+    #[command(after_help = "Example:\n  memsync --workspace ~/.agents service install --dry-run")]
+    Service {
+        #[command(subcommand)]
+        action: ServiceAction,
+    },
     /// Drop the content rows and rebuild them from markdown (telemetry is kept).
     #[command(after_help = "Example:\n  memsync reindex --reset-telemetry")]
     Reindex {
@@ -80,6 +86,26 @@ enum Command {
         #[arg(long, default_value_t = 250)]
         older: i64,
     },
+}
+
+#[derive(Subcommand)]
+enum ServiceAction {
+    /// Write the unit for this workspace and enable it.
+    #[command(after_help = "Example:\n  memsync service install")]
+    Install {
+        /// Print the file and the commands; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Stop, disable and remove the unit.
+    #[command(after_help = "Example:\n  memsync service uninstall")]
+    Uninstall {
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Whether the unit is installed, and what the service manager says.
+    #[command(after_help = "Example:\n  memsync service status")]
+    Status,
 }
 
 fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
@@ -149,6 +175,26 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
                 ));
             }
             memsync::watch::run(|| load(cli.workspace.as_deref()))?;
+            Ok(ExitStatus::Ok)
+        }
+        Command::Service { action } => {
+            use memsync::service::{self, Action, Places};
+            let (action, dry_run) = match action {
+                ServiceAction::Install { dry_run } => (Action::Install, *dry_run),
+                ServiceAction::Uninstall { dry_run } => (Action::Uninstall, *dry_run),
+                ServiceAction::Status => (Action::Status, false),
+            };
+            let places = Places::resolve(&load(cli.workspace.as_deref())?, &env)?;
+            let plan = service::plan(action, service::this_platform(), &places);
+            let text = if dry_run {
+                service::describe(action, &plan)
+            } else {
+                service::apply(action, &plan)?
+            };
+            print(
+                serde_json::json!({ "file": plan.file, "output": text }),
+                text,
+            );
             Ok(ExitStatus::Ok)
         }
         Command::Check => {

@@ -407,3 +407,38 @@ fn a_git_pull_burst_converges_to_a_one_shot_sync() {
     .unwrap();
     assert_eq!(from_daemon, memory_md(&fresh));
 }
+
+#[test]
+fn systemd_hears_ready_after_the_first_reconcile() {
+    use std::os::unix::net::UnixDatagram;
+    let ws = Workspace::new();
+    ws.add(&session("default", "w-ready", recent(2)));
+    let socket_dir = tempfile::tempdir().unwrap();
+    let socket_path = socket_dir.path().join("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(15)))
+        .unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(ws.root())
+        .arg("watch")
+        .env("NOTIFY_SOCKET", &socket_path)
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut buf = [0u8; 256];
+    let n = socket
+        .recv(&mut buf)
+        .expect("a notification from the daemon");
+    let message = String::from_utf8_lossy(&buf[..n]).into_owned();
+    // READY comes only after the first reconcile rendered MEMORY.md.
+    let rendered = memory_md(ws.root()).contains("session=w-ready");
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let status = child.wait().unwrap();
+    assert!(message.contains("READY=1"), "{message}");
+    assert!(rendered);
+    assert!(status.success());
+}
