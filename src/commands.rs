@@ -24,7 +24,7 @@ const SYNC_PROBLEM_LINES: usize = 20;
 pub fn sync(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
     let started = std::time::Instant::now();
     let mut index = Index::open(&settings.index_path())?;
-    let report = pipeline::sync_with(&mut index, settings, now, SyncOptions { render: true })?;
+    let report = pipeline::sync_with(&mut index, settings, now, SyncOptions::RENDER)?;
     let problems = index.problems()?;
     Ok((
         SyncReport {
@@ -97,7 +97,7 @@ impl CheckReport {
 /// Validates the whole workspace (indexing what changed, writing no projection).
 pub fn check(settings: &Settings, now: DateTime<Utc>) -> Result<CheckReport> {
     let mut index = Index::open(&settings.index_path())?;
-    pipeline::sync_with(&mut index, settings, now, SyncOptions { render: false })?;
+    pipeline::sync_with(&mut index, settings, now, SyncOptions::INDEX_ONLY)?;
     let problems = index.problems()?;
     let errors = problems
         .iter()
@@ -134,7 +134,7 @@ pub fn reindex(
     if reset_telemetry {
         index.reset_telemetry()?;
     }
-    pipeline::sync_with(&mut index, settings, now, SyncOptions { render: true })
+    pipeline::sync_with(&mut index, settings, now, SyncOptions::RENDER)
 }
 
 #[derive(Debug, Serialize)]

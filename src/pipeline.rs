@@ -45,6 +45,9 @@ pub struct SyncReport {
     pub warnings: usize,
     /// Projection files written.
     pub projections_written: Vec<String>,
+    /// Files left for a retry because they failed validation while still settling.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub unsettled: Vec<String>,
     pub duration_ms: u128,
 }
 
@@ -52,6 +55,21 @@ pub struct SyncReport {
 pub struct SyncOptions {
     /// Render projections after indexing (`sync`), or only index (`check`).
     pub render: bool,
+    /// Leave a file that fails validation while it may still be being written
+    /// (modified within the last 2 s) untouched: not indexed, no problem
+    /// recorded, listed in `SyncReport::unsettled` for the caller to retry.
+    pub defer_unsettled: bool,
+}
+
+impl SyncOptions {
+    pub const RENDER: SyncOptions = SyncOptions {
+        render: true,
+        defer_unsettled: false,
+    };
+    pub const INDEX_ONLY: SyncOptions = SyncOptions {
+        render: false,
+        defer_unsettled: false,
+    };
 }
 
 /// An artifact file, how reading it went, and its verdict when it was read as text.
@@ -136,6 +154,8 @@ pub fn sync_paths(
     paths: &[String],
 ) -> Result<SyncReport> {
     let started = Instant::now();
+    // A missing root would make every path look deleted: refuse rather than drop rows.
+    std::fs::metadata(&settings.root).map_err(|e| crate::Error::io(&settings.root, e))?;
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
     let wanted: BTreeSet<&str> = paths
@@ -273,6 +293,7 @@ fn reconcile(
         tombstoned_after: &after,
         deleted: &plan.deleted,
         scan_problems: plan.scan_problems.as_deref(),
+        defer_unsettled: opts.defer_unsettled,
     };
     let indexed = index_changes(
         index,
@@ -313,6 +334,7 @@ struct Changes<'a> {
     tombstoned_after: &'a HashSet<(String, String)>,
     deleted: &'a [String],
     scan_problems: Option<&'a [Problem]>,
+    defer_unsettled: bool,
 }
 
 /// Reads and validates `to_read` on every core but one while this thread
@@ -351,6 +373,10 @@ fn index_changes(
             apply_tombstones(b, changes, &mut touched, report)?;
             apply_deletions(b, changes.deleted, &mut touched, report)?;
             for read in receiver.iter() {
+                if changes.defer_unsettled && is_unsettled(&read) {
+                    report.unsettled.push(read.0.path.clone());
+                    continue;
+                }
                 apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
                 report.read += 1;
             }
@@ -455,6 +481,17 @@ fn parse_pool() -> Option<rayon::ThreadPool> {
         .num_threads(cores.saturating_sub(1).max(1))
         .build()
         .ok()
+}
+
+/// A file that failed validation and changed too recently to be judged: it
+/// may be half-written.
+fn is_unsettled((f, outcome, verdict): &FileRead<'_>) -> bool {
+    let failed = match (outcome, verdict) {
+        (ReadOutcome::Failed { .. }, _) => true,
+        (_, Some(v)) => v.artifact.is_none(),
+        _ => false,
+    };
+    failed && within_racy_window(f.stat.mtime_ns)
 }
 
 /// Validates what was read; `None` when the file could not be read as text.
@@ -611,11 +648,7 @@ fn decode(
 
 /// A stat from within the racy window is stored as "unknown" so the next scan reads again.
 fn trusted_stat(stat: FileStat) -> FileStat {
-    let now_ns = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_nanos() as i64)
-        .unwrap_or(i64::MAX);
-    if now_ns - stat.mtime_ns < RACY_WINDOW_NS {
+    if within_racy_window(stat.mtime_ns) {
         FileStat {
             mtime_ns: -1,
             ..stat
@@ -623,6 +656,14 @@ fn trusted_stat(stat: FileStat) -> FileStat {
     } else {
         stat
     }
+}
+
+fn within_racy_window(mtime_ns: i64) -> bool {
+    let now_ns = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_nanos() as i64)
+        .unwrap_or(i64::MAX);
+    now_ns - mtime_ns < RACY_WINDOW_NS
 }
 
 fn apply_tombstones(

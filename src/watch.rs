@@ -130,7 +130,19 @@ struct Daemon<L> {
     next_full: Instant,
     /// Paths seen while git held `.git/index.lock`; reconciled once it is gone.
     deferred: bool,
+    /// Files that failed validation while still being written, retried with backoff.
+    retry: Option<Retry>,
 }
+
+/// Unsettled files to look at again.
+struct Retry {
+    paths: Vec<String>,
+    attempt: u32,
+    at: Instant,
+}
+
+/// After this many deferrals an unsettled file is judged as it is.
+const MAX_DEFERRALS: u32 = 3;
 
 impl<L: Fn() -> Result<Settings>> Daemon<L> {
     fn start(load: L) -> Result<Daemon<L>> {
@@ -161,6 +173,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             _lock: lock,
             next_full,
             deferred: false,
+            retry: None,
         };
         daemon.rewatch();
         Ok(daemon)
@@ -212,6 +225,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         if self.deferred {
             next = next.min(Instant::now() + Duration::from_millis(250));
+        }
+        if let Some(r) = &self.retry {
+            next = next.min(r.at);
         }
         if self.watcher.is_none() {
             next = next.min(Instant::now() + poll_every(&self.settings));
@@ -276,8 +292,18 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn on_timer(&mut self) -> Result<()> {
+        if !self.root.exists() {
+            // Never recreate a vanished workspace or drop its rows: wait for it.
+            self.degrade("the workspace root disappeared");
+            return Ok(());
+        }
         if self.watcher.is_none() {
             self.rewatch();
+        }
+        if self.retry.as_ref().is_some_and(|r| Instant::now() >= r.at)
+            && let Some(r) = self.retry.take()
+        {
+            return self.settle(r.paths, r.attempt);
         }
         if self.deferred && !self.git_busy() {
             self.deferred = false;
@@ -353,24 +379,49 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
 
     fn full(&mut self, reason: &str) -> Result<()> {
         self.next_full = Instant::now() + reconcile_every(&self.settings);
-        let report = pipeline::sync_with(
-            &mut self.index,
-            &self.settings,
-            Utc::now(),
-            SyncOptions { render: true },
-        );
+        let opts = SyncOptions {
+            defer_unsettled: true,
+            ..SyncOptions::RENDER
+        };
+        let report = pipeline::sync_with(&mut self.index, &self.settings, Utc::now(), opts);
+        self.schedule_retry(&report, 0);
         self.record(reason, report)
     }
 
     fn paths(&mut self, paths: Vec<String>) -> Result<()> {
-        let report = pipeline::sync_paths(
-            &mut self.index,
-            &self.settings,
-            Utc::now(),
-            SyncOptions { render: true },
-            &paths,
-        );
-        self.record("file events", report)
+        self.settle(paths, 0)
+    }
+
+    /// Reconciles `paths`; files that fail validation while still being written
+    /// are retried with backoff (250 ms, 500 ms, 1 s) before they are judged.
+    fn settle(&mut self, paths: Vec<String>, attempt: u32) -> Result<()> {
+        let opts = SyncOptions {
+            defer_unsettled: attempt < MAX_DEFERRALS,
+            ..SyncOptions::RENDER
+        };
+        let report =
+            pipeline::sync_paths(&mut self.index, &self.settings, Utc::now(), opts, &paths);
+        self.schedule_retry(&report, attempt);
+        let reason = if attempt == 0 {
+            "file events"
+        } else {
+            "a retry of unsettled files"
+        };
+        self.record(reason, report)
+    }
+
+    /// Files still being written are looked at again after a backoff.
+    fn schedule_retry(&mut self, report: &Result<SyncReport>, attempt: u32) {
+        if let Ok(r) = report
+            && !r.unsettled.is_empty()
+        {
+            tracing::debug!(files = ?r.unsettled, attempt, "still being written; retrying");
+            self.retry = Some(Retry {
+                paths: r.unsettled.clone(),
+                attempt: attempt + 1,
+                at: Instant::now() + Duration::from_millis(250 << attempt),
+            });
+        }
     }
 
     /// Logs a batch and saves the state file. A failed batch is logged and the
@@ -408,7 +459,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn save_state(&self) -> Result<()> {
-        let path = self.settings.state_dir().join(STATE_FILE);
+        let dir = self.settings.state_dir();
+        if !dir.is_dir() {
+            return Ok(()); // the workspace is gone; never recreate it
+        }
+        let path = dir.join(STATE_FILE);
         let bytes = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
         crate::project::write_atomic(&path, &bytes).map_err(|e| Error::io(&path, e))
     }
@@ -439,6 +494,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 self.watcher = Some(d);
                 if self.state.degraded.take().is_some() {
                     tracing::info!("file events are back; stopped polling");
+                    self.next_full = Instant::now(); // catch up on what happened meanwhile
                 }
                 self.state.mode = "watching".into();
             }

@@ -334,7 +334,7 @@ fn syncing_given_paths_reads_only_those_and_matches_a_full_sync() {
     }
     ws.sync();
     let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
-    let opts = SyncOptions { render: true };
+    let opts = SyncOptions::RENDER;
     let new = ws.add(&session("default", "paths-new", ts("2026-11-19T09:00:00Z")));
     let gone = ws.add(&session(
         "default",
@@ -388,14 +388,7 @@ fn a_tombstone_given_by_path_purges_its_session() {
     let (rel, text) = memsync::compose::tombstone("default", &token, now(), "privacy", &paths);
     ws.write(&rel, &text);
     let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
-    let report = sync_paths(
-        &mut index,
-        &ws.settings,
-        now(),
-        SyncOptions { render: true },
-        &[rel],
-    )
-    .unwrap();
+    let report = sync_paths(&mut index, &ws.settings, now(), SyncOptions::RENDER, &[rel]).unwrap();
     assert_eq!(report.removed, 3);
     assert!(!ws.read("MEMORY.md").contains("session=paths-forget"));
     // The session's files, still on disk, were judged again and reported.

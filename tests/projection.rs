@@ -510,12 +510,7 @@ fn projections_wait_for_the_writer_lease() {
     let settings = ws.settings.clone();
     let started = std::time::Instant::now();
     let writer = std::thread::spawn(move || {
-        memsync::pipeline::sync(
-            &settings,
-            now(),
-            memsync::pipeline::SyncOptions { render: true },
-        )
-        .unwrap();
+        memsync::pipeline::sync(&settings, now(), memsync::pipeline::SyncOptions::RENDER).unwrap();
         std::time::Instant::now()
     });
     std::thread::sleep(std::time::Duration::from_millis(300));

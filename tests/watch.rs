@@ -277,7 +277,7 @@ fn kill_9_then_restart_ends_in_the_clean_result() {
     memsync::pipeline::sync(
         &ws.settings,
         Utc::now(),
-        memsync::pipeline::SyncOptions { render: false },
+        memsync::pipeline::SyncOptions::INDEX_ONLY,
     )
     .unwrap();
     assert_eq!(ws.content_rows(), rows);
@@ -402,7 +402,7 @@ fn a_git_pull_burst_converges_to_a_one_shot_sync() {
     memsync::pipeline::sync(
         &settings,
         Utc::now(),
-        memsync::pipeline::SyncOptions { render: true },
+        memsync::pipeline::SyncOptions::RENDER,
     )
     .unwrap();
     assert_eq!(from_daemon, memory_md(&fresh));
@@ -441,4 +441,133 @@ fn systemd_hears_ready_after_the_first_reconcile() {
     assert!(message.contains("READY=1"), "{message}");
     assert!(rendered);
     assert!(status.success());
+}
+
+fn problems_for(ws: &Workspace, path: &str) -> i64 {
+    let db = rusqlite::Connection::open(ws.settings.index_path()).unwrap();
+    db.query_row(
+        "SELECT COUNT(*) FROM problems WHERE path = ?1",
+        [path],
+        |r| r.get(0),
+    )
+    .unwrap_or(0)
+}
+
+#[test]
+fn a_half_written_file_is_retried_and_never_reported() {
+    let ws = Workspace::new();
+    let daemon = Daemon::start(ws.root());
+    let files = session("default", "w-slow", recent(2)).files(&ws.settings.config);
+    let (summary, text) = files
+        .iter()
+        .find(|(p, _)| p.ends_with("--summary.md"))
+        .unwrap()
+        .clone();
+    // Truncate-and-rewrite in two steps, far enough apart for the debounce to fire between them.
+    std::fs::create_dir_all(ws.path("memory")).unwrap();
+    std::fs::write(ws.path(&summary), &text[..text.len() / 3]).unwrap();
+    let deadline = Instant::now() + Duration::from_millis(400);
+    while Instant::now() < deadline {
+        assert_eq!(
+            problems_for(&ws, &summary),
+            0,
+            "a half-written file was reported"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    for (rel, text) in &files {
+        std::fs::write(ws.path(rel), text).unwrap();
+    }
+    wait_for(&daemon.log, "the completed session", || {
+        memory_md(ws.root()).contains("session=w-slow")
+    });
+    assert_eq!(problems_for(&ws, &summary), 0);
+    drop(daemon);
+}
+
+#[test]
+fn renames_out_of_and_back_into_memory_are_followed() {
+    let ws = Workspace::new();
+    let files = ws.add(&session("default", "w-move", recent(2)));
+    let daemon = Daemon::start(ws.root());
+    let summary = path_of(&files, "summary");
+    std::fs::create_dir_all(ws.path("archive")).unwrap();
+    let away = summary.replace("memory/", "archive/");
+    std::fs::rename(ws.path(&summary), ws.path(&away)).unwrap();
+    wait_for(&daemon.log, "the summary link to go", || {
+        !memory_md(ws.root()).contains("--summary.md|summary")
+    });
+    std::fs::rename(ws.path(&away), ws.path(&summary)).unwrap();
+    wait_for(&daemon.log, "the summary link to return", || {
+        memory_md(ws.root()).contains("--summary.md|summary")
+    });
+    drop(daemon);
+}
+
+#[test]
+fn sighup_reloads_the_configuration() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "w-hideme", recent(2)));
+    ws.add(&session("default", "w-visible", recent(3)));
+    let daemon = Daemon::start(ws.root());
+    assert!(memory_md(ws.root()).contains("session=w-hideme"));
+    std::fs::write(
+        ws.path("memsync.yaml"),
+        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\nprojection:\n  exclude_sessions: [\"w-hide*\"]\n",
+    )
+    .unwrap();
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(daemon.pid(), libc::SIGHUP) };
+    wait_for(&daemon.log, "the reloaded exclusion", || {
+        !memory_md(ws.root()).contains("session=w-hideme")
+    });
+    assert!(memory_md(ws.root()).contains("session=w-visible"));
+    assert!(daemon.stop().success());
+}
+
+#[test]
+fn a_vanished_root_means_polling_until_it_returns() {
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join("ws");
+    std::fs::create_dir_all(&root).unwrap();
+    let settings =
+        memsync::config::Settings::load(Some(&root), None, &memsync::config::Env::default())
+            .unwrap();
+    memsync::compose::write_files(
+        &root,
+        &session("default", "w-root", recent(2)).files(&settings.config),
+    )
+    .unwrap();
+    std::fs::write(
+        root.join("memsync.yaml"),
+        "watch:\n  debounce_ms: 50\n  poll_seconds: 1\ndaily_logs:\n  timezone: UTC\n",
+    )
+    .unwrap();
+    let daemon = Daemon::start(&root);
+    let away = parent.path().join("ws-away");
+    std::fs::rename(&root, &away).unwrap();
+    // The state file went with the workspace, so the log is where the daemon says so.
+    let log = || std::fs::read_to_string(&daemon.log).unwrap_or_default();
+    wait_for(&daemon.log, "polling", || {
+        log().contains("polling instead of watching")
+    });
+    assert!(
+        !root.exists(),
+        "the daemon recreated the vanished workspace"
+    );
+    std::fs::rename(&away, &root).unwrap();
+    let state =
+        |p: &Path| std::fs::read_to_string(p.join(".memsync/daemon.json")).unwrap_or_default();
+    wait_for(&daemon.log, "watching again", || {
+        state(&root).contains("\"watching\"")
+    });
+    memsync::compose::write_files(
+        &root,
+        &session("default", "w-back", recent(1)).files(&settings.config),
+    )
+    .unwrap();
+    wait_for(&daemon.log, "a session written after the return", || {
+        memory_md(&root).contains("session=w-back")
+    });
+    assert!(daemon.stop().success());
 }

@@ -76,7 +76,7 @@ impl Workspace {
     }
 
     pub fn sync_at(&self, now: DateTime<Utc>) -> SyncReport {
-        pipeline::sync(&self.settings, now, SyncOptions { render: true }).expect("sync")
+        pipeline::sync(&self.settings, now, SyncOptions::RENDER).expect("sync")
     }
 
     pub fn sync(&self) -> SyncReport {
