@@ -58,7 +58,7 @@ fn main() {
     let rss_mb = peak_child_rss_kb() as f64 / 1024.0;
     // In-process, with the index held open: what the daemon pays per reconcile.
     let mut index = memsync::index::Index::open(&settings.index_path()).expect("index");
-    let opts = memsync::pipeline::SyncOptions { render: true };
+    let opts = memsync::pipeline::SyncOptions::RENDER;
     let lib_sync = |index: &mut memsync::index::Index| {
         memsync::pipeline::sync_with(index, &settings, chrono::Utc::now(), opts).expect("sync");
     };

@@ -249,7 +249,7 @@ impl Index {
         conn.set_prepared_statement_cache_capacity(128);
         conn.execute_batch(
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
-             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY; PRAGMA mmap_size = 268435456;",
+             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
         )
         .map_err(err)?;
         let mut index = Index {

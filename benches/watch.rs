@@ -1,0 +1,160 @@
+//! `cargo bench --bench watch`: the daemon on the generated ~1,750-session
+//! workspace, with its default 200 ms debounce.
+//!
+//! Reports event-to-MEMORY.md latency for one new session (p50 and p95 of 20),
+//! how long a 500-file burst takes to land, idle CPU, and the daemon's peak RSS.
+
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use chrono::Utc;
+use memsync::compose::{Content, NewSession};
+use memsync::config::{Env, Settings};
+use memsync::generate::{self, Shape};
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    let settings = Settings::load(Some(&root), None, &Env::default()).expect("settings");
+    generate::generate(&root, Utc::now(), Shape::default(), &settings.config).expect("generate");
+    std::fs::write(root.join("memsync.yaml"), "daily_logs:\n  timezone: UTC\n").expect("config");
+    let mut daemon = start(&root);
+    let pid = daemon.id() as i32;
+
+    let mut latencies = Vec::new();
+    for i in 0..20 {
+        let id = format!("bench-{i:02}");
+        let started = Instant::now();
+        memsync::compose::write_files(&root, &session(&id, 1).files(&settings.config))
+            .expect("write");
+        wait(|| read(&root.join("MEMORY.md")).contains(&format!("session={id} ")));
+        latencies.push(started.elapsed());
+        std::thread::sleep(Duration::from_millis(300));
+    }
+    latencies.sort();
+
+    let burst: Vec<(String, String)> = (0..167)
+        .flat_map(|i| session(&format!("burst-{i:03}"), 2 + i).files(&settings.config))
+        .collect();
+    let started = Instant::now();
+    memsync::compose::write_files(&root, &burst).expect("write burst");
+    let written = started.elapsed();
+    let db = rusqlite::Connection::open(settings.index_path()).expect("index");
+    wait(|| {
+        db.query_row(
+            "SELECT COUNT(*) FROM sessions WHERE session_id LIKE 'burst-%'",
+            [],
+            |r| r.get::<_, i64>(0),
+        )
+        .unwrap_or(0)
+            == 167
+            && read(&root.join("MEMORY.md")).contains("session=burst-000 ")
+    });
+    let burst_time = started.elapsed();
+
+    std::thread::sleep(Duration::from_secs(1));
+    let cpu_before = cpu_ms(pid);
+    std::thread::sleep(Duration::from_secs(5));
+    let idle_cpu = cpu_ms(pid) - cpu_before;
+    let rss_mb = peak_rss_kb(pid) as f64 / 1024.0;
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+
+    let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+    println!("\n| measure | figure | target |");
+    println!("|---|---|---|");
+    println!(
+        "| event to MEMORY.md, one new session, p50 of 20 (200 ms debounce included) | {} | ≤ 300 ms |",
+        ms(latencies[9])
+    );
+    println!(
+        "| event to MEMORY.md, one new session, p95 of 20 | {} | |",
+        ms(latencies[18])
+    );
+    println!(
+        "| 500 files written at once: landed in index and MEMORY.md (writing took {}) | {} | ≤ 2 s |",
+        ms(written),
+        ms(burst_time)
+    );
+    println!("| idle CPU over 5 s | {idle_cpu} ms | ~0 |");
+    println!("| daemon peak RSS on the 1,750-session workspace | {rss_mb:.1} MB | ≤ 50 MB |");
+}
+
+fn start(root: &Path) -> Child {
+    let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(root)
+        .arg("watch")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("spawn memsync watch");
+    wait(|| read(&root.join(".memsync/daemon.json")).contains("start-up"));
+    child
+}
+
+fn session(id: &str, minutes_ago: i64) -> NewSession {
+    let ended = Utc::now() - chrono::Duration::minutes(minutes_ago);
+    let content = |body: &str| Content {
+        body: body.to_string(),
+        sentence: Some(format!(
+            "Benchmarked the memsync daemon in src/watch.rs with session {id} to time event latency."
+        )),
+        captured_at: ended,
+    };
+    NewSession {
+        agent_id: "default".into(),
+        session_id: id.into(),
+        session_key: None,
+        project: Some("/home/dev/code/memsync".into()),
+        harness: "claude-code".into(),
+        started_at: Some(ended - chrono::Duration::minutes(20)),
+        ended_at: Some(ended),
+        captured_at: ended,
+        summary: Some(content("## Summary\n\nA benchmark session.\n")),
+        transcript: Some(content("user: go\nassistant: done\n")),
+        compaction: None,
+        private: false,
+        sentence_version: "memory_sentence_v1".into(),
+        sanitizer_version: "sanitize_transcript_v1".into(),
+    }
+}
+
+fn read(p: &Path) -> String {
+    std::fs::read_to_string(p).unwrap_or_default()
+}
+
+fn wait(done: impl Fn() -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !done() {
+        assert!(Instant::now() < deadline, "timed out");
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// User + system CPU time of a process, in ms.
+fn cpu_ms(pid: i32) -> i64 {
+    let stat = read(Path::new(&format!("/proc/{pid}/stat")));
+    let fields: Vec<&str> = stat
+        .rsplit(") ")
+        .next()
+        .unwrap_or("")
+        .split_whitespace()
+        .collect();
+    // SAFETY: sysconf has no preconditions.
+    let ticks = unsafe { libc::sysconf(libc::_SC_CLK_TCK) }.max(1);
+    let jiffies: i64 = [11, 12]
+        .iter()
+        .filter_map(|&i| fields.get(i)?.parse::<i64>().ok())
+        .sum();
+    jiffies * 1000 / ticks
+}
+
+fn peak_rss_kb(pid: i32) -> i64 {
+    read(Path::new(&format!("/proc/{pid}/status")))
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0)
+}
