@@ -571,3 +571,15 @@ fn a_vanished_root_means_polling_until_it_returns() {
     });
     assert!(daemon.stop().success());
 }
+
+#[test]
+fn the_window_rolls_with_no_file_event() {
+    let ws = Workspace::new();
+    // Future sessions are out of the window until their time comes.
+    ws.add(&session("default", "w-soon", Utc::now() + chrono::Duration::seconds(3)));
+    ws.add(&session("default", "w-now", recent(1)));
+    let daemon = Daemon::start(ws.root());
+    assert!(!memory_md(ws.root()).contains("session=w-soon"));
+    wait_for(&daemon.log, "the session entering the window", || memory_md(ws.root()).contains("session=w-soon"));
+    assert!(daemon.stop().success());
+}
