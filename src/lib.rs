@@ -12,6 +12,7 @@ pub mod error;
 pub mod example;
 pub mod generate;
 pub mod index;
+pub mod lock;
 pub mod parse;
 pub mod pipeline;
 pub mod project;

@@ -22,6 +22,7 @@ use crate::config::Settings;
 use crate::contract;
 use crate::error::{Error, Result};
 use crate::index::Index;
+use crate::lock::{Acquired, PidLock};
 use crate::pipeline::{self, SyncOptions, SyncReport};
 use crate::scan::{self, FileClass, ScanRules};
 
@@ -56,46 +57,27 @@ pub fn daemon_status(state_dir: &Path) -> DaemonStatus {
     let state = std::fs::read(state_dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice::<DaemonState>(&b).ok());
-    let running = std::fs::File::open(state_dir.join(LOCK_FILE))
-        .is_ok_and(|f| matches!(f.try_lock(), Err(std::fs::TryLockError::WouldBlock)));
+    let running = PidLock::is_held(state_dir, LOCK_FILE);
     DaemonStatus { running, state }
 }
 
-/// One daemon per workspace: an OS lock on `.memsync/daemon.lock`, released
-/// when the process exits, however it exits.
+/// One daemon per workspace: an OS lock on `.memsync/daemon.lock`.
 struct DaemonLock {
-    _file: std::fs::File,
+    _lock: PidLock,
 }
 
 impl DaemonLock {
     fn acquire(state_dir: &Path, root: &Path) -> Result<DaemonLock> {
-        crate::index::create_private_dir(state_dir)?;
-        let path = state_dir.join(LOCK_FILE);
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        match file.try_lock() {
-            Ok(()) => {}
-            Err(std::fs::TryLockError::WouldBlock) => {
-                let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                return Err(Error::Locked {
-                    path,
-                    reason: format!(
-                        "another memsync watch (pid {}) is already running for {}",
-                        holder.trim(),
-                        root.display()
-                    ),
-                });
-            }
-            Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
+        match PidLock::acquire(state_dir, LOCK_FILE, Duration::ZERO)? {
+            Acquired::Held(lock) => Ok(DaemonLock { _lock: lock }),
+            Acquired::Busy { path, holder } => Err(Error::Locked {
+                path,
+                reason: format!(
+                    "another memsync watch (pid {holder}) is already running for {}",
+                    root.display()
+                ),
+            }),
         }
-        let _ = file.set_len(0);
-        let _ = std::io::Write::write_all(&mut &file, std::process::id().to_string().as_bytes());
-        Ok(DaemonLock { _file: file })
     }
 }
 

@@ -4,7 +4,7 @@
 //! Owns: splicing a block into a file without touching any other byte.
 //! Must not: decide what the block says.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use crate::error::{Error, Result};
 use crate::validate::Problem;
@@ -88,47 +88,25 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     file.commit()
 }
 
-/// The lease on writing projections: an advisory lock on a file in the state
-/// directory. The OS releases it when the holder exits, so a crashed holder's
-/// lease always expires.
+/// The lease on writing projections: two memsync processes never write them at once.
 pub struct WriterLock {
-    _file: std::fs::File,
+    _lock: crate::lock::PidLock,
 }
 
 impl WriterLock {
+    /// Waits up to 30 s for another writer to finish.
     pub fn acquire(state_dir: &Path) -> Result<WriterLock> {
-        crate::index::create_private_dir(state_dir)?;
-        let path: PathBuf = state_dir.join("writer.lock");
-        let file = std::fs::OpenOptions::new()
-            .create(true)
-            .truncate(false)
-            .read(true)
-            .write(true)
-            .open(&path)
-            .map_err(|e| Error::io(&path, e))?;
-        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-        loop {
-            match file.try_lock() {
-                Ok(()) => break,
-                Err(std::fs::TryLockError::WouldBlock) if std::time::Instant::now() < deadline => {
-                    std::thread::sleep(std::time::Duration::from_millis(25));
-                }
-                Err(std::fs::TryLockError::WouldBlock) => {
-                    let holder = std::fs::read_to_string(&path).unwrap_or_default();
-                    return Err(Error::Locked {
-                        path,
-                        reason: format!(
-                            "another memsync process (pid {}) is writing projections",
-                            holder.trim()
-                        ),
-                    });
-                }
-                Err(std::fs::TryLockError::Error(e)) => return Err(Error::io(&path, e)),
-            }
+        match crate::lock::PidLock::acquire(
+            state_dir,
+            "writer.lock",
+            std::time::Duration::from_secs(30),
+        )? {
+            crate::lock::Acquired::Held(lock) => Ok(WriterLock { _lock: lock }),
+            crate::lock::Acquired::Busy { path, holder } => Err(Error::Locked {
+                path,
+                reason: format!("another memsync process (pid {holder}) is writing projections"),
+            }),
         }
-        let _ = file.set_len(0);
-        let _ = std::io::Write::write_all(&mut &file, std::process::id().to_string().as_bytes());
-        Ok(WriterLock { _file: file })
     }
 }
 
