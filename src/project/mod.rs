@@ -355,12 +355,7 @@ struct RenderCtx<'a> {
 impl RenderCtx<'_> {
     /// Queues `new` for writing if it differs from `existing`; `finish` writes.
     fn write(&self, target: &Target<'_>, existing: &str, new: &str, out: &mut RenderOutcome) {
-        out.pending.push(Pending {
-            path: target.path.to_string(),
-            agent_id: target.agent.to_string(),
-            scope: target.scope.to_string(),
-            bytes: (new != existing).then(|| new.as_bytes().to_vec()),
-        });
+        out.pending.push(Pending::new(target, existing, new));
     }
 }
 
@@ -371,6 +366,17 @@ struct Pending {
     agent_id: String,
     scope: String,
     bytes: Option<Vec<u8>>,
+}
+
+impl Pending {
+    fn new(target: &Target<'_>, existing: &str, new: &str) -> Pending {
+        Pending {
+            path: target.path.to_string(),
+            agent_id: target.agent.to_string(),
+            scope: target.scope.to_string(),
+            bytes: (new != existing).then(|| new.as_bytes().to_vec()),
+        }
+    }
 }
 
 impl RenderOutcome {
