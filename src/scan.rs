@@ -124,14 +124,12 @@ pub fn scan(root: &Path, rules: &ScanRules) -> Result<Scan> {
 /// `DirEntry::metadata` stats relative to the open directory (`statx` on the
 /// dir fd), where walkdir stats each full path.
 fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
+    let cannot_list =
+        |e: std::io::Error| Problem::warning(rel_dir, "read.io", format!("cannot list: {e}"));
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
         Err(e) => {
-            out.problems.push(Problem::warning(
-                rel_dir,
-                "read.io",
-                format!("cannot list: {e}"),
-            ));
+            out.problems.push(cannot_list(e));
             return;
         }
     };
@@ -139,11 +137,7 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
         let entry = match entry {
             Ok(e) => e,
             Err(e) => {
-                out.problems.push(Problem::warning(
-                    rel_dir,
-                    "read.io",
-                    format!("cannot list: {e}"),
-                ));
+                out.problems.push(cannot_list(e));
                 continue;
             }
         };

@@ -555,11 +555,19 @@ impl Index {
         let on_disk = std::fs::symlink_metadata(root.join(rel))
             .ok()
             .map(|m| scan::FileStat::of(&m));
-        self.projection_state()
-            .ok()
-            .and_then(|state| state.into_iter().find(|s| s.path == rel))
-            .zip(on_disk)
-            .is_some_and(|(s, st)| s.size == st.size && s.mtime_ns == st.mtime_ns)
+        let rendered: Vec<(i64, i64)> = self
+            .rows(
+                "SELECT size, mtime_ns FROM projection_state WHERE path = ?1",
+                [rel],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap_or_default();
+        match (rendered.first(), on_disk) {
+            (Some(&(size, mtime_ns)), Some(st)) => {
+                size as u64 == st.size && mtime_ns == st.mtime_ns
+            }
+            _ => false,
+        }
     }
 
     /// Whether the index knows files below this workspace-relative directory.
