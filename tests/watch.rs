@@ -46,9 +46,11 @@ impl Daemon {
             log: log_dir.path().join("daemon.log"),
             _log_dir: log_dir,
         };
+        // This daemon's first reconcile: a state file left by an earlier one does not count.
+        let pid = format!("\"pid\": {}", daemon.pid());
         wait_for(&daemon.log, "the daemon's first reconcile", || {
             std::fs::read_to_string(root.join(".memsync/daemon.json"))
-                .is_ok_and(|s| s.contains("start-up"))
+                .is_ok_and(|s| s.contains(&pid) && s.contains("start-up"))
         });
         daemon
     }
