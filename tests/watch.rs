@@ -618,3 +618,46 @@ fn the_window_rolls_with_no_file_event() {
     });
     assert!(daemon.stop().success());
 }
+
+#[test]
+fn systemd_gets_watchdog_pings_within_the_interval() {
+    use std::os::unix::net::UnixDatagram;
+    let ws = Workspace::new();
+    let socket_dir = tempfile::tempdir().unwrap();
+    let socket_path = socket_dir.path().join("notify.sock");
+    let socket = UnixDatagram::bind(&socket_path).unwrap();
+    socket
+        .set_read_timeout(Some(Duration::from_secs(5)))
+        .unwrap();
+    // systemd sets WATCHDOG_PID to the service's pid; `exec` keeps the shell's.
+    let mut child = Command::new("sh")
+        .arg("-c")
+        .arg("WATCHDOG_PID=$$ exec \"$0\" --workspace \"$1\" watch")
+        .arg(env!("CARGO_BIN_EXE_memsync"))
+        .arg(ws.root())
+        .env("NOTIFY_SOCKET", &socket_path)
+        .env("WATCHDOG_USEC", "600000") // systemd kills a unit silent for 0.6 s
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut buf = [0u8; 256];
+    let mut pings = Vec::new();
+    let started = Instant::now();
+    while pings.len() < 3 && started.elapsed() < Duration::from_secs(5) {
+        let Ok(n) = socket.recv(&mut buf) else { break };
+        if String::from_utf8_lossy(&buf[..n]).contains("WATCHDOG=1") {
+            pings.push(Instant::now());
+        }
+    }
+    // SAFETY: signalling our own child.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    assert!(child.wait().unwrap().success());
+    assert_eq!(pings.len(), 3, "fewer than 3 watchdog pings in 5 s");
+    for gap in pings.windows(2).map(|w| w[1] - w[0]) {
+        assert!(
+            gap < Duration::from_millis(600),
+            "a {gap:?} gap would trip a 0.6 s watchdog"
+        );
+    }
+}
