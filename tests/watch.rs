@@ -61,20 +61,7 @@ impl Daemon {
 
     /// SIGTERM, then the exit status.
     fn stop(mut self) -> std::process::ExitStatus {
-        let mut child = self.child.take().expect("running");
-        // SAFETY: sending a signal to our own child process.
-        unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-        let deadline = Instant::now() + Duration::from_secs(5);
-        loop {
-            if let Some(status) = child.try_wait().unwrap() {
-                return status;
-            }
-            assert!(
-                Instant::now() < deadline,
-                "daemon did not exit within 5 s of SIGTERM"
-            );
-            std::thread::sleep(Duration::from_millis(20));
-        }
+        terminate(self.child.take().expect("running"))
     }
 }
 
@@ -85,6 +72,38 @@ impl Drop for Daemon {
             let _ = child.wait();
         }
     }
+}
+
+/// SIGTERM, then the exit status, which must come within 5 s.
+fn terminate(mut child: Child) -> std::process::ExitStatus {
+    // SAFETY: sending a signal to our own child process.
+    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
+    let deadline = Instant::now() + Duration::from_secs(5);
+    loop {
+        if let Some(status) = child.try_wait().unwrap() {
+            return status;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "daemon did not exit within 5 s of SIGTERM"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A datagram socket standing in for systemd's NOTIFY_SOCKET, read with `timeout`.
+fn notify_socket(
+    timeout: Duration,
+) -> (
+    tempfile::TempDir,
+    std::path::PathBuf,
+    std::os::unix::net::UnixDatagram,
+) {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("notify.sock");
+    let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
+    socket.set_read_timeout(Some(timeout)).unwrap();
+    (dir, path, socket)
 }
 
 /// Polls `done` for up to 15 s; on a timeout, shows the daemon's log.
@@ -439,16 +458,10 @@ fn index_rows(root: &Path) -> Vec<String> {
 
 #[test]
 fn systemd_hears_ready_after_the_first_reconcile() {
-    use std::os::unix::net::UnixDatagram;
     let ws = Workspace::new();
     ws.add(&session("default", "w-ready", recent(2)));
-    let socket_dir = tempfile::tempdir().unwrap();
-    let socket_path = socket_dir.path().join("notify.sock");
-    let socket = UnixDatagram::bind(&socket_path).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(15)))
-        .unwrap();
-    let mut child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+    let (_dir, socket_path, socket) = notify_socket(Duration::from_secs(15));
+    let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
         .arg("--workspace")
         .arg(ws.root())
         .arg("watch")
@@ -464,9 +477,7 @@ fn systemd_hears_ready_after_the_first_reconcile() {
     let message = String::from_utf8_lossy(&buf[..n]).into_owned();
     // READY comes only after the first reconcile rendered MEMORY.md.
     let rendered = memory_md(ws.root()).contains("session=w-ready");
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let status = child.wait().unwrap();
+    let status = terminate(child);
     assert!(message.contains("READY=1"), "{message}");
     assert!(rendered);
     assert!(status.success());
@@ -621,16 +632,10 @@ fn the_window_rolls_with_no_file_event() {
 
 #[test]
 fn systemd_gets_watchdog_pings_within_the_interval() {
-    use std::os::unix::net::UnixDatagram;
     let ws = Workspace::new();
-    let socket_dir = tempfile::tempdir().unwrap();
-    let socket_path = socket_dir.path().join("notify.sock");
-    let socket = UnixDatagram::bind(&socket_path).unwrap();
-    socket
-        .set_read_timeout(Some(Duration::from_secs(5)))
-        .unwrap();
+    let (_dir, socket_path, socket) = notify_socket(Duration::from_secs(5));
     // systemd sets WATCHDOG_PID to the service's pid; `exec` keeps the shell's.
-    let mut child = Command::new("sh")
+    let child = Command::new("sh")
         .arg("-c")
         .arg("WATCHDOG_PID=$$ exec \"$0\" --workspace \"$1\" watch")
         .arg(env!("CARGO_BIN_EXE_memsync"))
@@ -650,9 +655,7 @@ fn systemd_gets_watchdog_pings_within_the_interval() {
             pings.push(Instant::now());
         }
     }
-    // SAFETY: signalling our own child.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    assert!(child.wait().unwrap().success());
+    assert!(terminate(child).success());
     assert_eq!(pings.len(), 3, "fewer than 3 watchdog pings in 5 s");
     for gap in pings.windows(2).map(|w| w[1] - w[0]) {
         assert!(
