@@ -128,23 +128,18 @@ impl NewSession {
         files
     }
 
-    fn identity_fields(
-        &self,
-        kind: ArtifactKind,
-        captured_at: DateTime<Utc>,
-    ) -> Vec<(&'static str, FmValue)> {
-        vec![
-            ("kind", FmValue::Str(kind.as_str().into())),
-            ("agent_id", FmValue::Str(self.agent_id.clone())),
-            ("session_id", FmValue::Str(self.session_id.clone())),
-            ("session_key", FmValue::opt(self.session_key.as_deref())),
-            ("project", FmValue::opt(self.project.as_deref())),
-            ("harness", FmValue::Str(self.harness.clone())),
-            (
-                "captured_at",
-                FmValue::Str(contract::format_ts(captured_at)),
-            ),
-        ]
+    /// The identity every file of the session repeats.
+    pub fn identity(&self) -> SessionIdentity {
+        SessionIdentity {
+            agent_id: self.agent_id.clone(),
+            session_id: self.session_id.clone(),
+            session_key: self.session_key.clone(),
+            project: self.project.clone(),
+            harness: self.harness.clone(),
+            started_at: self.started_at,
+            ended_at: self.ended_at,
+            private: self.private,
+        }
     }
 
     fn immutable(
@@ -154,42 +149,27 @@ impl NewSession {
         c: &Content,
         manifest_path: &str,
     ) -> String {
-        let ts = |t: Option<DateTime<Utc>>| FmValue::opt(t.map(contract::format_ts).as_deref());
-        let (sentence, quality) = self.sentence_for(config, c, kind);
-        let mut fields = self.identity_fields(kind, c.captured_at);
-        fields.extend([
-            ("started_at", ts(self.started_at)),
-            ("ended_at", ts(self.ended_at)),
-            ("manifest_path", FmValue::Str(manifest_path.into())),
-            ("source_node_id", FmValue::Null),
-            (
-                "content_sha256",
-                FmValue::Str(contract::body_sha256(&c.body)),
-            ),
-            ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
-        ]);
-        if kind == ArtifactKind::Transcript {
-            fields.push((
-                "sanitizer_version",
-                FmValue::Str(self.sanitizer_version.clone()),
-            ));
-        }
-        fields.extend([
-            ("memory_sentence", FmValue::Str(sentence)),
-            (
-                "memory_sentence_version",
-                FmValue::Str(self.sentence_version.clone()),
-            ),
-            ("memory_sentence_quality", FmValue::Str(quality.into())),
-            (
-                "memory_sentence_generated_at",
-                FmValue::Str(contract::format_ts(c.captured_at)),
-            ),
-        ]);
-        if self.private {
-            fields.push(("private", FmValue::Bool(true)));
-        }
-        render_document(&fields, &c.body)
+        let (text, quality) = self.sentence_for(config, c, kind);
+        let sentence = SentenceMeta {
+            text,
+            quality: quality.into(),
+            version: self.sentence_version.clone(),
+            generated_at: c.captured_at,
+        };
+        let sanitizer =
+            (kind == ArtifactKind::Transcript).then_some(self.sanitizer_version.as_str());
+        immutable_document(
+            &self.identity(),
+            &ImmutableFields {
+                kind,
+                captured_at: c.captured_at,
+                manifest_path,
+                sentence: &sentence,
+                sanitizer_version: sanitizer,
+                idempotency_key: None,
+            },
+            &c.body,
+        )
     }
 
     /// The sentence that passes the floor, or the deterministic fallback.
@@ -224,28 +204,177 @@ impl NewSession {
         transcript: Option<String>,
         compaction: Option<String>,
     ) -> String {
-        let updated = self
+        let updated_at = self
             .compaction
             .as_ref()
             .map(|c| c.captured_at)
             .unwrap_or(self.captured_at);
-        let mut fields = self.identity_fields(ArtifactKind::Manifest, self.captured_at);
-        fields.extend([
-            ("summary_path", FmValue::opt(summary.as_deref())),
-            ("transcript_path", FmValue::opt(transcript.as_deref())),
-            ("compaction_path", FmValue::opt(compaction.as_deref())),
-            ("memory_md_refs", FmValue::List(Vec::new())),
-            ("updated_at", FmValue::Str(contract::format_ts(updated))),
-            (
-                "revision",
-                FmValue::Int(if compaction.is_some() { 2 } else { 1 }),
-            ),
-        ]);
-        if self.private {
-            fields.push(("private", FmValue::Bool(true)));
-        }
-        render_document(&fields, "")
+        let revision = if compaction.is_some() { 2 } else { 1 };
+        manifest_document(
+            &self.identity(),
+            self.captured_at,
+            &ManifestFields {
+                summary_path: summary,
+                transcript_path: transcript,
+                compaction_path: compaction,
+                memory_md_refs: Vec::new(),
+                updated_at,
+                revision,
+                idempotency_keys: Vec::new(),
+            },
+        )
     }
+}
+
+/// The fields every file of one session repeats.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionIdentity {
+    pub agent_id: String,
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub project: Option<String>,
+    pub harness: String,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<DateTime<Utc>>,
+    pub private: bool,
+}
+
+impl SessionIdentity {
+    fn fields(
+        &self,
+        kind: ArtifactKind,
+        captured_at: DateTime<Utc>,
+    ) -> Vec<(&'static str, FmValue)> {
+        vec![
+            ("kind", FmValue::Str(kind.as_str().into())),
+            ("agent_id", FmValue::Str(self.agent_id.clone())),
+            ("session_id", FmValue::Str(self.session_id.clone())),
+            ("session_key", FmValue::opt(self.session_key.as_deref())),
+            ("project", FmValue::opt(self.project.as_deref())),
+            ("harness", FmValue::Str(self.harness.clone())),
+            (
+                "captured_at",
+                FmValue::Str(contract::format_ts(captured_at)),
+            ),
+        ]
+    }
+
+    fn times(&self) -> [(&'static str, FmValue); 2] {
+        let ts = |t: Option<DateTime<Utc>>| FmValue::opt(t.map(contract::format_ts).as_deref());
+        [
+            ("started_at", ts(self.started_at)),
+            ("ended_at", ts(self.ended_at)),
+        ]
+    }
+}
+
+/// An immutable artifact's memory sentence and its provenance.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SentenceMeta {
+    pub text: String,
+    /// `ok` or `fallback`.
+    pub quality: String,
+    pub version: String,
+    pub generated_at: DateTime<Utc>,
+}
+
+/// What an immutable artifact adds to its session's identity.
+pub struct ImmutableFields<'a> {
+    pub kind: ArtifactKind,
+    pub captured_at: DateTime<Utc>,
+    pub manifest_path: &'a str,
+    pub sentence: &'a SentenceMeta,
+    /// Transcripts only.
+    pub sanitizer_version: Option<&'a str>,
+    /// The capture call that wrote it, so a retry recognises its own partial work.
+    pub idempotency_key: Option<&'a str>,
+}
+
+/// The text of an immutable artifact (summary, transcript or compaction).
+pub fn immutable_document(id: &SessionIdentity, f: &ImmutableFields<'_>, body: &str) -> String {
+    let mut fields = id.fields(f.kind, f.captured_at);
+    fields.extend(id.times());
+    fields.extend([
+        ("manifest_path", FmValue::Str(f.manifest_path.into())),
+        ("source_node_id", FmValue::Null),
+        ("content_sha256", FmValue::Str(contract::body_sha256(body))),
+        ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
+    ]);
+    if let Some(v) = f.sanitizer_version {
+        fields.push(("sanitizer_version", FmValue::Str(v.into())));
+    }
+    fields.extend([
+        ("memory_sentence", FmValue::Str(f.sentence.text.clone())),
+        (
+            "memory_sentence_version",
+            FmValue::Str(f.sentence.version.clone()),
+        ),
+        (
+            "memory_sentence_quality",
+            FmValue::Str(f.sentence.quality.clone()),
+        ),
+        (
+            "memory_sentence_generated_at",
+            FmValue::Str(contract::format_ts(f.sentence.generated_at)),
+        ),
+    ]);
+    if let Some(key) = f.idempotency_key {
+        fields.push(("idempotency_key", FmValue::Str(key.into())));
+    }
+    if id.private {
+        fields.push(("private", FmValue::Bool(true)));
+    }
+    render_document(&fields, body)
+}
+
+/// The mutable part of a manifest.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct ManifestFields {
+    pub summary_path: Option<String>,
+    pub transcript_path: Option<String>,
+    pub compaction_path: Option<String>,
+    pub memory_md_refs: Vec<String>,
+    pub updated_at: DateTime<Utc>,
+    /// The compare-and-swap counter: every rewrite increments it.
+    pub revision: i64,
+    pub idempotency_keys: Vec<String>,
+}
+
+/// The text of a session manifest.
+pub fn manifest_document(
+    id: &SessionIdentity,
+    captured_at: DateTime<Utc>,
+    m: &ManifestFields,
+) -> String {
+    let mut fields = id.fields(ArtifactKind::Manifest, captured_at);
+    fields.extend([
+        ("summary_path", FmValue::opt(m.summary_path.as_deref())),
+        (
+            "transcript_path",
+            FmValue::opt(m.transcript_path.as_deref()),
+        ),
+        (
+            "compaction_path",
+            FmValue::opt(m.compaction_path.as_deref()),
+        ),
+        ("memory_md_refs", FmValue::List(m.memory_md_refs.clone())),
+        (
+            "updated_at",
+            FmValue::Str(contract::format_ts(m.updated_at)),
+        ),
+        ("revision", FmValue::Int(m.revision)),
+    ]);
+    fields.extend(id.times());
+    if !m.idempotency_keys.is_empty() {
+        fields.push((
+            "idempotency_keys",
+            FmValue::List(m.idempotency_keys.clone()),
+        ));
+    }
+    if id.private {
+        fields.push(("private", FmValue::Bool(true)));
+    }
+    render_document(&fields, "")
 }
 
 /// Writes files under `root`, creating directories; for the demo and the generator.
