@@ -175,6 +175,8 @@ pub struct Status {
     pub problems: Vec<RuleStatus>,
     pub projections: Vec<ProjectionStatus>,
     pub daemon: crate::watch::DaemonStatus,
+    /// Capture jobs queued by hooks; `None` when no hook has run.
+    pub jobs: Option<crate::jobs::JobStats>,
 }
 
 /// Reads the index as it is; runs no sync.
@@ -244,6 +246,9 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         problems: group_by_rule(&problems),
         projections,
         daemon: crate::watch::daemon_status(&settings.state_dir()),
+        jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
+            .map(|q| q.stats())
+            .transpose()?,
     })
 }
 
@@ -328,6 +333,25 @@ pub fn render_status(s: &Status) -> String {
         );
     }
     let _ = writeln!(out, "daemon      {}", daemon_line(&s.daemon));
+    if let Some(j) = &s.jobs {
+        let _ = writeln!(
+            out,
+            "jobs        {} pending, {} running, {} waiting, {} failed, {} done",
+            j.pending, j.running, j.waiting, j.failed, j.succeeded
+        );
+        for job in &j.attention {
+            let _ = writeln!(
+                out,
+                "  #{} {} {} {} (attempts {}): {}",
+                job.id,
+                job.state,
+                job.kind,
+                job.session_id,
+                job.attempts,
+                job.last_error.as_deref().unwrap_or("")
+            );
+        }
+    }
     let _ = writeln!(out, "projections");
     for p in &s.projections {
         let _ = writeln!(
@@ -366,6 +390,126 @@ fn daemon_line(d: &crate::watch::DaemonStatus) -> String {
         ),
         (None, false) => "not running".into(),
     }
+}
+
+/// Hook mode: reads one payload from stdin, queues its capture as a job, and
+/// hands the queue to the daemon or a detached worker. Returns a log line.
+pub fn hook(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    harness: &str,
+    agent_id: &str,
+    config_flag: Option<&Path>,
+    env: &crate::config::Env,
+) -> Result<String> {
+    use crate::capture::hook::{self, Harness, HookAction};
+    let harness = Harness::parse(harness).ok_or_else(|| {
+        crate::Error::Usage(format!(
+            "unknown hook harness {harness:?}; supported: claude-code"
+        ))
+    })?;
+    let idle = std::time::Duration::from_millis(settings.config.capture.hook_idle_ms);
+    let queue = crate::jobs::JobQueue::open(&settings.state_dir())?;
+    let action = hook::read_payload(std::io::stdin(), idle)
+        .and_then(|payload| hook::interpret(harness, &payload, agent_id, now, env.home.as_deref()));
+    match action {
+        Ok(HookAction::Enqueue(request)) => {
+            let id = queue.enqueue(&request, now)?;
+            let by = crate::jobs::wake_worker(settings, config_flag)?;
+            Ok(format!("queued capture job {id}; the {by} runs it"))
+        }
+        Ok(HookAction::Ignore(event)) => Ok(format!("{event}: nothing to capture")),
+        Err(e) => {
+            // Recorded so `status` shows it: a hook's stderr is easily lost.
+            queue.record_failure("hook", agent_id, &e.to_string(), now)?;
+            Err(e)
+        }
+    }
+}
+
+/// A file's text, or stdin's for `-`.
+pub fn read_text(path: &Path) -> Result<String> {
+    let mut bytes = Vec::new();
+    if path == Path::new("-") {
+        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
+            .map_err(|e| crate::Error::io("<stdin>", e))?;
+    } else {
+        bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
+    }
+    Ok(String::from_utf8_lossy(&bytes).into_owned())
+}
+
+pub fn render_capture(r: &crate::capture::CaptureReport) -> String {
+    let mut out = String::new();
+    let outcome = match r.outcome {
+        crate::capture::Outcome::Written => "written",
+        crate::capture::Outcome::AlreadyCaptured => "already captured (a retry; nothing rewritten)",
+    };
+    let _ = writeln!(out, "memsync capture {}: {outcome}", r.kind);
+    let _ = writeln!(
+        out,
+        "  session {} (agent {}, token {})",
+        r.session_id, r.agent_id, r.token
+    );
+    for f in &r.written {
+        let _ = writeln!(out, "  wrote {f}");
+    }
+    if let Some(q) = &r.sentence_quality {
+        let _ = writeln!(out, "  memory sentence: {q}");
+    }
+    if !r.redactions.is_empty() {
+        let kinds: Vec<String> = r
+            .redactions
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let _ = writeln!(out, "  redacted: {}", kinds.join(", "));
+    }
+    if r.skipped_lines > 0 {
+        let _ = writeln!(
+            out,
+            "  skipped {} unreadable transcript lines",
+            r.skipped_lines
+        );
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    if !r.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
+    }
+    out
+}
+
+pub fn render_forget(r: &crate::forget::ForgetReport) -> String {
+    let mut out = String::new();
+    let outcome = match r.outcome {
+        crate::forget::ForgetOutcome::Forgotten => "forgotten",
+        crate::forget::ForgetOutcome::AlreadyForgotten => "already forgotten",
+    };
+    let _ = writeln!(
+        out,
+        "memsync forget: {outcome} (agent {}, token {})",
+        r.agent_id, r.token
+    );
+    let _ = writeln!(out, "  tombstone {}", r.tombstone);
+    for f in &r.removed {
+        let _ = writeln!(out, "  deleted {f}");
+    }
+    if r.jobs_removed > 0 {
+        let _ = writeln!(out, "  removed {} queued jobs", r.jobs_removed);
+    }
+    if !r.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
+    }
+    out
+}
+
+pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
+    format!(
+        "capture jobs: {} succeeded, {} to retry, {} waiting for their session, {} failed\n",
+        r.succeeded, r.retried, r.waiting, r.failed
+    )
 }
 
 /// Writes the example workspace into `dir` (or a new temp directory), syncs it,

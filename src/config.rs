@@ -29,6 +29,8 @@ pub struct Config {
     pub daily_logs: DailyLogsConfig,
     pub projection: ProjectionConfig,
     pub sentence: SentenceConfig,
+    pub summary: SummaryConfig,
+    pub capture: CaptureConfig,
     pub watch: WatchConfig,
 }
 
@@ -99,6 +101,52 @@ pub struct SentenceConfig {
     pub max_words: usize,
     /// Sentences equal to one of these (case and spacing aside) are low-signal.
     pub low_signal: Vec<String>,
+    /// `capture` runs this (`sh -c`) with the summary body on stdin and takes one
+    /// sentence from its stdout; null, failure or timeout means the fallback.
+    pub command: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SummaryConfig {
+    /// `capture` runs this (`sh -c`) with the sanitized transcript on stdin and
+    /// takes the summary body from its stdout; null means the extractive summary.
+    pub command: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+impl Default for SummaryConfig {
+    fn default() -> Self {
+        SummaryConfig {
+            command: None,
+            timeout_seconds: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureConfig {
+    /// Hook mode stops waiting for more of the payload after this much silence.
+    pub hook_idle_ms: u64,
+    /// A job that fails this many times stays failed (shown by `status`).
+    pub job_attempts: u32,
+    /// The wait before the first retry; it doubles with each attempt.
+    pub job_backoff_seconds: u64,
+    /// A worker's claim on a job; a claim older than this is taken over.
+    pub job_lease_seconds: u64,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        CaptureConfig {
+            hook_idle_ms: 1000,
+            job_attempts: 5,
+            job_backoff_seconds: 10,
+            job_lease_seconds: 300,
+        }
+    }
 }
 
 impl Default for ScanConfig {
@@ -179,6 +227,8 @@ impl Default for SentenceConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            command: None,
+            timeout_seconds: 10,
         }
     }
 }
@@ -286,12 +336,7 @@ impl Settings {
 
         let ws_path = root.join(WORKSPACE_CONFIG);
         if let Some(value) = read_layer(&ws_path, false)? {
-            if value.get("workspace").is_some() {
-                return Err(Error::config(
-                    &ws_path,
-                    "key `workspace` belongs in the machine config, not in the workspace's memsync.yaml",
-                ));
-            }
+            check_machine_only(&ws_path, &value)?;
             merge(&mut merged, value);
             sources.workspace = Some(ws_path.clone());
         }
@@ -364,6 +409,33 @@ fn from_value(value: &Value, path: Option<&Path>) -> Result<Config> {
 }
 
 /// Overlays `top` on `base`: mappings merge key by key, everything else replaces.
+/// Keys a synced workspace must not set: where the workspace is, and the
+/// commands `capture` runs (a hostile clone could otherwise run anything).
+const MACHINE_ONLY: &[(&str, Option<&str>)] = &[
+    ("workspace", None),
+    ("sentence", Some("command")),
+    ("summary", Some("command")),
+];
+
+fn check_machine_only(path: &Path, overlay: &Value) -> Result<()> {
+    for (section, key) in MACHINE_ONLY {
+        let found = match key {
+            None => overlay.get(section).is_some(),
+            Some(k) => overlay.get(section).and_then(|s| s.get(k)).is_some(),
+        };
+        if found {
+            let name = key.map_or(section.to_string(), |k| format!("{section}.{k}"));
+            return Err(Error::config(
+                path,
+                format!(
+                    "key `{name}` belongs in the machine config, not in the workspace's memsync.yaml"
+                ),
+            ));
+        }
+    }
+    Ok(())
+}
+
 fn merge(base: &mut Value, top: Value) {
     match (base, top) {
         (Value::Mapping(b), Value::Mapping(t)) => {

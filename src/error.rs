@@ -38,6 +38,14 @@ pub enum Error {
 
     #[error("{path}: {reason}")]
     Locked { path: PathBuf, reason: String },
+
+    /// A write that would break an immutable artifact or a session's identity.
+    #[error("{path}: refused: {reason}")]
+    Refused { path: PathBuf, reason: String },
+
+    /// A command named a session the workspace does not have.
+    #[error("no session {0}")]
+    UnknownSession(String),
 }
 
 impl Error {
@@ -58,7 +66,8 @@ impl Error {
     /// The single mapping from error to process exit code.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
-            Error::Config { .. } | Error::Usage(_) => ExitStatus::Usage,
+            Error::Config { .. } | Error::Usage(_) | Error::UnknownSession(_) => ExitStatus::Usage,
+            Error::Refused { .. } => ExitStatus::Problems,
             Error::Io { .. } | Error::Index { .. } | Error::Locked { .. } => ExitStatus::Runtime,
         }
     }

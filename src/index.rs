@@ -17,7 +17,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 6;
+pub const SCHEMA_VERSION: i64 = 7;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -71,6 +71,8 @@ CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
 CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
 CREATE INDEX artifacts_token ON artifacts(token);
 CREATE VIRTUAL TABLE artifact_fts USING fts5(memory_sentence, body, tokenize = 'unicode61');
+-- Deleted rows leave no terms behind in the FTS index (forget's privacy promise).
+INSERT INTO artifact_fts(artifact_fts, rank) VALUES('secure-delete', 1);
 -- One row per (agent, session), derived from its artifacts at index time: what projections read.
 CREATE TABLE sessions (
     agent_id TEXT NOT NULL,
@@ -320,6 +322,24 @@ impl Index {
         let mode = if durable { "NORMAL" } else { "OFF" };
         self.conn
             .execute_batch(&format!("PRAGMA synchronous = {mode};"))
+            .map_err(|e| self.err(e))
+    }
+
+    /// After a session's rows are deleted: drops its telemetry, merges the FTS
+    /// index and truncates the WAL, so none of its text stays in any file
+    /// under the index directory (`secure_delete` zeroes the freed pages).
+    pub fn purge_forgotten(&self, agent_id: &str, token: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "DELETE FROM telemetry_access WHERE agent_id = ?1 AND token = ?2",
+                [agent_id, token],
+            )
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch(
+                "INSERT INTO artifact_fts(artifact_fts) VALUES('optimize');
+                 PRAGMA wal_checkpoint(TRUNCATE);",
+            )
             .map_err(|e| self.err(e))
     }
 
@@ -738,7 +758,7 @@ pub fn create_private_dir(dir: &Path) -> Result<()> {
     Ok(())
 }
 
-fn set_private_mode(path: &Path) {
+pub fn set_private_mode(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
 }

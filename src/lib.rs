@@ -4,14 +4,17 @@
 //! [`index`] → [`project`], run by [`pipeline`] for every entry point; [`watch`]
 //! feeds it file events as the daemon.
 
+pub mod capture;
 pub mod commands;
 pub mod compose;
 pub mod config;
 pub mod contract;
 pub mod error;
 pub mod example;
+pub mod forget;
 pub mod generate;
 pub mod index;
+pub mod jobs;
 pub mod lock;
 pub mod parse;
 pub mod pipeline;

@@ -70,6 +70,27 @@ enum Command {
     /// Show the workspace, index, sessions per agent, problems and projections.
     #[command(after_help = "Example:\n  memsync status --json")]
     Status,
+    /// Add a session to the workspace: its transcript, summary and manifest (or a
+    /// compaction), written in the spec's order, then indexed and projected.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  memsync capture session-end --session-id 5d3c --project ~/code/shop --transcript ~/.claude/projects/-home-ana-shop/5d3c.jsonl\n  memsync capture compaction --session-id 5d3c --body compact.md\n  memsync capture --hook claude-code      # in a Claude Code hook: payload on stdin, exits at once"
+    )]
+    Capture(CaptureArgs),
+    /// Remove a session for good: tombstone first, then its files, index rows and ledger rows.
+    #[command(
+        after_help = "Example:\n  memsync forget 5d3c0f3e-session-id --reason \"pasted a customer's data\""
+    )]
+    Forget {
+        /// The session: its token, session id or session key.
+        session: String,
+        /// Why, recorded in the tombstone.
+        #[arg(long)]
+        reason: String,
+        /// The agent (needed when several agents have a session of that id).
+        #[arg(long)]
+        agent: Option<String>,
+    },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
@@ -86,6 +107,75 @@ enum Command {
         #[arg(long, default_value_t = 250)]
         older: i64,
     },
+}
+
+#[derive(clap::Args)]
+struct CaptureArgs {
+    /// Hook mode: read one hook payload (JSON) from stdin, queue the capture as a
+    /// job, and exit 0 at once. Supported: claude-code.
+    #[arg(long, value_name = "HARNESS")]
+    hook: Option<String>,
+    /// The agent the session belongs to (a path segment: ^[a-z0-9][a-z0-9-]*$).
+    #[arg(long, global = true, default_value = "default")]
+    agent: String,
+    #[command(subcommand)]
+    action: Option<CaptureAction>,
+}
+
+#[derive(Subcommand)]
+enum CaptureAction {
+    /// Capture a finished session from its transcript.
+    #[command(
+        after_help = "Example:\n  memsync capture session-end --session-id 5d3c --transcript session.jsonl --summary summary.md"
+    )]
+    SessionEnd {
+        /// Else taken from the transcript (Claude Code, Codex, OpenClaw).
+        #[arg(long)]
+        session_id: Option<String>,
+        #[arg(long)]
+        session_key: Option<String>,
+        /// Else the transcript's working directory.
+        #[arg(long)]
+        project: Option<String>,
+        /// Else detected from the transcript's format, else `manual`.
+        #[arg(long)]
+        harness: Option<String>,
+        #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+        started_at: Option<DateTime<Utc>>,
+        #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+        ended_at: Option<DateTime<Utc>>,
+        /// Plain text, markdown, or JSONL as the harness wrote it (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        transcript: PathBuf,
+        /// The summary body; else `summary.command`, else an extractive summary.
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
+        /// Mark the session private: indexed, never projected.
+        #[arg(long)]
+        private: bool,
+        /// Else `session-end:<token>`: a retried call is recognised by it.
+        #[arg(long)]
+        idempotency_key: Option<String>,
+    },
+    /// Capture a compaction of a session that already has a manifest.
+    #[command(
+        after_help = "Example:\n  memsync capture compaction --session-id 5d3c --body compact.md"
+    )]
+    Compaction {
+        #[arg(long)]
+        session_id: String,
+        #[arg(long)]
+        session_key: Option<String>,
+        /// The compaction narrative (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body: PathBuf,
+        /// Else `compaction:<token>`.
+        #[arg(long)]
+        idempotency_key: Option<String>,
+    },
+    /// Run the queued hook jobs now (what the detached worker runs).
+    #[command(after_help = "Example:\n  memsync capture jobs && memsync status")]
+    Jobs,
 }
 
 #[derive(Subcommand)]
@@ -220,6 +310,109 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
             print(
                 serde_json::to_value(&status)?,
                 commands::render_status(&status),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Capture(args) => {
+            if let Some(harness) = &args.hook {
+                // Hook mode never fails the harness and never writes to stdout.
+                let outcome = load(cli.workspace.as_deref()).and_then(|settings| {
+                    commands::hook(
+                        &settings,
+                        now,
+                        harness,
+                        &args.agent,
+                        cli.config.as_deref(),
+                        &env,
+                    )
+                });
+                match outcome {
+                    Ok(line) => tracing::info!("{line}"),
+                    Err(e) => eprintln!("memsync capture --hook: {e}"),
+                }
+                return Ok(ExitStatus::Ok);
+            }
+            let settings = load(cli.workspace.as_deref())?;
+            let Some(action) = &args.action else {
+                anyhow::bail!(memsync::Error::Usage(
+                    "capture needs session-end, compaction, jobs, or --hook HARNESS".into()
+                ));
+            };
+            match action {
+                CaptureAction::Jobs => {
+                    let report = memsync::jobs::run_worker(&settings)?;
+                    print(
+                        serde_json::to_value(&report)?,
+                        commands::render_worker(&report),
+                    );
+                    return Ok(ExitStatus::Ok);
+                }
+                CaptureAction::SessionEnd {
+                    session_id,
+                    session_key,
+                    project,
+                    harness,
+                    started_at,
+                    ended_at,
+                    transcript,
+                    summary,
+                    private,
+                    idempotency_key,
+                } => {
+                    let req = memsync::capture::SessionEnd {
+                        agent_id: args.agent.clone(),
+                        session_id: session_id.clone(),
+                        session_key: session_key.clone(),
+                        project: project.clone(),
+                        harness: harness.clone(),
+                        started_at: *started_at,
+                        ended_at: *ended_at,
+                        transcript: transcript.clone(),
+                        summary: summary.clone(),
+                        private: *private,
+                        idempotency_key: idempotency_key.clone(),
+                        ..Default::default()
+                    };
+                    let report = memsync::capture::session_end(&settings, now, &req)?;
+                    print(
+                        serde_json::to_value(&report)?,
+                        commands::render_capture(&report),
+                    );
+                }
+                CaptureAction::Compaction {
+                    session_id,
+                    session_key,
+                    body,
+                    idempotency_key,
+                } => {
+                    let req = memsync::capture::Compaction {
+                        agent_id: args.agent.clone(),
+                        session_id: session_id.clone(),
+                        session_key: session_key.clone(),
+                        body: commands::read_text(body)?,
+                        idempotency_key: idempotency_key.clone(),
+                        ..Default::default()
+                    };
+                    let report = memsync::capture::compaction(&settings, now, &req)?;
+                    print(
+                        serde_json::to_value(&report)?,
+                        commands::render_capture(&report),
+                    );
+                }
+            }
+            Ok(ExitStatus::Ok)
+        }
+        Command::Forget {
+            session,
+            reason,
+            agent,
+        } => {
+            let settings = load(cli.workspace.as_deref())?;
+            let report =
+                memsync::forget::forget(&settings, now, session, reason, agent.as_deref())?;
+            print(
+                serde_json::to_value(&report)?,
+                commands::render_forget(&report),
             );
             Ok(ExitStatus::Ok)
         }

@@ -28,7 +28,7 @@ use crate::scan::{self, FileClass, ScanRules};
 
 /// The file `status` reads to report on the daemon.
 pub const STATE_FILE: &str = "daemon.json";
-const LOCK_FILE: &str = "daemon.lock";
+pub const DAEMON_LOCK: &str = "daemon.lock";
 
 /// What the daemon last did, for `memsync status`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -57,7 +57,7 @@ pub fn daemon_status(state_dir: &Path) -> DaemonStatus {
     let state = std::fs::read(state_dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice::<DaemonState>(&b).ok());
-    let running = PidLock::is_held(state_dir, LOCK_FILE);
+    let running = PidLock::is_held(state_dir, DAEMON_LOCK);
     DaemonStatus { running, state }
 }
 
@@ -68,7 +68,7 @@ struct DaemonLock {
 
 impl DaemonLock {
     fn acquire(state_dir: &Path, root: &Path) -> Result<DaemonLock> {
-        match PidLock::acquire(state_dir, LOCK_FILE, Duration::ZERO)? {
+        match PidLock::acquire(state_dir, DAEMON_LOCK, Duration::ZERO)? {
             Acquired::Held(lock) => Ok(DaemonLock { _lock: lock }),
             Acquired::Busy { path, holder } => Err(Error::Locked {
                 path,
@@ -96,6 +96,8 @@ enum Wake {
     Reload,
     Stop,
     Timer,
+    /// A hook queued a capture job (SIGUSR1).
+    Jobs,
 }
 
 struct Daemon<L> {
@@ -114,6 +116,8 @@ struct Daemon<L> {
     deferred: bool,
     /// Files that failed validation while still being written, retried with backoff.
     retry: Option<Retry>,
+    /// The thread draining the capture job queue, while it runs.
+    jobs: Option<std::thread::JoinHandle<()>>,
 }
 
 /// Unsettled files to look at again.
@@ -156,6 +160,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             next_full,
             deferred: false,
             retry: None,
+            jobs: None,
         };
         daemon.rewatch();
         Ok(daemon)
@@ -167,6 +172,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             signal(SignalKind::terminate()).map_err(|e| Error::io("<signal>", e))?;
         let mut interrupt =
             signal(SignalKind::interrupt()).map_err(|e| Error::io("<signal>", e))?;
+        let mut jobs = signal(SignalKind::user_defined1()).map_err(|e| Error::io("<signal>", e))?;
         self.full("start-up")?;
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
         let watchdog = watchdog_interval();
@@ -178,6 +184,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 _ = hangup.recv() => Wake::Reload,
                 _ = terminate.recv() => Wake::Stop,
                 _ = interrupt.recv() => Wake::Stop,
+                _ = jobs.recv() => Wake::Jobs,
                 _ = tokio::time::sleep_until(deadline) => Wake::Timer,
             };
             match wake {
@@ -185,6 +192,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 Wake::Reload => self.reload()?,
                 Wake::Stop => break,
                 Wake::Timer => self.on_timer()?,
+                Wake::Jobs => self.run_jobs(),
             }
             if watchdog.is_some() {
                 let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
@@ -210,6 +218,10 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         if let Some(r) = &self.retry {
             next = next.min(r.at);
+        }
+        if self.jobs.is_some() {
+            // A job queued while the last drain was finishing must not wait for the next reconcile.
+            next = next.min(Instant::now() + Duration::from_secs(1));
         }
         if self.watcher.is_none() {
             next = next.min(Instant::now() + poll_every(&self.settings));
@@ -274,6 +286,13 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn on_timer(&mut self) -> Result<()> {
+        if self.jobs.as_ref().is_some_and(|t| t.is_finished()) {
+            self.jobs = None;
+            if self.has_due_jobs() {
+                self.run_jobs();
+            }
+            return Ok(());
+        }
         if !self.root.exists() {
             // Never recreate a vanished workspace or drop its rows: wait for it.
             self.degrade("the workspace root disappeared");
@@ -359,7 +378,40 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.root.join(".git/index.lock").exists()
     }
 
+    /// Drains the capture job queue on a worker thread (one at a time), so a
+    /// slow summary command never holds up file events. The captures' own
+    /// writes then arrive as events like any other writer's.
+    fn run_jobs(&mut self) {
+        if self.jobs.as_ref().is_some_and(|t| !t.is_finished()) {
+            // The running drain claims new jobs before it exits.
+            return;
+        }
+        let settings = self.settings.clone();
+        self.jobs = Some(std::thread::spawn(move || {
+            match crate::jobs::run_worker(&settings) {
+                Ok(r) => tracing::info!(
+                    succeeded = r.succeeded,
+                    retried = r.retried,
+                    waiting = r.waiting,
+                    failed = r.failed,
+                    "capture jobs"
+                ),
+                Err(e) => tracing::error!(error = %e, "capture jobs"),
+            }
+        }));
+    }
+
+    fn has_due_jobs(&self) -> bool {
+        crate::jobs::JobQueue::open_existing(&self.settings.state_dir())
+            .ok()
+            .flatten()
+            .is_some_and(|q| q.has_due(Utc::now()).unwrap_or(false))
+    }
+
     fn full(&mut self, reason: &str) -> Result<()> {
+        if self.has_due_jobs() {
+            self.run_jobs();
+        }
         self.next_full = Instant::now() + reconcile_every(&self.settings);
         let opts = SyncOptions {
             defer_unsettled: true,

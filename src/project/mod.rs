@@ -5,7 +5,7 @@
 //! byte of a projection file outside its managed block.
 
 mod daily_log;
-mod file;
+pub mod file;
 mod memory_md;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,0 +1,236 @@
+//! Hook mode: one JSON payload from a harness on stdin, turned into a durable
+//! capture job. It must return within a harness's hook budget (Claude Code
+//! gives SessionEnd 1.5 s), so it never runs the capture itself, never waits
+//! for stdin to close (some builds never close it), and never prints to stdout.
+//!
+//! Owns: reading the payload and choosing the job. Must not: write canonical
+//! files (the job does).
+
+use std::io::Read;
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+use crate::error::{Error, Result};
+use crate::jobs::JobRequest;
+
+/// The longest payload accepted; a compaction summary is the largest part.
+const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
+
+/// Harnesses whose hooks `capture --hook` understands.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Harness {
+    ClaudeCode,
+}
+
+impl Harness {
+    pub fn parse(s: &str) -> Option<Harness> {
+        match s {
+            "claude-code" | "claude" => Some(Harness::ClaudeCode),
+            _ => None,
+        }
+    }
+}
+
+/// What a hook event asks for.
+#[derive(Debug, Clone, PartialEq)]
+pub enum HookAction {
+    Enqueue(JobRequest),
+    /// Acknowledged, nothing to capture (the event's name).
+    Ignore(String),
+}
+
+/// Reads the first complete JSON object from `input`. Stops as soon as one
+/// parses, and gives up after `idle` without new bytes or at end of input.
+pub fn read_payload(input: impl Read + Send + 'static, idle: Duration) -> Result<Value> {
+    let (tx, rx) = mpsc::channel::<Vec<u8>>();
+    // The reader may block forever on a stdin nobody closes; the process exits without it.
+    std::thread::spawn(move || {
+        let mut input = input;
+        let mut chunk = vec![0u8; 64 * 1024];
+        loop {
+            match input.read(&mut chunk) {
+                Ok(0) | Err(_) => return,
+                Ok(n) => {
+                    if tx.send(chunk[..n].to_vec()).is_err() {
+                        return;
+                    }
+                }
+            }
+        }
+    });
+    let mut buf = Vec::new();
+    let mut deadline = Instant::now() + idle;
+    loop {
+        let wait = deadline.saturating_duration_since(Instant::now());
+        match rx.recv_timeout(wait) {
+            Ok(bytes) => {
+                buf.extend_from_slice(&bytes);
+                if buf.len() > MAX_PAYLOAD_BYTES {
+                    return Err(Error::Usage(format!(
+                        "hook payload is larger than {MAX_PAYLOAD_BYTES} bytes"
+                    )));
+                }
+                if let Some(value) = first_object(&buf)? {
+                    return Ok(value);
+                }
+                deadline = Instant::now() + idle;
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                return Err(Error::Usage(format!(
+                    "no complete JSON payload on stdin after {} ms of silence ({} bytes read)",
+                    idle.as_millis(),
+                    buf.len()
+                )));
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                return first_object(&buf)?.ok_or_else(|| {
+                    Error::Usage(format!(
+                        "stdin ended without a complete JSON payload ({} bytes read)",
+                        buf.len()
+                    ))
+                });
+            }
+        }
+    }
+}
+
+/// The first JSON value in `buf`, `None` while it is still incomplete.
+fn first_object(buf: &[u8]) -> Result<Option<Value>> {
+    let mut stream = serde_json::Deserializer::from_slice(buf).into_iter::<Value>();
+    match stream.next() {
+        None => Ok(None),
+        Some(Ok(v)) if v.is_object() => Ok(Some(v)),
+        Some(Ok(_)) => Err(Error::Usage("hook payload is not a JSON object".into())),
+        Some(Err(e)) if e.is_eof() => Ok(None),
+        Some(Err(e)) => Err(Error::Usage(format!("hook payload is not valid JSON: {e}"))),
+    }
+}
+
+/// Chooses the job for a Claude Code hook event: SessionEnd captures the
+/// session, PostCompact its compaction; every other event is acknowledged.
+pub fn interpret(
+    harness: Harness,
+    payload: &Value,
+    agent_id: &str,
+    now: DateTime<Utc>,
+    home: Option<&std::path::Path>,
+) -> Result<HookAction> {
+    let Harness::ClaudeCode = harness;
+    let field = |k: &str| {
+        payload
+            .get(k)
+            .and_then(Value::as_str)
+            .filter(|s| !s.trim().is_empty())
+    };
+    let event = field("hook_event_name").unwrap_or_default();
+    let session_id = || {
+        field("session_id")
+            .map(String::from)
+            .ok_or_else(|| Error::Usage(format!("{event} payload has no session_id")))
+    };
+    match event {
+        "SessionEnd" => {
+            let path = field("transcript_path")
+                .ok_or_else(|| Error::Usage("SessionEnd payload has no transcript_path".into()))?;
+            Ok(HookAction::Enqueue(JobRequest::SessionEnd {
+                agent_id: agent_id.to_string(),
+                session_id: session_id()?,
+                harness: "claude-code".into(),
+                transcript_path: expand_home(path, home),
+                cwd: field("cwd").map(String::from),
+                captured_at: now,
+            }))
+        }
+        "PostCompact" => {
+            let summary = field("compact_summary")
+                .ok_or_else(|| Error::Usage("PostCompact payload has no compact_summary".into()))?;
+            Ok(HookAction::Enqueue(JobRequest::Compaction {
+                agent_id: agent_id.to_string(),
+                session_id: session_id()?,
+                body: super::sanitize::sanitize(summary).text,
+                captured_at: now,
+            }))
+        }
+        other => Ok(HookAction::Ignore(if other.is_empty() {
+            "(no hook_event_name)".into()
+        } else {
+            other.to_string()
+        })),
+    }
+}
+
+/// Older Claude Code examples show `~/...` transcript paths.
+fn expand_home(path: &str, home: Option<&std::path::Path>) -> PathBuf {
+    match (path.strip_prefix("~/"), home) {
+        (Some(rest), Some(home)) => home.join(rest),
+        _ => PathBuf::from(path),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_payload_is_read_without_waiting_for_end_of_input() {
+        // A pipe whose writer never closes: the payload must still be read at once.
+        let (reader, mut writer) = std::io::pipe().unwrap();
+        std::io::Write::write_all(
+            &mut writer,
+            br#"{"hook_event_name":"SessionEnd","session_id":"s1"}"#,
+        )
+        .unwrap();
+        let started = Instant::now();
+        let v = read_payload(reader, Duration::from_secs(5)).unwrap();
+        assert_eq!(v["session_id"], "s1");
+        assert!(started.elapsed() < Duration::from_secs(1));
+        drop(writer);
+    }
+
+    #[test]
+    fn silence_and_garbage_are_errors() {
+        let (reader, writer) = std::io::pipe().unwrap();
+        let err = read_payload(reader, Duration::from_millis(100)).unwrap_err();
+        assert!(err.to_string().contains("silence"), "{err}");
+        drop(writer);
+        assert!(read_payload(&b"[1,2]"[..], Duration::from_secs(1)).is_err());
+        assert!(read_payload(&b"{\"a\": nope}"[..], Duration::from_secs(1)).is_err());
+    }
+
+    #[test]
+    fn events_map_to_jobs() {
+        let now = Utc::now();
+        let end = serde_json::json!({"hook_event_name":"SessionEnd","session_id":"s1","transcript_path":"~/t.jsonl","cwd":"/p","reason":"other"});
+        let action = interpret(
+            Harness::ClaudeCode,
+            &end,
+            "default",
+            now,
+            Some(std::path::Path::new("/home/u")),
+        )
+        .unwrap();
+        let HookAction::Enqueue(JobRequest::SessionEnd {
+            transcript_path, ..
+        }) = action
+        else {
+            panic!("{action:?}")
+        };
+        assert_eq!(transcript_path, PathBuf::from("/home/u/t.jsonl"));
+        let compact = serde_json::json!({"hook_event_name":"PostCompact","session_id":"s1","compact_summary":"key sk-ant-api03-abcdefghijklmnopqrstu"});
+        let HookAction::Enqueue(JobRequest::Compaction { body, .. }) =
+            interpret(Harness::ClaudeCode, &compact, "default", now, None).unwrap()
+        else {
+            panic!()
+        };
+        assert_eq!(body, "key [REDACTED:anthropic-api-key]");
+        let stop = serde_json::json!({"hook_event_name":"Stop","session_id":"s1"});
+        assert_eq!(
+            interpret(Harness::ClaudeCode, &stop, "default", now, None).unwrap(),
+            HookAction::Ignore("Stop".into())
+        );
+    }
+}

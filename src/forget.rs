@@ -1,0 +1,159 @@
+//! `forget`: privacy removal of one session. The tombstone is written first
+//! (so a crash at any later point still keeps the session out), then the
+//! session's canonical files are deleted, its rows purged, and the projections
+//! re-rendered by the same pipeline as `sync`.
+//!
+//! Owns: resolving what to forget and the order of removal. Must not: touch
+//! another session's files or anything outside `memory/`.
+
+use chrono::{DateTime, Utc};
+use serde::Serialize;
+
+use crate::compose;
+use crate::config::{Settings, TokenRule};
+use crate::contract;
+use crate::error::{Error, Result};
+use crate::index::Index;
+use crate::pipeline::{self, SyncOptions};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ForgetOutcome {
+    Forgotten,
+    /// The tombstone already existed; leftovers (if any) were removed again.
+    AlreadyForgotten,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ForgetReport {
+    pub outcome: ForgetOutcome,
+    pub agent_id: String,
+    pub token: String,
+    pub tombstone: String,
+    /// Canonical files this call deleted.
+    pub removed: Vec<String>,
+    pub projections_written: Vec<String>,
+    pub jobs_removed: usize,
+}
+
+/// Forgets the session named by `target`: a token, a session id or a session key.
+pub fn forget(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    target: &str,
+    reason: &str,
+    agent: Option<&str>,
+) -> Result<ForgetReport> {
+    if reason.trim().is_empty() {
+        return Err(Error::Usage(
+            "--reason must say why (it is recorded in the tombstone)".into(),
+        ));
+    }
+    let mut index = Index::open(&settings.index_path())?;
+    let (agent_id, token) = resolve(settings, &index, target, agent)?;
+    let _lock = crate::capture::session_lock(settings, &agent_id, &token)?;
+    let files = crate::capture::session_file_paths(&settings.root, &token)?;
+    let session_ids = crate::capture::session_ids(&settings.root, &token)?;
+    let tombstone = contract::tombstone_path(&agent_id, &token);
+    let tombstone_abs = settings.root.join(&tombstone);
+    let outcome = if tombstone_abs.exists() {
+        ForgetOutcome::AlreadyForgotten
+    } else {
+        let (_, text) = compose::tombstone(&agent_id, &token, now, reason.trim(), &files);
+        crate::project::file::write_atomic(&tombstone_abs, text.as_bytes())
+            .map_err(|e| Error::io(&tombstone_abs, e))?;
+        ForgetOutcome::Forgotten
+    };
+    crate::capture::failpoint("after-tombstone");
+    let mut removed = Vec::new();
+    for rel in &files {
+        let abs = settings.root.join(rel);
+        match std::fs::remove_file(&abs) {
+            Ok(()) => removed.push(rel.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(abs, e)),
+        }
+    }
+    crate::capture::failpoint("after-delete");
+    let mut paths = files.clone();
+    paths.push(tombstone.clone());
+    let report = pipeline::sync_paths(&mut index, settings, now, SyncOptions::RENDER, &paths)?;
+    index.purge_forgotten(&agent_id, &token)?;
+    let mut jobs_removed = 0;
+    if let Some(queue) = crate::jobs::JobQueue::open_existing(&settings.state_dir())? {
+        for id in &session_ids {
+            jobs_removed += queue.forget(&agent_id, id)?;
+        }
+    }
+    Ok(ForgetReport {
+        outcome,
+        agent_id,
+        token,
+        tombstone,
+        removed,
+        projections_written: report.projections_written,
+        jobs_removed,
+    })
+}
+
+/// The (agent, token) `target` names: a token as it is; else a session id or
+/// key, looked up in the index and tried against both token rules on disk.
+fn resolve(
+    settings: &Settings,
+    index: &Index,
+    target: &str,
+    agent: Option<&str>,
+) -> Result<(String, String)> {
+    let target = target.trim();
+    if let Some(a) = agent
+        && !contract::is_valid_agent_id(a)
+    {
+        return Err(Error::Usage(format!(
+            "agent id {a:?} must match ^[a-z0-9][a-z0-9-]*$"
+        )));
+    }
+    let mut found: Vec<(String, String)> = index.rows(
+        "SELECT DISTINCT agent_id, token FROM artifacts WHERE token = ?1 OR session_id = ?1 OR session_key = ?1
+         UNION SELECT agent_id, token FROM tombstones WHERE token = ?1",
+        [target],
+        |r| Ok((r.get(0)?, r.get(1)?)),
+    )?;
+    let agent_default = agent.unwrap_or("default");
+    for rule in [TokenRule::Spec, TokenRule::SessionId] {
+        let token = if contract::is_token(target) {
+            target.to_string()
+        } else {
+            contract::token_for(rule, agent_default, None, target)
+        };
+        let on_disk = !crate::capture::session_file_paths(&settings.root, &token)?.is_empty()
+            || settings
+                .root
+                .join(contract::tombstone_path(agent_default, &token))
+                .exists();
+        if on_disk {
+            found.push((agent_default.to_string(), token));
+        }
+    }
+    if let Some(a) = agent {
+        found.retain(|(fa, _)| fa == a);
+    }
+    found.sort();
+    found.dedup();
+    match found.as_slice() {
+        [one] => Ok(one.clone()),
+        [] => Err(Error::UnknownSession(format!(
+            "{target:?}{}: no token, session id or session key matches",
+            agent
+                .map(|a| format!(" for agent {a:?}"))
+                .unwrap_or_default()
+        ))),
+        many => Err(Error::Usage(format!(
+            "{target:?} matches {} sessions ({}); name one with --agent or by token",
+            many.len(),
+            many.iter()
+                .map(|(a, t)| format!("{a}/{t}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ))),
+    }
+}
