@@ -1150,7 +1150,15 @@ impl Batch<'_> {
                  WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL", [])
     }
 
-    pub fn clear_dirty(&self) -> Result<()> {
-        self.exec("DELETE FROM projection_dirty", [])
+    /// Clears the marks a render consumed. Marks another process added since
+    /// (a capture indexing while this render ran) stay for its own render.
+    pub fn clear_dirty(&self, marks: &[(String, String)]) -> Result<()> {
+        for (agent, ts) in marks {
+            self.exec(
+                "DELETE FROM projection_dirty WHERE agent_id = ?1 AND ts = ?2",
+                [agent, ts],
+            )?;
+        }
+        Ok(())
     }
 }

@@ -664,3 +664,100 @@ fn systemd_gets_watchdog_pings_within_the_interval() {
         );
     }
 }
+
+/// A Claude Code transcript of one short session that ended an hour ago.
+fn transcript_file(dir: &Path, session: &str) -> std::path::PathBuf {
+    let at = |m: i64| memsync::contract::format_ts(recent(1) + chrono::Duration::minutes(m));
+    let path = dir.join(format!("{session}.jsonl"));
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"u-{session}\",\"sessionId\":\"{session}\",\"cwd\":\"/home/ana/shop\",\"timestamp\":\"{}\",\"message\":{{\"role\":\"user\",\"content\":\"Fix src/pay.rs\"}}}}\n\
+             {{\"type\":\"assistant\",\"uuid\":\"a-{session}\",\"sessionId\":\"{session}\",\"timestamp\":\"{}\",\"message\":{{\"id\":\"m\",\"role\":\"assistant\",\"content\":[{{\"type\":\"text\",\"text\":\"Fixed.\"}}]}}}}\n",
+            at(0),
+            at(5)
+        ),
+    )
+    .unwrap();
+    path
+}
+
+#[test]
+fn captures_racing_the_daemon_converge_with_a_one_shot_sync() {
+    let ws = Workspace::new();
+    let daemon = Daemon::start(ws.root());
+    let inputs = tempfile::tempdir().unwrap();
+    let captures: Vec<Child> = (0..8)
+        .map(|i| {
+            Command::new(env!("CARGO_BIN_EXE_memsync"))
+                .arg("--workspace")
+                .arg(ws.root())
+                .args(["-q", "capture", "session-end", "--transcript"])
+                .arg(transcript_file(inputs.path(), &format!("race-{i}")))
+                .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+                .spawn()
+                .unwrap()
+        })
+        .collect();
+    for mut c in captures {
+        assert!(c.wait().unwrap().success());
+    }
+    wait_for(&daemon.log, "all eight sessions in MEMORY.md", || {
+        (0..8).all(|i| memory_md(ws.root()).contains(&format!("session=race-{i} ")))
+    });
+    // Let the daemon see the last events, then compare with a one-shot sync of a copy.
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(daemon.stop().success());
+    let copy = tempfile::tempdir().unwrap();
+    for (rel, bytes) in common::tree(ws.root()) {
+        let path = copy.path().join(&rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, bytes).unwrap();
+    }
+    Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(copy.path())
+        .args(["-q", "sync"])
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .status()
+        .unwrap();
+    assert_eq!(common::tree(copy.path()), common::tree(ws.root()));
+    assert_eq!(index_rows(copy.path()), index_rows(ws.root()));
+    assert!(
+        !index_rows(ws.root()).iter().any(|r| r.contains("graph.")),
+        "no graph problem left behind"
+    );
+}
+
+#[test]
+fn a_hook_job_is_run_by_the_running_daemon() {
+    use std::io::Write;
+    let ws = Workspace::new();
+    let daemon = Daemon::start(ws.root());
+    let inputs = tempfile::tempdir().unwrap();
+    let t = transcript_file(inputs.path(), "hooked");
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(ws.root())
+        .args(["capture", "--hook", "claude-code"])
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let payload = serde_json::json!({"session_id": "hooked", "transcript_path": t, "hook_event_name": "SessionEnd"});
+    hook.stdin
+        .take()
+        .unwrap()
+        .write_all(payload.to_string().as_bytes())
+        .unwrap();
+    assert!(hook.wait().unwrap().success());
+    wait_for(&daemon.log, "the daemon to run the job", || {
+        memory_md(ws.root()).contains("session=hooked ")
+            && std::fs::read_to_string(&daemon.log)
+                .unwrap_or_default()
+                .contains("capture jobs")
+    });
+    let log = std::fs::read_to_string(&daemon.log).unwrap();
+    assert!(log.contains("succeeded=1"), "{log}");
+    assert!(daemon.stop().success());
+}

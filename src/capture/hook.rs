@@ -134,11 +134,12 @@ pub fn interpret(
     };
     match event {
         "SessionEnd" => {
+            let session_id = session_id()?;
             let path = field("transcript_path")
                 .ok_or_else(|| Error::Usage("SessionEnd payload has no transcript_path".into()))?;
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
-                session_id: session_id()?,
+                session_id,
                 harness: "claude-code".into(),
                 transcript_path: expand_home(path, home),
                 cwd: field("cwd").map(String::from),

@@ -157,7 +157,7 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
         for p in &problems {
             b.replace_problems(&p.path, Phase::Projection, None, std::slice::from_ref(p))?;
         }
-        b.clear_dirty()?;
+        b.clear_dirty(&dirty.marks)?;
         b.set_meta("projection_config", &dirty.fingerprint)
     })?;
     Ok(out)
@@ -168,6 +168,8 @@ struct Dirty {
     agents: BTreeSet<String>,
     days: BTreeSet<(String, NaiveDate)>,
     fingerprint: String,
+    /// The marks this render consumes.
+    marks: Vec<(String, String)>,
 }
 
 impl Dirty {
@@ -196,6 +198,7 @@ impl Dirty {
             agents: BTreeSet::new(),
             days: BTreeSet::new(),
             fingerprint,
+            marks: index.dirty_marks()?,
         };
         let state = index.projection_state()?;
         let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
@@ -206,11 +209,11 @@ impl Dirty {
                 dirty.agents.insert(agent);
             }
         }
-        for (agent, ts) in index.dirty_marks()? {
-            if let Some(ts) = contract::parse_ts(&ts) {
+        for (agent, ts) in &dirty.marks {
+            if let Some(ts) = contract::parse_ts(ts) {
                 dirty.days.insert((agent.clone(), zone.date(ts)));
             }
-            dirty.agents.insert(agent);
+            dirty.agents.insert(agent.clone());
         }
         for s in &state {
             let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))

@@ -183,3 +183,47 @@ pub fn has_rule(problems: &[Problem], rule: &str, severity: Severity) -> bool {
         .iter()
         .any(|p| p.rule == rule && p.severity == severity)
 }
+
+/// The `memsync` binary with a clean environment: no machine config, UTC.
+pub fn memsync_bin() -> assert_cmd::Command {
+    let mut cmd = assert_cmd::Command::cargo_bin("memsync").expect("binary");
+    cmd.env_remove("MEMSYNC_CONFIG")
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("SIGNET_WORKSPACE")
+        .env_remove("SIGNET_PATH")
+        .env_remove("MEMSYNC_FAILPOINT")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env("TZ", "UTC");
+    cmd
+}
+
+/// Every file under `root` but memsync's state dir, with its bytes.
+pub fn tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    walkdir::WalkDir::new(root)
+        .into_iter()
+        .filter_entry(|e| e.file_name() != ".memsync")
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .map(|e| {
+            let rel = e.path().strip_prefix(root).expect("under root");
+            (
+                rel.to_string_lossy().into_owned(),
+                std::fs::read(e.path()).expect("read"),
+            )
+        })
+        .collect()
+}
+
+/// Files under `dir` (any depth) whose bytes contain `needle`.
+pub fn files_containing(dir: &Path, needle: &str) -> Vec<PathBuf> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            std::fs::read(e.path())
+                .is_ok_and(|b| b.windows(needle.len()).any(|w| w == needle.as_bytes()))
+        })
+        .map(|e| e.path().to_path_buf())
+        .collect()
+}

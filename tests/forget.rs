@@ -1,0 +1,164 @@
+//! `memsync forget`: privacy removal. Spec test 11 (a tombstone survives
+//! re-index and resurrection), no recoverable text under the index directory,
+//! idempotence, and crash recovery.
+
+mod common;
+
+use chrono::Duration;
+use common::{Workspace, files_containing, memsync_bin, now, session};
+
+const UNIQUE: &str = "zebracorn42";
+
+/// A workspace with two sessions; `private-1` carries a unique word in every body and its sentence.
+fn workspace() -> (Workspace, Vec<String>) {
+    let ws = Workspace::new();
+    let mut s = session("default", "private-1", now() - Duration::hours(2));
+    for c in [&mut s.summary, &mut s.transcript].into_iter().flatten() {
+        c.body = format!("The {UNIQUE} credentials were pasted here.\n");
+        c.sentence = Some(format!(
+            "Rotated the {UNIQUE} credentials for memsync in src/scan.rs after they leaked into a prompt."
+        ));
+    }
+    let paths = ws.add(&s);
+    ws.add(&session("default", "keep-1", now() - Duration::hours(1)));
+    ws.sync();
+    assert!(ws.read("MEMORY.md").contains(UNIQUE));
+    assert!(!files_containing(&ws.root().join(".memsync"), UNIQUE).is_empty());
+    (ws, paths)
+}
+
+fn forget(ws: &Workspace, target: &str) -> assert_cmd::assert::Assert {
+    memsync_bin()
+        .arg("--workspace")
+        .arg(ws.root())
+        .args([
+            "--now",
+            "2026-11-20T12:00:00Z",
+            "forget",
+            target,
+            "--reason",
+            "pasted credentials",
+        ])
+        .assert()
+}
+
+fn cli(ws: &Workspace, args: &[&str]) -> assert_cmd::assert::Assert {
+    memsync_bin()
+        .arg("--workspace")
+        .arg(ws.root())
+        .args(["--now", "2026-11-20T12:00:00Z"])
+        .args(args)
+        .assert()
+}
+
+#[test]
+fn forget_writes_a_tombstone_deletes_the_files_and_leaves_no_text_in_the_index() {
+    let (ws, paths) = workspace();
+    forget(&ws, "private-1")
+        .success()
+        .stdout(predicates::str::contains("forgotten"));
+    for p in &paths {
+        assert!(!ws.exists(p), "{p} still exists");
+    }
+    let token = paths[0].split("--").nth(1).unwrap();
+    let tombstone = ws.read(&format!("memory/tombstones/default--{token}.md"));
+    assert!(tombstone.contains("reason: \"pasted credentials\""));
+    for p in &paths {
+        assert!(tombstone.contains(&format!("  - \"{p}\"")), "{tombstone}");
+    }
+    assert!(!ws.read("MEMORY.md").contains(UNIQUE));
+    assert!(ws.read("MEMORY.md").contains("session=keep-1"));
+    let leftovers = files_containing(ws.root(), UNIQUE);
+    assert!(
+        leftovers.is_empty(),
+        "the forgotten text survives in {leftovers:?}"
+    );
+    cli(&ws, &["check"]).success();
+}
+
+#[test]
+fn forgetting_twice_is_a_no_op_and_an_unknown_session_is_exit_2() {
+    let (ws, _) = workspace();
+    forget(&ws, "private-1").success();
+    let before = common::tree(ws.root());
+    forget(&ws, "private-1")
+        .success()
+        .stdout(predicates::str::contains("already forgotten"));
+    assert_eq!(common::tree(ws.root()), before);
+    forget(&ws, "nobody")
+        .code(2)
+        .stderr(predicates::str::contains("no session \"nobody\""));
+    cli(&ws, &["forget", "keep-1", "--reason", " "])
+        .code(2)
+        .stderr(predicates::str::contains("--reason must say why"));
+}
+
+#[test]
+fn spec_11_resurrected_files_stay_out_through_sync_and_reindex() {
+    let (ws, paths) = workspace();
+    let saved: Vec<(String, String)> = paths.iter().map(|p| (p.clone(), ws.read(p))).collect();
+    let token = paths[0].split("--").nth(1).unwrap().to_string();
+    forget(&ws, &token).success();
+    // A stale clone or a backup brings the files back.
+    for (p, text) in &saved {
+        ws.write(p, text);
+    }
+    cli(&ws, &["sync"]).success();
+    assert!(!ws.read("MEMORY.md").contains(UNIQUE));
+    cli(&ws, &["reindex"]).success();
+    assert!(!ws.read("MEMORY.md").contains(UNIQUE));
+    cli(&ws, &["check"])
+        .code(1)
+        .stdout(predicates::str::contains("tombstone.resurrected"));
+    assert!(files_containing(&ws.root().join(".memsync"), UNIQUE).is_empty());
+    // Forgetting again removes the resurrected files.
+    forget(&ws, &token)
+        .success()
+        .stdout(predicates::str::contains("already forgotten"));
+    assert!(paths.iter().all(|p| !ws.exists(p)));
+    cli(&ws, &["check"]).success();
+}
+
+#[test]
+fn a_crash_after_the_tombstone_still_keeps_the_session_out() {
+    let (ws, paths) = workspace();
+    memsync_bin()
+        .arg("--workspace")
+        .arg(ws.root())
+        .env("MEMSYNC_FAILPOINT", "after-tombstone")
+        .args(["forget", "private-1", "--reason", "pasted credentials"])
+        .assert()
+        .code(86);
+    assert!(
+        paths.iter().all(|p| ws.exists(p)),
+        "the files are still there"
+    );
+    cli(&ws, &["sync"]).success();
+    assert!(
+        !ws.read("MEMORY.md").contains(UNIQUE),
+        "but the tombstone already rules"
+    );
+    forget(&ws, "private-1").success();
+    assert!(paths.iter().all(|p| !ws.exists(p)));
+    assert!(files_containing(ws.root(), UNIQUE).is_empty());
+}
+
+#[test]
+fn forget_resolves_a_session_key_and_scopes_by_agent() {
+    let ws = Workspace::new();
+    let mut s = session("coder", "id-1", now() - Duration::hours(1));
+    s.session_key = Some("agent:coder:main".into());
+    let paths = ws.add(&s);
+    ws.add(&session("default", "id-1", now() - Duration::hours(1)));
+    ws.sync();
+    cli(&ws, &["forget", "agent:coder:main", "--reason", "r"]).success();
+    assert!(paths.iter().all(|p| !ws.exists(p)));
+    // `id-1` now names only default's session.
+    cli(
+        &ws,
+        &["forget", "id-1", "--agent", "coder", "--reason", "r"],
+    )
+    .code(2);
+    cli(&ws, &["forget", "id-1", "--reason", "r"]).success();
+    cli(&ws, &["check"]).success();
+}
