@@ -2,7 +2,9 @@
 //!
 //! The pipeline, one module per stage: [`scan`] → [`parse`] → [`validate`] →
 //! [`index`] → [`project`], run by [`pipeline`] for every entry point; [`watch`]
-//! feeds it file events as the daemon.
+//! feeds it file events as the daemon. The writer path, [`capture`] and
+//! [`forget`], writes canonical files first and then runs the same pipeline;
+//! [`jobs`] queues the captures that harness hooks ask for.
 
 pub mod capture;
 pub mod commands;

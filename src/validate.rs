@@ -602,7 +602,7 @@ fn check_link_fields(path: &str, a: &Artifact, problems: &mut Vec<Problem>) {
     }
 }
 
-fn check_body_links(path: &str, links: &[Wikilink], problems: &mut Vec<Problem>) {
+pub fn check_body_links(path: &str, links: &[Wikilink], problems: &mut Vec<Problem>) {
     for link in links {
         let target = link.target.split('#').next().unwrap_or(&link.target);
         if let Some(why) = link_shape_error(target) {

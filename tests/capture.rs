@@ -432,11 +432,22 @@ fn sentence_of(f: &Fixture, config: &Path) -> (String, String, Duration) {
 fn the_sentence_command_is_used_when_its_sentence_passes_the_floor() {
     let f = Fixture::new();
     let good = "Added exponential backoff to the payment client in src/pay.rs and queued integration tests for the retry path.";
-    let (sentence, quality, _) = sentence_of(
-        &f,
-        &with_sentence_command(&f, &format!("cat >/dev/null; echo '{good}'"), 10),
+    let calls = f.inputs.join("calls");
+    let command = format!(
+        "cat >/dev/null; echo call >> {}; echo '{good}'",
+        calls.display()
     );
+    let (sentence, quality, _) = sentence_of(&f, &with_sentence_command(&f, &command, 10));
     assert_eq!((sentence.as_str(), quality.as_str()), (good, "ok"));
+    assert_eq!(
+        std::fs::read_to_string(&calls).unwrap(),
+        "call\n",
+        "one call per capture"
+    );
+    assert!(
+        f.read(&f.find("transcript")).contains(good),
+        "the transcript carries the same sentence"
+    );
 }
 
 #[test]

@@ -605,6 +605,19 @@ fn read_input(path: &Path) -> Result<String> {
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }
 
+/// A captured body must not make its own artifact invalid: when a transcript
+/// quotes a wikilink that memsync would reject (`[[../x]]`, `[[/etc/passwd]]`),
+/// every `[[` is escaped to `[\[`, which reads the same and links nowhere.
+fn inert_invalid_links(body: String) -> String {
+    let mut problems = Vec::new();
+    crate::validate::check_body_links("", &crate::parse::extract_wikilinks(&body), &mut problems);
+    if problems.is_empty() {
+        body
+    } else {
+        body.replace("[[", "[\\[")
+    }
+}
+
 /// Keeps a body under the artifact size limit, dropping its beginning with a note.
 fn fit(body: String, settings: &Settings, notes: &mut Vec<String>) -> String {
     let limit = settings
@@ -691,7 +704,7 @@ pub fn session_end(
         .unwrap_or(stamp);
 
     let sanitized = sanitize::sanitize(&t.to_markdown());
-    let transcript_body = fit(sanitized.text.clone(), settings, &mut w.notes);
+    let transcript_body = inert_invalid_links(fit(sanitized.text.clone(), settings, &mut w.notes));
     let mut redactions: BTreeMap<String, usize> = sanitized
         .redactions
         .iter()
@@ -701,7 +714,7 @@ pub fn session_end(
     for (k, v) in summary_body.redactions {
         *redactions.entry(k.to_string()).or_default() += v;
     }
-    let summary_body = summary_body.text;
+    let summary_body = inert_invalid_links(summary_body.text);
     let sentence = own_transcript
         .as_ref()
         .or(own_summary.as_ref())
@@ -843,7 +856,8 @@ pub fn compaction(
             .and_then(Value::as_bool)
             .unwrap_or(false),
     };
-    let sanitized = sanitize::sanitize(&req.body);
+    let mut sanitized = sanitize::sanitize(&req.body);
+    sanitized.text = inert_invalid_links(sanitized.text);
     let own = w.existing.own(ArtifactKind::Compaction, &w.key).cloned();
     let captured_at = own.as_ref().and_then(|f| f.captured_at).unwrap_or(stamp);
     let sentence = own.as_ref().and_then(stored_sentence).unwrap_or_else(|| {
@@ -889,4 +903,19 @@ pub fn compaction(
         skipped_lines: 0,
     };
     w.finish(Outcome::Written, produced)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn quoted_invalid_wikilinks_are_made_inert_and_valid_ones_kept() {
+        let valid = "see [[memory/2026-03-28T22-34-06.792Z--gwar7autu3gbs32c--summary.md|summary]]"
+            .to_string();
+        assert_eq!(inert_invalid_links(valid.clone()), valid);
+        let hostile = inert_invalid_links("open [[../../etc/passwd]] and [[/abs]]".into());
+        assert_eq!(hostile, "open [\\[../../etc/passwd]] and [\\[/abs]]");
+        assert!(crate::parse::extract_wikilinks(&hostile).is_empty());
+    }
 }
