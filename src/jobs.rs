@@ -513,3 +513,81 @@ pub fn wake_worker(settings: &Settings, config_flag: Option<&Path>) -> Result<&'
 pub fn run_worker(settings: &Settings) -> Result<WorkerReport> {
     JobQueue::open(&settings.state_dir())?.drain(settings, WORKER_MAX_WAIT)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(root: &Path) -> Settings {
+        let mut s =
+            Settings::load(Some(root), None, &crate::config::Env::default()).expect("settings");
+        s.config.capture.job_backoff_seconds = 0;
+        s.config.capture.job_attempts = 3;
+        s
+    }
+
+    fn session_end(transcript: PathBuf) -> JobRequest {
+        JobRequest::SessionEnd {
+            agent_id: "default".into(),
+            session_id: "s-1".into(),
+            harness: "claude-code".into(),
+            transcript_path: transcript,
+            cwd: None,
+            captured_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_failing_job_is_retried_up_to_its_attempts_then_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        // A directory where a transcript belongs: an I/O error a retry could outlive.
+        queue
+            .enqueue(&session_end(dir.path().to_path_buf()), Utc::now())
+            .unwrap();
+        let report = queue.drain(&settings, Duration::ZERO).unwrap();
+        assert_eq!((report.retried, report.failed), (2, 1));
+        let stats = queue.stats().unwrap();
+        assert_eq!((stats.failed, stats.attention[0].attempts), (1, 3));
+    }
+
+    #[test]
+    fn a_missing_transcript_fails_at_once_and_a_good_job_succeeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        queue
+            .enqueue(&session_end(dir.path().join("gone.jsonl")), Utc::now())
+            .unwrap();
+        let t = dir.path().join("t.txt");
+        std::fs::write(&t, "We fixed src/pay.rs.").unwrap();
+        queue.enqueue(&session_end(t), Utc::now()).unwrap();
+        let report = queue.drain(&settings, Duration::ZERO).unwrap();
+        assert_eq!((report.succeeded, report.failed, report.retried), (1, 1, 0));
+        assert!(dir.path().join("MEMORY.md").exists());
+    }
+
+    #[test]
+    fn an_expired_lease_is_taken_over_and_a_live_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        let now = Utc::now();
+        queue
+            .enqueue(&session_end(dir.path().join("t")), now)
+            .unwrap();
+        let lease = Duration::from_secs(60);
+        assert!(queue.claim("a", now, lease).unwrap().is_some());
+        assert!(
+            queue.claim("b", now, lease).unwrap().is_none(),
+            "leased to a"
+        );
+        let later = now + chrono::Duration::seconds(61);
+        let (_, attempts, _) = queue
+            .claim("b", later, lease)
+            .unwrap()
+            .expect("expired lease");
+        assert_eq!(attempts, 2);
+    }
+}
