@@ -21,10 +21,60 @@ use crate::validate::{Problem, Severity};
 /// How many problems `sync` lists before pointing at `check`.
 const SYNC_PROBLEM_LINES: usize = 20;
 
-pub fn sync(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
+/// A progress bar on stderr for long reads (a cold sync or a reindex): drawn
+/// only on a terminal, outside CI, and when there are many files to read.
+pub struct TerminalProgress {
+    bar: indicatif::ProgressBar,
+}
+
+impl TerminalProgress {
+    /// Fewer files than this finish before a bar would be worth drawing.
+    const MIN_FILES: u64 = 500;
+
+    /// `None` unless stderr is a terminal and `CI` is unset; `quiet` turns it off.
+    pub fn for_stderr(quiet: bool) -> Option<TerminalProgress> {
+        use std::io::IsTerminal;
+        let wanted = !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        wanted.then(|| TerminalProgress {
+            bar: indicatif::ProgressBar::hidden(),
+        })
+    }
+}
+
+impl pipeline::Progress for TerminalProgress {
+    fn begin(&self, total: u64) {
+        if total < Self::MIN_FILES {
+            return;
+        }
+        self.bar.set_length(total);
+        self.bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} indexing {pos}/{len} files {wide_bar} {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        self.bar
+            .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    }
+
+    fn advance(&self) {
+        self.bar.inc(1);
+    }
+
+    fn end(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+pub fn sync(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<(SyncReport, Vec<Problem>)> {
     let started = std::time::Instant::now();
     let mut index = Index::open(&settings.index_path())?;
-    let report = pipeline::sync_with(&mut index, settings, now, SyncOptions::RENDER)?;
+    let opts = SyncOptions::RENDER.with_progress(progress);
+    let report = pipeline::sync_with(&mut index, settings, now, opts)?;
     let problems = index.problems()?;
     Ok((
         SyncReport {
@@ -95,9 +145,14 @@ impl CheckReport {
 }
 
 /// Validates the whole workspace (indexing what changed, writing no projection).
-pub fn check(settings: &Settings, now: DateTime<Utc>) -> Result<CheckReport> {
+pub fn check(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<CheckReport> {
     let mut index = Index::open(&settings.index_path())?;
-    pipeline::sync_with(&mut index, settings, now, SyncOptions::INDEX_ONLY)?;
+    let opts = SyncOptions::INDEX_ONLY.with_progress(progress);
+    pipeline::sync_with(&mut index, settings, now, opts)?;
     let problems = index.problems()?;
     let errors = problems
         .iter()
@@ -128,13 +183,15 @@ pub fn reindex(
     settings: &Settings,
     now: DateTime<Utc>,
     reset_telemetry: bool,
+    progress: Option<&dyn pipeline::Progress>,
 ) -> Result<SyncReport> {
     let mut index = Index::open(&settings.index_path())?;
     index.rebuild_derived()?;
     if reset_telemetry {
         index.reset_telemetry()?;
     }
-    pipeline::sync_with(&mut index, settings, now, SyncOptions::RENDER)
+    let opts = SyncOptions::RENDER.with_progress(progress);
+    pipeline::sync_with(&mut index, settings, now, opts)
 }
 
 #[derive(Debug, Serialize)]
@@ -162,6 +219,8 @@ pub struct ProjectionStatus {
 
 #[derive(Debug, Serialize)]
 pub struct Status {
+    /// `ok`, or what needs a person, in one line.
+    pub health: String,
     pub workspace: PathBuf,
     pub machine_config: Option<PathBuf>,
     pub workspace_config: Option<PathBuf>,
@@ -232,7 +291,8 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
             }
         })
         .collect();
-    Ok(Status {
+    let mut status = Status {
+        health: String::new(),
         workspace: settings.root.clone(),
         machine_config: settings.sources.machine.clone(),
         workspace_config: settings.sources.workspace.clone(),
@@ -249,7 +309,9 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
             .map(|q| q.stats())
             .transpose()?,
-    })
+    };
+    status.health = health(&status);
+    Ok(status)
 }
 
 fn group_by_rule(problems: &[Problem]) -> Vec<RuleStatus> {
@@ -278,6 +340,7 @@ pub fn render_status(s: &Status) -> String {
             .map(|p| p.display().to_string())
             .unwrap_or_else(|| "none".into())
     };
+    let _ = writeln!(out, "health      {}", s.health);
     let _ = writeln!(out, "workspace   {}", s.workspace.display());
     let _ = writeln!(
         out,
@@ -352,20 +415,68 @@ pub fn render_status(s: &Status) -> String {
             );
         }
     }
+    // MEMORY.md files one by one; daily logs counted, with only the stale ones named.
     let _ = writeln!(out, "projections");
-    for p in &s.projections {
-        let _ = writeln!(
-            out,
-            "  {:<40} {}",
-            p.path,
-            if p.fresh {
-                "fresh"
-            } else {
-                "stale: next sync renders it"
-            }
-        );
+    let (logs, memory): (Vec<&ProjectionStatus>, Vec<&ProjectionStatus>) = s
+        .projections
+        .iter()
+        .partition(|p| !p.path.ends_with("MEMORY.md"));
+    for p in memory.iter().chain(logs.iter().filter(|p| !p.fresh)) {
+        let state = if p.fresh {
+            "fresh"
+        } else {
+            "stale: the next sync renders it"
+        };
+        let _ = writeln!(out, "  {:<40} {state}", p.path);
     }
+    let fresh_logs = logs.iter().filter(|p| p.fresh).count();
+    let _ = writeln!(out, "  {fresh_logs} of {} daily logs fresh", logs.len());
     out
+}
+
+fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+/// One line: whether anything needs a person.
+fn health(s: &Status) -> String {
+    let mut issues = Vec::new();
+    if s.errors > 0 {
+        issues.push(format!(
+            "{} (memsync check lists them)",
+            plural(s.errors, "error")
+        ));
+    }
+    if let Some(why) = s
+        .daemon
+        .state
+        .as_ref()
+        .and_then(|st| st.degraded.as_ref())
+        .filter(|_| s.daemon.running)
+    {
+        issues.push(format!("daemon degraded: {why}"));
+    }
+    if let Some(j) = &s.jobs
+        && j.failed > 0
+    {
+        issues.push(plural(j.failed as usize, "failed capture job"));
+    }
+    let stale = s.projections.iter().filter(|p| !p.fresh).count();
+    if stale > 0 {
+        issues.push(format!("{} stale", plural(stale, "projection")));
+    }
+    if issues.is_empty() {
+        match s.warnings {
+            0 => "ok".into(),
+            n => format!("ok ({})", plural(n, "warning")),
+        }
+    } else {
+        issues.join("; ")
+    }
 }
 
 fn daemon_line(d: &crate::watch::DaemonStatus) -> String {
@@ -512,6 +623,103 @@ pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
     )
 }
 
+/// Searches the index as the last sync left it.
+pub fn search(
+    settings: &Settings,
+    q: &crate::search::Query,
+    now: DateTime<Utc>,
+) -> Result<Vec<crate::search::Hit>> {
+    let index = Index::open(&settings.index_path())?;
+    crate::search::search(&index, &settings.config.search, q, now)
+}
+
+/// Shows one session.
+pub fn open(
+    settings: &Settings,
+    target: &str,
+    agent: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<crate::session::SessionView> {
+    let index = Index::open(&settings.index_path())?;
+    crate::session::open(&index, target, agent, now)
+}
+
+/// A snippet with its matches in bold (terminal) or `**` (anywhere else).
+fn highlight(snippet: &str, color: bool) -> String {
+    let (start, end) = if color {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("**", "**")
+    };
+    snippet
+        .replace(crate::search::MARK_START, start)
+        .replace(crate::search::MARK_END, end)
+}
+
+pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
+    let mut out = String::new();
+    if hits.is_empty() {
+        let _ = writeln!(out, "no session matches");
+    }
+    for (i, h) in hits.iter().enumerate() {
+        let identity = h.session_key.as_deref().unwrap_or(&h.session_id);
+        let _ = writeln!(
+            out,
+            "{}. {}  {}  session={}  project={}  ({}, score {:.2})",
+            i + 1,
+            h.membership_ts,
+            h.agent_id,
+            identity,
+            h.project.as_deref().unwrap_or("none"),
+            h.kind,
+            h.score
+        );
+        let _ = writeln!(out, "   {}", h.sentence);
+        let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
+        let _ = writeln!(out, "   {}", h.links.join(" "));
+    }
+    out
+}
+
+pub fn render_open(v: &crate::session::SessionView) -> String {
+    let mut out = String::new();
+    let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
+    let _ = writeln!(
+        out,
+        "session   {} (agent {}, token {})",
+        show(&v.session_id),
+        v.agent_id,
+        v.token
+    );
+    if let Some(f) = &v.forgotten {
+        let _ = writeln!(
+            out,
+            "FORGOTTEN {} — {} ({})",
+            f.removed_at, f.reason, f.tombstone
+        );
+    }
+    let _ = writeln!(out, "key       {}", show(&v.session_key));
+    let _ = writeln!(out, "project   {}", show(&v.project));
+    let _ = writeln!(out, "harness   {}", show(&v.harness));
+    let _ = writeln!(out, "time      {}", show(&v.membership_ts));
+    if v.private {
+        let _ = writeln!(out, "private   yes (never projected)");
+    }
+    let _ = writeln!(out, "sentence  {}", show(&v.sentence));
+    let _ = writeln!(out, "opened    {} times", v.accesses);
+    let _ = writeln!(out, "artifacts");
+    for a in &v.artifacts {
+        let _ = writeln!(out, "  {:<10} {:<7} {}", a.kind, a.state, a.wikilink);
+    }
+    if !v.problems.is_empty() {
+        let _ = writeln!(out, "problems");
+        for p in &v.problems {
+            let _ = writeln!(out, "  {}", problem_line(p));
+        }
+    }
+    out
+}
+
 /// Writes the example workspace into `dir` (or a new temp directory), syncs it,
 /// and returns the report and where MEMORY.md is.
 pub fn demo(
@@ -526,7 +734,7 @@ pub fn demo(
     // The example has no memsync.yaml, so the settings loaded before writing it hold.
     let settings = load(&dir)?;
     crate::example::write(&dir, now, &settings.config)?;
-    let (report, problems) = sync(&settings, now)?;
+    let (report, problems) = sync(&settings, now, None)?;
     Ok((settings, report, problems))
 }
 

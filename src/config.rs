@@ -31,6 +31,7 @@ pub struct Config {
     pub sentence: SentenceConfig,
     pub summary: SummaryConfig,
     pub capture: CaptureConfig,
+    pub search: SearchConfig,
     pub watch: WatchConfig,
 }
 
@@ -121,6 +122,36 @@ impl Default for SummaryConfig {
         SummaryConfig {
             command: None,
             timeout_seconds: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Results when `--limit` is not given.
+    pub limit: usize,
+    /// A match in `memory_sentence` counts this many times a match in the body.
+    pub sentence_weight: f64,
+    /// The recency boost halves every this many days of session age.
+    pub recency_half_life_days: f64,
+    /// How much a brand-new session is boosted (1 + weight at age 0).
+    pub recency_weight: f64,
+    /// Past accesses fade with this half-life, in days since the last access.
+    pub usage_half_life_days: f64,
+    /// How much use boosts a session (1 + weight * ln(1 + decayed uses)).
+    pub usage_weight: f64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            limit: 10,
+            sentence_weight: 2.0,
+            recency_half_life_days: 30.0,
+            recency_weight: 0.5,
+            usage_half_life_days: 30.0,
+            usage_weight: 0.25,
         }
     }
 }

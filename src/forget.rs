@@ -112,12 +112,7 @@ fn resolve(
             "agent id {a:?} must match ^[a-z0-9][a-z0-9-]*$"
         )));
     }
-    let mut found: Vec<(String, String)> = index.rows(
-        "SELECT DISTINCT agent_id, token FROM artifacts WHERE token = ?1 OR session_id = ?1 OR session_key = ?1
-         UNION SELECT agent_id, token FROM tombstones WHERE token = ?1",
-        [target],
-        |r| Ok((r.get(0)?, r.get(1)?)),
-    )?;
+    let mut found = index.find_sessions(target, agent)?;
     let agent_default = agent.unwrap_or("default");
     for rule in [TokenRule::Spec, TokenRule::SessionId] {
         let token = if contract::is_token(target) {
@@ -134,11 +129,18 @@ fn resolve(
             found.push((agent_default.to_string(), token));
         }
     }
-    if let Some(a) = agent {
-        found.retain(|(fa, _)| fa == a);
-    }
+    found.retain(|(fa, _)| agent.is_none_or(|a| a == fa));
     found.sort();
     found.dedup();
+    one_session(target, agent, found)
+}
+
+/// The single session a lookup found, or why there is not exactly one.
+pub fn one_session(
+    target: &str,
+    agent: Option<&str>,
+    found: Vec<(String, String)>,
+) -> Result<(String, String)> {
     match found.as_slice() {
         [one] => Ok(one.clone()),
         [] => Err(Error::UnknownSession(format!(

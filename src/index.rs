@@ -343,6 +343,25 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// Counts one access (a search result returned, a session opened) per session.
+    pub fn record_accesses<'s>(
+        &self,
+        sessions: impl Iterator<Item = (&'s str, &'s str)>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<()> {
+        let at = crate::contract::format_ts(now);
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        for (agent, token) in sessions {
+            tx.execute(
+                "INSERT INTO telemetry_access(agent_id, token, access_count, last_access) VALUES (?1, ?2, 1, ?3)
+                 ON CONFLICT(agent_id, token) DO UPDATE SET access_count = access_count + 1, last_access = excluded.last_access",
+                [agent, token, at.as_str()],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
     pub fn reset_telemetry(&self) -> Result<()> {
         self.conn
             .execute_batch("DELETE FROM telemetry_access; DELETE FROM telemetry_syncs;")
@@ -444,6 +463,40 @@ impl Index {
         })
         .map_err(|e| self.err(e))
     }
+    /// The problems of one session: its files' and its link graph's.
+    pub fn session_problems(&self, token: &str, paths: &[String]) -> Result<Vec<Problem>> {
+        let mut problems = self.problems()?;
+        let of_token: Vec<String> = self.rows(
+            "SELECT DISTINCT path FROM problems WHERE token = ?1",
+            [token],
+            |r| r.get(0),
+        )?;
+        problems.retain(|p| {
+            paths.contains(&p.path) || of_token.contains(&p.path) || p.path.contains(token)
+        });
+        Ok(problems)
+    }
+
+    /// The (agent, token) pairs a token, session id or session key names,
+    /// among indexed sessions and tombstones.
+    pub fn find_sessions(
+        &self,
+        target: &str,
+        agent: Option<&str>,
+    ) -> Result<Vec<(String, String)>> {
+        self.rows(
+            "SELECT agent_id, token FROM artifacts WHERE token = ?1 OR session_id = ?1 OR session_key = ?1
+             UNION SELECT agent_id, token FROM tombstones WHERE token = ?1
+             ORDER BY 1, 2",
+            [target],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map(|mut v: Vec<(String, String)>| {
+            v.retain(|(a, _)| agent.is_none_or(|want| want == a));
+            v
+        })
+    }
+
     /// Runs a query that returns (text, count) pairs, for status reports.
     pub fn counts(&self, sql: &str) -> Result<Vec<(String, i64)>> {
         query(&self.conn, sql, [], |r| Ok((r.get(0)?, r.get(1)?))).map_err(|e| self.err(e))

@@ -22,8 +22,10 @@ pub mod parse;
 pub mod pipeline;
 pub mod project;
 pub mod scan;
+pub mod search;
 pub mod sentence;
 pub mod service;
+pub mod session;
 pub mod validate;
 pub mod watch;
 

@@ -91,6 +91,56 @@ enum Command {
         #[arg(long)]
         agent: Option<String>,
     },
+    /// Find sessions again: full-text search over bodies and sentences, grouped by session.
+    #[command(
+        after_help = "Examples:\n  memsync search retry backoff\n  memsync search 'pay*' --agent default --since 7d --kind summary\n  memsync search '\"exact phrase\" OR other' --json"
+    )]
+    Search {
+        /// Words (all must match), or an FTS5 query (quotes, OR, NOT, NEAR, prefix*).
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[arg(long)]
+        agent: Option<String>,
+        /// A project path, its last segment, or a glob.
+        #[arg(long)]
+        project: Option<String>,
+        /// summary, transcript, compaction or manifest.
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<memsync::contract::ArtifactKind>,
+        /// Only sessions since then: 7d, 24h, 2w, a date or an RFC 3339 time.
+        #[arg(long)]
+        since: Option<String>,
+        /// Else `search.limit` (10).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Also search sessions marked private.
+        #[arg(long)]
+        include_private: bool,
+    },
+    /// Show one session: its artifacts, paths, wikilinks and validation state.
+    #[command(
+        after_help = "Examples:\n  memsync open 5d3c0f3e-session-id\n  memsync open ztmhonk77zydhh6n --print transcript | less"
+    )]
+    Open {
+        /// A token, session id or session key.
+        session: String,
+        #[arg(long)]
+        agent: Option<String>,
+        /// Print one artifact's body instead of the overview.
+        #[arg(long, value_parser = parse_kind)]
+        print: Option<memsync::contract::ArtifactKind>,
+    },
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  memsync completions bash > ~/.local/share/bash-completion/completions/memsync\n  memsync completions zsh > ~/.zfunc/_memsync\n  memsync completions fish > ~/.config/fish/completions/memsync.fish"
+    )]
+    Completions { shell: clap_complete::Shell },
+    /// Write man pages (memsync.1 and one per command) into DIR, or print memsync.1.
+    #[command(after_help = "Example:\n  memsync man --out ~/.local/share/man/man1 && man memsync")]
+    Man {
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
@@ -198,6 +248,11 @@ enum ServiceAction {
     Status,
 }
 
+fn parse_kind(s: &str) -> Result<memsync::contract::ArtifactKind, String> {
+    memsync::contract::ArtifactKind::parse(s)
+        .ok_or_else(|| format!("{s:?} is not summary, transcript, compaction or manifest"))
+}
+
 fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
     memsync::contract::parse_ts(s)
         .ok_or_else(|| format!("{s:?} is not an RFC 3339 timestamp with a zone"))
@@ -249,9 +304,13 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
             print!("{text}");
         }
     };
+    // Drawn only on a terminal, outside CI, for long reads.
+    let bar = commands::TerminalProgress::for_stderr(cli.quiet || cli.json);
+    let progress = bar.as_ref().map(|p| p as &dyn memsync::pipeline::Progress);
     match &cli.command {
         Command::Sync => {
-            let (report, problems) = commands::sync(&load(cli.workspace.as_deref())?, now)?;
+            let (report, problems) =
+                commands::sync(&load(cli.workspace.as_deref())?, now, progress)?;
             print(
                 serde_json::json!({ "report": report, "problems": problems }),
                 commands::render_sync(&report, &problems),
@@ -288,7 +347,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
             Ok(ExitStatus::Ok)
         }
         Command::Check => {
-            let report = commands::check(&load(cli.workspace.as_deref())?, now)?;
+            let report = commands::check(&load(cli.workspace.as_deref())?, now, progress)?;
             print(
                 serde_json::to_value(&report)?,
                 commands::render_check(&report),
@@ -297,7 +356,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
         }
         Command::Reindex { reset_telemetry } => {
             let settings = load(cli.workspace.as_deref())?;
-            let report = commands::reindex(&settings, now, *reset_telemetry)?;
+            let report = commands::reindex(&settings, now, *reset_telemetry, progress)?;
             let problems = memsync::index::Index::open(&settings.index_path())?.problems()?;
             print(
                 serde_json::to_value(&report)?,
@@ -414,6 +473,71 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
                 serde_json::to_value(&report)?,
                 commands::render_forget(&report),
             );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Search {
+            query,
+            agent,
+            project,
+            kind,
+            since,
+            limit,
+            include_private,
+        } => {
+            let settings = load(cli.workspace.as_deref())?;
+            let q = memsync::search::Query {
+                text: query.join(" "),
+                agent: agent.clone(),
+                project: project.clone(),
+                kind: *kind,
+                since: since
+                    .as_deref()
+                    .map(|s| memsync::search::parse_since(s, now))
+                    .transpose()?,
+                limit: limit.unwrap_or(settings.config.search.limit),
+                include_private: *include_private,
+            };
+            let hits = commands::search(&settings, &q, now)?;
+            let color = std::io::stdout().is_terminal();
+            print(
+                serde_json::to_value(&hits)?,
+                commands::render_search(&hits, color),
+            );
+            Ok(ExitStatus::Ok)
+        }
+        Command::Open {
+            session,
+            agent,
+            print: body,
+        } => {
+            let settings = load(cli.workspace.as_deref())?;
+            let view = commands::open(&settings, session, agent.as_deref(), now)?;
+            if let Some(kind) = body {
+                print!("{}", memsync::session::body(&settings, &view, *kind)?);
+                return Ok(ExitStatus::Ok);
+            }
+            print(serde_json::to_value(&view)?, commands::render_open(&view));
+            Ok(ExitStatus::Ok)
+        }
+        Command::Completions { shell } => {
+            use clap::CommandFactory;
+            let mut cmd = Cli::command();
+            clap_complete::generate(*shell, &mut cmd, "memsync", &mut std::io::stdout());
+            Ok(ExitStatus::Ok)
+        }
+        Command::Man { out } => {
+            use clap::CommandFactory;
+            let cmd = Cli::command();
+            match out {
+                Some(dir) => {
+                    std::fs::create_dir_all(dir)?;
+                    clap_mangen::generate_to(cmd, dir)?;
+                    if !cli.quiet {
+                        println!("wrote man pages to {}", dir.display());
+                    }
+                }
+                None => clap_mangen::Man::new(cmd).render(&mut std::io::stdout())?,
+            }
             Ok(ExitStatus::Ok)
         }
         Command::Demo { dir } => {

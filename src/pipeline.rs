@@ -51,25 +51,44 @@ pub struct SyncReport {
     pub duration_ms: u128,
 }
 
-#[derive(Debug, Clone, Copy)]
-pub struct SyncOptions {
+/// Told how reading and indexing advance, for a progress bar. Must not print
+/// unless it knows it owns a terminal.
+pub trait Progress: Sync {
+    /// `total` files are about to be read.
+    fn begin(&self, total: u64);
+    /// One more file was indexed.
+    fn advance(&self);
+    fn end(&self);
+}
+
+#[derive(Clone, Copy)]
+pub struct SyncOptions<'p> {
     /// Render projections after indexing (`sync`), or only index (`check`).
     pub render: bool,
     /// Leave a file that fails validation while it may still be being written
     /// (modified within the last 2 s) untouched: not indexed, no problem
     /// recorded, listed in `SyncReport::unsettled` for the caller to retry.
     pub defer_unsettled: bool,
+    pub progress: Option<&'p dyn Progress>,
 }
 
-impl SyncOptions {
-    pub const RENDER: SyncOptions = SyncOptions {
+impl SyncOptions<'static> {
+    pub const RENDER: SyncOptions<'static> = SyncOptions {
         render: true,
         defer_unsettled: false,
+        progress: None,
     };
-    pub const INDEX_ONLY: SyncOptions = SyncOptions {
+    pub const INDEX_ONLY: SyncOptions<'static> = SyncOptions {
         render: false,
         defer_unsettled: false,
+        progress: None,
     };
+}
+
+impl<'p> SyncOptions<'p> {
+    pub fn with_progress(self, progress: Option<&'p dyn Progress>) -> SyncOptions<'p> {
+        SyncOptions { progress, ..self }
+    }
 }
 
 /// An artifact file, how reading it went, and its verdict when it was read as text.
@@ -294,6 +313,7 @@ fn reconcile(
         deleted: &plan.deleted,
         scan_problems: plan.scan_problems.as_deref(),
         defer_unsettled: opts.defer_unsettled,
+        progress: opts.progress,
     };
     let indexed = index_changes(
         index,
@@ -335,6 +355,7 @@ struct Changes<'a> {
     deleted: &'a [String],
     scan_problems: Option<&'a [Problem]>,
     defer_unsettled: bool,
+    progress: Option<&'a dyn Progress>,
 }
 
 /// Reads and validates `to_read` on every core but one while this thread
@@ -372,13 +393,22 @@ fn index_changes(
             let mut touched: BTreeSet<String> = BTreeSet::new();
             apply_tombstones(b, changes, &mut touched, report)?;
             apply_deletions(b, changes.deleted, &mut touched, report)?;
+            if let Some(p) = changes.progress {
+                p.begin(to_read.len() as u64);
+            }
             for read in receiver.iter() {
+                if let Some(p) = changes.progress {
+                    p.advance();
+                }
                 if changes.defer_unsettled && is_unsettled(&read) {
                     report.unsettled.push(read.0.path.clone());
                     continue;
                 }
                 apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
                 report.read += 1;
+            }
+            if let Some(p) = changes.progress {
+                p.end();
             }
             tracing::info!(
                 read = report.read,

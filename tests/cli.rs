@@ -153,11 +153,69 @@ fn sync_and_reindex_report_what_they_did() {
 
 #[test]
 fn every_command_has_help_with_an_example() {
-    for cmd in ["sync", "check", "reindex", "status", "demo", "generate"] {
+    let commands: &[&[&str]] = &[
+        &["sync"],
+        &["check"],
+        &["watch"],
+        &["reindex"],
+        &["status"],
+        &["search"],
+        &["open"],
+        &["forget"],
+        &["capture"],
+        &["capture", "session-end"],
+        &["capture", "compaction"],
+        &["capture", "jobs"],
+        &["service"],
+        &["service", "install"],
+        &["service", "uninstall"],
+        &["service", "status"],
+        &["completions"],
+        &["man"],
+        &["demo"],
+        &["generate"],
+    ];
+    for cmd in commands {
         memsync()
-            .args([cmd, "--help"])
+            .args(*cmd)
+            .arg("--help")
             .assert()
             .success()
-            .stdout(predicate::str::contains("Example:"));
+            .stdout(predicate::str::contains("Example"));
+    }
+}
+
+#[test]
+fn completions_and_man_pages_come_from_the_cli_definition() {
+    for (shell, marker) in [
+        ("bash", "_memsync()"),
+        ("zsh", "#compdef memsync"),
+        ("fish", "complete -c memsync"),
+    ] {
+        memsync()
+            .args(["completions", shell])
+            .assert()
+            .success()
+            .stdout(predicate::str::contains(marker))
+            .stdout(predicate::str::contains("session-end"));
+    }
+    memsync()
+        .arg("man")
+        .assert()
+        .success()
+        .stdout(predicate::str::starts_with(".ie \\n(.g .ds Aq"))
+        .stdout(predicate::str::contains(".TH memsync 1"));
+    let dir = tempfile::tempdir().unwrap();
+    memsync()
+        .args(["man", "--out"])
+        .arg(dir.path())
+        .assert()
+        .success();
+    for page in [
+        "memsync.1",
+        "memsync-search.1",
+        "memsync-capture-session-end.1",
+    ] {
+        assert!(dir.path().join(page).exists(), "{page}");
     }
 }

@@ -145,7 +145,7 @@ fn deleting_the_index_and_syncing_rebuilds_the_same_content_rows() {
     }
     ws.sync();
     assert_eq!(ws.content_rows(), before);
-    commands::reindex(&ws.settings, now(), false).unwrap();
+    commands::reindex(&ws.settings, now(), false, None).unwrap();
     assert_eq!(ws.content_rows(), before);
 }
 
@@ -160,7 +160,7 @@ fn telemetry_survives_reindex_until_explicitly_reset() {
             [],
         )
         .unwrap();
-    commands::reindex(&ws.settings, now(), false).unwrap();
+    commands::reindex(&ws.settings, now(), false, None).unwrap();
     assert_eq!(
         count(
             &ws,
@@ -182,7 +182,7 @@ fn telemetry_survives_reindex_until_explicitly_reset() {
         count(&ws, "PRAGMA user_version"),
         memsync::index::SCHEMA_VERSION
     );
-    commands::reindex(&ws.settings, now(), true).unwrap();
+    commands::reindex(&ws.settings, now(), true, None).unwrap();
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM telemetry_access"), 0);
 }
 
@@ -211,7 +211,7 @@ fn a_tombstoned_session_stays_out_through_reindex_and_resurrection() {
             .count(),
         3
     );
-    commands::reindex(&ws.settings, now(), false).unwrap();
+    commands::reindex(&ws.settings, now(), false, None).unwrap();
     assert_eq!(count(&ws, &in_index), 0);
     assert!(!ws.read("MEMORY.md").contains("session=forgotten"));
     // Deleting the files clears the reports; restoring one from a backup is caught again.

@@ -84,7 +84,7 @@ impl Workspace {
     }
 
     pub fn check(&self) -> CheckReport {
-        commands::check(&self.settings, now()).expect("check")
+        commands::check(&self.settings, now(), None).expect("check")
     }
 
     /// The problems `check` reports for one path.

@@ -1,0 +1,286 @@
+//! `memsync search` and `memsync open`: finding sessions again, the access
+//! telemetry that ranks them, and what an operator sees.
+
+mod common;
+
+use chrono::Duration;
+use common::{Workspace, memsync_bin, now, session};
+
+fn cli(ws: &Workspace, args: &[&str]) -> assert_cmd::assert::Assert {
+    memsync_bin()
+        .arg("--workspace")
+        .arg(ws.root())
+        .args(["--now", "2026-11-20T12:00:00Z"])
+        .args(args)
+        .assert()
+}
+
+fn search_json(ws: &Workspace, args: &[&str]) -> Vec<serde_json::Value> {
+    let mut all = vec!["--json", "search"];
+    all.extend_from_slice(args);
+    let out = cli(ws, &all).success().get_output().stdout.clone();
+    serde_json::from_slice::<serde_json::Value>(&out)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+fn ids(hits: &[serde_json::Value]) -> Vec<String> {
+    hits.iter()
+        .map(|h| h["session_id"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// Six sessions; `s-2` alone mentions a quokka; `ops` has one session.
+fn workspace() -> Workspace {
+    let ws = Workspace::new();
+    for i in 0..5 {
+        let mut s = session("default", &format!("s-{i}"), now() - Duration::days(i * 10));
+        if i == 2 {
+            s.transcript.as_mut().unwrap().body =
+                "user: where did the quokka go?\nassistant: into src/zoo.rs\n".into();
+        }
+        if i == 4 {
+            s.project = Some("/home/dev/code/other".into());
+        }
+        ws.add(&s);
+    }
+    ws.add(&session("ops", "o-1", now() - Duration::days(1)));
+    ws.sync();
+    ws
+}
+
+fn access_count(ws: &Workspace, session_id: &str) -> i64 {
+    ws.db()
+        .query_row(
+            "SELECT COALESCE(SUM(t.access_count), 0) FROM telemetry_access t
+             WHERE t.token IN (SELECT token FROM artifacts WHERE session_id = ?1)",
+            [session_id],
+            |r| r.get(0),
+        )
+        .unwrap()
+}
+
+#[test]
+fn search_finds_a_word_planted_in_one_session_and_not_in_others() {
+    let ws = workspace();
+    let hits = search_json(&ws, &["quokka"]);
+    assert_eq!(ids(&hits), ["s-2"]);
+    assert_eq!(hits[0]["kind"], "transcript");
+    assert!(
+        hits[0]["snippet"]
+            .as_str()
+            .unwrap()
+            .contains("\u{1}quokka\u{2}")
+    );
+    let links: Vec<&str> = hits[0]["links"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| l.as_str().unwrap())
+        .collect();
+    assert!(
+        links[0].starts_with("[[memory/") && links[0].ends_with("--summary.md|summary]]"),
+        "{links:?}"
+    );
+    // Text output marks the match with ** when it is not a terminal.
+    cli(&ws, &["search", "quokka"])
+        .success()
+        .stdout(predicates::str::contains("**quokka**"))
+        .stdout(predicates::str::contains("session=s-2"));
+    // Words that are FTS5 syntax on their own still just work.
+    assert_eq!(ids(&search_json(&ws, &["src/zoo.rs"])), ["s-2"]);
+}
+
+#[test]
+fn filters_narrow_the_results() {
+    let ws = workspace();
+    let all = ids(&search_json(&ws, &["scan"]));
+    assert_eq!(all.len(), 6, "{all:?}");
+    assert_eq!(ids(&search_json(&ws, &["scan", "--agent", "ops"])), ["o-1"]);
+    assert_eq!(
+        ids(&search_json(&ws, &["scan", "--project", "other"])),
+        ["s-4"]
+    );
+    assert_eq!(
+        ids(&search_json(
+            &ws,
+            &["scan", "--project", "/home/dev/code/o*"]
+        )),
+        ["s-4"]
+    );
+    let recent = ids(&search_json(&ws, &["scan", "--since", "15d"]));
+    assert_eq!(recent.len(), 3, "s-0, s-1 and o-1: {recent:?}");
+    let summaries = search_json(&ws, &["session", "--kind", "summary"]);
+    assert!(summaries.iter().all(|h| h["kind"] == "summary"));
+    assert_eq!(search_json(&ws, &["scan", "--limit", "2"]).len(), 2);
+}
+
+#[test]
+fn a_forgotten_session_is_never_returned() {
+    let ws = workspace();
+    cli(&ws, &["forget", "s-2", "--reason", "test"]).success();
+    assert!(search_json(&ws, &["quokka"]).is_empty());
+    cli(&ws, &["search", "quokka"])
+        .success()
+        .stdout(predicates::str::contains("no session matches"));
+}
+
+#[test]
+fn malformed_queries_exit_2_with_a_message() {
+    let ws = workspace();
+    for q in ["\"unbalanced", "scan AND", "(scan"] {
+        cli(&ws, &["search", q])
+            .code(2)
+            .stderr(predicates::str::contains("is not a valid FTS5 query"));
+    }
+    cli(&ws, &["search", "x", "--since", "soon"])
+        .code(2)
+        .stderr(predicates::str::contains("--since"));
+}
+
+#[test]
+fn telemetry_counts_results_and_opens_and_survives_reindex() {
+    let ws = workspace();
+    search_json(&ws, &["quokka"]);
+    search_json(&ws, &["quokka"]);
+    assert_eq!(access_count(&ws, "s-2"), 2);
+    cli(&ws, &["open", "s-2"])
+        .success()
+        .stdout(predicates::str::contains("opened    3 times"));
+    assert_eq!(access_count(&ws, "s-0"), 0);
+    cli(&ws, &["reindex"]).success();
+    assert_eq!(access_count(&ws, "s-2"), 3);
+    cli(&ws, &["reindex", "--reset-telemetry"]).success();
+    assert_eq!(access_count(&ws, "s-2"), 0);
+}
+
+#[test]
+fn ranking_blends_relevance_with_recency_and_use() {
+    let ws = workspace();
+    // Equal text: the newest session first.
+    let order = ids(&search_json(&ws, &["scan", "--agent", "default"]));
+    assert_eq!(order, ["s-0", "s-1", "s-2", "s-3", "s-4"]);
+    // A session that keeps being opened climbs past newer ones.
+    for _ in 0..6 {
+        cli(&ws, &["open", "s-3"]).success();
+    }
+    let order = ids(&search_json(&ws, &["scan", "--agent", "default"]));
+    assert_eq!(order[0], "s-3", "{order:?}");
+}
+
+#[test]
+fn open_shows_the_artifacts_their_state_and_prints_bodies() {
+    let ws = workspace();
+    let out = cli(&ws, &["--json", "open", "s-2"])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let view: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    let kinds: Vec<&str> = view["artifacts"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["kind"].as_str().unwrap())
+        .collect();
+    assert_eq!(kinds, ["summary", "transcript", "manifest"]);
+    assert!(
+        view["artifacts"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|a| a["state"] == "ok")
+    );
+    cli(&ws, &["open", "s-2", "--print", "transcript"])
+        .success()
+        .stdout("user: where did the quokka go?\nassistant: into src/zoo.rs\n");
+    cli(&ws, &["open", "s-2", "--print", "compaction"])
+        .code(2)
+        .stderr(predicates::str::contains("has no compaction"));
+    cli(&ws, &["open", "nobody"]).code(2);
+    // A hand edit shows as stale, with its problem.
+    let summary = view["artifacts"][0]["path"].as_str().unwrap().to_string();
+    let edited = ws
+        .read(&summary)
+        .replace("Work on session", "Edited by hand:");
+    ws.write(&summary, &edited);
+    cli(&ws, &["sync"]).success();
+    cli(&ws, &["open", "s-2"])
+        .success()
+        .stdout(predicates::str::is_match(r"summary\s+stale").unwrap())
+        .stdout(predicates::str::contains("checksum.mismatch"));
+}
+
+#[test]
+fn status_json_reflects_planted_problems_and_jobs() {
+    let ws = workspace();
+    ws.write(
+        "memory/2026-11-20T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md",
+        "no frontmatter\n",
+    );
+    cli(&ws, &["sync"]).success();
+    let out = cli(&ws, &["--json", "status"])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let status: serde_json::Value = serde_json::from_slice(&out).unwrap();
+    assert_eq!(status["errors"], 1);
+    assert_eq!(status["health"], "1 error (memsync check lists them)");
+    assert_eq!(status["problems"][0]["rule"], "frontmatter.missing");
+    assert!(status["jobs"].is_null(), "no hook has run");
+    let agents: Vec<&str> = status["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["agent_id"].as_str().unwrap())
+        .collect();
+    assert_eq!(agents, ["default", "ops"]);
+}
+
+#[test]
+fn progress_is_drawn_on_a_terminal_and_never_when_piped() {
+    let ws = Workspace::new();
+    for i in 0..200 {
+        ws.add(&session(
+            "default",
+            &format!("p-{i}"),
+            now() - Duration::hours(i),
+        ));
+    }
+    // Piped: nothing but the report.
+    cli(&ws, &["reindex"]).success().stderr("");
+    // A pseudo-terminal (util-linux `script`): the bar is drawn.
+    let has_script = std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_ok();
+    if !has_script {
+        eprintln!("skipped the terminal half: `script` is not installed");
+        return;
+    }
+    let log = ws
+        .dir
+        .path()
+        .join("..")
+        .join(format!("tty-{}.log", std::process::id()));
+    let cmd = format!(
+        "{} --workspace {} reindex",
+        assert_cmd::cargo::cargo_bin("memsync").display(),
+        ws.root().display()
+    );
+    let status = std::process::Command::new("script")
+        .args(["-qec", &cmd])
+        .arg(&log)
+        .env_remove("CI")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .stdout(std::process::Stdio::null())
+        .status()
+        .unwrap();
+    assert!(status.success());
+    let drawn = std::fs::read_to_string(&log).unwrap_or_default();
+    let _ = std::fs::remove_file(&log);
+    assert!(drawn.contains("indexing"), "{drawn}");
+}
