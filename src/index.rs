@@ -17,7 +17,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 7;
+pub const SCHEMA_VERSION: i64 = 8;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -70,9 +70,16 @@ CREATE INDEX artifacts_session ON artifacts(agent_id, token);
 CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
 CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
 CREATE INDEX artifacts_token ON artifacts(token);
-CREATE VIRTUAL TABLE artifact_fts USING fts5(memory_sentence, body, tokenize = 'unicode61');
+-- Each artifact's body, as read: what the session search documents are assembled from.
+CREATE TABLE artifact_body (
+    artifact_id INTEGER PRIMARY KEY,
+    body TEXT NOT NULL
+);
+-- One search document per session (rowid = sessions.fts_id): ranking whole sessions
+-- is half the bm25 work of ranking their artifacts one by one.
+CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction, tokenize = 'unicode61');
 -- Deleted rows leave no terms behind in the FTS index (forget's privacy promise).
-INSERT INTO artifact_fts(artifact_fts, rank) VALUES('secure-delete', 1);
+INSERT INTO session_fts(session_fts, rank) VALUES('secure-delete', 1);
 -- One row per (agent, session), derived from its artifacts at index time: what projections read.
 CREATE TABLE sessions (
     agent_id TEXT NOT NULL,
@@ -90,9 +97,12 @@ CREATE TABLE sessions (
     manifest_path TEXT,
     compaction_at TEXT,
     compaction_sentence TEXT,
+    -- The session's row in session_fts: a hash of (agent_id, token).
+    fts_id INTEGER NOT NULL,
     -- Clustered by time: the ledger window is one range scan of the table itself.
     PRIMARY KEY (agent_id, membership_ts, token)
 ) WITHOUT ROWID;
+CREATE UNIQUE INDEX sessions_fts ON sessions(fts_id);
 CREATE UNIQUE INDEX sessions_identity ON sessions(agent_id, token);
 CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
 CREATE INDEX sessions_token ON sessions(token);
@@ -142,6 +152,8 @@ const DERIVED_TABLES: &[&str] = &[
     "files",
     "artifacts",
     "artifact_fts",
+    "artifact_body",
+    "session_fts",
     "frontmatter",
     "sessions",
     "links",
@@ -337,7 +349,7 @@ impl Index {
             .map_err(|e| self.err(e))?;
         self.conn
             .execute_batch(
-                "INSERT INTO artifact_fts(artifact_fts) VALUES('optimize');
+                "INSERT INTO session_fts(session_fts) VALUES('optimize');
                  PRAGMA wal_checkpoint(TRUNCATE);",
             )
             .map_err(|e| self.err(e))
@@ -927,10 +939,8 @@ impl Batch<'_> {
             .and_then(|mut s| s.execute(params![id, a.frontmatter_json]))
             .map_err(|e| self.err(e))?;
         self.tx
-            .prepare_cached(
-                "INSERT INTO artifact_fts(rowid, memory_sentence, body) VALUES (?1, ?2, ?3)",
-            )
-            .and_then(|mut s| s.execute(params![id, a.memory_sentence, a.body]))
+            .prepare_cached("INSERT INTO artifact_body(artifact_id, body) VALUES (?1, ?2)")
+            .and_then(|mut s| s.execute(params![id, a.body]))
             .map_err(|e| self.err(e))?;
         let mut link = self
             .tx
@@ -958,9 +968,9 @@ impl Batch<'_> {
         Ok(())
     }
 
-    /// Removes the content rows of one file (artifact, FTS, links).
+    /// Removes the content rows of one file (artifact, body, links); its
+    /// session's search document is rebuilt with the session.
     pub fn delete_artifact(&self, path: &str) -> Result<()> {
-        // Look the id up first: FTS5 only uses its rowid index for `rowid = ?`.
         let id: Option<i64> = self
             .tx
             .prepare_cached("SELECT id FROM artifacts WHERE source_path = ?1")
@@ -968,7 +978,7 @@ impl Batch<'_> {
             .map_err(|e| self.err(e))?;
         let Some(id) = id else { return Ok(()) };
         for sql in [
-            "DELETE FROM artifact_fts WHERE rowid = ?1",
+            "DELETE FROM artifact_body WHERE artifact_id = ?1",
             "DELETE FROM frontmatter WHERE artifact_id = ?1",
         ] {
             self.tx
@@ -1135,6 +1145,11 @@ impl Batch<'_> {
     /// rows, marking the days and agents of the old and new rows dirty.
     pub fn refresh_touched_sessions(&self, floor: &SentenceConfig) -> Result<()> {
         self.mark_touched_dirty()?;
+        self.exec(
+            "DELETE FROM session_fts WHERE rowid IN
+             (SELECT fts_id FROM sessions WHERE token IN (SELECT token FROM temp.touched))",
+            [],
+        )?;
         self.tx
             .execute(
                 "DELETE FROM sessions WHERE token IN (SELECT token FROM temp.touched)",
@@ -1164,7 +1179,7 @@ impl Batch<'_> {
         let mut insert = self
             .tx
             .prepare_cached(&format!(
-                "INSERT INTO sessions({SESSION_COLUMNS}) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15)"
+                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             ))
             .map_err(|e| self.err(e))?;
         for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
@@ -1187,12 +1202,52 @@ impl Batch<'_> {
                     s.compaction_path,
                     s.manifest_path,
                     s.compaction_at,
-                    s.compaction_sentence
+                    s.compaction_sentence,
+                    session_fts_id(&s.agent_id, &s.token)
                 ])
                 .map_err(|e| self.err(e))?;
+            self.put_session_document(&s)?;
         }
         drop(insert);
         self.mark_touched_dirty()
+    }
+
+    /// The session's search document: its sentences and the bodies of the
+    /// artifacts the session row names (the newest of each kind).
+    fn put_session_document(&self, s: &SessionRow) -> Result<()> {
+        let body = |path: &Option<String>| -> Result<Option<String>> {
+            let Some(path) = path else { return Ok(None) };
+            self.tx
+                .prepare_cached(
+                    "SELECT b.body FROM artifact_body b JOIN artifacts a ON a.id = b.artifact_id WHERE a.source_path = ?1",
+                )
+                .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
+                .map_err(|e| self.err(e))
+        };
+        let mut sentence = s.sentence.clone();
+        if let Some(c) = s
+            .compaction_sentence
+            .as_deref()
+            .filter(|c| *c != s.sentence)
+        {
+            sentence.push('\n');
+            sentence.push_str(c);
+        }
+        let (summary, transcript, compaction) = (
+            body(&s.summary_path)?,
+            body(&s.transcript_path)?,
+            body(&s.compaction_path)?,
+        );
+        self.exec(
+            "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                session_fts_id(&s.agent_id, &s.token),
+                sentence,
+                summary,
+                transcript,
+                compaction
+            ],
+        )
     }
 
     /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
@@ -1214,4 +1269,13 @@ impl Batch<'_> {
         }
         Ok(())
     }
+}
+
+/// A session's rowid in `session_fts`: the first 63 bits of sha256(agent_id:token).
+pub fn session_fts_id(agent_id: &str, token: &str) -> i64 {
+    use sha2::{Digest, Sha256};
+    let digest = Sha256::digest(format!("{agent_id}:{token}").as_bytes());
+    let mut bytes = [0u8; 8];
+    bytes.copy_from_slice(&digest[..8]);
+    (u64::from_be_bytes(bytes) >> 1) as i64
 }

@@ -5,8 +5,6 @@
 //! Must not: read markdown or change content rows (it reads the index as the
 //! last sync or the daemon left it).
 
-use std::collections::HashMap;
-
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use rusqlite::params;
 use serde::Serialize;
@@ -16,8 +14,8 @@ use crate::contract::{self, ArtifactKind};
 use crate::error::{Error, Result};
 use crate::index::Index;
 
-/// How many matching artifacts are ranked before grouping into sessions.
-const CANDIDATES: usize = 1000;
+/// The fewest sessions, best by bm25, that are re-ranked by recency and use.
+const MIN_CANDIDATES: usize = 200;
 /// Snippet highlight markers, replaced by the renderer (bold on a terminal, `**` otherwise).
 pub const MARK_START: char = '\u{1}';
 pub const MARK_END: char = '\u{2}';
@@ -54,8 +52,6 @@ pub struct Hit {
     pub accesses: i64,
     /// Wikilinks to the session's artifacts, in ledger order.
     pub links: Vec<String>,
-    #[serde(skip)]
-    artifact_id: i64,
 }
 
 /// Turns what a person typed into an FTS5 query. Plain words are quoted, so
@@ -115,12 +111,17 @@ pub fn search(
     q: &Query,
     now: DateTime<Utc>,
 ) -> Result<Vec<Hit>> {
-    let fts = fts_query(&q.text)?;
-    let mut hits = candidates(index, cfg, q, &fts, now)?;
-    hits.truncate(q.limit.max(1));
-    for hit in &mut hits {
-        hit.snippet = snippet(index, &fts, hit.artifact_id)?;
+    let mut fts = fts_query(&q.text)?;
+    if let Some(kind) = q.kind {
+        if kind == ArtifactKind::Manifest {
+            return Err(Error::Usage(
+                "search: manifests have no text; use --kind summary, transcript or compaction"
+                    .into(),
+            ));
+        }
+        fts = format!("{kind} : ({fts})");
     }
+    let hits = candidates(index, cfg, q, &fts, now)?;
     index.record_accesses(
         hits.iter().map(|h| (h.agent_id.as_str(), h.token.as_str())),
         now,
@@ -128,7 +129,30 @@ pub fn search(
     Ok(hits)
 }
 
-/// The best artifact of each matching session, ranked.
+/// A matching session before it is ranked: only what ranking needs.
+struct Candidate {
+    fts_id: i64,
+    agent_id: String,
+    token: String,
+    relevance: f64,
+    membership_ts: String,
+    private: bool,
+    project: Option<String>,
+    accesses: i64,
+    last_access: Option<String>,
+}
+
+/// The searchable columns of `session_fts`, by index, and the artifact each stands for.
+const COLUMNS: [(usize, &str); 4] = [
+    (1, "summary"),
+    (3, "compaction"),
+    (2, "transcript"),
+    (0, "sentence"),
+];
+
+/// The matching sessions, ranked, with their details. The best `k` by bm25
+/// alone are fetched, filtered and re-ranked by recency and use; `k` grows
+/// while filters leave fewer than `limit`.
 fn candidates(
     index: &Index,
     cfg: &SearchConfig,
@@ -136,98 +160,199 @@ fn candidates(
     fts: &str,
     now: DateTime<Utc>,
 ) -> Result<Vec<Hit>> {
-    let sql = "SELECT a.id, a.agent_id, a.token, a.source_kind, a.source_path,
-                      -bm25(artifact_fts, ?7, 1.0),
-                      COALESCE(s.membership_ts, a.membership_ts), COALESCE(s.project, a.project),
-                      a.session_id, a.session_key, COALESCE(s.sentence, a.memory_sentence, ''),
-                      s.summary_path, s.transcript_path, s.compaction_path, s.manifest_path,
-                      COALESCE(t.access_count, 0), t.last_access
-               FROM artifact_fts
-               JOIN artifacts a ON a.id = artifact_fts.rowid
-               LEFT JOIN sessions s ON s.agent_id = a.agent_id AND s.token = a.token
-               LEFT JOIN telemetry_access t ON t.agent_id = a.agent_id AND t.token = a.token
-               WHERE artifact_fts MATCH ?1
-                 AND (?2 IS NULL OR a.agent_id = ?2)
-                 AND (?3 IS NULL OR a.source_kind = ?3)
-                 AND (?4 IS NULL OR COALESCE(s.membership_ts, a.membership_ts) >= ?4)
-                 AND (?5 OR (a.private = 0 AND COALESCE(s.private, 0) = 0))
-                 AND (?6 IS NULL OR a.project = ?6 OR a.project LIKE '%/' || ?6 OR a.project GLOB ?6)
-               ORDER BY bm25(artifact_fts, ?7, 1.0)
-               LIMIT ?8";
-    let since = q.since.map(contract::format_ts);
-    let kind = q.kind.map(|k| k.as_str());
-    let rows = index.rows(
-        sql,
-        params![
-            fts,
-            q.agent,
-            kind,
-            since,
-            q.include_private,
-            q.project,
-            cfg.sentence_weight,
-            CANDIDATES as i64
-        ],
-        |r| {
-            let links = [
-                (11, "summary"),
-                (12, "transcript"),
-                (13, "compaction"),
-                (14, "manifest"),
-            ]
+    let limit = q.limit.max(1);
+    let filter = Filter::new(q)?;
+    let mut k = (limit * 20).max(MIN_CANDIDATES);
+    loop {
+        let matches = best_by_bm25(index, cfg, fts, k, q)?;
+        let exhausted = matches.len() < k;
+        let kept: Vec<Candidate> = candidates_of(index, &matches)?
             .into_iter()
-            .filter_map(|(i, label)| {
-                r.get::<_, Option<String>>(i)
-                    .ok()
-                    .flatten()
-                    .map(|p| format!("[[{p}|{label}]]"))
-            })
+            .filter(|c| filter.keeps(c))
             .collect();
-            let last_access: Option<String> = r.get(16)?;
-            let hit = Hit {
-                artifact_id: r.get(0)?,
+        if kept.len() >= limit || exhausted {
+            let mut ranked: Vec<(f64, Candidate)> =
+                kept.into_iter().map(|c| (score(cfg, &c, now), c)).collect();
+            ranked.sort_by(|a, b| {
+                b.0.total_cmp(&a.0)
+                    .then_with(|| b.1.membership_ts.cmp(&a.1.membership_ts))
+                    .then_with(|| a.1.token.cmp(&b.1.token))
+            });
+            ranked.truncate(limit);
+            let out = ranked
+                .into_iter()
+                .map(|(score, c)| details(index, &c, score, fts))
+                .collect();
+            return out;
+        }
+        k *= 4;
+    }
+}
+
+/// The `k` best sessions by bm25 alone, with their relevance.
+fn best_by_bm25(
+    index: &Index,
+    cfg: &SearchConfig,
+    fts: &str,
+    k: usize,
+    q: &Query,
+) -> Result<Vec<(i64, f64)>> {
+    index
+        .rows(
+            "SELECT rowid, -bm25(session_fts, ?3, 1.0, 1.0, 1.0) FROM session_fts WHERE session_fts MATCH ?1
+             ORDER BY bm25(session_fts, ?3, 1.0, 1.0, 1.0) LIMIT ?2",
+            params![fts, k as i64, cfg.sentence_weight],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)),
+        )
+        .map_err(|e| query_error(e, &q.text))
+}
+
+/// What ranking and filtering need of the matching sessions, in one query.
+fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>> {
+    let ids = serde_json::to_string(&matches.iter().map(|(id, _)| id).collect::<Vec<_>>())
+        .unwrap_or_default();
+    let relevance: std::collections::HashMap<i64, f64> = matches.iter().copied().collect();
+    index.rows(
+        "SELECT s.fts_id, s.agent_id, s.token, s.membership_ts, s.private, s.project,
+                COALESCE(t.access_count, 0), t.last_access
+         FROM json_each(?1) j
+         JOIN sessions s ON s.fts_id = j.value
+         LEFT JOIN telemetry_access t ON t.agent_id = s.agent_id AND t.token = s.token",
+        [ids],
+        |r| {
+            let fts_id: i64 = r.get(0)?;
+            Ok(Candidate {
+                fts_id,
+                relevance: relevance.get(&fts_id).copied().unwrap_or(0.0),
                 agent_id: r.get(1)?,
                 token: r.get(2)?,
-                kind: r.get(3)?,
-                path: r.get(4)?,
-                relevance: r.get(5)?,
-                membership_ts: r.get(6)?,
-                project: r.get(7)?,
-                session_id: r.get(8)?,
-                session_key: r.get(9)?,
-                sentence: r.get(10)?,
-                links,
-                accesses: r.get(15)?,
-                snippet: String::new(),
-                score: 0.0,
-            };
-            Ok((hit, last_access))
+                membership_ts: r.get(3)?,
+                private: r.get(4)?,
+                project: r.get(5)?,
+                accesses: r.get(6)?,
+                last_access: r.get(7)?,
+            })
         },
-    );
-    let rows = rows.map_err(|e| query_error(e, &q.text))?;
-    let mut best: HashMap<(String, String), Hit> = HashMap::new();
-    for (mut hit, last_access) in rows {
-        hit.score = score(cfg, &hit, last_access.as_deref(), now);
-        let key = (hit.agent_id.clone(), hit.token.clone());
-        match best.get(&key) {
-            Some(b) if b.score >= hit.score => {}
-            _ => {
-                best.insert(key, hit);
+    )
+}
+
+/// The filters of a query, applied to candidates.
+struct Filter<'q> {
+    q: &'q Query,
+    since: Option<String>,
+    project: Option<globset::GlobMatcher>,
+}
+
+impl<'q> Filter<'q> {
+    fn new(q: &'q Query) -> Result<Filter<'q>> {
+        let project = match &q.project {
+            Some(p) if p.contains(['*', '?', '[']) => Some(
+                globset::Glob::new(p)
+                    .map_err(|e| Error::Usage(format!("--project {p:?}: {e}")))?
+                    .compile_matcher(),
+            ),
+            _ => None,
+        };
+        Ok(Filter {
+            q,
+            since: q.since.map(contract::format_ts),
+            project,
+        })
+    }
+
+    fn keeps(&self, c: &Candidate) -> bool {
+        let q = self.q;
+        let project_ok = match (&q.project, &c.project, &self.project) {
+            (None, _, _) => true,
+            (Some(_), None, _) => false,
+            (Some(_), Some(p), Some(glob)) => glob.is_match(p),
+            (Some(want), Some(p), None) => {
+                p == want || p.trim_end_matches('/').rsplit('/').next() == Some(want.as_str())
             }
+        };
+        project_ok
+            && q.agent.as_ref().is_none_or(|a| *a == c.agent_id)
+            && self.since.as_ref().is_none_or(|s| c.membership_ts >= *s)
+            && (q.include_private || !c.private)
+    }
+}
+
+/// The session facts, wikilinks and best snippet of one ranked session.
+fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
+    let sql = "SELECT membership_ts, project, session_id, session_key, sentence,
+                      summary_path, transcript_path, compaction_path, manifest_path
+               FROM sessions WHERE fts_id = ?1";
+    let rows = index.rows(sql, [c.fts_id], |r| {
+        let paths: Vec<Option<String>> =
+            (5..9).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, Option<String>>(1)?,
+            r.get::<_, String>(2)?,
+            r.get::<_, Option<String>>(3)?,
+            r.get::<_, String>(4)?,
+            paths,
+        ))
+    })?;
+    let Some((membership_ts, project, session_id, session_key, sentence, paths)) =
+        rows.into_iter().next()
+    else {
+        return Err(Error::UnknownSession(c.token.clone()));
+    };
+    let labels = ["summary", "transcript", "compaction", "manifest"];
+    let path_of = |kind: &str| {
+        labels
+            .iter()
+            .position(|l| *l == kind)
+            .and_then(|i| paths[i].clone())
+    };
+    let links = labels
+        .iter()
+        .zip(&paths)
+        .filter_map(|(label, p)| p.as_ref().map(|p| format!("[[{p}|{label}]]")))
+        .collect();
+    let (kind, snippet) = best_snippet(index, fts, c.fts_id)?;
+    // A match in the sentence points at the artifact the sentence came from.
+    let kind = if kind == "sentence" { "summary" } else { kind };
+    Ok(Hit {
+        agent_id: c.agent_id.clone(),
+        token: c.token.clone(),
+        session_id,
+        session_key,
+        project,
+        membership_ts,
+        sentence,
+        kind: kind.to_string(),
+        path: path_of(kind)
+            .or_else(|| path_of("manifest"))
+            .unwrap_or_default(),
+        snippet,
+        score,
+        relevance: c.relevance,
+        accesses: c.accesses,
+        links,
+    })
+}
+
+/// The first column, in the order summary, compaction, transcript, sentence,
+/// that matches the whole query on its own, and its snippet; else the snippet
+/// FTS5 picks across columns. Short columns first keeps this cheap.
+fn best_snippet(index: &Index, fts: &str, fts_id: i64) -> Result<(&'static str, String)> {
+    for (column, kind) in COLUMNS {
+        let name = ["sentence", "summary", "transcript", "compaction"][column];
+        let scoped = format!("{name} : ({fts})");
+        if let Some(text) = snippet(index, &scoped, fts_id, column as i32)? {
+            return Ok((kind, text));
         }
     }
-    let mut hits: Vec<Hit> = best.into_values().collect();
-    hits.sort_by(|a, b| {
-        b.score
-            .total_cmp(&a.score)
-            .then_with(|| b.membership_ts.cmp(&a.membership_ts))
-            .then_with(|| a.token.cmp(&b.token))
-    });
-    Ok(hits)
+    Ok((
+        "summary",
+        snippet(index, fts, fts_id, -1)?.unwrap_or_default(),
+    ))
 }
 
 /// relevance × recency boost × usage boost (the formula in config/memsync.yaml).
-fn score(cfg: &SearchConfig, hit: &Hit, last_access: Option<&str>, now: DateTime<Utc>) -> f64 {
+fn score(cfg: &SearchConfig, c: &Candidate, now: DateTime<Utc>) -> f64 {
     let days_since = |ts: &str| {
         contract::parse_ts(ts)
             .map(|t| ((now - t).num_seconds() as f64 / 86_400.0).max(0.0))
@@ -240,27 +365,31 @@ fn score(cfg: &SearchConfig, hit: &Hit, last_access: Option<&str>, now: DateTime
             0.0
         }
     };
-    let recency = half(days_since(&hit.membership_ts), cfg.recency_half_life_days);
-    let uses = hit.accesses as f64
-        * last_access.map_or(0.0, |t| half(days_since(t), cfg.usage_half_life_days));
-    hit.relevance
+    let recency = half(days_since(&c.membership_ts), cfg.recency_half_life_days);
+    let uses = c.accesses as f64
+        * c.last_access
+            .as_deref()
+            .map_or(0.0, |t| half(days_since(t), cfg.usage_half_life_days));
+    c.relevance
         * (1.0 + cfg.recency_weight * recency)
         * (1.0 + cfg.usage_weight * (1.0 + uses).ln())
 }
 
-fn snippet(index: &Index, fts: &str, id: i64) -> Result<String> {
+/// The snippet of one column of a session's document, if the query matches it.
+fn snippet(index: &Index, fts: &str, fts_id: i64, column: i32) -> Result<Option<String>> {
     let sql = format!(
-        "SELECT snippet(artifact_fts, -1, char({}), char({}), '…', 16) FROM artifact_fts WHERE artifact_fts MATCH ?1 AND rowid = ?2",
+        "SELECT snippet(session_fts, {column}, char({}), char({}), '…', 16) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
         MARK_START as u32, MARK_END as u32
     );
-    let rows = index.rows(&sql, params![fts, id], |r| r.get::<_, String>(0))?;
-    Ok(rows
-        .into_iter()
-        .next()
-        .unwrap_or_default()
-        .split_whitespace()
-        .collect::<Vec<_>>()
-        .join(" "))
+    let rows = index.rows(&sql, params![fts, fts_id], |r| {
+        r.get::<_, Option<String>>(0)
+    })?;
+    Ok(rows.into_iter().next().map(|s| {
+        s.unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    }))
 }
 
 /// An FTS5 syntax error is the user's query, not a failure of memsync.
