@@ -17,7 +17,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 8;
+pub const SCHEMA_VERSION: i64 = 9;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -70,16 +70,11 @@ CREATE INDEX artifacts_session ON artifacts(agent_id, token);
 CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
 CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
 CREATE INDEX artifacts_token ON artifacts(token);
--- Each artifact's body, as read: what the session search documents are assembled from.
-CREATE TABLE artifact_body (
-    artifact_id INTEGER PRIMARY KEY,
-    body TEXT NOT NULL
-);
 -- One search document per session (rowid = sessions.fts_id): ranking whole sessions
--- is half the bm25 work of ranking their artifacts one by one.
+-- is half the bm25 work of ranking their artifacts one by one. It also holds the
+-- bodies: a rebuilt session takes its unchanged artifacts' text from its old row.
+-- Removing a tombstoned session merges the index (`Index::purge_removed_text`).
 CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction, tokenize = 'unicode61');
--- Deleted rows leave no terms behind in the FTS index (forget's privacy promise).
-INSERT INTO session_fts(session_fts, rank) VALUES('secure-delete', 1);
 -- One row per (agent, session), derived from its artifacts at index time: what projections read.
 CREATE TABLE sessions (
     agent_id TEXT NOT NULL,
@@ -97,7 +92,7 @@ CREATE TABLE sessions (
     manifest_path TEXT,
     compaction_at TEXT,
     compaction_sentence TEXT,
-    -- The session's row in session_fts: a hash of (agent_id, token).
+    -- The session's row in session_fts; a rebuilt session gets a new one.
     fts_id INTEGER NOT NULL,
     -- Clustered by time: the ledger window is one range scan of the table itself.
     PRIMARY KEY (agent_id, membership_ts, token)
@@ -152,7 +147,6 @@ const DERIVED_TABLES: &[&str] = &[
     "files",
     "artifacts",
     "artifact_fts",
-    "artifact_body",
     "session_fts",
     "frontmatter",
     "sessions",
@@ -337,9 +331,7 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// After a session's rows are deleted: drops its telemetry, merges the FTS
-    /// index and truncates the WAL, so none of its text stays in any file
-    /// under the index directory (`secure_delete` zeroes the freed pages).
+    /// After a session's rows are deleted: drops its telemetry and removes its text.
     pub fn purge_forgotten(&self, agent_id: &str, token: &str) -> Result<()> {
         self.conn
             .execute(
@@ -347,6 +339,14 @@ impl Index {
                 [agent_id, token],
             )
             .map_err(|e| self.err(e))?;
+        self.purge_removed_text()
+    }
+
+    /// Leaves no text of removed sessions in any file under the index
+    /// directory: merging the FTS index rewrites its segments without the
+    /// deleted rows, `secure_delete` zeroes the freed pages, and the WAL is
+    /// truncated. Run when a tombstone removes a session; costs one merge.
+    pub fn purge_removed_text(&self) -> Result<()> {
         self.conn
             .execute_batch(
                 "INSERT INTO session_fts(session_fts) VALUES('optimize');
@@ -394,6 +394,7 @@ impl Index {
         let batch = Batch {
             tx,
             path: path.clone(),
+            bodies: Default::default(),
         };
         let out = f(&batch)?;
         batch
@@ -832,6 +833,8 @@ pub fn set_private_mode(path: &Path) {
 pub struct Batch<'a> {
     tx: Transaction<'a>,
     path: PathBuf,
+    /// Bodies of the artifacts indexed in this batch, by path, for the session documents.
+    bodies: std::cell::RefCell<HashMap<String, String>>,
 }
 
 impl Batch<'_> {
@@ -938,10 +941,9 @@ impl Batch<'_> {
             .prepare_cached("INSERT INTO frontmatter(artifact_id, json) VALUES (?1, ?2)")
             .and_then(|mut s| s.execute(params![id, a.frontmatter_json]))
             .map_err(|e| self.err(e))?;
-        self.tx
-            .prepare_cached("INSERT INTO artifact_body(artifact_id, body) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![id, a.body]))
-            .map_err(|e| self.err(e))?;
+        self.bodies
+            .borrow_mut()
+            .insert(a.source_path.clone(), a.body.clone());
         let mut link = self
             .tx
             .prepare_cached(
@@ -977,15 +979,10 @@ impl Batch<'_> {
             .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
             .map_err(|e| self.err(e))?;
         let Some(id) = id else { return Ok(()) };
-        for sql in [
-            "DELETE FROM artifact_body WHERE artifact_id = ?1",
-            "DELETE FROM frontmatter WHERE artifact_id = ?1",
-        ] {
-            self.tx
-                .prepare_cached(sql)
-                .and_then(|mut s| s.execute([id]))
-                .map_err(|e| self.err(e))?;
-        }
+        self.tx
+            .prepare_cached("DELETE FROM frontmatter WHERE artifact_id = ?1")
+            .and_then(|mut s| s.execute([id]))
+            .map_err(|e| self.err(e))?;
         self.exec("DELETE FROM artifacts WHERE source_path = ?1", [path])?;
         self.exec("DELETE FROM links WHERE source_path = ?1", [path])
     }
@@ -1145,6 +1142,7 @@ impl Batch<'_> {
     /// rows, marking the days and agents of the old and new rows dirty.
     pub fn refresh_touched_sessions(&self, floor: &SentenceConfig) -> Result<()> {
         self.mark_touched_dirty()?;
+        let old_bodies = self.touched_bodies()?;
         self.exec(
             "DELETE FROM session_fts WHERE rowid IN
              (SELECT fts_id FROM sessions WHERE token IN (SELECT token FROM temp.touched))",
@@ -1182,6 +1180,15 @@ impl Batch<'_> {
                 "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
             ))
             .map_err(|e| self.err(e))?;
+        // Ascending ids: FTS5 appends its content rows instead of scattering them.
+        let mut next_fts_id: i64 = self
+            .tx
+            .query_row(
+                "SELECT COALESCE(MAX(fts_id), 0) + 1 FROM sessions",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
         for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
             let Some(s) = assemble_session(group, floor) else {
                 continue;
@@ -1203,10 +1210,11 @@ impl Batch<'_> {
                     s.manifest_path,
                     s.compaction_at,
                     s.compaction_sentence,
-                    session_fts_id(&s.agent_id, &s.token)
+                    next_fts_id
                 ])
                 .map_err(|e| self.err(e))?;
-            self.put_session_document(&s)?;
+            self.put_session_document(&s, next_fts_id, &old_bodies)?;
+            next_fts_id += 1;
         }
         drop(insert);
         self.mark_touched_dirty()
@@ -1214,15 +1222,38 @@ impl Batch<'_> {
 
     /// The session's search document: its sentences and the bodies of the
     /// artifacts the session row names (the newest of each kind).
-    fn put_session_document(&self, s: &SessionRow) -> Result<()> {
-        let body = |path: &Option<String>| -> Result<Option<String>> {
-            let Some(path) = path else { return Ok(None) };
-            self.tx
-                .prepare_cached(
-                    "SELECT b.body FROM artifact_body b JOIN artifacts a ON a.id = b.artifact_id WHERE a.source_path = ?1",
-                )
-                .and_then(|mut st| st.query_row([path], |r| r.get(0)).optional())
-                .map_err(|e| self.err(e))
+    /// The bodies in the touched sessions' current documents, by artifact path.
+    fn touched_bodies(&self) -> Result<HashMap<String, String>> {
+        let rows: Vec<(Option<String>, Option<String>)> = query(
+            &self.tx,
+            "SELECT s.summary_path, f.summary FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)
+             UNION ALL SELECT s.transcript_path, f.transcript FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)
+             UNION ALL SELECT s.compaction_path, f.compaction FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(path, body)| Some((path?, body?)))
+            .collect())
+    }
+
+    /// The session's search document: its sentences and the bodies of the
+    /// artifacts the session row names, from this batch or the old document.
+    fn put_session_document(
+        &self,
+        s: &SessionRow,
+        fts_id: i64,
+        old: &HashMap<String, String>,
+    ) -> Result<()> {
+        let bodies = self.bodies.borrow();
+        let body = |path: &Option<String>| {
+            let path = path.as_ref()?;
+            bodies.get(path).or_else(|| old.get(path)).cloned()
         };
         let mut sentence = s.sentence.clone();
         if let Some(c) = s
@@ -1234,14 +1265,14 @@ impl Batch<'_> {
             sentence.push_str(c);
         }
         let (summary, transcript, compaction) = (
-            body(&s.summary_path)?,
-            body(&s.transcript_path)?,
-            body(&s.compaction_path)?,
+            body(&s.summary_path),
+            body(&s.transcript_path),
+            body(&s.compaction_path),
         );
         self.exec(
             "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction) VALUES (?1, ?2, ?3, ?4, ?5)",
             params![
-                session_fts_id(&s.agent_id, &s.token),
+                fts_id,
                 sentence,
                 summary,
                 transcript,
@@ -1269,13 +1300,4 @@ impl Batch<'_> {
         }
         Ok(())
     }
-}
-
-/// A session's rowid in `session_fts`: the first 63 bits of sha256(agent_id:token).
-pub fn session_fts_id(agent_id: &str, token: &str) -> i64 {
-    use sha2::{Digest, Sha256};
-    let digest = Sha256::digest(format!("{agent_id}:{token}").as_bytes());
-    let mut bytes = [0u8; 8];
-    bytes.copy_from_slice(&digest[..8]);
-    (u64::from_be_bytes(bytes) >> 1) as i64
 }

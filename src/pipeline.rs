@@ -328,6 +328,10 @@ fn reconcile(
         index.set_durable(true)?;
     }
     indexed?;
+    if !flipped.is_empty() {
+        // A tombstone removed (or restored) sessions: no removed text may linger.
+        index.purge_removed_text()?;
+    }
     tracing::info!(
         indexed = report.indexed,
         removed = report.removed,

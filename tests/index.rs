@@ -107,7 +107,6 @@ fn a_deleted_file_loses_its_rows_and_problems() {
     let report = ws.sync();
     assert_eq!(report.removed, 3);
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM artifacts"), 0);
-    assert_eq!(count(&ws, "SELECT COUNT(*) FROM artifact_body"), 0);
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM session_fts"), 0);
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM problems"), 0);
     assert!(!ws.read("MEMORY.md").contains("session=deleted"));

@@ -106,8 +106,8 @@ impl Workspace {
         let mut out = Vec::new();
         for sql in [
             "SELECT a.source_path, a.source_sha256, a.source_kind, a.agent_id, a.token, a.session_id,
-             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, j.json, f.body
-             FROM artifacts a JOIN artifact_body f ON f.artifact_id = a.id JOIN frontmatter j ON j.artifact_id = a.id
+             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, j.json
+             FROM artifacts a JOIN frontmatter j ON j.artifact_id = a.id
              ORDER BY a.source_path",
             "SELECT s.agent_id, s.token, s.sentence, f.summary, f.transcript, f.compaction
              FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id ORDER BY s.agent_id, s.token",
