@@ -236,6 +236,8 @@ pub struct Status {
     pub daemon: crate::watch::DaemonStatus,
     /// Capture jobs queued by hooks; `None` when no hook has run.
     pub jobs: Option<crate::jobs::JobStats>,
+    /// Recent git merges of projections where both sides changed the same lines (both kept).
+    pub union_merges: Vec<serde_json::Value>,
 }
 
 /// Reads the index as it is; runs no sync.
@@ -309,6 +311,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
             .map(|q| q.stats())
             .transpose()?,
+        union_merges: crate::git::recent_unions(&settings.state_dir()),
     };
     status.health = health(&status);
     Ok(status)
@@ -416,6 +419,14 @@ pub fn render_status(s: &Status) -> String {
         }
     }
     // MEMORY.md files one by one; daily logs counted, with only the stale ones named.
+    for m in &s.union_merges {
+        let _ = writeln!(
+            out,
+            "merge       {} {}: both sides' lines kept (union); check the order",
+            m["at"].as_str().unwrap_or("?"),
+            m["path"].as_str().unwrap_or("?")
+        );
+    }
     let _ = writeln!(out, "projections");
     let (logs, memory): (Vec<&ProjectionStatus>, Vec<&ProjectionStatus>) = s
         .projections
@@ -716,6 +727,20 @@ pub fn render_open(v: &crate::session::SessionView) -> String {
         for p in &v.problems {
             let _ = writeln!(out, "  {}", problem_line(p));
         }
+    }
+    out
+}
+
+pub fn render_git_setup(r: &crate::git::SetupReport) -> String {
+    let mut out = String::new();
+    if r.changes.is_empty() {
+        let _ = writeln!(out, "memsync git setup: already set up; nothing to change");
+        return out;
+    }
+    let verb = if r.dry_run { "would change" } else { "changed" };
+    let _ = writeln!(out, "memsync git setup {verb}:");
+    for c in &r.changes {
+        let _ = writeln!(out, "  {c}");
     }
     out
 }

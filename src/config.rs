@@ -32,7 +32,35 @@ pub struct Config {
     pub summary: SummaryConfig,
     pub capture: CaptureConfig,
     pub search: SearchConfig,
+    pub git: GitConfig,
     pub watch: WatchConfig,
+}
+
+/// Whether the daemon commits the projections it re-renders in a git workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AutoCommit {
+    /// On once `memsync git setup` has registered the merge driver in the repository.
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitConfig {
+    pub auto_commit: AutoCommit,
+    /// The message of the daemon's projection commits (fixed, so they are recognisable).
+    pub commit_message: String,
+}
+
+impl Default for GitConfig {
+    fn default() -> Self {
+        GitConfig {
+            auto_commit: AutoCommit::Auto,
+            commit_message: "memsync: update projections".into(),
+        }
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]

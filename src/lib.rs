@@ -15,6 +15,7 @@ pub mod error;
 pub mod example;
 pub mod forget;
 pub mod generate;
+pub mod git;
 pub mod index;
 pub mod jobs;
 pub mod lock;

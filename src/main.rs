@@ -141,6 +141,14 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
+    /// Set up a git workspace: ignore rules, the projection merge driver, projection commits.
+    #[command(
+        after_help = "Examples:\n  memsync --workspace ~/.agents git setup --dry-run\n  memsync --workspace ~/.agents git setup"
+    )]
+    Git {
+        #[command(subcommand)]
+        action: GitAction,
+    },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
@@ -226,6 +234,28 @@ enum CaptureAction {
     /// Run the queued hook jobs now (what the detached worker runs).
     #[command(after_help = "Example:\n  memsync capture jobs && memsync status")]
     Jobs,
+}
+
+#[derive(Subcommand)]
+enum GitAction {
+    /// Add the managed blocks to .gitignore and .gitattributes and register the merge driver (idempotent).
+    #[command(after_help = "Example:\n  memsync git setup --dry-run")]
+    Setup {
+        /// Show what would change; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// The merge driver git runs for projection files (registered by `git setup`).
+    #[command(
+        after_help = "Example (what git runs):\n  memsync --workspace ~/.agents git merge-driver %O %A %B %P"
+    )]
+    MergeDriver {
+        base: PathBuf,
+        ours: PathBuf,
+        theirs: PathBuf,
+        /// The file's path in the repository.
+        path: String,
+    },
 }
 
 #[derive(Subcommand)]
@@ -540,6 +570,32 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
             }
             Ok(ExitStatus::Ok)
         }
+        Command::Git { action } => match action {
+            GitAction::Setup { dry_run } => {
+                let settings = load(cli.workspace.as_deref())?;
+                let exe = std::env::current_exe()?;
+                let report = memsync::git::setup(&settings, &exe, *dry_run)?;
+                print(
+                    serde_json::to_value(&report)?,
+                    commands::render_git_setup(&report),
+                );
+                Ok(ExitStatus::Ok)
+            }
+            GitAction::MergeDriver {
+                base,
+                ours,
+                theirs,
+                path,
+            } => {
+                // A failure leaves `ours` untouched and exits 1: git then marks a conflict.
+                let outcome = memsync::git::merge_driver(base, ours, theirs, path)?;
+                if let Ok(settings) = load(cli.workspace.as_deref()) {
+                    let at = memsync::contract::format_ts(now);
+                    memsync::git::log_union(&settings.state_dir(), &outcome, &at);
+                }
+                Ok(ExitStatus::Ok)
+            }
+        },
         Command::Demo { dir } => {
             let (settings, report, problems) =
                 commands::demo(dir.as_deref(), now, |d| load(Some(d)))?;

@@ -338,7 +338,17 @@ fn reconcile(
         ms = started.elapsed().as_millis() as u64,
         "indexed"
     );
-    if opts.render {
+    let git_busy = if opts.render {
+        crate::git::busy_at(&settings.root)
+    } else {
+        None
+    };
+    if let Some(why) = git_busy {
+        // Writing a projection mid-merge or mid-rebase can make git's next step
+        // refuse; the dirty marks stay, and the next sync or the daemon renders.
+        tracing::info!(why, "projections left for later: git is busy");
+    }
+    if opts.render && git_busy.is_none() {
         let rendered = crate::project::render(index, settings, now)?;
         report.projections_written = rendered.written;
         tracing::info!(

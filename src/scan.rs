@@ -93,6 +93,21 @@ impl ScanRules {
         self.exclude.is_match(rel)
     }
 
+    /// Whether `rel` or a directory above it is excluded (the scan never enters it).
+    pub fn is_under_excluded(&self, rel: &str) -> bool {
+        let mut prefix = String::new();
+        for part in rel.split('/') {
+            if !prefix.is_empty() {
+                prefix.push('/');
+            }
+            prefix.push_str(part);
+            if self.is_excluded(&prefix) {
+                return true;
+            }
+        }
+        false
+    }
+
     /// Whether a file path (not a directory) is one memsync looks at.
     pub fn wants_file(&self, rel: &str) -> bool {
         self.include.is_match(rel)

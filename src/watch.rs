@@ -118,6 +118,12 @@ struct Daemon<L> {
     retry: Option<Retry>,
     /// The thread draining the capture job queue, while it runs.
     jobs: Option<std::thread::JoinHandle<()>>,
+    /// The repository's git directory, when the workspace is in a work tree.
+    git_dir: Option<PathBuf>,
+    /// Projections re-rendered but not yet committed (git was busy).
+    uncommitted: BTreeSet<String>,
+    /// When to look for projections another memsync process wrote.
+    commit_check: Option<Instant>,
 }
 
 /// Unsettled files to look at again.
@@ -126,6 +132,9 @@ struct Retry {
     attempt: u32,
     at: Instant,
 }
+
+/// How long a git workspace must be quiet before the daemon commits projections.
+const GIT_QUIET: Duration = Duration::from_secs(1);
 
 /// After this many deferrals an unsettled file is judged as it is.
 const MAX_DEFERRALS: u32 = 3;
@@ -161,7 +170,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             deferred: false,
             retry: None,
             jobs: None,
+            git_dir: None,
+            uncommitted: BTreeSet::new(),
+            commit_check: None,
         };
+        daemon.git_dir = crate::git::find_git_dir(&daemon.root);
         daemon.rewatch();
         Ok(daemon)
     }
@@ -173,7 +186,14 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let mut interrupt =
             signal(SignalKind::interrupt()).map_err(|e| Error::io("<signal>", e))?;
         let mut jobs = signal(SignalKind::user_defined1()).map_err(|e| Error::io("<signal>", e))?;
-        self.full("start-up")?;
+        if self.git_busy() {
+            // Mid-merge or mid-rebase: rendering now could stop git's next step.
+            self.deferred = true;
+            self.state.last_batch = Some("start-up: waiting for git to finish".into());
+            self.save_state()?;
+        } else {
+            self.full("start-up")?;
+        }
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
         let watchdog = watchdog_interval();
         tracing::info!(root = %self.root.display(), mode = %self.state.mode, "watching");
@@ -219,6 +239,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         if let Some(r) = &self.retry {
             next = next.min(r.at);
         }
+        if let Some(at) = self.commit_check {
+            next = next.min(at);
+        }
         if self.jobs.is_some() {
             // A job queued while the last drain was finishing must not wait for the next reconcile.
             next = next.min(Instant::now() + Duration::from_secs(1));
@@ -241,6 +264,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         let mut paths = BTreeSet::new();
         let mut full_reason = None;
+        let mut projection_written = false;
+        // Events in the workspace itself, not in git's directory or memsync's state.
+        let mut activity = false;
         for result in batch {
             match result {
                 Ok(events) => {
@@ -254,6 +280,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                             full_reason = Some("a rescan or directory event");
                         }
                         for path in &event.paths {
+                            projection_written |= self.is_projection(path);
+                            activity |= scan::relative(&self.root, path)
+                                .is_some_and(|rel| !self.rules.is_under_excluded(&rel));
                             if let Some(rel) = self.relevant(path) {
                                 paths.insert(rel);
                             }
@@ -272,6 +301,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             self.degrade("the workspace root disappeared");
             return Ok(());
         }
+        if projection_written || (activity && self.commit_check.is_some()) {
+            // A one-shot memsync (capture, forget, sync) rendered, or activity
+            // continues: commit once things are quiet.
+            self.schedule_commit();
+        }
         if paths.is_empty() && full_reason.is_none() {
             return Ok(());
         }
@@ -286,6 +320,16 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn on_timer(&mut self) -> Result<()> {
+        if self.commit_check.is_some_and(|at| Instant::now() >= at) {
+            self.commit_check = None;
+            if self.git_busy() {
+                self.schedule_commit();
+            } else {
+                self.note_memsync_writes();
+                self.commit_projections();
+            }
+            return Ok(());
+        }
         if self.jobs.as_ref().is_some_and(|t| t.is_finished()) {
             self.jobs = None;
             if self.has_due_jobs() {
@@ -340,6 +384,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// or tombstone, or a projection someone other than memsync changed. Notes,
     /// excluded paths (git internals, memsync's state, editor temp files) and
     /// memsync's own projection writes are `None`, so they never wake a batch.
+    fn is_projection(&self, path: &Path) -> bool {
+        scan::relative(&self.root, path)
+            .is_some_and(|rel| scan::classify(&rel) == FileClass::Projection)
+    }
+
     fn relevant(&self, path: &Path) -> Option<String> {
         let rel = scan::relative(&self.root, path)?;
         if !self.rules.wants_file(&rel) {
@@ -358,7 +407,17 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// what happens inside a new directory before its watch exists, and a moved
     /// directory arrives as one path, so the daemon reconciles everything.
     fn needs_full(&self, event: &notify::Event) -> bool {
-        if event.need_rescan() || is_directory_event(&event.kind) {
+        if event.need_rescan() {
+            return true;
+        }
+        // Git's own directories (objects, refs) change with every commit, ours included.
+        let inside = |p: &Path| {
+            scan::relative(&self.root, p).is_none_or(|rel| !self.rules.is_under_excluded(&rel))
+        };
+        if !event.paths.iter().any(|p| inside(p)) {
+            return false;
+        }
+        if is_directory_event(&event.kind) {
             return true;
         }
         let moved = matches!(
@@ -374,8 +433,69 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             })
     }
 
+    /// Git holds the index, or a merge, rebase, cherry-pick or revert is in
+    /// progress: rendering now could make git's next step refuse, so wait.
     fn git_busy(&self) -> bool {
-        self.root.join(".git/index.lock").exists()
+        match &self.git_dir {
+            Some(dir) => crate::git::busy(dir).is_some(),
+            None => self.root.join(".git/index.lock").exists(),
+        }
+    }
+
+    /// Projections a one-shot memsync (`capture`, `forget`, `sync`) rendered
+    /// and nobody committed: dirty in git, with exactly the bytes memsync wrote.
+    fn note_memsync_writes(&mut self) {
+        if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
+            return;
+        }
+        match crate::git::dirty_projections(&self.root) {
+            Ok(dirty) => {
+                for p in dirty {
+                    if self.index.projection_unchanged(&self.root, &p) {
+                        self.uncommitted.insert(p);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "git status"),
+        }
+    }
+
+    /// Commits the projections this daemon re-rendered, when git allows.
+    fn commit_projections(&mut self) {
+        if self.uncommitted.is_empty()
+            || self.git_dir.is_none()
+            || !crate::git::auto_commit_enabled(&self.settings)
+        {
+            self.uncommitted.clear();
+            return;
+        }
+        let paths: Vec<String> = self.uncommitted.iter().cloned().collect();
+        match crate::git::commit_projections(
+            &self.root,
+            &paths,
+            &self.settings.config.git.commit_message,
+        ) {
+            Ok(crate::git::Committed::Busy(why)) => {
+                tracing::debug!(why, "projection commit waits for git");
+                self.schedule_commit();
+            }
+            Ok(done) => {
+                tracing::info!(?done, "projection commit");
+                self.uncommitted.clear();
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "projection commit failed; retrying when quiet");
+                self.schedule_commit();
+            }
+        }
+    }
+
+    /// Projection commits wait for a quiet second in a git workspace, so they
+    /// do not contend with the git commands a person or a sync tool is running.
+    fn schedule_commit(&mut self) {
+        if self.git_dir.is_some() {
+            self.commit_check = Some(Instant::now() + GIT_QUIET);
+        }
     }
 
     /// Drains the capture job queue on a worker thread (one at a time), so a
@@ -464,6 +584,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let now = contract::format_ts(Utc::now());
         let line = match report {
             Ok(r) => {
+                self.uncommitted
+                    .extend(r.projections_written.iter().cloned());
+                self.schedule_commit();
                 tracing::info!(
                     reason,
                     read = r.read,

@@ -8,88 +8,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use chrono::Utc;
+use common::daemon::{Daemon, terminate, wait_for};
 use common::{Workspace, path_of, session};
-
-/// A running daemon; killed (SIGKILL) if a test ends without stopping it.
-struct Daemon {
-    child: Option<Child>,
-    log: std::path::PathBuf,
-    _log_dir: tempfile::TempDir,
-}
-
-impl Daemon {
-    fn start(root: &Path) -> Daemon {
-        // Fast batches and UTC days, from the workspace's own settings.
-        let config = root.join("memsync.yaml");
-        if !config.exists() {
-            std::fs::write(
-                &config,
-                "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
-            )
-            .unwrap();
-        }
-        // The log lives outside the workspace: it is not the daemon's business.
-        let log_dir = tempfile::tempdir().unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
-            .arg("--workspace")
-            .arg(root)
-            .arg("watch")
-            .env("RUST_LOG", "memsync=debug")
-            .env_remove("MEMSYNC_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
-            .stdout(Stdio::null())
-            .stderr(std::fs::File::create(log_dir.path().join("daemon.log")).unwrap())
-            .spawn()
-            .expect("spawn memsync watch");
-        let daemon = Daemon {
-            child: Some(child),
-            log: log_dir.path().join("daemon.log"),
-            _log_dir: log_dir,
-        };
-        // This daemon's first reconcile: a state file left by an earlier one does not count.
-        let pid = format!("\"pid\": {}", daemon.pid());
-        wait_for(&daemon.log, "the daemon's first reconcile", || {
-            std::fs::read_to_string(root.join(".memsync/daemon.json"))
-                .is_ok_and(|s| s.contains(&pid) && s.contains("start-up"))
-        });
-        daemon
-    }
-
-    fn pid(&self) -> i32 {
-        self.child.as_ref().map_or(0, |c| c.id() as i32)
-    }
-
-    /// SIGTERM, then the exit status.
-    fn stop(mut self) -> std::process::ExitStatus {
-        terminate(self.child.take().expect("running"))
-    }
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        if let Some(mut child) = self.child.take() {
-            let _ = child.kill();
-            let _ = child.wait();
-        }
-    }
-}
-
-/// SIGTERM, then the exit status, which must come within 5 s.
-fn terminate(mut child: Child) -> std::process::ExitStatus {
-    // SAFETY: sending a signal to our own child process.
-    unsafe { libc::kill(child.id() as i32, libc::SIGTERM) };
-    let deadline = Instant::now() + Duration::from_secs(5);
-    loop {
-        if let Some(status) = child.try_wait().unwrap() {
-            return status;
-        }
-        assert!(
-            Instant::now() < deadline,
-            "daemon did not exit within 5 s of SIGTERM"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET, read with `timeout`.
 fn notify_socket(
@@ -104,18 +24,6 @@ fn notify_socket(
     let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
     socket.set_read_timeout(Some(timeout)).unwrap();
     (dir, path, socket)
-}
-
-/// Polls `done` for up to 15 s; on a timeout, shows the daemon's log.
-fn wait_for(log: &Path, what: &str, done: impl Fn() -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(15);
-    while !done() {
-        if Instant::now() > deadline {
-            let log = std::fs::read_to_string(log).unwrap_or_default();
-            panic!("timed out waiting for {what}; daemon log:\n{log}");
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
 }
 
 fn memory_md(root: &Path) -> String {

@@ -40,12 +40,18 @@ pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) 
 
 /// The byte range of the managed block: (start of begin line, end of end line).
 fn block_range(text: &str) -> Option<(usize, usize)> {
+    block_range_with(text, BLOCK_BEGIN, BLOCK_END)
+}
+
+/// The byte range of a block between a line starting with `begin` and a line
+/// that is `end`; the same rule for every file memsync manages a block in.
+pub fn block_range_with(text: &str, begin_prefix: &str, end_line: &str) -> Option<(usize, usize)> {
     let mut offset = 0;
     let mut begin = None;
     for line in text.split_inclusive('\n') {
-        if begin.is_none() && line.starts_with(BLOCK_BEGIN) {
+        if begin.is_none() && line.starts_with(begin_prefix) {
             begin = Some(offset);
-        } else if begin.is_some() && line.trim_end() == BLOCK_END {
+        } else if begin.is_some() && line.trim_end() == end_line {
             return begin.map(|b| (b, offset + line.len()));
         }
         offset += line.len();
@@ -54,7 +60,7 @@ fn block_range(text: &str) -> Option<(usize, usize)> {
 }
 
 /// The text before and after the managed block (everything, when there is none).
-pub(super) fn outside_block(text: &str) -> (&str, &str) {
+pub fn outside_block(text: &str) -> (&str, &str) {
     match block_range(text) {
         Some((b, e)) => (&text[..b], &text[e..]),
         None => (text, ""),
@@ -63,7 +69,12 @@ pub(super) fn outside_block(text: &str) -> (&str, &str) {
 
 /// Replaces the managed block, or appends one after a blank line; every other byte stays.
 pub fn splice(existing: &str, block: &str) -> String {
-    if let Some((b, e)) = block_range(existing) {
+    splice_with(existing, block, block_range(existing))
+}
+
+/// `splice` for a block found by `block_range_with`.
+pub fn splice_with(existing: &str, block: &str, range: Option<(usize, usize)>) -> String {
+    if let Some((b, e)) = range {
         return format!("{}{block}{}", &existing[..b], &existing[e..]);
     }
     let mut out = existing.to_string();

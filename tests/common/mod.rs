@@ -2,6 +2,8 @@
 //! canonical sessions the way a harness would.
 #![allow(dead_code)]
 
+pub mod daemon;
+
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
 

@@ -1,0 +1,424 @@
+//! Git-synced workspaces: `git setup` (ignore rules, merge attributes and the
+//! merge driver), the projection merge driver itself, and the daemon's
+//! projection commits.
+//!
+//! Owns: every git command memsync runs. Must not: commit anything but
+//! projection files, touch a file the user staged, or act while git is busy.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use serde::Serialize;
+
+use crate::config::{AutoCommit, Settings};
+use crate::error::{Error, Result};
+use crate::project::file::{self as block, BLOCK_BEGIN, BLOCK_END};
+
+/// The managed block in `.gitignore` and `.gitattributes`.
+const GIT_BLOCK_BEGIN: &str = "# memsync:begin";
+const GIT_BLOCK_END: &str = "# memsync:end";
+
+const IGNORE_LINES: &[&str] = &["/.memsync/", "*.tmp-*", ".*.tmp*"];
+const ATTRIBUTE_LINES: &[&str] = &[
+    "/MEMORY.md merge=memsync",
+    "/agents/*/MEMORY.md merge=memsync",
+    "/memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=memsync",
+    "/agents/*/memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=memsync",
+];
+
+/// A line that stands for the managed block while the text around it is merged.
+const PLACEHOLDER: &str = "<!-- memsync:merge-placeholder 3f9c1d -->\n";
+
+/// Where union merges are logged for `status`.
+pub const MERGE_LOG: &str = "merges.jsonl";
+
+fn git(dir: &Path, args: &[&str]) -> Result<Output> {
+    Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .map_err(|e| Error::io("git", e))
+}
+
+fn git_ok(dir: &Path, args: &[&str]) -> Result<String> {
+    let out = git(dir, args)?;
+    if !out.status.success() {
+        return Err(Error::Usage(format!(
+            "git {}: {}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr).trim()
+        )));
+    }
+    // Only the end: porcelain lines start with a meaningful space.
+    Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
+}
+
+/// The repository's git directory, if `root` is in a work tree.
+pub fn git_dir(root: &Path) -> Option<PathBuf> {
+    let out = git(root, &["rev-parse", "--absolute-git-dir"]).ok()?;
+    out.status
+        .success()
+        .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
+}
+
+/// The git directory of the work tree `root` is in, found on disk without
+/// running git (a `.git` directory, or a `.git` file naming one).
+pub fn find_git_dir(root: &Path) -> Option<PathBuf> {
+    let mut dir = Some(root);
+    while let Some(d) = dir {
+        let dot = d.join(".git");
+        if dot.is_dir() {
+            return Some(dot);
+        }
+        if let Ok(text) = std::fs::read_to_string(&dot)
+            && let Some(target) = text.trim().strip_prefix("gitdir:")
+        {
+            return Some(d.join(target.trim()));
+        }
+        dir = d.parent();
+    }
+    None
+}
+
+/// Why git is busy for the work tree `root` is in, if it is.
+pub fn busy_at(root: &Path) -> Option<&'static str> {
+    busy(&find_git_dir(root)?)
+}
+
+/// Why git is busy in `git_dir` (an operation in progress, or the index locked).
+pub fn busy(git_dir: &Path) -> Option<&'static str> {
+    [
+        ("index.lock", "index.lock exists"),
+        ("MERGE_HEAD", "a merge is in progress"),
+        ("rebase-merge", "a rebase is in progress"),
+        ("rebase-apply", "a rebase is in progress"),
+        ("CHERRY_PICK_HEAD", "a cherry-pick is in progress"),
+        ("REVERT_HEAD", "a revert is in progress"),
+    ]
+    .into_iter()
+    .find(|(f, _)| git_dir.join(f).exists())
+    .map(|(_, why)| why)
+}
+
+/// What `git setup` changed (or would change).
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct SetupReport {
+    pub changes: Vec<String>,
+    pub dry_run: bool,
+}
+
+/// Makes the workspace's repository ready for memsync: ignore rules, merge
+/// attributes for the projections, the merge driver, and projection commits.
+pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupReport> {
+    let root = &settings.root;
+    git_dir(root).ok_or_else(|| {
+        Error::Usage(format!(
+            "{}: not inside a git work tree (run `git init` first)",
+            root.display()
+        ))
+    })?;
+    let mut report = SetupReport {
+        changes: Vec::new(),
+        dry_run,
+    };
+    for (file, lines) in [
+        (".gitignore", IGNORE_LINES),
+        (".gitattributes", ATTRIBUTE_LINES),
+    ] {
+        let path = root.join(file);
+        let existing = std::fs::read_to_string(&path).unwrap_or_default();
+        let mut managed = format!("{GIT_BLOCK_BEGIN} (managed by `memsync git setup`)\n");
+        for l in lines {
+            managed.push_str(l);
+            managed.push('\n');
+        }
+        managed.push_str(GIT_BLOCK_END);
+        managed.push('\n');
+        let range = block::block_range_with(&existing, GIT_BLOCK_BEGIN, GIT_BLOCK_END);
+        let updated = block::splice_with(&existing, &managed, range);
+        if updated != existing {
+            report.changes.push(format!(
+                "{file}: managed block {}",
+                if range.is_some() { "updated" } else { "added" }
+            ));
+            if !dry_run {
+                block::write_atomic(&path, updated.as_bytes()).map_err(|e| Error::io(&path, e))?;
+            }
+        }
+    }
+    let driver = format!(
+        "{} --workspace {} git merge-driver %O %A %B %P",
+        shell_quote(&exe.to_string_lossy()),
+        shell_quote(&root.to_string_lossy())
+    );
+    for (key, value) in [
+        (
+            "merge.memsync.name",
+            "memsync projections: union of curated text, managed block regenerated",
+        ),
+        ("merge.memsync.driver", driver.as_str()),
+    ] {
+        let current = git(root, &["config", "--local", "--get", key])?;
+        if String::from_utf8_lossy(&current.stdout).trim() != value {
+            report.changes.push(format!("git config {key} = {value}"));
+            if !dry_run {
+                git_ok(root, &["config", "--local", key, value])?;
+            }
+        }
+    }
+    Ok(report)
+}
+
+fn shell_quote(s: &str) -> String {
+    if s.chars()
+        .all(|c| c.is_ascii_alphanumeric() || "/._-+".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// Whether the daemon commits projections here.
+pub fn auto_commit_enabled(settings: &Settings) -> bool {
+    match settings.config.git.auto_commit {
+        AutoCommit::Off => false,
+        AutoCommit::On => git_dir(&settings.root).is_some(),
+        AutoCommit::Auto => git(&settings.root, &["config", "--get", "merge.memsync.driver"])
+            .is_ok_and(|o| o.status.success()),
+    }
+}
+
+/// MEMORY.md files and daily logs (`YYYY-MM-DD.md`): the files memsync projects.
+pub fn is_projection(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "MEMORY.md"
+        || (name.len() == 13
+            && name.ends_with(".md")
+            && chrono::NaiveDate::parse_from_str(&name[..10], "%Y-%m-%d").is_ok())
+}
+
+/// Projection files git sees as modified or untracked, relative to `root`.
+pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
+    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
+    let status = git_ok(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--no-renames",
+            "--",
+            ".",
+        ],
+    )?;
+    Ok(status
+        .lines()
+        .filter_map(|l| l.get(3..))
+        .map(|p| p.trim_matches('"'))
+        .filter_map(|p| p.strip_prefix(prefix.as_str()))
+        .filter(|p| is_projection(p))
+        .map(String::from)
+        .collect())
+}
+
+/// What a projection commit did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Committed {
+    /// The commit was made with these paths.
+    Paths(Vec<String>),
+    /// Nothing to commit (ignored, staged by the user, or unchanged).
+    Nothing,
+    /// Git is busy; try again later.
+    Busy(&'static str),
+}
+
+/// Commits the projection files memsync re-rendered, and only those: not an
+/// ignored file, not one the user has staged changes to.
+pub fn commit_projections(root: &Path, paths: &[String], message: &str) -> Result<Committed> {
+    let Some(dir) = git_dir(root) else {
+        return Ok(Committed::Nothing);
+    };
+    if let Some(why) = busy(&dir) {
+        return Ok(Committed::Busy(why));
+    }
+    // Staged with other bytes than the work tree holds: the user's, left alone.
+    // (Staged with exactly these bytes, by memsync's own earlier attempt or not, is safe to commit.)
+    let staged = git_ok(root, &["diff", "--cached", "--name-only", "--relative"])?;
+    let unstaged = git_ok(root, &["diff", "--name-only", "--relative"])?;
+    let staged: Vec<&str> = staged
+        .lines()
+        .filter(|p| unstaged.lines().any(|u| u == *p))
+        .collect();
+    let mut chosen = Vec::new();
+    for p in paths {
+        let ignored = git(root, &["check-ignore", "-q", "--", p])?
+            .status
+            .success();
+        if !ignored && !staged.contains(&p.as_str()) {
+            chosen.push(p.as_str());
+        }
+    }
+    if chosen.is_empty() {
+        return Ok(Committed::Nothing);
+    }
+    let mut add = vec!["add", "--"];
+    add.extend(&chosen);
+    git_ok(root, &add)?;
+    let changed = git_ok(
+        root,
+        &[
+            &["diff", "--cached", "--name-only", "--relative", "--"][..],
+            &chosen,
+        ]
+        .concat(),
+    )?;
+    if changed.is_empty() {
+        return Ok(Committed::Nothing);
+    }
+    let identity = git(root, &["config", "user.email"])?.status.success();
+    let mut commit: Vec<&str> = Vec::new();
+    if !identity {
+        commit.extend([
+            "-c",
+            "user.name=memsync",
+            "-c",
+            "user.email=memsync@localhost",
+        ]);
+    }
+    commit.extend(["commit", "--no-verify", "--quiet", "-m", message, "--"]);
+    commit.extend(&chosen);
+    git_ok(root, &commit)?;
+    Ok(Committed::Paths(
+        chosen.iter().map(|s| s.to_string()).collect(),
+    ))
+}
+
+/// A projection file split around its managed block.
+struct Split {
+    outside: String,
+    block: Option<String>,
+}
+
+fn split(text: &str) -> Split {
+    match block::block_range_with(text, BLOCK_BEGIN, BLOCK_END) {
+        Some((b, e)) => Split {
+            outside: format!("{}{PLACEHOLDER}{}", &text[..b], &text[e..]),
+            block: Some(text[b..e].to_string()),
+        },
+        None => Split {
+            outside: text.to_string(),
+            block: None,
+        },
+    }
+}
+
+/// What the merge driver did.
+#[derive(Debug, Clone, Serialize)]
+pub struct MergeOutcome {
+    pub path: String,
+    /// Both sides changed the same lines outside the block; both were kept.
+    pub union: bool,
+}
+
+/// The merge driver: merges the text outside the managed block three-way,
+/// keeping both sides where they overlap (never conflict markers, never loss),
+/// and writes the block from our side; the next reconcile regenerates it from
+/// the merged tree. The result replaces `ours`, as git expects.
+pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Result<MergeOutcome> {
+    let read = |p: &Path| -> Result<String> {
+        let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+        String::from_utf8(bytes).map_err(|_| {
+            Error::Usage(format!(
+                "{name}: not UTF-8; left for git to mark as a conflict"
+            ))
+        })
+    };
+    let (b, o, t) = (
+        split(&read(base)?),
+        split(&read(ours)?),
+        split(&read(theirs)?),
+    );
+    let tmp = tempdir_near(ours)?;
+    let write = |n: &str, text: &str| -> Result<PathBuf> {
+        let p = tmp.join(n);
+        std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
+        Ok(p)
+    };
+    let (pb, po, pt) = (
+        write("base", &b.outside)?,
+        write("ours", &o.outside)?,
+        write("theirs", &t.outside)?,
+    );
+    let args = |union: bool| {
+        let mut a = vec!["merge-file", "-p"];
+        if union {
+            a.push("--union");
+        }
+        a
+    };
+    let run = |union: bool| -> Result<Output> {
+        Command::new("git")
+            .args(args(union))
+            .arg(&po)
+            .arg(&pb)
+            .arg(&pt)
+            .output()
+            .map_err(|e| Error::io("git merge-file", e))
+    };
+    let plain = run(false)?;
+    let union = !plain.status.success();
+    let merged = if union { run(true)? } else { plain };
+    let _ = std::fs::remove_dir_all(&tmp);
+    let merged = String::from_utf8_lossy(&merged.stdout).into_owned();
+    let block = o.block.or(t.block).unwrap_or_default();
+    let text = if merged.contains(PLACEHOLDER) {
+        merged
+            .replacen(PLACEHOLDER, &block, 1)
+            .replace(PLACEHOLDER, "")
+    } else {
+        block::splice(&merged, &block)
+    };
+    block::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
+    Ok(MergeOutcome {
+        path: name.to_string(),
+        union,
+    })
+}
+
+fn tempdir_near(file: &Path) -> Result<PathBuf> {
+    let dir = std::env::temp_dir().join(format!(
+        "memsync-merge-{}-{}",
+        std::process::id(),
+        file.file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default()
+    ));
+    std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
+    Ok(dir)
+}
+
+/// Appends a union merge to the state directory's log, for `status`.
+pub fn log_union(state_dir: &Path, outcome: &MergeOutcome, at: &str) {
+    if !outcome.union || crate::index::create_private_dir(state_dir).is_err() {
+        return;
+    }
+    let line = serde_json::json!({ "path": outcome.path, "at": at }).to_string();
+    let path = state_dir.join(MERGE_LOG);
+    let _ = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&path)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, format!("{line}\n").as_bytes()));
+}
+
+/// The last few union merges, newest first.
+pub fn recent_unions(state_dir: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(state_dir.join(MERGE_LOG)).unwrap_or_default();
+    text.lines()
+        .rev()
+        .take(5)
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}

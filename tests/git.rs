@@ -1,0 +1,533 @@
+//! Git-synced workspaces with real git: the merge driver, `git setup`, the
+//! daemon's projection commits, and two clones that converge.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use common::daemon::{Daemon, wait_for};
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {} failed in {}:\n{}{}",
+        args.join(" "),
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+fn memsync(root: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
+    cmd(root, args).assert()
+}
+
+fn cmd(root: &Path, args: &[&str]) -> assert_cmd::Command {
+    let mut c = common::memsync_bin();
+    c.arg("--workspace").arg(root).args(args);
+    c
+}
+
+/// A repository with an identity, UTC days, fast batches and `git setup` done.
+fn init_repo(dir: &Path) {
+    git(dir, &["config", "user.name", "Test"]);
+    git(dir, &["config", "user.email", "test@example.com"]);
+    git(dir, &["config", "pull.rebase", "false"]);
+    std::fs::write(
+        dir.join("memsync.yaml"),
+        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
+    )
+    .unwrap();
+    memsync(dir, &["git", "setup"]).success();
+}
+
+const BLOCK: &str = "<!-- memsync:begin x -->\nrows\n<!-- memsync:end -->\n";
+
+#[test]
+fn the_merge_driver_keeps_both_sides_and_never_writes_conflict_markers() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = |name: &str, text: &str| {
+        let p = dir.path().join(name);
+        std::fs::write(&p, text).unwrap();
+        p
+    };
+    let base = file("base", &format!("# Memory\n\nshared\n\n{BLOCK}"));
+    let ours = file(
+        "ours",
+        &format!(
+            "# Memory\n\nshared\nours added\n\n{}",
+            BLOCK.replace("rows", "our rows")
+        ),
+    );
+    let theirs = file(
+        "theirs",
+        &format!(
+            "# Memory\n\nshared\ntheirs added\n\n{}",
+            BLOCK.replace("rows", "their rows")
+        ),
+    );
+    let ws = dir.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    cmd(&ws, &["git", "merge-driver"])
+        .args([&base, &ours, &theirs])
+        .arg("MEMORY.md")
+        .assert()
+        .success();
+    let merged = std::fs::read_to_string(&ours).unwrap();
+    assert_eq!(
+        merged,
+        format!(
+            "# Memory\n\nshared\nours added\ntheirs added\n\n{}",
+            BLOCK.replace("rows", "our rows")
+        )
+    );
+    // The union is reported.
+    memsync(&ws, &["status"])
+        .success()
+        .stdout(predicates::str::contains(
+            "MEMORY.md: both sides' lines kept",
+        ));
+    // Changes in different places merge cleanly; add/add (empty base) keeps both.
+    let ours = file("ours2", &format!("top ours\n{BLOCK}tail\n"));
+    let theirs = file("theirs2", &format!("top\n{BLOCK}tail theirs\n"));
+    let base = file("base2", &format!("top\n{BLOCK}tail\n"));
+    cmd(&ws, &["git", "merge-driver"])
+        .args([&base, &ours, &theirs])
+        .arg("memory/2026-11-20.md")
+        .assert()
+        .success();
+    assert_eq!(
+        std::fs::read_to_string(&ours).unwrap(),
+        format!("top ours\n{BLOCK}tail theirs\n")
+    );
+    let empty = file("empty", "");
+    let ours = file("ours3", &format!("{BLOCK}\nnote A\n"));
+    let theirs = file("theirs3", &format!("{BLOCK}\nnote B\n"));
+    cmd(&ws, &["git", "merge-driver"])
+        .args([&empty, &ours, &theirs])
+        .arg("memory/2026-11-21.md")
+        .assert()
+        .success();
+    let merged = std::fs::read_to_string(&ours).unwrap();
+    assert!(
+        merged.contains("note A") && merged.contains("note B") && !merged.contains("<<<<<<<"),
+        "{merged}"
+    );
+}
+
+#[test]
+fn git_setup_is_idempotent_and_dry_run_changes_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    std::fs::write(dir.path().join(".gitignore"), "node_modules/\n").unwrap();
+    memsync(dir.path(), &["git", "setup", "--dry-run"])
+        .success()
+        .stdout(predicates::str::contains("would change"));
+    assert_eq!(
+        std::fs::read_to_string(dir.path().join(".gitignore")).unwrap(),
+        "node_modules/\n"
+    );
+    assert!(!dir.path().join(".gitattributes").exists());
+    memsync(dir.path(), &["git", "setup"])
+        .success()
+        .stdout(predicates::str::contains("merge.memsync.driver"));
+    let ignore = std::fs::read_to_string(dir.path().join(".gitignore")).unwrap();
+    assert!(
+        ignore.starts_with("node_modules/\n\n# memsync:begin") && ignore.contains("/.memsync/\n"),
+        "{ignore}"
+    );
+    let attributes = std::fs::read_to_string(dir.path().join(".gitattributes")).unwrap();
+    assert!(attributes.contains("/MEMORY.md merge=memsync"));
+    assert!(
+        git(dir.path(), &["config", "--get", "merge.memsync.driver"])
+            .contains("git merge-driver %O %A %B %P")
+    );
+    memsync(dir.path(), &["git", "setup"])
+        .success()
+        .stdout(predicates::str::contains("nothing to change"));
+    memsync(dir.path(), &["git", "setup", "--dry-run"])
+        .success()
+        .stdout(predicates::str::contains("nothing to change"));
+    let outside = tempfile::tempdir().unwrap();
+    memsync(outside.path(), &["git", "setup"])
+        .code(2)
+        .stderr(predicates::str::contains("not inside a git work tree"));
+}
+
+/// A Claude Code transcript of a session that ended `minutes_ago`.
+fn transcript(dir: &Path, session: &str, minutes_ago: i64) -> PathBuf {
+    let at =
+        memsync::contract::format_ts(chrono::Utc::now() - chrono::Duration::minutes(minutes_ago));
+    let path = dir.join(format!("{session}.jsonl"));
+    std::fs::write(
+        &path,
+        format!(
+            "{{\"type\":\"user\",\"uuid\":\"u\",\"sessionId\":\"{session}\",\"cwd\":\"/home/ana/shop\",\"timestamp\":\"{at}\",\"message\":{{\"role\":\"user\",\"content\":\"Work on src/{session}.rs\"}}}}\n"
+        ),
+    )
+    .unwrap();
+    path
+}
+
+fn capture(root: &Path, inputs: &Path, session: &str, minutes_ago: i64) {
+    let t = transcript(inputs, session, minutes_ago);
+    cmd(root, &["-q", "capture", "session-end", "--transcript"])
+        .arg(t)
+        .assert()
+        .success();
+}
+
+/// MEMORY.md files and daily logs (`YYYY-MM-DD.md`).
+fn is_projection(path: &str) -> bool {
+    let name = path.rsplit('/').next().unwrap_or(path);
+    name == "MEMORY.md"
+        || (name.len() == 13
+            && name.ends_with(".md")
+            && name[..10].chars().all(|c| c.is_ascii_digit() || c == '-'))
+}
+
+/// Waits until the daemon has rendered and committed: no projection has been
+/// dirty for 1.5 s (the daemon commits after a quiet second).
+fn settle(root: &Path, daemon: &Daemon) {
+    let dirty = || {
+        let out = git(root, &["status", "--porcelain", "--untracked-files=all"]);
+        out.lines()
+            .filter(|l| is_projection(l.get(3..).unwrap_or("")))
+            .map(String::from)
+            .collect::<Vec<_>>()
+    };
+    let deadline = Instant::now() + Duration::from_secs(20);
+    let mut clean_since: Option<Instant> = None;
+    loop {
+        if dirty().is_empty() {
+            let since = *clean_since.get_or_insert_with(Instant::now);
+            if since.elapsed() >= Duration::from_millis(1500) {
+                return;
+            }
+        } else {
+            clean_since = None;
+        }
+        if Instant::now() > deadline {
+            let log = std::fs::read_to_string(&daemon.log).unwrap_or_default();
+            let tail: Vec<&str> = log.lines().filter(|l| !l.contains("DEBUG")).collect();
+            let diff = git(root, &["diff"]);
+            panic!(
+                "projections still dirty in {}: {:?}\n{diff}\n{}",
+                root.display(),
+                dirty(),
+                tail[tail.len().saturating_sub(15)..].join("\n")
+            );
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn commit_all(root: &Path, message: &str) {
+    git(root, &["add", "-A"]);
+    let staged = Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["diff", "--cached", "--quiet"])
+        .status()
+        .unwrap();
+    if !staged.success() {
+        git(root, &["commit", "-q", "-m", message]);
+    }
+}
+
+fn no_conflict_markers(root: &Path) {
+    let hits = common::files_containing(root, "<<<<<<<");
+    let hits: Vec<_> = hits
+        .into_iter()
+        .filter(|p| !p.components().any(|c| c.as_os_str() == ".git"))
+        .collect();
+    assert!(hits.is_empty(), "conflict markers in {hits:?}");
+}
+
+fn projections(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
+    common::tree(root)
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(".git/") && is_projection(p))
+        .collect()
+}
+
+#[test]
+fn two_clones_with_daemons_pull_and_push_ten_rounds_and_converge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = tmp.path().join("remote.git");
+    let inputs = tmp.path().join("in");
+    std::fs::create_dir_all(&inputs).unwrap();
+    git(
+        tmp.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    let a = tmp.path().join("a");
+    let b = tmp.path().join("b");
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), a.to_str().unwrap()],
+    );
+    git(&a, &["checkout", "-q", "-b", "main"]);
+    init_repo(&a);
+    std::fs::write(a.join("MEMORY.md"), "# Memory\n\nCurated by hand.\n").unwrap();
+    commit_all(&a, "workspace");
+    git(&a, &["push", "-q", "-u", "origin", "main"]);
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    init_repo(&b);
+    let (da, db) = (Daemon::start(&a), Daemon::start(&b));
+
+    // Sessions on both sides, curated lines in MEMORY.md and in one daily log on both.
+    capture(&a, &inputs, "a-1", 30);
+    capture(&b, &inputs, "b-1", 20);
+    capture(&a, &inputs, "doomed", 25);
+    settle(&a, &da);
+    settle(&b, &db);
+    let day = chrono::Utc::now().format("%Y-%m-%d").to_string();
+    let log = format!("memory/{day}.md");
+    for (root, d, who) in [(&a, &da, "A"), (&b, &db, "B")] {
+        let mut md = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+        md.push_str(&format!("\nCurated line from {who}.\n"));
+        std::fs::write(root.join("MEMORY.md"), md).unwrap();
+        let mut daily = std::fs::read_to_string(root.join(&log)).unwrap_or_default();
+        daily.push_str(&format!("\nNote appended by agent {who}.\n"));
+        std::fs::write(root.join(&log), daily).unwrap();
+        commit_all(root, &format!("sessions and notes from {who}"));
+        settle(root, d);
+    }
+    memsync(&a, &["-q", "forget", "doomed", "--reason", "test"]).success();
+    settle(&a, &da);
+    commit_all(&a, "forget doomed");
+
+    for round in 0..10 {
+        for (root, d, name) in [(&a, &da, "a"), (&b, &db, "b")] {
+            capture(root, &inputs, &format!("{name}-r{round}"), 10);
+            settle(root, d);
+            commit_all(root, &format!("round {round} on {name}"));
+            git(root, &["pull", "-q", "--no-edit", "origin", "main"]);
+            settle(root, d);
+            commit_all(root, &format!("after pull, round {round} on {name}"));
+            git(root, &["push", "-q", "origin", "main"]);
+        }
+    }
+    // A last exchange so both have everything.
+    git(&a, &["pull", "-q", "--no-edit", "origin", "main"]);
+    settle(&a, &da);
+    git(&a, &["push", "-q", "origin", "main"]);
+    git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
+    settle(&b, &db);
+    git(&b, &["push", "-q", "origin", "main"]);
+    git(&a, &["pull", "-q", "--no-edit", "origin", "main"]);
+    settle(&a, &da);
+    assert!(da.stop().success());
+    assert!(db.stop().success());
+
+    for root in [&a, &b] {
+        no_conflict_markers(root);
+        let md = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+        assert!(
+            md.contains("Curated by hand.")
+                && md.contains("Curated line from A.")
+                && md.contains("Curated line from B."),
+            "{md}"
+        );
+        let daily = std::fs::read_to_string(root.join(&log)).unwrap();
+        assert!(
+            daily.contains("Note appended by agent A.")
+                && daily.contains("Note appended by agent B."),
+            "{daily}"
+        );
+        assert!(
+            !md.contains("session=doomed"),
+            "the forgotten session is gone"
+        );
+        assert!(
+            common::files_containing(&root.join("memory"), "doomed")
+                .iter()
+                .all(|p| p.to_string_lossy().contains("tombstones"))
+        );
+        assert!(md.contains("session=a-r9 ") && md.contains("session=b-r9 "));
+    }
+    assert_eq!(
+        projections(&a),
+        projections(&b),
+        "both clones render the same bytes"
+    );
+    // Both equal a one-shot sync of the final tree.
+    let fresh = tmp.path().join("fresh");
+    git(
+        tmp.path(),
+        &[
+            "clone",
+            "-q",
+            remote.to_str().unwrap(),
+            fresh.to_str().unwrap(),
+        ],
+    );
+    memsync(&fresh, &["-q", "sync"]).success();
+    assert_eq!(projections(&fresh), projections(&a));
+    let log = git(&a, &["log", "--format=%s"]);
+    assert!(
+        log.lines().any(|l| l == "memsync: update projections"),
+        "{log}"
+    );
+    // The curated lines both sides appended at the same place went through the merge driver.
+    let statuses: String = [&a, &b]
+        .iter()
+        .map(|r| {
+            String::from_utf8(
+                memsync(r, &["status"])
+                    .success()
+                    .get_output()
+                    .stdout
+                    .clone(),
+            )
+            .unwrap()
+        })
+        .collect();
+    assert!(
+        statuses.contains("both sides' lines kept (union)"),
+        "{statuses}"
+    );
+}
+
+#[test]
+fn mid_rebase_the_daemon_waits_and_commits_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("ws");
+    let inputs = tmp.path().join("in");
+    std::fs::create_dir_all(&inputs).unwrap();
+    git(
+        tmp.path(),
+        &["init", "-q", "-b", "main", repo.to_str().unwrap()],
+    );
+    init_repo(&repo);
+    std::fs::write(repo.join("notes.txt"), "base\n").unwrap();
+    commit_all(&repo, "base");
+    git(&repo, &["checkout", "-q", "-b", "side"]);
+    std::fs::write(repo.join("notes.txt"), "side\n").unwrap();
+    commit_all(&repo, "side");
+    git(&repo, &["checkout", "-q", "main"]);
+    std::fs::write(repo.join("notes.txt"), "main\n").unwrap();
+    commit_all(&repo, "main");
+    let daemon = Daemon::start(&repo);
+    settle(&repo, &daemon);
+    let head = git(&repo, &["rev-parse", "HEAD"]);
+    let commits_before = git(&repo, &["rev-list", "--all", "--count"]);
+    // A rebase that stops on a conflict in a file that is not memsync's.
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(&repo)
+        .args(["rebase", "side"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success(), "the rebase must stop");
+    assert!(repo.join(".git/rebase-merge").exists() || repo.join(".git/rebase-apply").exists());
+    capture(&repo, &inputs, "during-rebase", 5);
+    std::thread::sleep(Duration::from_millis(1500));
+    // capture renders on its own; the daemon must not commit while the rebase is open.
+    assert_eq!(
+        git(&repo, &["rev-list", "--all", "--count"]),
+        commits_before,
+        "no commit mid-rebase"
+    );
+    let commits = commits_before;
+    git(&repo, &["rebase", "--abort"]);
+    assert_eq!(git(&repo, &["rev-parse", "HEAD"]), head);
+    wait_for(&daemon.log, "the deferred commit", || {
+        git(&repo, &["rev-list", "--all", "--count"]) != commits
+    });
+    assert_eq!(
+        git(&repo, &["log", "-1", "--format=%s"]).trim(),
+        "memsync: update projections"
+    );
+    assert!(
+        std::fs::read_to_string(repo.join("MEMORY.md"))
+            .unwrap()
+            .contains("session=during-rebase")
+    );
+    assert!(daemon.stop().success());
+}
+
+#[test]
+fn a_pull_of_500_sessions_reaches_the_projections_within_2_s() {
+    let tmp = tempfile::tempdir().unwrap();
+    let remote = tmp.path().join("remote.git");
+    git(
+        tmp.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), a.to_str().unwrap()],
+    );
+    git(&a, &["checkout", "-q", "-b", "main"]);
+    init_repo(&a);
+    commit_all(&a, "workspace");
+    git(&a, &["push", "-q", "-u", "origin", "main"]);
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), b.to_str().unwrap()],
+    );
+    init_repo(&b);
+    let daemon = Daemon::start(&b);
+    memsync(
+        &a,
+        &[
+            "-q",
+            "generate",
+            a.to_str().unwrap(),
+            "--days",
+            "10",
+            "--per-day",
+            "50",
+            "--older",
+            "0",
+        ],
+    )
+    .success();
+    commit_all(&a, "500 sessions");
+    git(&a, &["push", "-q", "origin", "main"]);
+    git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
+    let pulled = Instant::now();
+    let newest = git(&a, &["ls-files", "memory"])
+        .lines()
+        .filter(|l| l.ends_with("--summary.md"))
+        .count();
+    assert_eq!(newest, 500);
+    wait_for(&daemon.log, "500 sessions in b's MEMORY.md", || {
+        std::fs::read_to_string(b.join("MEMORY.md")).is_ok_and(|m| m.contains("kept"))
+            || std::fs::read_to_string(b.join("MEMORY.md"))
+                .is_ok_and(|m| m.matches("| session=").count() >= 50)
+    });
+    let elapsed = pulled.elapsed();
+    eprintln!("pull of 500 sessions reflected in MEMORY.md after {elapsed:?}");
+    assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
+    assert!(daemon.stop().success());
+}
