@@ -516,16 +516,35 @@ fn a_pull_of_500_sessions_reaches_the_projections_within_2_s() {
     git(&a, &["push", "-q", "origin", "main"]);
     git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
     let pulled = Instant::now();
-    let newest = git(&a, &["ls-files", "memory"])
+    let summaries: Vec<String> = git(&a, &["ls-files", "memory"])
         .lines()
         .filter(|l| l.ends_with("--summary.md"))
-        .count();
-    assert_eq!(newest, 500);
-    wait_for(&daemon.log, "500 sessions in b's MEMORY.md", || {
-        std::fs::read_to_string(b.join("MEMORY.md")).is_ok_and(|m| m.contains("kept"))
-            || std::fs::read_to_string(b.join("MEMORY.md"))
-                .is_ok_and(|m| m.matches("| session=").count() >= 50)
-    });
+        .map(String::from)
+        .collect();
+    assert_eq!(summaries.len(), 500);
+    let newest = summaries
+        .iter()
+        .max()
+        .unwrap()
+        .split("--")
+        .nth(1)
+        .unwrap()
+        .to_string();
+    let sessions = || {
+        rusqlite::Connection::open(b.join(".memsync/index.db"))
+            .and_then(|db| {
+                db.query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get::<_, i64>(0))
+            })
+            .unwrap_or(0)
+    };
+    wait_for(
+        &daemon.log,
+        "500 sessions indexed and the newest in b's MEMORY.md",
+        || {
+            sessions() == 500
+                && std::fs::read_to_string(b.join("MEMORY.md")).is_ok_and(|m| m.contains(&newest))
+        },
+    );
     let elapsed = pulled.elapsed();
     eprintln!("pull of 500 sessions reflected in MEMORY.md after {elapsed:?}");
     assert!(elapsed < Duration::from_secs(2), "{elapsed:?}");
