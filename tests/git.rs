@@ -260,39 +260,32 @@ fn projections(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
         .collect()
 }
 
+/// A bare remote and two clones of it, `a` (which pushed the first commit,
+/// with `memory_md` as MEMORY.md when not empty) and `b`, both set up.
+fn two_clones(dir: &Path, memory_md: &str) -> (PathBuf, PathBuf, PathBuf) {
+    let remote = dir.join("remote.git");
+    let (a, b) = (dir.join("a"), dir.join("b"));
+    let remote_str = remote.to_str().unwrap();
+    git(dir, &["init", "-q", "--bare", "-b", "main", remote_str]);
+    git(dir, &["clone", "-q", remote_str, a.to_str().unwrap()]);
+    git(&a, &["checkout", "-q", "-b", "main"]);
+    init_repo(&a);
+    if !memory_md.is_empty() {
+        std::fs::write(a.join("MEMORY.md"), memory_md).unwrap();
+    }
+    commit_all(&a, "workspace");
+    git(&a, &["push", "-q", "-u", "origin", "main"]);
+    git(dir, &["clone", "-q", remote_str, b.to_str().unwrap()]);
+    init_repo(&b);
+    (remote, a, b)
+}
+
 #[test]
 fn two_clones_with_daemons_pull_and_push_ten_rounds_and_converge() {
     let tmp = tempfile::tempdir().unwrap();
-    let remote = tmp.path().join("remote.git");
     let inputs = tmp.path().join("in");
     std::fs::create_dir_all(&inputs).unwrap();
-    git(
-        tmp.path(),
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().unwrap(),
-        ],
-    );
-    let a = tmp.path().join("a");
-    let b = tmp.path().join("b");
-    git(
-        tmp.path(),
-        &["clone", "-q", remote.to_str().unwrap(), a.to_str().unwrap()],
-    );
-    git(&a, &["checkout", "-q", "-b", "main"]);
-    init_repo(&a);
-    std::fs::write(a.join("MEMORY.md"), "# Memory\n\nCurated by hand.\n").unwrap();
-    commit_all(&a, "workspace");
-    git(&a, &["push", "-q", "-u", "origin", "main"]);
-    git(
-        tmp.path(),
-        &["clone", "-q", remote.to_str().unwrap(), b.to_str().unwrap()],
-    );
-    init_repo(&b);
+    let (remote, a, b) = two_clones(tmp.path(), "# Memory\n\nCurated by hand.\n");
     let (da, db) = (Daemon::start(&a), Daemon::start(&b));
 
     // Sessions on both sides, curated lines in MEMORY.md and in one daily log on both.
@@ -470,32 +463,7 @@ fn mid_rebase_the_daemon_waits_and_commits_nothing() {
 #[test]
 fn a_pull_of_500_sessions_reaches_the_projections_within_2_s() {
     let tmp = tempfile::tempdir().unwrap();
-    let remote = tmp.path().join("remote.git");
-    git(
-        tmp.path(),
-        &[
-            "init",
-            "-q",
-            "--bare",
-            "-b",
-            "main",
-            remote.to_str().unwrap(),
-        ],
-    );
-    let (a, b) = (tmp.path().join("a"), tmp.path().join("b"));
-    git(
-        tmp.path(),
-        &["clone", "-q", remote.to_str().unwrap(), a.to_str().unwrap()],
-    );
-    git(&a, &["checkout", "-q", "-b", "main"]);
-    init_repo(&a);
-    commit_all(&a, "workspace");
-    git(&a, &["push", "-q", "-u", "origin", "main"]);
-    git(
-        tmp.path(),
-        &["clone", "-q", remote.to_str().unwrap(), b.to_str().unwrap()],
-    );
-    init_repo(&b);
+    let (_remote, a, b) = two_clones(tmp.path(), "");
     let daemon = Daemon::start(&b);
     memsync(
         &a,
