@@ -114,7 +114,10 @@ pub fn extract_wikilinks(body: &str) -> Vec<Wikilink> {
                 }
             }
             Event::End(pulldown_cmark::TagEnd::Link) => {
-                if let Some((target, has_pothole, label)) = open.take() {
+                // Obsidian links never span lines; such a "target" is prose, not a link.
+                if let Some((target, has_pothole, label)) = open.take()
+                    && !target.contains(['\n', '\r'])
+                {
                     links.push(Wikilink {
                         target,
                         label: has_pothole.then_some(label),

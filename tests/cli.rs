@@ -219,3 +219,28 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
         assert!(dir.path().join(page).exists(), "{page}");
     }
 }
+
+#[test]
+fn the_state_directory_and_databases_are_private() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, dir) = demo_workspace();
+    let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode(&dir.join(".memsync")), 0o700);
+    assert_eq!(mode(&dir.join(".memsync/index.db")), 0o600);
+    // The hook's job queue too.
+    let mut hook = std::process::Command::new(assert_cmd::cargo::cargo_bin("memsync"))
+        .arg("--workspace")
+        .arg(&dir)
+        .args(["capture", "--hook", "claude-code"])
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    std::io::Write::write_all(
+        &mut hook.stdin.take().unwrap(),
+        b"{\"hook_event_name\":\"Stop\"}",
+    )
+    .unwrap();
+    assert!(hook.wait().unwrap().success());
+    assert_eq!(mode(&dir.join(".memsync/jobs.db")), 0o600);
+}
