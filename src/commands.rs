@@ -549,18 +549,6 @@ pub fn hook(
     }
 }
 
-/// A file's text, or stdin's for `-`.
-pub fn read_text(path: &Path) -> Result<String> {
-    let mut bytes = Vec::new();
-    if path == Path::new("-") {
-        std::io::Read::read_to_end(&mut std::io::stdin(), &mut bytes)
-            .map_err(|e| crate::Error::io("<stdin>", e))?;
-    } else {
-        bytes = std::fs::read(path).map_err(|e| crate::Error::io(path, e))?;
-    }
-    Ok(String::from_utf8_lossy(&bytes).into_owned())
-}
-
 pub fn render_capture(r: &crate::capture::CaptureReport) -> String {
     let mut out = String::new();
     let outcome = match r.outcome {

@@ -478,7 +478,7 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
                         agent_id: args.agent.clone(),
                         session_id: session_id.clone(),
                         session_key: session_key.clone(),
-                        body: commands::read_text(body)?,
+                        body: memsync::capture::read_input(body)?,
                         idempotency_key: idempotency_key.clone(),
                         ..Default::default()
                     };

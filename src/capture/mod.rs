@@ -593,7 +593,8 @@ fn stored_sentence(f: &OnDisk) -> Option<SentenceMeta> {
     })
 }
 
-fn read_input(path: &Path) -> Result<String> {
+/// A file's text, or stdin's for `-` (lossy: a transcript is never refused for its encoding).
+pub fn read_input(path: &Path) -> Result<String> {
     let bytes = if path == Path::new("-") {
         let mut buf = Vec::new();
         std::io::Read::read_to_end(&mut std::io::stdin(), &mut buf)

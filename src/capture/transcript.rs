@@ -279,9 +279,7 @@ impl Reader {
                     _ => return true,
                 };
                 if let Some(text) = text_of(&p["content"]) {
-                    let mut fallback = std::mem::take(&mut self.codex_fallback);
-                    push_into(&mut fallback, role, text, None);
-                    self.codex_fallback = fallback;
+                    push_into(&mut self.codex_fallback, role, text, None);
                 }
             }
             ("response_item", "function_call") => {
