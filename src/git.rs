@@ -190,15 +190,6 @@ pub fn auto_commit_enabled(settings: &Settings) -> bool {
     }
 }
 
-/// MEMORY.md files and daily logs (`YYYY-MM-DD.md`): the files memsync projects.
-pub fn is_projection(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name == "MEMORY.md"
-        || (name.len() == 13
-            && name.ends_with(".md")
-            && chrono::NaiveDate::parse_from_str(&name[..10], "%Y-%m-%d").is_ok())
-}
-
 /// Projection files git sees as modified or untracked, relative to `root`.
 pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
     let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
@@ -218,7 +209,7 @@ pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
         .filter_map(|l| l.get(3..))
         .map(|p| p.trim_matches('"'))
         .filter_map(|p| p.strip_prefix(prefix.as_str()))
-        .filter(|p| is_projection(p))
+        .filter(|p| crate::scan::classify(p) == crate::scan::FileClass::Projection)
         .map(String::from)
         .collect())
 }

@@ -186,13 +186,9 @@ fn capture(root: &Path, inputs: &Path, session: &str, minutes_ago: i64) {
         .success();
 }
 
-/// MEMORY.md files and daily logs (`YYYY-MM-DD.md`).
+/// MEMORY.md files and daily logs, as memsync classifies them.
 fn is_projection(path: &str) -> bool {
-    let name = path.rsplit('/').next().unwrap_or(path);
-    name == "MEMORY.md"
-        || (name.len() == 13
-            && name.ends_with(".md")
-            && name[..10].chars().all(|c| c.is_ascii_digit() || c == '-'))
+    memsync::scan::classify(path) == memsync::scan::FileClass::Projection
 }
 
 /// Waits until the daemon has rendered and committed: no projection has been
