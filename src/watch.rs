@@ -325,7 +325,6 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             if self.git_busy() {
                 self.schedule_commit();
             } else {
-                self.note_memsync_writes();
                 self.commit_projections();
             }
             return Ok(());
@@ -445,9 +444,6 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// Projections a one-shot memsync (`capture`, `forget`, `sync`) rendered
     /// and nobody committed: dirty in git, with exactly the bytes memsync wrote.
     fn note_memsync_writes(&mut self) {
-        if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
-            return;
-        }
         match crate::git::dirty_projections(&self.root) {
             Ok(dirty) => {
                 for p in dirty {
@@ -461,12 +457,15 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     /// Commits the projections this daemon re-rendered, when git allows.
+    /// Asks git once whether auto-commit is on (a process spawn), then notes
+    /// and commits.
     fn commit_projections(&mut self) {
-        if self.uncommitted.is_empty()
-            || self.git_dir.is_none()
-            || !crate::git::auto_commit_enabled(&self.settings)
-        {
+        if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
             self.uncommitted.clear();
+            return;
+        }
+        self.note_memsync_writes();
+        if self.uncommitted.is_empty() {
             return;
         }
         let paths: Vec<String> = self.uncommitted.iter().cloned().collect();
