@@ -28,27 +28,7 @@ fn workspace() -> (Workspace, Vec<String>) {
 }
 
 fn forget(ws: &Workspace, target: &str) -> assert_cmd::assert::Assert {
-    memsync_bin()
-        .arg("--workspace")
-        .arg(ws.root())
-        .args([
-            "--now",
-            "2026-11-20T12:00:00Z",
-            "forget",
-            target,
-            "--reason",
-            "pasted credentials",
-        ])
-        .assert()
-}
-
-fn cli(ws: &Workspace, args: &[&str]) -> assert_cmd::assert::Assert {
-    memsync_bin()
-        .arg("--workspace")
-        .arg(ws.root())
-        .args(["--now", "2026-11-20T12:00:00Z"])
-        .args(args)
-        .assert()
+    ws.cli(&["forget", target, "--reason", "pasted credentials"])
 }
 
 #[test]
@@ -73,7 +53,7 @@ fn forget_writes_a_tombstone_deletes_the_files_and_leaves_no_text_in_the_index()
         leftovers.is_empty(),
         "the forgotten text survives in {leftovers:?}"
     );
-    cli(&ws, &["check"]).success();
+    ws.cli(&["check"]).success();
 }
 
 #[test]
@@ -88,7 +68,7 @@ fn forgetting_twice_is_a_no_op_and_an_unknown_session_is_exit_2() {
     forget(&ws, "nobody")
         .code(2)
         .stderr(predicates::str::contains("no session \"nobody\""));
-    cli(&ws, &["forget", "keep-1", "--reason", " "])
+    ws.cli(&["forget", "keep-1", "--reason", " "])
         .code(2)
         .stderr(predicates::str::contains("--reason must say why"));
 }
@@ -103,11 +83,11 @@ fn spec_11_resurrected_files_stay_out_through_sync_and_reindex() {
     for (p, text) in &saved {
         ws.write(p, text);
     }
-    cli(&ws, &["sync"]).success();
+    ws.cli(&["sync"]).success();
     assert!(!ws.read("MEMORY.md").contains(UNIQUE));
-    cli(&ws, &["reindex"]).success();
+    ws.cli(&["reindex"]).success();
     assert!(!ws.read("MEMORY.md").contains(UNIQUE));
-    cli(&ws, &["check"])
+    ws.cli(&["check"])
         .code(1)
         .stdout(predicates::str::contains("tombstone.resurrected"));
     assert!(files_containing(&ws.root().join(".memsync"), UNIQUE).is_empty());
@@ -116,7 +96,7 @@ fn spec_11_resurrected_files_stay_out_through_sync_and_reindex() {
         .success()
         .stdout(predicates::str::contains("already forgotten"));
     assert!(paths.iter().all(|p| !ws.exists(p)));
-    cli(&ws, &["check"]).success();
+    ws.cli(&["check"]).success();
 }
 
 #[test]
@@ -133,7 +113,7 @@ fn a_crash_after_the_tombstone_still_keeps_the_session_out() {
         paths.iter().all(|p| ws.exists(p)),
         "the files are still there"
     );
-    cli(&ws, &["sync"]).success();
+    ws.cli(&["sync"]).success();
     assert!(
         !ws.read("MEMORY.md").contains(UNIQUE),
         "but the tombstone already rules"
@@ -151,14 +131,12 @@ fn forget_resolves_a_session_key_and_scopes_by_agent() {
     let paths = ws.add(&s);
     ws.add(&session("default", "id-1", now() - Duration::hours(1)));
     ws.sync();
-    cli(&ws, &["forget", "agent:coder:main", "--reason", "r"]).success();
+    ws.cli(&["forget", "agent:coder:main", "--reason", "r"])
+        .success();
     assert!(paths.iter().all(|p| !ws.exists(p)));
     // `id-1` now names only default's session.
-    cli(
-        &ws,
-        &["forget", "id-1", "--agent", "coder", "--reason", "r"],
-    )
-    .code(2);
-    cli(&ws, &["forget", "id-1", "--reason", "r"]).success();
-    cli(&ws, &["check"]).success();
+    ws.cli(&["forget", "id-1", "--agent", "coder", "--reason", "r"])
+        .code(2);
+    ws.cli(&["forget", "id-1", "--reason", "r"]).success();
+    ws.cli(&["check"]).success();
 }

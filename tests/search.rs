@@ -4,21 +4,12 @@
 mod common;
 
 use chrono::Duration;
-use common::{Workspace, memsync_bin, now, session};
-
-fn cli(ws: &Workspace, args: &[&str]) -> assert_cmd::assert::Assert {
-    memsync_bin()
-        .arg("--workspace")
-        .arg(ws.root())
-        .args(["--now", "2026-11-20T12:00:00Z"])
-        .args(args)
-        .assert()
-}
+use common::{Workspace, now, session};
 
 fn search_json(ws: &Workspace, args: &[&str]) -> Vec<serde_json::Value> {
     let mut all = vec!["--json", "search"];
     all.extend_from_slice(args);
-    let out = cli(ws, &all).success().get_output().stdout.clone();
+    let out = ws.cli(&all).success().get_output().stdout.clone();
     serde_json::from_slice::<serde_json::Value>(&out)
         .unwrap()
         .as_array()
@@ -85,7 +76,7 @@ fn search_finds_a_word_planted_in_one_session_and_not_in_others() {
         "{links:?}"
     );
     // Text output marks the match with ** when it is not a terminal.
-    cli(&ws, &["search", "quokka"])
+    ws.cli(&["search", "quokka"])
         .success()
         .stdout(predicates::str::contains("**quokka**"))
         .stdout(predicates::str::contains("session=s-2"));
@@ -120,9 +111,9 @@ fn filters_narrow_the_results() {
 #[test]
 fn a_forgotten_session_is_never_returned() {
     let ws = workspace();
-    cli(&ws, &["forget", "s-2", "--reason", "test"]).success();
+    ws.cli(&["forget", "s-2", "--reason", "test"]).success();
     assert!(search_json(&ws, &["quokka"]).is_empty());
-    cli(&ws, &["search", "quokka"])
+    ws.cli(&["search", "quokka"])
         .success()
         .stdout(predicates::str::contains("no session matches"));
 }
@@ -131,11 +122,11 @@ fn a_forgotten_session_is_never_returned() {
 fn malformed_queries_exit_2_with_a_message() {
     let ws = workspace();
     for q in ["\"unbalanced", "scan AND", "(scan"] {
-        cli(&ws, &["search", q])
+        ws.cli(&["search", q])
             .code(2)
             .stderr(predicates::str::contains("is not a valid FTS5 query"));
     }
-    cli(&ws, &["search", "x", "--since", "soon"])
+    ws.cli(&["search", "x", "--since", "soon"])
         .code(2)
         .stderr(predicates::str::contains("--since"));
 }
@@ -146,13 +137,13 @@ fn telemetry_counts_results_and_opens_and_survives_reindex() {
     search_json(&ws, &["quokka"]);
     search_json(&ws, &["quokka"]);
     assert_eq!(access_count(&ws, "s-2"), 2);
-    cli(&ws, &["open", "s-2"])
+    ws.cli(&["open", "s-2"])
         .success()
         .stdout(predicates::str::contains("opened    3 times"));
     assert_eq!(access_count(&ws, "s-0"), 0);
-    cli(&ws, &["reindex"]).success();
+    ws.cli(&["reindex"]).success();
     assert_eq!(access_count(&ws, "s-2"), 3);
-    cli(&ws, &["reindex", "--reset-telemetry"]).success();
+    ws.cli(&["reindex", "--reset-telemetry"]).success();
     assert_eq!(access_count(&ws, "s-2"), 0);
 }
 
@@ -164,7 +155,7 @@ fn ranking_blends_relevance_with_recency_and_use() {
     assert_eq!(order, ["s-0", "s-1", "s-2", "s-3", "s-4"]);
     // A session that keeps being opened climbs past newer ones.
     for _ in 0..6 {
-        cli(&ws, &["open", "s-3"]).success();
+        ws.cli(&["open", "s-3"]).success();
     }
     let order = ids(&search_json(&ws, &["scan", "--agent", "default"]));
     assert_eq!(order[0], "s-3", "{order:?}");
@@ -173,7 +164,8 @@ fn ranking_blends_relevance_with_recency_and_use() {
 #[test]
 fn open_shows_the_artifacts_their_state_and_prints_bodies() {
     let ws = workspace();
-    let out = cli(&ws, &["--json", "open", "s-2"])
+    let out = ws
+        .cli(&["--json", "open", "s-2"])
         .success()
         .get_output()
         .stdout
@@ -193,21 +185,21 @@ fn open_shows_the_artifacts_their_state_and_prints_bodies() {
             .iter()
             .all(|a| a["state"] == "ok")
     );
-    cli(&ws, &["open", "s-2", "--print", "transcript"])
+    ws.cli(&["open", "s-2", "--print", "transcript"])
         .success()
         .stdout("user: where did the quokka go?\nassistant: into src/zoo.rs\n");
-    cli(&ws, &["open", "s-2", "--print", "compaction"])
+    ws.cli(&["open", "s-2", "--print", "compaction"])
         .code(2)
         .stderr(predicates::str::contains("has no compaction"));
-    cli(&ws, &["open", "nobody"]).code(2);
+    ws.cli(&["open", "nobody"]).code(2);
     // A hand edit shows as stale, with its problem.
     let summary = view["artifacts"][0]["path"].as_str().unwrap().to_string();
     let edited = ws
         .read(&summary)
         .replace("Work on session", "Edited by hand:");
     ws.write(&summary, &edited);
-    cli(&ws, &["sync"]).success();
-    cli(&ws, &["open", "s-2"])
+    ws.cli(&["sync"]).success();
+    ws.cli(&["open", "s-2"])
         .success()
         .stdout(predicates::str::is_match(r"summary\s+stale").unwrap())
         .stdout(predicates::str::contains("checksum.mismatch"));
@@ -220,8 +212,9 @@ fn status_json_reflects_planted_problems_and_jobs() {
         "memory/2026-11-20T10-00-00.000Z--aaaaaaaaaaaaaaaa--summary.md",
         "no frontmatter\n",
     );
-    cli(&ws, &["sync"]).success();
-    let out = cli(&ws, &["--json", "status"])
+    ws.cli(&["sync"]).success();
+    let out = ws
+        .cli(&["--json", "status"])
         .success()
         .get_output()
         .stdout
@@ -251,7 +244,7 @@ fn progress_is_drawn_on_a_terminal_and_never_when_piped() {
         ));
     }
     // Piped: nothing but the report.
-    cli(&ws, &["reindex"]).success().stderr("");
+    ws.cli(&["reindex"]).success().stderr("");
     // A pseudo-terminal (util-linux `script`): the bar is drawn.
     let has_script = std::process::Command::new("script")
         .arg("--version")

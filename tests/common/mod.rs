@@ -98,6 +98,16 @@ impl Workspace {
             .collect()
     }
 
+    /// Runs the binary on this workspace at the fixed clock.
+    pub fn cli(&self, args: &[&str]) -> assert_cmd::assert::Assert {
+        memsync_bin()
+            .arg("--workspace")
+            .arg(self.root())
+            .args(["--now", "2026-11-20T12:00:00Z"])
+            .args(args)
+            .assert()
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.settings.index_path()).expect("open index")
     }
