@@ -10,7 +10,7 @@ use chrono::{DateTime, Utc};
 use serde::Serialize;
 
 use crate::compose;
-use crate::config::{Settings, TokenRule};
+use crate::config::Settings;
 use crate::contract;
 use crate::error::{Error, Result};
 use crate::index::Index;
@@ -113,21 +113,21 @@ fn resolve(
         )));
     }
     let mut found = index.find_sessions(target, agent)?;
+    // Not indexed (a sync never ran): a token as it is, or the token of the
+    // target taken as a session id or key (both token rules hash it alike).
     let agent_default = agent.unwrap_or("default");
-    for rule in [TokenRule::Spec, TokenRule::SessionId] {
-        let token = if contract::is_token(target) {
-            target.to_string()
-        } else {
-            contract::token_for(rule, agent_default, None, target)
-        };
-        let on_disk = !crate::capture::session_file_paths(&settings.root, &token)?.is_empty()
-            || settings
-                .root
-                .join(contract::tombstone_path(agent_default, &token))
-                .exists();
-        if on_disk {
-            found.push((agent_default.to_string(), token));
-        }
+    let token = if contract::is_token(target) {
+        target.to_string()
+    } else {
+        contract::session_token(agent_default, target)
+    };
+    let on_disk = !crate::capture::session_file_paths(&settings.root, &token)?.is_empty()
+        || settings
+            .root
+            .join(contract::tombstone_path(agent_default, &token))
+            .exists();
+    if on_disk {
+        found.push((agent_default.to_string(), token));
     }
     found.retain(|(fa, _)| agent.is_none_or(|a| a == fa));
     found.sort();
