@@ -220,6 +220,9 @@ pub struct StoredProblem {
 pub struct Index {
     pub path: PathBuf,
     conn: Connection,
+    /// The (device, inode) this connection opened, to notice the file being
+    /// deleted or replaced under a long-running daemon.
+    identity: Option<(u64, u64)>,
 }
 
 impl Index {
@@ -232,12 +235,7 @@ impl Index {
         match Self::open_inner(path) {
             Ok(index) => Ok(index),
             Err(Error::Index { source, .. }) if is_corrupt(&source) => {
-                let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
-                tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is not a database; rebuilding from markdown");
-                std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
-                for suffix in ["-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-                }
+                move_aside(path)?;
                 Self::open_inner(path)
             }
             Err(e) => Err(e),
@@ -263,9 +261,41 @@ impl Index {
         let mut index = Index {
             path: path.to_path_buf(),
             conn,
+            identity: None,
         };
         index.ensure_schema()?;
+        index.identity = file_identity(path);
         Ok(index)
+    }
+
+    /// Whether the file at `path` is still the database this connection opened.
+    /// False when it was deleted, replaced, truncated or its header overwritten:
+    /// then this connection writes to a file nobody else will read.
+    pub fn still_on_disk(&self) -> bool {
+        use std::io::Read;
+        if self.identity.is_none() || file_identity(&self.path) != self.identity {
+            return false;
+        }
+        let mut header = [0u8; 16];
+        std::fs::File::open(&self.path)
+            .and_then(|mut f| f.read_exact(&mut header))
+            .is_ok_and(|()| &header == b"SQLite format 3\0")
+    }
+
+    /// Closes this connection and opens the index afresh: a missing file is
+    /// created, and one that is not a database (or, with `discard`, any file)
+    /// is moved aside first. The caller then rebuilds the rows from markdown.
+    pub fn reopen(&mut self, discard: bool) -> Result<()> {
+        // The old connection must close first: closing deletes `index.db-wal`
+        // by name, which must not be the new file's log.
+        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        self.identity = None;
+        if discard && self.path.exists() {
+            move_aside(&self.path)?;
+        }
+        *self = Index::open(&self.path)?;
+        Ok(())
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
@@ -798,6 +828,37 @@ fn query<T, C: FromIterator<T>>(
 fn upsert_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     let sql = "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
     conn.prepare_cached(sql)?.execute([key, value]).map(|_| ())
+}
+
+/// Keeps a damaged index beside the new one (it may hold telemetry worth a
+/// look) and removes its log files, which belong to no database now.
+fn move_aside(path: &Path) -> Result<()> {
+    let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
+    tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is damaged; rebuilding from markdown");
+    std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    Ok(())
+}
+
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// SQLite's word for a damaged file, as opposed to a busy or full one.
+pub fn is_damage(e: &Error) -> bool {
+    match e {
+        Error::Index { source, .. } => {
+            is_corrupt(source)
+                || matches!(
+                    source.sqlite_error_code(),
+                    Some(rusqlite::ErrorCode::SystemIoFailure)
+                )
+        }
+        _ => false,
+    }
 }
 
 fn is_corrupt(e: &rusqlite::Error) -> bool {

@@ -528,6 +528,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn full(&mut self, reason: &str) -> Result<()> {
+        self.check_index();
         if self.has_due_jobs() {
             self.run_jobs();
         }
@@ -548,6 +549,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// Reconciles `paths`; files that fail validation while still being written
     /// are retried with backoff (250 ms, 500 ms, 1 s) before they are judged.
     fn settle(&mut self, paths: Vec<String>, attempt: u32) -> Result<()> {
+        if self.check_index() {
+            return self.full("the index was rebuilt");
+        }
         let opts = SyncOptions {
             defer_unsettled: attempt < MAX_DEFERRALS,
             ..SyncOptions::RENDER
@@ -561,6 +565,24 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             "a retry of unsettled files"
         };
         self.record(reason, report)
+    }
+
+    /// Reopens the index when it was deleted, replaced, truncated or damaged
+    /// under the daemon; true when it did, and the next batch must be a full one.
+    fn check_index(&mut self) -> bool {
+        if self.index.still_on_disk() {
+            return false;
+        }
+        tracing::warn!(index = %self.index.path.display(), "the index was deleted or damaged under the daemon; rebuilding it from markdown");
+        self.reopen_index(false);
+        true
+    }
+
+    fn reopen_index(&mut self, discard: bool) {
+        if let Err(e) = self.index.reopen(discard) {
+            tracing::error!(error = %e, "index not reopened; retrying at the next batch");
+        }
+        self.next_full = Instant::now();
     }
 
     /// Files still being written are looked at again after a backoff.
@@ -606,12 +628,21 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             }
             Err(e) => {
                 tracing::error!(reason, error = %e, "batch failed");
+                if crate::index::is_damage(&e) {
+                    // A damaged page the header check could not see.
+                    self.reopen_index(true);
+                }
                 format!("{reason}: failed: {e}")
             }
         };
         self.state.last_batch_at = Some(now);
         self.state.last_batch = Some(line);
-        self.save_state()
+        if let Err(e) = self.save_state() {
+            // The state file only feeds `status`; an unwritable state
+            // directory must not stop the daemon keeping projections current.
+            tracing::warn!(error = %e, "state file not written");
+        }
+        Ok(())
     }
 
     fn save_state(&self) -> Result<()> {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod hardening;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
@@ -106,6 +107,27 @@ impl Workspace {
             .args(["--now", "2026-11-20T12:00:00Z"])
             .args(args)
             .assert()
+    }
+
+    /// A fresh workspace holding a copy of `root`'s files but none of its
+    /// derived state: syncing it gives the clean result for those files.
+    pub fn copy_of(root: &Path) -> Workspace {
+        let ws = Workspace::new();
+        for (rel, bytes) in tree(root) {
+            let path = ws.path(&rel);
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(&path, bytes).expect("copy");
+        }
+        ws
+    }
+
+    /// Files and index rows after a sync at `at`: what every recovery must equal.
+    pub fn synced_state(
+        &self,
+        at: DateTime<Utc>,
+    ) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<String>) {
+        self.sync_at(at);
+        (tree(self.root()), self.content_rows())
     }
 
     pub fn db(&self) -> rusqlite::Connection {
