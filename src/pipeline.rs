@@ -140,6 +140,7 @@ pub fn sync_with(
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
     let scan = scan::scan(&settings.root, &rules)?;
+    remove_interrupted_writes(settings, &scan.interrupted_writes);
     let cache = index.file_cache()?;
     tracing::info!(
         files = scan.files.len(),
@@ -159,6 +160,21 @@ pub fn sync_with(
         scan_problems: Some(scan.problems),
     };
     reconcile(index, settings, now, opts, plan, started)
+}
+
+/// Removes the temporary files of memsync writes that a crash cut short; the
+/// files they were to replace still hold their previous bytes.
+fn remove_interrupted_writes(settings: &Settings, paths: &[String]) {
+    for rel in paths {
+        match std::fs::remove_file(settings.root.join(rel)) {
+            Ok(()) => {
+                tracing::info!(path = %rel, "removed the temporary file of an interrupted write")
+            }
+            Err(e) => {
+                tracing::warn!(path = %rel, error = %e, "temporary file of an interrupted write not removed")
+            }
+        }
+    }
 }
 
 /// Runs the pipeline over the given workspace-relative paths only: what a file
@@ -219,6 +235,16 @@ struct Plan {
 
 /// A regular file's scan entry; `None` if it is missing, a symlink, or not a file.
 fn stat_regular(root: &Path, rel: &str) -> Option<ScannedFile> {
+    // Like the walk, never reach a file through a symlinked directory.
+    if let Some((parent, _)) = rel.rsplit_once('/') {
+        let mut dir = root.to_path_buf();
+        for part in parent.split('/') {
+            dir.push(part);
+            if !std::fs::symlink_metadata(&dir).ok()?.is_dir() {
+                return None;
+            }
+        }
+    }
     let meta = std::fs::symlink_metadata(root.join(rel)).ok()?;
     meta.is_file().then(|| ScannedFile {
         path: rel.to_string(),

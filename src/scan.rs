@@ -62,6 +62,8 @@ pub struct Scan {
     pub files: Vec<ScannedFile>,
     /// Path-level findings: symlinks not followed, unreadable names, misnamed artifacts.
     pub problems: Vec<Problem>,
+    /// memsync's own temporary files whose writer died (see `project::file`).
+    pub interrupted_writes: Vec<String>,
 }
 
 /// Compiled include/exclude rules. An exclude pattern that matches a directory
@@ -158,7 +160,12 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
         };
         let name = entry.file_name();
         let Some(name) = name.to_str() else {
-            let shown = entry.path().to_string_lossy().into_owned();
+            let lossy = entry.file_name().to_string_lossy().into_owned();
+            let shown = if rel_dir.is_empty() {
+                lossy
+            } else {
+                format!("{rel_dir}/{lossy}")
+            };
             out.problems.push(Problem::warning(
                 &shown,
                 "path.encoding",
@@ -180,18 +187,21 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             }
             continue;
         }
+        if file_type.is_file() && crate::project::file::is_interrupted_write(name) {
+            out.interrupted_writes.push(rel);
+            continue;
+        }
         let candidate = globset::Candidate::new(&rel);
-        if !rules.include.is_match_candidate(&candidate)
-            || rules.exclude.is_match_candidate(&candidate)
-        {
+        if rules.exclude.is_match_candidate(&candidate) {
             continue;
         }
         if file_type.is_symlink() {
-            out.problems.push(Problem::warning(
-                &rel,
-                "path.symlink",
-                "symbolic link not followed; memsync reads only regular files",
-            ));
+            let included = rules.include.is_match_candidate(&candidate);
+            out.problems
+                .extend(symlink_problem(&entry.path(), &rel, included));
+            continue;
+        }
+        if !rules.include.is_match_candidate(&candidate) {
             continue;
         }
         let class = classify(&rel);
@@ -217,6 +227,24 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             )),
         }
     }
+}
+
+/// A symbolic link is never followed. One that would matter is reported: a
+/// link where a markdown file could be, to a directory (whose files would
+/// otherwise be scanned), or one that loops or dangles. The target is only
+/// stat-ed, never opened.
+fn symlink_problem(path: &Path, rel: &str, included: bool) -> Option<Problem> {
+    let reason = match std::fs::metadata(path) {
+        Ok(meta) if meta.is_dir() => {
+            "symbolic link to a directory not followed; memsync scans only real directories"
+        }
+        Ok(_) if included => "symbolic link not followed; memsync reads only regular files",
+        Ok(_) => return None,
+        Err(e) if e.raw_os_error() == Some(libc::ELOOP) => "symbolic link loop not followed",
+        Err(_) if included => "dangling symbolic link not followed",
+        Err(_) => return None,
+    };
+    Some(Problem::warning(rel, "path.symlink", reason))
 }
 
 /// `path` relative to `root`; `None` when not UTF-8 or not under root. On unix

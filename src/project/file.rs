@@ -88,15 +88,54 @@ pub fn splice_with(existing: &str, block: &str, range: Option<(usize, usize)>) -
     out
 }
 
-/// Writes a file atomically: temp file in the same directory, fsync, rename, fsync the directory.
+/// Marks memsync's temporary files: `.{name}.memsync-{pid}.{random}`. The pid
+/// tells a write in flight (its process lives) from one a crash left behind.
+const TEMP_TAG: &str = ".memsync-";
+
+/// Writes a file atomically: temp file in the same directory, fsync, rename,
+/// fsync the directory. An existing file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
-    if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    let mut file = atomic_write_file::AtomicWriteFile::open(path)?;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let permissions = std::fs::metadata(path)
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(".{name}{TEMP_TAG}{}.", std::process::id()))
+        .permissions(permissions)
+        .tempfile_in(dir)?;
     file.write_all(bytes)?;
-    file.commit()
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Whether `name` is a temporary file of `write_atomic` whose process is gone:
+/// the rest of a write that a crash or `kill -9` interrupted. The target file
+/// still holds its old bytes, so removing it loses nothing.
+pub fn is_interrupted_write(name: &str) -> bool {
+    let Some((_, tail)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(TEMP_TAG)) else {
+        return false;
+    };
+    let Some((pid, random)) = tail.split_once('.') else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<i32>() else {
+        return false;
+    };
+    if random.is_empty() || pid <= 0 || pid as u32 == std::process::id() {
+        return false;
+    }
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    !alive
 }
 
 /// The lease on writing projections: two memsync processes never write them at once.
