@@ -85,6 +85,17 @@ pub fn sync(
     ))
 }
 
+/// Problems in the workspace's files are not `sync`'s failure (exit 0); a
+/// projection it could not write (disk full, read-only) is: exit 3, and the
+/// next sync retries it.
+pub fn sync_exit_status(problems: &[Problem]) -> ExitStatus {
+    if problems.iter().any(|p| p.rule == "projection.write") {
+        ExitStatus::Runtime
+    } else {
+        ExitStatus::Ok
+    }
+}
+
 pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "memsync sync: {}", report.workspace);
@@ -277,7 +288,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         .iter()
         .filter(|p| p.severity == Severity::Error)
         .count();
-    let dirty: Vec<String> = index.dirty_marks()?.into_iter().map(|(a, _)| a).collect();
+    let dirty: Vec<String> = index.dirty_marks()?.0.into_iter().map(|(a, _)| a).collect();
     let projections = index
         .projection_state()?
         .into_iter()

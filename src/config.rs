@@ -372,6 +372,9 @@ pub struct Settings {
     pub root: PathBuf,
     pub config: Config,
     pub sources: ConfigSources,
+    /// The clock was fixed (`--now`): renders use it exactly. On the real
+    /// clock a render never goes back before the previous render's time.
+    pub fixed_clock: bool,
 }
 
 impl Settings {
@@ -408,6 +411,7 @@ impl Settings {
             root,
             config,
             sources,
+            fixed_clock: false,
         })
     }
 

@@ -17,7 +17,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 9;
+pub const SCHEMA_VERSION: i64 = 10;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -136,10 +136,12 @@ CREATE TABLE projection_state (
     rendered_now TEXT NOT NULL
 );
 CREATE TABLE projection_dirty (
+    -- Each mark is its own row: a render clears the ids it read, so an equal
+    -- mark another process adds meanwhile is not cleared with it.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
     agent_id TEXT NOT NULL,
-    ts TEXT NOT NULL,
-    PRIMARY KEY (agent_id, ts)
-) WITHOUT ROWID;
+    ts TEXT NOT NULL
+);
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
 ";
 
@@ -681,6 +683,15 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// The clock of the latest render, if any.
+    pub fn last_render_time(&self) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT MAX(rendered_now) FROM projection_state", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.err(e))
+    }
+
     pub fn projection_state(&self) -> Result<Vec<ProjectionState>> {
         self.rows(
             "SELECT path, agent_id, scope, size, mtime_ns, rendered_now FROM projection_state ORDER BY path",
@@ -699,10 +710,14 @@ impl Index {
     }
 
     /// Projection inputs changed since the last render: (agent_id, timestamp).
-    pub fn dirty_marks(&self) -> Result<Vec<(String, String)>> {
-        self.rows("SELECT agent_id, ts FROM projection_dirty", [], |r| {
-            Ok((r.get(0)?, r.get(1)?))
-        })
+    /// The pending (agent_id, ts) marks, and the highest mark id among them.
+    pub fn dirty_marks(&self) -> Result<(Vec<(String, String)>, i64)> {
+        let rows: Vec<(String, String, i64)> =
+            self.rows("SELECT agent_id, ts, id FROM projection_dirty", [], |r| {
+                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
+            })?;
+        let through = rows.iter().map(|r| r.2).max().unwrap_or(0);
+        Ok((rows.into_iter().map(|(a, t, _)| (a, t)).collect(), through))
     }
 
     /// Every (agent_id, timestamp) a daily log could be keyed by.
@@ -1121,7 +1136,7 @@ impl Batch<'_> {
     /// Marks a projection input as changed: the agent's MEMORY.md and the day of `ts`.
     pub fn mark_dirty(&self, agent_id: &str, ts: &str) -> Result<()> {
         self.exec(
-            "INSERT OR IGNORE INTO projection_dirty(agent_id, ts) VALUES (?1, ?2)",
+            "INSERT INTO projection_dirty(agent_id, ts) VALUES (?1, ?2)",
             [agent_id, ts],
         )
     }
@@ -1344,21 +1359,21 @@ impl Batch<'_> {
 
     /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
     fn mark_touched_dirty(&self) -> Result<()> {
-        self.exec("INSERT OR IGNORE INTO projection_dirty(agent_id, ts)
+        self.exec("INSERT INTO projection_dirty(agent_id, ts)
                  SELECT agent_id, membership_ts FROM sessions WHERE token IN (SELECT token FROM temp.touched)
                  UNION SELECT agent_id, compaction_at FROM sessions
                  WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL", [])
     }
 
-    /// Clears the marks a render consumed. Marks another process added since
-    /// (a capture indexing while this render ran) stay for its own render.
-    pub fn clear_dirty(&self, marks: &[(String, String)]) -> Result<()> {
-        for (agent, ts) in marks {
-            self.exec(
-                "DELETE FROM projection_dirty WHERE agent_id = ?1 AND ts = ?2",
-                [agent, ts],
-            )?;
-        }
-        Ok(())
+    /// Clears the marks a render at `now` consumed: ids up to `through`, at or
+    /// before `now`. Marks another process added since (a capture indexing
+    /// while this render ran) stay for its own render, even when they equal a
+    /// consumed one; so do marks later than `now`, which this render's window
+    /// could not show (a capture whose clock ran a millisecond ahead).
+    pub fn clear_dirty(&self, through: i64, now: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM projection_dirty WHERE id <= ?1 AND ts <= ?2",
+            params![through, now],
+        )
     }
 }

@@ -323,7 +323,12 @@ fn init_logging(verbose: u8, quiet: bool) {
 fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
     let now = cli.now.unwrap_or_else(Utc::now);
     let env = Env::from_process();
-    let load = |ws: Option<&Path>| Settings::load(ws, cli.config.as_deref(), &env);
+    let load = |ws: Option<&Path>| {
+        Settings::load(ws, cli.config.as_deref(), &env).map(|settings| Settings {
+            fixed_clock: cli.now.is_some(),
+            ..settings
+        })
+    };
     let print = |json: serde_json::Value, text: String| {
         if cli.json {
             println!(
@@ -341,11 +346,12 @@ fn run(cli: &Cli) -> anyhow::Result<ExitStatus> {
         Command::Sync => {
             let (report, problems) =
                 commands::sync(&load(cli.workspace.as_deref())?, now, progress)?;
+            let status = commands::sync_exit_status(&problems);
             print(
                 serde_json::json!({ "report": report, "problems": problems }),
                 commands::render_sync(&report, &problems),
             );
-            Ok(ExitStatus::Ok)
+            Ok(status)
         }
         Command::Watch => {
             if cli.now.is_some() {

@@ -114,6 +114,18 @@ pub fn daily_log_path(agent_id: &str, day: NaiveDate) -> String {
 pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Result<RenderOutcome> {
     let cfg = &settings.config;
     let _lock = WriterLock::acquire(&settings.state_dir())?;
+    // On the real clock projections never move back in time: a process that
+    // read the clock before another rendered (two captures racing) renders as
+    // of the later clock, so it cannot drop the other's session from the
+    // window. A fixed clock (`--now`) is used as given.
+    let now = match index
+        .last_render_time()?
+        .as_deref()
+        .and_then(contract::parse_ts)
+    {
+        Some(last) if !settings.fixed_clock => last.max(now),
+        _ => now,
+    };
     let zone =
         DayZone::parse(&cfg.daily_logs.timezone).map_err(|r| Error::config("<config>", r))?;
     let exclusions = Exclusions::new(cfg)?;
@@ -149,6 +161,9 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
         "projection files written"
     );
     let rendered_now = contract::format_ts(now);
+    // A file that could not be written (disk full, read-only) keeps what made
+    // it dirty, so the next render retries it.
+    let all_written = !problems.iter().any(|p| p.rule == "projection.write");
     index.batch(|b| {
         for f in &out.rendered {
             b.put_projection_state(&f.path, &f.agent_id, &f.scope, f.stat, &rendered_now)?;
@@ -157,7 +172,10 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
         for p in &problems {
             b.replace_problems(&p.path, Phase::Projection, None, std::slice::from_ref(p))?;
         }
-        b.clear_dirty(&dirty.marks)?;
+        if !all_written {
+            return Ok(());
+        }
+        b.clear_dirty(dirty.marks_through, &rendered_now)?;
         b.set_meta("projection_config", &dirty.fingerprint)
     })?;
     Ok(out)
@@ -168,8 +186,9 @@ struct Dirty {
     agents: BTreeSet<String>,
     days: BTreeSet<(String, NaiveDate)>,
     fingerprint: String,
-    /// The marks this render consumes.
+    /// The marks this render consumes, and the highest of their ids.
     marks: Vec<(String, String)>,
+    marks_through: i64,
 }
 
 impl Dirty {
@@ -194,11 +213,13 @@ impl Dirty {
             .as_bytes(),
         );
         let full = index.meta("projection_config")?.as_deref() != Some(fingerprint.as_str());
+        let (marks, marks_through) = index.dirty_marks()?;
         let mut dirty = Dirty {
             agents: BTreeSet::new(),
             days: BTreeSet::new(),
             fingerprint,
-            marks: index.dirty_marks()?,
+            marks,
+            marks_through,
         };
         let state = index.projection_state()?;
         let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
