@@ -15,7 +15,7 @@ use std::time::Duration;
 
 use chrono::Utc;
 use common::daemon::{Daemon, wait_for};
-use common::{Workspace, memsync_bin, session, tree};
+use common::{Workspace, session, tree};
 
 pub use common::hardening::*;
 
@@ -29,22 +29,39 @@ fn memory_md(root: &Path) -> String {
 
 /// The workspace's files and rows equal a fresh sync of a copy of its files.
 fn assert_clean(ws: &Workspace, at: chrono::DateTime<Utc>, what: &str) {
+    let leftovers: Vec<String> = tree(ws.root())
+        .into_keys()
+        .filter(|rel| {
+            rel.rsplit('/')
+                .next()
+                .is_some_and(|name| name.starts_with('.'))
+        })
+        .collect();
+    assert!(
+        leftovers.is_empty(),
+        "{what}: temporary files left behind: {leftovers:?}"
+    );
     let (files, rows) = Workspace::copy_of(ws.root()).synced_state(at);
-    let ours = tree(ws.root());
+    assert_same_files(ws.root(), &files, what);
+    assert_eq!(ws.content_rows(), rows, "{what}: index rows differ");
+}
+
+/// The files under `root` are exactly `want`; a difference is shown file by file.
+fn assert_same_files(root: &Path, want: &std::collections::BTreeMap<String, Vec<u8>>, what: &str) {
+    let ours = tree(root);
     assert_eq!(
         ours.keys().collect::<Vec<_>>(),
-        files.keys().collect::<Vec<_>>(),
+        want.keys().collect::<Vec<_>>(),
         "{what}: file set differs"
     );
-    for (rel, bytes) in &files {
+    for (rel, bytes) in want {
         assert!(
             ours.get(rel) == Some(bytes),
-            "{what}: {rel} differs from the clean result:\n{}\n---clean---\n{}",
+            "{what}: {rel} differs:\n{}\n---expected---\n{}",
             String::from_utf8_lossy(&ours[rel]),
             String::from_utf8_lossy(bytes)
         );
     }
-    assert_eq!(ws.content_rows(), rows, "{what}: index rows differ");
 }
 
 #[test]
@@ -99,7 +116,7 @@ fn an_unwritable_state_directory_is_reported_and_the_daemon_carries_on() {
     ws.add(&session("default", "st-before", recent(3)));
     let daemon = Daemon::start(ws.root());
     let state = ws.settings.state_dir();
-    let _immutable = Immutable::set(&state);
+    let _immutable = common::Immutable::set(&state);
     ws.add(&session("default", "st-after", recent(2)));
     wait_for(
         &daemon.log,
@@ -118,29 +135,12 @@ fn a_cold_sync_with_an_unwritable_state_directory_fails_naming_it_and_writes_not
     ws.add(&session("default", "st-cold", recent(3)));
     let before = tree(ws.root());
     std::fs::create_dir_all(ws.settings.state_dir()).unwrap();
-    let _immutable = Immutable::set(&ws.settings.state_dir());
+    let _immutable = common::Immutable::set(&ws.settings.state_dir());
     let out = ws.cli(&["sync"]).get_output().clone();
     assert_eq!(out.status.code(), Some(3), "{out:?}");
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert!(stderr.contains(".memsync"), "{stderr}");
     assert_eq!(tree(ws.root()), before);
-}
-
-/// `chattr +i` for the life of the value: even root cannot write there.
-struct Immutable(std::path::PathBuf);
-
-impl Immutable {
-    fn set(path: &Path) -> Immutable {
-        let ok = Command::new("chattr").arg("+i").arg(path).status().unwrap();
-        assert!(ok.success(), "chattr +i {}", path.display());
-        Immutable(path.to_path_buf())
-    }
-}
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = Command::new("chattr").arg("-i").arg(&self.0).status();
-    }
 }
 
 /// A deterministic stream of delays, so a failing run can be replayed.
@@ -238,4 +238,471 @@ fn kill_9_at_random_moments_of_sync_always_leaves_a_recoverable_state() {
         landed >= KILL_SYNC_RUNS / 2,
         "only {landed} kills landed mid-run"
     );
+}
+
+/// A plain-text transcript long enough that a capture takes a while.
+fn transcript_text(run: usize) -> String {
+    let mut t = String::new();
+    for line in 0..400 {
+        t.push_str(&format!(
+            "user: run {run} step {line}: fix the retry loop in src/pay.rs\nassistant: patched src/pay.rs, the integration test passes (run {run}).\n"
+        ));
+    }
+    t
+}
+
+fn capture_cmd(ws: &Workspace, run: usize, transcript: &Path) -> Command {
+    let at = (common::now() + chrono::Duration::minutes(run as i64)).to_rfc3339();
+    let mut cmd = binary(
+        ws,
+        &at,
+        &["capture", "session-end", "--project", "/home/dev/code/pay"],
+    );
+    cmd.arg("--session-id")
+        .arg(format!("cap-{run:03}"))
+        .arg("--transcript")
+        .arg(transcript);
+    cmd
+}
+
+#[test]
+fn kill_9_at_random_moments_of_capture_always_leaves_a_recoverable_state() {
+    let (ws, reference) = (Workspace::new(), Workspace::new());
+    for w in [&ws, &reference] {
+        w.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    }
+    let inputs = tempfile::tempdir().unwrap();
+    let mut delays = Delays(0x2545_f491_4f6c_dd1d);
+    let (mut landed, mut typical_ms) = (0, 100);
+    for run in 0..KILL_CAPTURE_RUNS {
+        let transcript = inputs.path().join(format!("t-{run}.txt"));
+        std::fs::write(&transcript, transcript_text(run)).unwrap();
+        let started = std::time::Instant::now();
+        let out = capture_cmd(&reference, run, &transcript).output().unwrap();
+        assert!(out.status.success(), "reference capture {run}: {out:?}");
+        typical_ms = (started.elapsed().as_millis() as u64).max(5);
+
+        let delay = Duration::from_millis(delays.next_ms(typical_ms));
+        landed += usize::from(kill_after(capture_cmd(&ws, run, &transcript), delay));
+        // Whatever the kill left, the next sync makes it the clean result...
+        let out = binary(&ws, AT, &["sync"]).output().unwrap();
+        assert!(
+            out.status.success(),
+            "run {run}: sync after the kill: {out:?}"
+        );
+        assert_clean(
+            &ws,
+            common::now(),
+            &format!("capture run {run} (killed after {delay:?})"),
+        );
+        // ...and the harness's retry completes the session exactly.
+        let out = capture_cmd(&ws, run, &transcript).output().unwrap();
+        assert!(out.status.success(), "run {run}: retried capture: {out:?}");
+    }
+    eprintln!(
+        "kill -9 during capture: {landed} of {KILL_CAPTURE_RUNS} kills landed mid-run (a capture takes ~{typical_ms} ms)"
+    );
+    assert!(
+        landed >= KILL_CAPTURE_RUNS / 2,
+        "only {landed} kills landed mid-run"
+    );
+    assert_same_files(
+        ws.root(),
+        &tree(reference.root()),
+        "retried captures against uninterrupted ones",
+    );
+    assert_eq!(ws.content_rows(), reference.content_rows());
+}
+
+#[test]
+fn sync_removes_only_the_temporary_files_of_memsync_writes_that_died() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "tmp-1", common::now()));
+    ws.sync();
+    let dead = {
+        let mut child = Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    };
+    let ours_dead = format!(".MEMORY.md.memsync-{dead}.a1B2c3");
+    let ours_alive = format!(".MEMORY.md.memsync-{}.d4E5f6", std::process::id());
+    let rsync_style = "memory/.2026-11-20.md.Xy12Zq";
+    for rel in [ours_dead.as_str(), ours_alive.as_str(), rsync_style] {
+        ws.write(rel, "half a write");
+    }
+    ws.cli(&["sync"]).success();
+    assert!(!ws.exists(&ours_dead), "a dead writer's temp file stays");
+    assert!(
+        ws.exists(&ours_alive),
+        "a live writer's temp file was removed"
+    );
+    assert!(
+        ws.exists(rsync_style),
+        "a file memsync does not own was removed"
+    );
+}
+
+/// Runs the binary as an unprivileged user, so file permissions bind (root
+/// reads everything). Under root that is `nobody` via `setpriv`, owning `root`.
+fn unprivileged(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    let root_user = unsafe { libc::geteuid() } == 0;
+    let mut cmd = if root_user {
+        let ok = Command::new("chown")
+            .args(["-R", "65534:65534"])
+            .arg(ws.root())
+            .status()
+            .unwrap();
+        assert!(ok.success(), "chown the workspace to nobody");
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_memsync"),
+        ]);
+        c
+    } else {
+        Command::new(env!("CARGO_BIN_EXE_memsync"))
+    };
+    cmd.env_remove("MEMSYNC_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env("TZ", "UTC")
+        .arg("--workspace")
+        .arg(ws.root())
+        .args(["--now", AT])
+        .args(args)
+        .output()
+        .expect("run memsync")
+}
+
+#[test]
+fn an_unreadable_file_is_reported_and_its_last_good_rows_are_kept() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    let files = ws.add(&session("default", "perm-a", common::now()));
+    ws.add(&session("default", "perm-b", common::now()));
+    // The dir tempfile made is 0700 root: let nobody in.
+    std::fs::set_permissions(
+        ws.root(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let out = unprivileged(&ws, &["sync"]);
+    assert!(out.status.success(), "{out:?}");
+    let summary = common::path_of(&files, "summary");
+    let artifact = |ws: &Workspace| -> (String, i64) {
+        ws.db()
+            .query_row(
+                "SELECT source_sha256, stale FROM artifacts WHERE source_path = ?1",
+                [&summary],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .expect("the artifact row")
+    };
+    let (sha, _) = artifact(&ws);
+    let others = |ws: &Workspace| -> Vec<String> {
+        ws.content_rows()
+            .into_iter()
+            .filter(|r| !r.starts_with(&format!("{summary:?}")))
+            .collect()
+    };
+    let rows = others(&ws);
+    // A sync tool replaces the file with one nobody may read.
+    let path = ws.path(&summary);
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o000)).unwrap();
+    std::fs::File::options()
+        .write(true)
+        .open(&path)
+        .unwrap()
+        .set_modified(std::time::SystemTime::now())
+        .unwrap();
+    let out = unprivileged(&ws, &["check"]);
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.lines().any(|l| l.contains(&summary)
+            && l.contains("read.io")
+            && l.contains("ermission denied")),
+        "{stdout}"
+    );
+    let out = unprivileged(&ws, &["sync"]);
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("read.io"),
+        "{out:?}"
+    );
+    assert!(
+        ws.read("MEMORY.md").contains("session=perm-a "),
+        "the unreadable session left MEMORY.md"
+    );
+    // Its artifact row is the last good one, marked stale; no other row moved
+    // but the problem row that names it.
+    assert_eq!(artifact(&ws), (sha, 1));
+    let lost: Vec<String> = rows
+        .iter()
+        .filter(|r| !others(&ws).contains(r))
+        .cloned()
+        .collect();
+    assert!(
+        lost.is_empty(),
+        "rows lost while the file was unreadable: {lost:?}"
+    );
+    // Readable again: the problem clears.
+    std::fs::set_permissions(&path, std::os::unix::fs::PermissionsExt::from_mode(0o644)).unwrap();
+    let out = unprivileged(&ws, &["check"]);
+    assert!(
+        out.status.success() && !String::from_utf8_lossy(&out.stdout).contains("read.io"),
+        "{out:?}"
+    );
+}
+
+/// The disk-full script: a 1 MiB tmpfs (in a private mount namespace) holds the
+/// workspace; the index lives outside it, so only the projection write meets
+/// the full disk.
+const DISK_FULL_SCRIPT: &str = r#"
+set -eu
+mount -t tmpfs -o size=1m tmpfs "$MNT"
+cp -a "$SRC/." "$MNT/"
+cp -a "$NEW/." "$MNT/memory/"
+cp "$MNT/MEMORY.md" "$OUT/before.md"
+dd if=/dev/zero of="$MNT/filler" bs=4k 2>/dev/null || true
+set +e
+"$BIN" --workspace "$MNT" --now "$AT" sync >"$OUT/full.out" 2>&1; echo $? >"$OUT/full.rc"
+cp "$MNT/MEMORY.md" "$OUT/during.md"
+ls -A "$MNT" >"$OUT/during.ls"
+rm "$MNT/filler"
+"$BIN" --workspace "$MNT" --now "$AT" sync >"$OUT/after.out" 2>&1; echo $? >"$OUT/after.rc"
+cp "$MNT/MEMORY.md" "$OUT/after.md"
+"#;
+
+#[test]
+fn a_full_disk_while_writing_a_projection_keeps_the_old_file_and_retries() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (mnt, out, new) = (
+        tmp.path().join("mnt"),
+        tmp.path().join("out"),
+        tmp.path().join("new"),
+    );
+    for d in [&mnt, &out, &new] {
+        std::fs::create_dir_all(d).unwrap();
+    }
+    let ws = Workspace::new();
+    let index = tmp.path().join("index.db");
+    ws.write(
+        "memsync.yaml",
+        &format!("daily_logs:\n  timezone: UTC\nindex:\n  path: {index:?}\n"),
+    );
+    ws.add(&session("default", "full-old", common::now()));
+    assert!(binary(&ws, AT, &["sync"]).status().unwrap().success());
+    // The next session's files wait outside; the script adds them before filling the disk.
+    let fresh = Workspace::new();
+    for rel in fresh.add(&session("default", "full-new", common::now())) {
+        std::fs::copy(
+            fresh.path(&rel),
+            new.join(rel.trim_start_matches("memory/")),
+        )
+        .unwrap();
+    }
+    let status = Command::new("unshare")
+        .args(["--mount", "sh", "-c", DISK_FULL_SCRIPT])
+        .env("MNT", &mnt)
+        .env("SRC", ws.root())
+        .env("NEW", &new)
+        .env("OUT", &out)
+        .env("BIN", env!("CARGO_BIN_EXE_memsync"))
+        .env("AT", AT)
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env_remove("MEMSYNC_CONFIG")
+        .status()
+        .expect("unshare");
+    assert!(
+        status.success(),
+        "the disk-full script failed (it needs mount rights)"
+    );
+    let read = |name: &str| std::fs::read_to_string(out.join(name)).unwrap();
+    assert_ne!(
+        read("full.rc").trim(),
+        "0",
+        "a sync that could not write MEMORY.md succeeded: {}",
+        read("full.out")
+    );
+    assert!(
+        read("full.out").contains("projection.write") && read("full.out").contains("No space left"),
+        "{}",
+        read("full.out")
+    );
+    assert_eq!(
+        read("during.md"),
+        read("before.md"),
+        "the old MEMORY.md was not kept"
+    );
+    assert!(
+        !read("during.ls").contains(".memsync-"),
+        "a temporary file was left: {}",
+        read("during.ls")
+    );
+    assert_eq!(read("after.rc").trim(), "0", "{}", read("after.out"));
+    assert!(
+        read("after.md").contains("session=full-new "),
+        "the write was not retried"
+    );
+    assert!(read("after.md").contains("session=full-old "));
+}
+
+#[test]
+fn sync_watch_and_two_captures_at_once_converge_to_the_clean_result() {
+    let ws = Workspace::new();
+    for i in 0..20 {
+        ws.add(&session("default", &format!("busy-{i}"), recent(i + 1)));
+    }
+    let daemon = Daemon::start(ws.root());
+    let inputs = tempfile::tempdir().unwrap();
+    for round in 0..CONCURRENT_ROUNDS {
+        let mut children = Vec::new();
+        for side in ["a", "b"] {
+            let transcript = inputs.path().join(format!("{round}-{side}.txt"));
+            std::fs::write(&transcript, transcript_text(round)).unwrap();
+            let mut cmd = Command::new(env!("CARGO_BIN_EXE_memsync"));
+            cmd.env_remove("MEMSYNC_CONFIG")
+                .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+                .arg("--workspace")
+                .arg(ws.root())
+                .args([
+                    "capture",
+                    "session-end",
+                    "--project",
+                    "/home/dev/code/pay",
+                    "--session-id",
+                ])
+                .arg(format!("both-{round}-{side}"))
+                .arg("--transcript")
+                .arg(&transcript);
+            children.push((
+                format!("capture {side}"),
+                cmd.stderr(Stdio::piped()).spawn().unwrap(),
+            ));
+        }
+        let mut sync = Command::new(env!("CARGO_BIN_EXE_memsync"));
+        sync.env_remove("MEMSYNC_CONFIG")
+            .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+            .arg("--workspace")
+            .arg(ws.root())
+            .arg("sync");
+        children.push((
+            "sync".into(),
+            sync.stdout(Stdio::null())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap(),
+        ));
+        for (what, child) in children {
+            let out = child.wait_with_output().unwrap();
+            assert!(
+                out.status.success(),
+                "round {round}: {what}: {}",
+                String::from_utf8_lossy(&out.stderr)
+            );
+        }
+        let both = || {
+            let md = memory_md(ws.root());
+            md.contains(&format!("session=both-{round}-a "))
+                && md.contains(&format!("session=both-{round}-b "))
+        };
+        let deadline = std::time::Instant::now() + Duration::from_secs(15);
+        while !both() {
+            if std::time::Instant::now() > deadline {
+                let marks: Vec<String> = ws
+                    .db()
+                    .prepare("SELECT agent_id || ' ' || ts FROM projection_dirty")
+                    .unwrap()
+                    .query_map([], |r| r.get(0))
+                    .unwrap()
+                    .map(Result::unwrap)
+                    .collect();
+                let sessions: Vec<String> = ws.db().prepare("SELECT session_id || ' ' || membership_ts FROM sessions WHERE session_id LIKE 'both-%'").unwrap().query_map([], |r| r.get(0)).unwrap().map(Result::unwrap).collect();
+                panic!(
+                    "round {round}: MEMORY.md:\n{}\nmarks {marks:?}\nsessions {sessions:?}",
+                    memory_md(ws.root())
+                );
+            }
+            std::thread::sleep(Duration::from_millis(25));
+        }
+    }
+    std::thread::sleep(Duration::from_millis(500));
+    assert!(daemon.stop().success());
+    assert_clean(&ws, Utc::now(), "after the concurrent rounds");
+}
+
+#[test]
+fn every_hostile_input_is_handled_on_its_own_file_and_harms_nothing_else() {
+    for case in HOSTILE_INPUTS {
+        let ws = Workspace::new();
+        let bystander = ws.add(&session(
+            "default",
+            "bystander",
+            common::ts("2026-11-19T09:00:00Z"),
+        ));
+        ws.sync();
+        let bystander_rows: Vec<String> = ws
+            .content_rows()
+            .into_iter()
+            .filter(|r| bystander.iter().any(|p| r.contains(p.as_str())))
+            .collect();
+        let bystander_line = |md: &str| {
+            md.lines()
+                .find(|l| l.contains("session=bystander "))
+                .map(String::from)
+        };
+        let line_before = bystander_line(&ws.read("MEMORY.md"));
+
+        let path = (case.plant)(&ws);
+        let report = ws.sync();
+        let problems: Vec<_> = ws
+            .check()
+            .problems
+            .into_iter()
+            .filter(|p| p.path == path)
+            .collect();
+        let what = format!("{} ({path})", case.input);
+        match case.outcome {
+            Outcome::Reported(rule) => assert!(
+                problems
+                    .iter()
+                    .any(|p| p.rule == rule && !p.reason.is_empty()),
+                "{what}: no {rule}: {problems:?}"
+            ),
+            Outcome::Accepted | Outcome::Inert => {
+                assert!(
+                    problems
+                        .iter()
+                        .all(|p| p.severity != memsync::validate::Severity::Error),
+                    "{what}: {problems:?}"
+                );
+                assert!(
+                    ws.content_rows().iter().any(|r| r.contains(path.as_str())),
+                    "{what}: not indexed"
+                );
+            }
+        }
+        for rel in report
+            .projections_written
+            .iter()
+            .chain(["MEMORY.md".to_string()].iter())
+        {
+            if ws.exists(rel) {
+                assert_structural(rel, &ws.read(rel));
+            }
+        }
+        let now_rows = ws.content_rows();
+        for row in &bystander_rows {
+            assert!(
+                now_rows.contains(row),
+                "{what}: a bystander row changed: {row}"
+            );
+        }
+        assert_eq!(
+            bystander_line(&ws.read("MEMORY.md")),
+            line_before,
+            "{what}: the bystander's ledger row changed"
+        );
+    }
 }

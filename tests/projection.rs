@@ -444,33 +444,13 @@ fn a_projection_path_that_cannot_be_read_is_reported_and_the_rest_still_render()
     );
 }
 
-/// Clears the immutable flag on drop, so the temp dir can be removed.
-struct Immutable(std::path::PathBuf);
-
-impl Drop for Immutable {
-    fn drop(&mut self) {
-        let _ = std::process::Command::new("chattr")
-            .arg("-i")
-            .arg(&self.0)
-            .status();
-    }
-}
-
 #[test]
 fn a_projection_that_cannot_be_written_keeps_its_old_bytes_and_is_reported() {
     let ws = Workspace::new();
     ws.add(&session("default", "frozen", ts("2026-11-19T10:00:00Z")));
     ws.write("MEMORY.md", "# Frozen\n");
     // Even root cannot rename over an immutable file.
-    let made = std::process::Command::new("chattr")
-        .arg("+i")
-        .arg(ws.path("MEMORY.md"))
-        .status();
-    if !made.is_ok_and(|s| s.success()) {
-        eprintln!("skipped: chattr +i is not available on this filesystem");
-        return;
-    }
-    let _guard = Immutable(ws.path("MEMORY.md"));
+    let frozen = common::Immutable::set(&ws.path("MEMORY.md"));
     ws.sync();
     assert_eq!(ws.read("MEMORY.md"), "# Frozen\n");
     assert!(ws.read("memory/2026-11-19.md").contains("session=frozen"));
@@ -480,6 +460,14 @@ fn a_projection_that_cannot_be_written_keeps_its_old_bytes_and_is_reported() {
             .iter()
             .any(|p| p.path == "MEMORY.md" && p.rule == "projection.write"),
         "{problems:?}"
+    );
+    // Writable again: the next sync retries, with nothing else having changed.
+    drop(frozen);
+    ws.sync();
+    let md = ws.read("MEMORY.md");
+    assert!(
+        md.starts_with("# Frozen\n") && md.contains("session=frozen"),
+        "{md}"
     );
 }
 

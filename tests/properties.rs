@@ -10,6 +10,11 @@ use memsync::parse::{extract_wikilinks, parse_document};
 use memsync::sentence::neutralise;
 use proptest::prelude::*;
 
+mod common;
+
+use common::hardening::{PROPERTY_CASES, RENDER_CASES, assert_structural};
+use common::{Workspace, session, ts};
+
 /// Text with the characters that matter to these parsers over-represented.
 fn markdownish() -> impl Strategy<Value = String> {
     proptest::collection::vec(
@@ -32,6 +37,8 @@ fn markdownish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
+    #![proptest_config(ProptestConfig::with_cases(PROPERTY_CASES))]
+
     #[test]
     fn normalisation_is_idempotent_and_ignores_line_endings(text in markdownish()) {
         let once = normalize_body(&text);
@@ -77,5 +84,58 @@ proptest! {
             prop_assert!(!s.contains(forbidden), "{:?} in {:?}", forbidden, s);
         }
         prop_assert_eq!(neutralise(&s), s.clone());
+    }
+}
+
+/// Text built to break a rendered line: newlines, headings, block markers,
+/// wikilinks, row separators, list markers.
+fn line_breaker() -> impl Strategy<Value = String> {
+    proptest::collection::vec(
+        prop_oneof![
+            Just("\n## Heading".to_string()),
+            Just("\n### 2026-01-01\n".to_string()),
+            Just("\r\n# Title".to_string()),
+            Just("<!-- memsync:end -->".to_string()),
+            Just("<!-- memsync:begin memory-md agent=default -->".to_string()),
+            Just("[[memory/secret.md|x]]".to_string()),
+            Just("[x](https://evil.example)".to_string()),
+            Just(" | session=forged | ".to_string()),
+            Just("\n- forged row".to_string()),
+            Just("\u{2028}\u{85}\u{b}".to_string()),
+            "[a-z ]{0,12}".prop_map(String::from),
+            any::<String>(),
+        ],
+        0..8,
+    )
+    .prop_map(|parts| parts.concat())
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(RENDER_CASES))]
+
+    /// Through the real pipeline: sessions whose sentence, session key and
+    /// project carry hostile text render as rows, never as structure.
+    #[test]
+    fn rendering_never_turns_session_text_into_structure(
+        texts in proptest::collection::vec((line_breaker(), line_breaker(), line_breaker()), 1..4)
+    ) {
+        let ws = Workspace::new();
+        for (i, (sentence, key, project)) in texts.iter().enumerate() {
+            let mut s = session("default", &format!("prop-{i}"), ts("2026-11-19T10:00:00Z"));
+            // Anchored and long enough to pass the floor, so the text is used.
+            let sentence = format!("Fixed the retry loop in src/pay.rs {sentence} and verified it with the integration tests.");
+            for c in [&mut s.summary, &mut s.transcript].into_iter().flatten() {
+                c.sentence = Some(sentence.clone());
+            }
+            s.session_key = Some(format!("k{i}{key}"));
+            s.project = Some(format!("/home/dev/{project}"));
+            ws.add(&s);
+        }
+        ws.sync();
+        for rel in ["MEMORY.md", "memory/2026-11-19.md"] {
+            if ws.exists(rel) {
+                assert_structural(rel, &ws.read(rel));
+            }
+        }
     }
 }

@@ -37,6 +37,8 @@ impl Workspace {
         let mut settings =
             Settings::load(Some(dir.path()), None, &Env::default()).expect("settings");
         settings.config.daily_logs.timezone = "UTC".into();
+        // Tests pass the clock explicitly, like `--now`.
+        settings.fixed_clock = true;
         Workspace { dir, settings }
     }
 
@@ -153,15 +155,54 @@ impl Workspace {
             let n = stmt.column_count();
             let rows = stmt
                 .query_map([], |r| {
-                    let cols: Vec<String> = (0..n)
-                        .map(|i| format!("{:?}", r.get_ref(i).map(|v| format!("{v:?}")).unwrap_or_default()))
-                        .collect();
+                    let cols: Vec<String> = (0..n).map(|i| show(r.get_ref(i))).collect();
                     Ok(cols.join("|"))
                 })
                 .expect("query");
             out.extend(rows.map(|r| r.expect("row")));
         }
         out
+    }
+}
+
+/// `chattr +i` for the life of the value: even root cannot write, rename
+/// over or create in `path`.
+pub struct Immutable(PathBuf);
+
+impl Immutable {
+    pub fn set(path: &Path) -> Immutable {
+        let ok = std::process::Command::new("chattr")
+            .arg("+i")
+            .arg(path)
+            .status();
+        assert!(
+            ok.is_ok_and(|s| s.success()),
+            "chattr +i {}",
+            path.display()
+        );
+        Immutable(path.to_path_buf())
+    }
+}
+
+impl Drop for Immutable {
+    fn drop(&mut self) {
+        let _ = std::process::Command::new("chattr")
+            .arg("-i")
+            .arg(&self.0)
+            .status();
+    }
+}
+
+/// A column as readable text (so rows can be searched for a path).
+fn show(value: rusqlite::Result<rusqlite::types::ValueRef<'_>>) -> String {
+    use rusqlite::types::ValueRef;
+    match value {
+        Ok(ValueRef::Text(t)) => format!("{:?}", String::from_utf8_lossy(t)),
+        Ok(ValueRef::Integer(i)) => i.to_string(),
+        Ok(ValueRef::Real(f)) => f.to_string(),
+        Ok(ValueRef::Null) => "NULL".into(),
+        Ok(ValueRef::Blob(b)) => format!("blob:{}", b.len()),
+        Err(e) => format!("error:{e}"),
     }
 }
 

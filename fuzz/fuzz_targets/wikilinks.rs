@@ -1,0 +1,5 @@
+#![no_main]
+
+include!("../checks.rs");
+
+libfuzzer_sys::fuzz_target!(|data: &[u8]| wikilinks(data));
