@@ -44,10 +44,13 @@ pub fn sanitizer(data: &[u8]) {
     let text = String::from_utf8_lossy(data);
     let once = sanitize(&text);
     assert_eq!(sanitize(&once.text).text, once.text, "sanitizing twice changed the text");
+    // Planted on a line of its own between two copies of the input; the
+    // input may hold the same characters glued into a longer word, which is
+    // not a key and rightly stays.
     for secret in PLANTED {
-        let planted = format!("{text} {secret}\n{text}");
+        let planted = format!("{text}\n{secret}\n{text}");
         let out = sanitize(&planted).text;
-        assert!(!out.contains(secret), "a planted secret came through: {secret}");
+        assert!(!out.contains(&format!("\n{secret}\n")), "a planted secret came through: {secret}");
     }
 }
 

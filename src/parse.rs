@@ -114,9 +114,12 @@ pub fn extract_wikilinks(body: &str) -> Vec<Wikilink> {
                 }
             }
             Event::End(pulldown_cmark::TagEnd::Link) => {
-                // Obsidian links never span lines; such a "target" is prose, not a link.
+                // Obsidian links never span lines or nest (a code span can hide
+                // a `]]` from the parser); such a "target" is prose, not a link.
                 if let Some((target, has_pothole, label)) = open.take()
                     && !target.contains(['\n', '\r'])
+                    && !target.contains("[[")
+                    && !target.contains("]]")
                 {
                     links.push(Wikilink {
                         target,

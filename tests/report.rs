@@ -122,6 +122,15 @@ fn the_hardening_report_states_what_the_suite_runs() {
             "the report names {file} › {name}, which does not exist"
         );
     }
+    let mut on_disk: Vec<String> = std::fs::read_dir(repo().join("fuzz/fuzz_targets"))
+        .expect("fuzz/fuzz_targets")
+        .filter_map(Result::ok)
+        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".rs").map(String::from))
+        .collect();
+    on_disk.sort();
+    let mut listed: Vec<String> = FUZZ_TARGETS.iter().map(|t| t.to_string()).collect();
+    listed.sort();
+    assert_eq!(on_disk, listed, "FUZZ_TARGETS and fuzz/fuzz_targets/ differ");
     for target in FUZZ_TARGETS {
         assert!(
             Path::new(
