@@ -60,7 +60,7 @@ pub fn forget(
         ForgetOutcome::AlreadyForgotten
     } else {
         let (_, text) = compose::tombstone(&agent_id, &token, now, reason.trim(), &files);
-        crate::project::file::write_atomic(&tombstone_abs, text.as_bytes())
+        crate::project::file::write_in_workspace(&settings.root, &tombstone, text.as_bytes())
             .map_err(|e| Error::io(&tombstone_abs, e))?;
         ForgetOutcome::Forgotten
     };

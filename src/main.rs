@@ -294,7 +294,14 @@ fn main() -> ExitCode {
     match run(&cli) {
         Ok(status) => ExitCode::from(status as u8),
         Err(e) => {
-            eprintln!("memsync: {e:#}");
+            // Library errors already show their source; print each cause once.
+            let mut message = e.to_string();
+            for cause in e.chain().skip(1).map(ToString::to_string) {
+                if !message.contains(&cause) {
+                    message = format!("{message}: {cause}");
+                }
+            }
+            eprintln!("memsync: {message}");
             let status = e
                 .downcast_ref::<memsync::Error>()
                 .map(memsync::Error::exit_status)

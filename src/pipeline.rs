@@ -236,15 +236,7 @@ struct Plan {
 /// A regular file's scan entry; `None` if it is missing, a symlink, or not a file.
 fn stat_regular(root: &Path, rel: &str) -> Option<ScannedFile> {
     // Like the walk, never reach a file through a symlinked directory.
-    if let Some((parent, _)) = rel.rsplit_once('/') {
-        let mut dir = root.to_path_buf();
-        for part in parent.split('/') {
-            dir.push(part);
-            if !std::fs::symlink_metadata(&dir).ok()?.is_dir() {
-                return None;
-            }
-        }
-    }
+    crate::project::file::check_real_dirs(root, rel).ok()?;
     let meta = std::fs::symlink_metadata(root.join(rel)).ok()?;
     meta.is_file().then(|| ScannedFile {
         path: rel.to_string(),

@@ -25,9 +25,12 @@ fn inputs(target: &str) -> Vec<std::path::PathBuf> {
     files
 }
 
+/// A target's property check.
+type Check = fn(&[u8]);
+
 #[test]
 fn every_kept_fuzz_input_passes_its_target_checks() {
-    let check: &[(&str, fn(&[u8]))] = &[
+    let check: &[(&str, Check)] = &[
         ("frontmatter", frontmatter),
         ("normalize", normalize),
         ("wikilinks", wikilinks),

@@ -706,3 +706,83 @@ fn every_hostile_input_is_handled_on_its_own_file_and_harms_nothing_else() {
         );
     }
 }
+
+#[test]
+fn no_command_reads_writes_or_deletes_through_a_symlinked_directory() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    ws.add(&session(
+        "default",
+        "inside",
+        common::ts("2026-11-19T10:00:00Z"),
+    ));
+    assert!(binary(&ws, AT, &["sync"]).status().unwrap().success());
+    // Someone swaps memory/ for a link to a directory outside the workspace.
+    let outside = tempfile::tempdir().unwrap();
+    let target = outside.path().join("memory");
+    std::fs::rename(ws.path("memory"), &target).unwrap();
+    std::os::unix::fs::symlink(&target, ws.path("memory")).unwrap();
+    let before = tree(outside.path());
+
+    let out = binary(&ws, AT, &["sync"]).output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("memory: warning: path.symlink"), "{stdout}");
+    let transcript = outside.path().join("t.txt");
+    std::fs::write(&transcript, transcript_text(0)).unwrap();
+    let capture = capture_cmd(&ws, 0, &transcript).output().unwrap();
+    assert_eq!(capture.status.code(), Some(3), "{capture:?}");
+    assert!(
+        String::from_utf8_lossy(&capture.stderr).contains("symbolic link"),
+        "{capture:?}"
+    );
+    let forget = binary(&ws, AT, &["forget", "inside", "--reason", "test"])
+        .output()
+        .unwrap();
+    assert!(!forget.status.success(), "{forget:?}");
+    let said = String::from_utf8_lossy(&forget.stderr);
+    assert_eq!(said.matches("symbolic link").count(), 1, "{said}");
+
+    std::fs::remove_file(&transcript).unwrap();
+    assert_eq!(
+        tree(outside.path()),
+        before,
+        "a file outside the workspace changed"
+    );
+}
+
+/// The socket inodes of every TCP, UDP and raw socket on this host.
+fn network_socket_inodes() -> Vec<String> {
+    let mut inodes = Vec::new();
+    for table in ["tcp", "tcp6", "udp", "udp6", "raw", "raw6"] {
+        let text = std::fs::read_to_string(format!("/proc/net/{table}")).unwrap_or_default();
+        // Columns: sl local rem st tx:rx tr:when retrnsmt uid timeout inode ...
+        inodes.extend(
+            text.lines()
+                .skip(1)
+                .filter_map(|l| l.split_whitespace().nth(9))
+                .map(String::from),
+        );
+    }
+    inodes
+}
+
+#[test]
+fn the_daemon_opens_no_network_socket() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "net", recent(1)));
+    let daemon = Daemon::start(ws.root());
+    let ours: Vec<String> = std::fs::read_dir(format!("/proc/{}/fd", daemon.pid()))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+        .filter_map(|t| {
+            let t = t.to_string_lossy().into_owned();
+            Some(t.strip_prefix("socket:[")?.strip_suffix(']')?.to_string())
+        })
+        .collect();
+    // Its only sockets are tokio's signal socketpair, which no network table lists.
+    let network = network_socket_inodes();
+    let open: Vec<&String> = ours.iter().filter(|i| network.contains(i)).collect();
+    assert!(open.is_empty(), "the daemon holds network sockets {open:?}");
+    assert!(daemon.stop().success());
+}

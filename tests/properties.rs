@@ -1,8 +1,10 @@
 //! Property tests (proptest) for the functions that meet hostile text first:
 //! the frontmatter splitter and parser, body normalisation, wikilink
 //! extraction, the transcript reader, the sanitizer and sentence neutralising.
-//! Each runs 256 generated cases per `cargo test`; a failing case is shrunk
-//! and saved under `tests/properties.proptest-regressions`.
+//! Each runs `PROPERTY_CASES` generated cases per `cargo test` (rendering,
+//! a real workspace per case, `RENDER_CASES`; `PROPTEST_CASES` overrides
+//! both); a failing case is shrunk and saved under
+//! `tests/properties.proptest-regressions`.
 
 use memsync::capture::{sanitize, transcript};
 use memsync::contract::{body_sha256, normalize_body};
@@ -12,7 +14,7 @@ use proptest::prelude::*;
 
 mod common;
 
-use common::hardening::{PROPERTY_CASES, RENDER_CASES, assert_structural};
+use common::hardening::{PROPERTY_CASES, RENDER_CASES, assert_structural, cases};
 use common::{Workspace, session, ts};
 
 /// Text with the characters that matter to these parsers over-represented.
@@ -37,7 +39,7 @@ fn markdownish() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(PROPERTY_CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases(PROPERTY_CASES)))]
 
     #[test]
     fn normalisation_is_idempotent_and_ignores_line_endings(text in markdownish()) {
@@ -111,7 +113,7 @@ fn line_breaker() -> impl Strategy<Value = String> {
 }
 
 proptest! {
-    #![proptest_config(ProptestConfig::with_cases(RENDER_CASES))]
+    #![proptest_config(ProptestConfig::with_cases(cases(RENDER_CASES)))]
 
     /// Through the real pipeline: sessions whose sentence, session key and
     /// project carry hostile text render as rows, never as structure.

@@ -85,7 +85,7 @@ fn report() -> String {
     let _ = writeln!(w, "\n## Properties\n");
     let _ = writeln!(
         w,
-        "`tests/properties.rs` (proptest): {PROPERTY_CASES} generated cases per property per `cargo test`, {RENDER_CASES} for rendering (each case is a real workspace and sync). Shrunk failures are kept in `tests/properties.proptest-regressions`.\n"
+        "`tests/properties.rs` (proptest): {PROPERTY_CASES} generated cases per property per `cargo test`, {RENDER_CASES} for rendering (each case is a real workspace and sync); `PROPTEST_CASES=5000` runs longer. Shrunk failures are kept in `tests/properties.proptest-regressions`.\n"
     );
     let _ = writeln!(w, "| property | cases |\n|---|---|");
     for name in property_names() {
@@ -125,12 +125,20 @@ fn the_hardening_report_states_what_the_suite_runs() {
     let mut on_disk: Vec<String> = std::fs::read_dir(repo().join("fuzz/fuzz_targets"))
         .expect("fuzz/fuzz_targets")
         .filter_map(Result::ok)
-        .filter_map(|e| e.file_name().to_str()?.strip_suffix(".rs").map(String::from))
+        .filter_map(|e| {
+            e.file_name()
+                .to_str()?
+                .strip_suffix(".rs")
+                .map(String::from)
+        })
         .collect();
     on_disk.sort();
     let mut listed: Vec<String> = FUZZ_TARGETS.iter().map(|t| t.to_string()).collect();
     listed.sort();
-    assert_eq!(on_disk, listed, "FUZZ_TARGETS and fuzz/fuzz_targets/ differ");
+    assert_eq!(
+        on_disk, listed,
+        "FUZZ_TARGETS and fuzz/fuzz_targets/ differ"
+    );
     for target in FUZZ_TARGETS {
         assert!(
             Path::new(

@@ -162,6 +162,8 @@ struct SessionFiles {
 impl SessionFiles {
     fn load(root: &Path, token: &str) -> Result<SessionFiles> {
         let dir = root.join(contract::MEMORY_DIR);
+        crate::project::file::check_real_dirs(root, &format!("{}/x", contract::MEMORY_DIR))
+            .map_err(|e| Error::io(&dir, e))?;
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
@@ -171,6 +173,9 @@ impl SessionFiles {
         };
         let mut files = Vec::new();
         for entry in entries.flatten() {
+            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
+                continue; // never read through a link
+            }
             let name = entry.file_name().to_string_lossy().into_owned();
             let Some(parsed) = contract::parse_canonical_name(&name) else {
                 continue;
@@ -389,7 +394,7 @@ impl<'a> Writer<'a> {
                 ),
             });
         }
-        write_new(&self.settings.root.join(rel), text)?;
+        write_new(&self.settings.root, rel, text)?;
         self.written.push(rel.to_string());
         Ok(rel.to_string())
     }
@@ -436,7 +441,7 @@ impl<'a> Writer<'a> {
             if revision_now != found.map(|_| before.revision) {
                 continue;
             }
-            crate::project::file::write_atomic(&self.settings.root.join(&rel), text.as_bytes())
+            crate::project::file::write_in_workspace(&self.settings.root, &rel, text.as_bytes())
                 .map_err(|e| Error::io(self.settings.root.join(&rel), e))?;
             self.written.push(rel.clone());
             return Ok(rel);
@@ -520,14 +525,16 @@ pub(crate) fn session_lock(settings: &Settings, agent_id: &str, token: &str) -> 
 }
 
 /// Writes a new file atomically; never replaces one that appeared meanwhile.
-fn write_new(path: &Path, text: &str) -> Result<()> {
+fn write_new(root: &Path, rel: &str, text: &str) -> Result<()> {
+    let path = root.join(rel);
     if path.exists() {
         return Err(Error::Refused {
-            path: path.to_path_buf(),
+            path,
             reason: "a file with this name appeared while capturing".into(),
         });
     }
-    crate::project::file::write_atomic(path, text.as_bytes()).map_err(|e| Error::io(path, e))
+    crate::project::file::write_in_workspace(root, rel, text.as_bytes())
+        .map_err(|e| Error::io(&path, e))
 }
 
 /// The memory sentence for a body: `sentence.command` checked against the

@@ -116,6 +116,37 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     std::fs::File::open(dir)?.sync_all()
 }
 
+/// Refuses a workspace path reached through a symbolic link: the directories
+/// of `rel` under `root` must be real directories (or not exist yet), so no
+/// command reads, writes or deletes outside the workspace by following one.
+pub fn check_real_dirs(root: &Path, rel: &str) -> std::io::Result<()> {
+    let Some((parent, _)) = rel.rsplit_once('/') else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    for part in parent.split('/') {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is a symbolic link; memsync never reads or writes through one",
+                    dir.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// `write_atomic` for a workspace-relative path, never through a symlinked directory.
+pub fn write_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    check_real_dirs(root, rel)?;
+    write_atomic(&root.join(rel), bytes)
+}
+
 /// Whether `name` is a temporary file of `write_atomic` whose process is gone:
 /// the rest of a write that a crash or `kill -9` interrupted. The target file
 /// still holds its old bytes, so removing it loses nothing.

@@ -414,7 +414,7 @@ impl RenderOutcome {
             .map(|p| {
                 let abs = root.join(&p.path);
                 if let Some(bytes) = &p.bytes {
-                    write_atomic(&abs, bytes)?;
+                    file::write_in_workspace(root, &p.path, bytes)?;
                 }
                 std::fs::symlink_metadata(&abs).map(|m| FileStat::of(&m))
             })

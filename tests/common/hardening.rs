@@ -8,6 +8,14 @@ use super::{Workspace, path_of, session, ts};
 /// Generated cases per property in `tests/properties.rs`.
 pub const PROPERTY_CASES: u32 = 256;
 
+/// `default`, unless `PROPTEST_CASES` asks for a longer (or shorter) run.
+pub fn cases(default: u32) -> u32 {
+    std::env::var("PROPTEST_CASES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(default)
+}
+
 /// Generated workspaces for the rendering property (each a real sync).
 pub const RENDER_CASES: u32 = 48;
 
@@ -557,6 +565,15 @@ pub const FAULTS: &[Fault] = &[
         test: (
             "tests/hardening.rs",
             "sync_watch_and_two_captures_at_once_converge_to_the_clean_result",
+        ),
+    },
+    Fault {
+        fault: "`memory/` swapped for a symlink to a directory outside the workspace",
+        runs: 1,
+        outcome: "reported; `sync`, `capture` and `forget` neither read, write nor delete through it (exit 3 naming the link)",
+        test: (
+            "tests/hardening.rs",
+            "no_command_reads_writes_or_deletes_through_a_symlinked_directory",
         ),
     },
     Fault {
