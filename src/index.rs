@@ -709,8 +709,8 @@ impl Index {
         )
     }
 
-    /// Projection inputs changed since the last render: (agent_id, timestamp).
-    /// The pending (agent_id, ts) marks, and the highest mark id among them.
+    /// Projection inputs changed since the last render, as (agent_id,
+    /// timestamp) marks, and the highest mark id among them.
     pub fn dirty_marks(&self) -> Result<(Vec<(String, String)>, i64)> {
         let rows: Vec<(String, String, i64)> =
             self.rows("SELECT agent_id, ts, id FROM projection_dirty", [], |r| {
@@ -862,18 +862,10 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// SQLite's word for a damaged file, as opposed to a busy or full one.
+/// SQLite's word for a damaged file, as opposed to a busy, full or briefly
+/// failing one (those are retried, never a reason to set the index aside).
 pub fn is_damage(e: &Error) -> bool {
-    match e {
-        Error::Index { source, .. } => {
-            is_corrupt(source)
-                || matches!(
-                    source.sqlite_error_code(),
-                    Some(rusqlite::ErrorCode::SystemIoFailure)
-                )
-        }
-        _ => false,
-    }
+    matches!(e, Error::Index { source, .. } if is_corrupt(source))
 }
 
 fn is_corrupt(e: &rusqlite::Error) -> bool {
