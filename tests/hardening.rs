@@ -15,17 +15,9 @@ use std::time::Duration;
 
 use chrono::Utc;
 use common::daemon::{Daemon, wait_for};
-use common::{Workspace, session, tree};
+use common::{Workspace, memory_md, recent, session, tree};
 
 pub use common::hardening::*;
-
-fn recent(hours: i64) -> chrono::DateTime<Utc> {
-    Utc::now() - chrono::Duration::hours(hours)
-}
-
-fn memory_md(root: &Path) -> String {
-    std::fs::read_to_string(root.join("MEMORY.md")).unwrap_or_default()
-}
 
 /// The workspace's files and rows equal a fresh sync of a copy of its files.
 fn assert_clean(ws: &Workspace, at: chrono::DateTime<Utc>, what: &str) {
@@ -72,11 +64,7 @@ fn the_index_destroyed_under_the_daemon_is_rebuilt_from_markdown_and_logged() {
         let daemon = Daemon::start(ws.root());
         let index = ws.settings.index_path();
         match *fault {
-            "deleted" => {
-                for suffix in ["", "-wal", "-shm"] {
-                    let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
-                }
-            }
+            "deleted" => ws.delete_index(),
             "truncated" => {
                 std::fs::File::options()
                     .write(true)
@@ -212,10 +200,7 @@ fn kill_9_at_random_moments_of_sync_always_leaves_a_recoverable_state() {
             common::now() - chrono::Duration::minutes(run as i64),
         ));
         if run % 5 == 0 {
-            let index = ws.settings.index_path();
-            for suffix in ["", "-wal", "-shm"] {
-                let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
-            }
+            ws.delete_index();
         }
         let cold = run % 5 == 0;
         let delay = Duration::from_millis(delays.next_ms(if cold { cold_ms } else { warm_ms }));

@@ -139,10 +139,7 @@ fn deleting_the_index_and_syncing_rebuilds_the_same_content_rows() {
     ws.sync();
     let before = ws.content_rows();
     assert!(before.len() > 10);
-    let index = ws.settings.index_path();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
-    }
+    ws.delete_index();
     ws.sync();
     assert_eq!(ws.content_rows(), before);
     commands::reindex(&ws.settings, now(), false, None).unwrap();
@@ -366,10 +363,7 @@ fn syncing_given_paths_reads_only_those_and_matches_a_full_sync() {
         ws.sync();
         ws.content_rows()
     };
-    let index_path = ws.settings.index_path();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", index_path.display()));
-    }
+    ws.delete_index();
     ws.sync();
     assert_eq!(ws.content_rows(), paths_then_full);
 }

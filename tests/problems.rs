@@ -4,14 +4,9 @@
 
 mod common;
 
-use common::{Workspace, now, path_of, session, ts};
+use common::{Workspace, good, now, path_of, session, ts};
 use memsync::contract;
 use memsync::validate::Severity;
-
-/// Writes one good session and returns its paths.
-fn good(ws: &Workspace, id: &str) -> Vec<String> {
-    ws.add(&session("default", id, ts("2026-11-19T10:00:00Z")))
-}
 
 /// Rewrites a file's text with `f`.
 fn edit(ws: &Workspace, rel: &str, f: impl Fn(&str) -> String) {

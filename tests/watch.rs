@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use chrono::Utc;
 use common::daemon::{Daemon, terminate, wait_for};
-use common::{Workspace, path_of, session};
+use common::{Workspace, memory_md, path_of, recent, session};
 
 /// A datagram socket standing in for systemd's NOTIFY_SOCKET, read with `timeout`.
 fn notify_socket(
@@ -24,14 +24,6 @@ fn notify_socket(
     let socket = std::os::unix::net::UnixDatagram::bind(&path).unwrap();
     socket.set_read_timeout(Some(timeout)).unwrap();
     (dir, path, socket)
-}
-
-fn memory_md(root: &Path) -> String {
-    std::fs::read_to_string(root.join("MEMORY.md")).unwrap_or_default()
-}
-
-fn recent(hours: i64) -> chrono::DateTime<Utc> {
-    Utc::now() - chrono::Duration::hours(hours)
 }
 
 /// Writes a file the way editors and sync tools do: a temp file, then a rename.
@@ -199,10 +191,7 @@ fn kill_9_then_restart_ends_in_the_clean_result() {
     });
     assert!(restarted.stop().success());
     let rows = ws.content_rows();
-    let index = ws.settings.index_path();
-    for suffix in ["", "-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
-    }
+    ws.delete_index();
     memsync::pipeline::sync(
         &ws.settings,
         Utc::now(),

@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use super::{Workspace, path_of, session, ts};
+use super::{Workspace, good, path_of, session, ts};
 
 /// Generated cases per property in `tests/properties.rs`.
 pub const PROPERTY_CASES: u32 = 256;
@@ -56,10 +56,6 @@ pub struct HostileInput {
     pub input: &'static str,
     pub outcome: Outcome,
     pub plant: fn(&Workspace) -> String,
-}
-
-fn good(ws: &Workspace, id: &str) -> Vec<String> {
-    ws.add(&session("default", id, ts("2026-11-19T10:00:00Z")))
 }
 
 fn summary(ws: &Workspace, id: &str) -> String {

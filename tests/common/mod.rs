@@ -132,6 +132,14 @@ impl Workspace {
         (tree(self.root()), self.content_rows())
     }
 
+    /// Deletes the index and its WAL files: the next sync rebuilds from markdown.
+    pub fn delete_index(&self) {
+        let index = self.settings.index_path();
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", index.display()));
+        }
+    }
+
     pub fn db(&self) -> rusqlite::Connection {
         rusqlite::Connection::open(self.settings.index_path()).expect("open index")
     }
@@ -214,6 +222,21 @@ pub fn age(path: &Path) {
         .expect("open for mtime");
     f.set_modified(SystemTime::now() - StdDuration::from_secs(10))
         .expect("set mtime");
+}
+
+/// `hours` before the real clock: for tests against a running daemon.
+pub fn recent(hours: i64) -> DateTime<Utc> {
+    Utc::now() - Duration::hours(hours)
+}
+
+/// The root MEMORY.md, or "" before the first render.
+pub fn memory_md(root: &Path) -> String {
+    std::fs::read_to_string(root.join("MEMORY.md")).unwrap_or_default()
+}
+
+/// Writes one good session (ended 2026-11-19T10:00Z) and returns its paths.
+pub fn good(ws: &Workspace, id: &str) -> Vec<String> {
+    ws.add(&session("default", id, ts("2026-11-19T10:00:00Z")))
 }
 
 /// A session ended at `ended` with a good sentence naming the project.
