@@ -159,19 +159,26 @@ fn kill_after(mut cmd: Command, delay: Duration) -> bool {
 }
 
 fn binary(ws: &Workspace, at: &str, args: &[&str]) -> Command {
-    on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, at, args)
+    on_workspace(
+        Command::new(env!("CARGO_BIN_EXE_memsync")),
+        ws,
+        Some(at),
+        args,
+    )
 }
 
-/// `cmd` (memsync, perhaps behind `setpriv`) on `ws` at a fixed clock, with
-/// no machine config.
-fn on_workspace(mut cmd: Command, ws: &Workspace, at: &str, args: &[&str]) -> Command {
+/// `cmd` (memsync, perhaps behind `setpriv`) on `ws` with no machine config,
+/// at a fixed clock or (`None`) the real one.
+fn on_workspace(mut cmd: Command, ws: &Workspace, at: Option<&str>, args: &[&str]) -> Command {
     cmd.env_remove("MEMSYNC_CONFIG")
         .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
         .env("TZ", "UTC")
         .arg("--workspace")
-        .arg(ws.root())
-        .args(["--now", at])
-        .args(args);
+        .arg(ws.root());
+    if let Some(at) = at {
+        cmd.args(["--now", at]);
+    }
+    cmd.args(args);
     cmd
 }
 
@@ -243,15 +250,25 @@ fn transcript_text(run: usize) -> String {
 
 fn capture_cmd(ws: &Workspace, run: usize, transcript: &Path) -> Command {
     let at = (common::now() + chrono::Duration::minutes(run as i64)).to_rfc3339();
-    let mut cmd = binary(
-        ws,
-        &at,
-        &["capture", "session-end", "--project", "/home/dev/code/pay"],
-    );
-    cmd.arg("--session-id")
-        .arg(format!("cap-{run:03}"))
-        .arg("--transcript")
-        .arg(transcript);
+    capture_session(ws, Some(&at), &format!("cap-{run:03}"), transcript)
+}
+
+/// `capture session-end` of a plain-text transcript as `session_id`.
+fn capture_session(
+    ws: &Workspace,
+    at: Option<&str>,
+    session_id: &str,
+    transcript: &Path,
+) -> Command {
+    let args = [
+        "capture",
+        "session-end",
+        "--project",
+        "/home/dev/code/pay",
+        "--session-id",
+    ];
+    let mut cmd = on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, at, &args);
+    cmd.arg(session_id).arg("--transcript").arg(transcript);
     cmd
 }
 
@@ -355,7 +372,7 @@ fn unprivileged(ws: &Workspace, args: &[&str]) -> std::process::Output {
     } else {
         Command::new(env!("CARGO_BIN_EXE_memsync"))
     };
-    on_workspace(cmd, ws, AT, args)
+    on_workspace(cmd, ws, Some(AT), args)
         .output()
         .expect("run memsync")
 }
@@ -545,32 +562,18 @@ fn sync_watch_and_two_captures_at_once_converge_to_the_clean_result() {
         for side in ["a", "b"] {
             let transcript = inputs.path().join(format!("{round}-{side}.txt"));
             std::fs::write(&transcript, transcript_text(round)).unwrap();
-            let mut cmd = Command::new(env!("CARGO_BIN_EXE_memsync"));
-            cmd.env_remove("MEMSYNC_CONFIG")
-                .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
-                .arg("--workspace")
-                .arg(ws.root())
-                .args([
-                    "capture",
-                    "session-end",
-                    "--project",
-                    "/home/dev/code/pay",
-                    "--session-id",
-                ])
-                .arg(format!("both-{round}-{side}"))
-                .arg("--transcript")
-                .arg(&transcript);
+            let mut cmd = capture_session(&ws, None, &format!("both-{round}-{side}"), &transcript);
             children.push((
                 format!("capture {side}"),
                 cmd.stderr(Stdio::piped()).spawn().unwrap(),
             ));
         }
-        let mut sync = Command::new(env!("CARGO_BIN_EXE_memsync"));
-        sync.env_remove("MEMSYNC_CONFIG")
-            .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
-            .arg("--workspace")
-            .arg(ws.root())
-            .arg("sync");
+        let mut sync = on_workspace(
+            Command::new(env!("CARGO_BIN_EXE_memsync")),
+            &ws,
+            None,
+            &["sync"],
+        );
         children.push((
             "sync".into(),
             sync.stdout(Stdio::null())
