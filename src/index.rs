@@ -683,15 +683,6 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// The clock of the latest render, if any.
-    pub fn last_render_time(&self) -> Result<Option<String>> {
-        self.conn
-            .query_row("SELECT MAX(rendered_now) FROM projection_state", [], |r| {
-                r.get(0)
-            })
-            .map_err(|e| self.err(e))
-    }
-
     pub fn projection_state(&self) -> Result<Vec<ProjectionState>> {
         self.rows(
             "SELECT path, agent_id, scope, size, mtime_ns, rendered_now FROM projection_state ORDER BY path",

@@ -22,7 +22,7 @@ pub use memory_md::LEDGER_HEADING;
 use crate::config::{Config, Settings};
 use crate::contract;
 use crate::error::{Error, Result};
-use crate::index::{Index, Phase, SessionRow};
+use crate::index::{Index, Phase, ProjectionState, SessionRow};
 use crate::scan::FileStat;
 use crate::sentence;
 use crate::validate::Problem;
@@ -118,18 +118,19 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
     // read the clock before another rendered (two captures racing) renders as
     // of the later clock, so it cannot drop the other's session from the
     // window. A fixed clock (`--now`) is used as given.
-    let now = match index
-        .last_render_time()?
-        .as_deref()
-        .and_then(contract::parse_ts)
-    {
+    let state = index.projection_state()?;
+    let last = state
+        .iter()
+        .filter_map(|s| contract::parse_ts(&s.rendered_now))
+        .max();
+    let now = match last {
         Some(last) if !settings.fixed_clock => last.max(now),
         _ => now,
     };
     let zone =
         DayZone::parse(&cfg.daily_logs.timezone).map_err(|r| Error::config("<config>", r))?;
     let exclusions = Exclusions::new(cfg)?;
-    let dirty = Dirty::collect(index, settings, now, zone)?;
+    let dirty = Dirty::collect(index, &state, settings, now, zone)?;
     let ctx = RenderCtx {
         root: &settings.root,
         cfg,
@@ -197,6 +198,7 @@ impl Dirty {
     /// rendered, or a change to the projection settings (everything).
     fn collect(
         index: &Index,
+        state: &[ProjectionState],
         settings: &Settings,
         now: DateTime<Utc>,
         zone: DayZone,
@@ -221,7 +223,6 @@ impl Dirty {
             marks,
             marks_through,
         };
-        let state = index.projection_state()?;
         let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
         let mut agents = index.strings("SELECT DISTINCT agent_id FROM sessions")?;
         agents.push("default".into()); // agents read MEMORY.md even before the first session
@@ -236,7 +237,7 @@ impl Dirty {
             }
             dirty.agents.insert(agent.clone());
         }
-        for s in &state {
+        for s in state {
             let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
                 .ok()
                 .map(|m| FileStat::of(&m));
