@@ -139,6 +139,7 @@ impl NewSession {
             started_at: self.started_at,
             ended_at: self.ended_at,
             private: self.private,
+            noise: false,
         }
     }
 
@@ -167,6 +168,8 @@ impl NewSession {
                 sentence: &sentence,
                 sanitizer_version: sanitizer,
                 idempotency_key: None,
+                continues: None,
+                source_cursor: None,
             },
             &c.body,
         )
@@ -237,6 +240,8 @@ pub struct SessionIdentity {
     pub started_at: Option<DateTime<Utc>>,
     pub ended_at: Option<DateTime<Utc>>,
     pub private: bool,
+    /// No request from a person in the session: kept out of projections.
+    pub noise: bool,
 }
 
 impl SessionIdentity {
@@ -288,6 +293,10 @@ pub struct ImmutableFields<'a> {
     pub sanitizer_version: Option<&'a str>,
     /// The capture call that wrote it, so a retry recognises its own partial work.
     pub idempotency_key: Option<&'a str>,
+    /// The artifact of the same kind this one continues (a later part or compaction).
+    pub continues: Option<&'a str>,
+    /// Transcripts: `N:hash` of the source messages held through this part.
+    pub source_cursor: Option<&'a str>,
 }
 
 /// The text of an immutable artifact (summary, transcript or compaction).
@@ -321,9 +330,13 @@ pub fn immutable_document(id: &SessionIdentity, f: &ImmutableFields<'_>, body: &
     if let Some(key) = f.idempotency_key {
         fields.push(("idempotency_key", FmValue::Str(key.into())));
     }
-    if id.private {
-        fields.push(("private", FmValue::Bool(true)));
+    if let Some(prev) = f.continues {
+        fields.push(("continues", FmValue::Str(prev.into())));
     }
+    if let Some(cursor) = f.source_cursor {
+        fields.push(("source_cursor", FmValue::Str(cursor.into())));
+    }
+    push_flags(&mut fields, id);
     render_document(&fields, body)
 }
 
@@ -371,10 +384,23 @@ pub fn manifest_document(
             FmValue::List(m.idempotency_keys.clone()),
         ));
     }
+    push_flags(&mut fields, id);
+    // Signet's reader wants the checksum on every artifact, manifests too: the
+    // manifest's body is empty, so this is the digest of "" under the same scope.
+    fields.extend([
+        ("content_sha256", FmValue::Str(contract::body_sha256(""))),
+        ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
+    ]);
+    render_document(&fields, "")
+}
+
+fn push_flags(fields: &mut Vec<(&'static str, FmValue)>, id: &SessionIdentity) {
     if id.private {
         fields.push(("private", FmValue::Bool(true)));
     }
-    render_document(&fields, "")
+    if id.noise {
+        fields.push(("noise", FmValue::Bool(true)));
+    }
 }
 
 /// Writes files under `root`, creating directories; for the demo and the generator.

@@ -17,7 +17,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 10;
+pub const SCHEMA_VERSION: i64 = 11;
 
 const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -59,7 +59,11 @@ CREATE TABLE artifacts (
     sanitizer_version TEXT,
     private INTEGER NOT NULL,
     revision INTEGER,
-    stale INTEGER NOT NULL DEFAULT 0
+    stale INTEGER NOT NULL DEFAULT 0,
+    -- A session with no request from a person: searchable, never projected.
+    noise INTEGER NOT NULL DEFAULT 0,
+    -- The artifact of the same kind this one continues (a later part, a later compaction).
+    continues TEXT
 );
 -- The whole frontmatter as JSON, kept apart so artifact rows stay small for projections.
 CREATE TABLE frontmatter (
@@ -92,6 +96,7 @@ CREATE TABLE sessions (
     manifest_path TEXT,
     compaction_at TEXT,
     compaction_sentence TEXT,
+    noise INTEGER NOT NULL DEFAULT 0,
     -- The session's row in session_fts; a rebuilt session gets a new one.
     fts_id INTEGER NOT NULL,
     -- Clustered by time: the ledger window is one range scan of the table itself.
@@ -593,10 +598,12 @@ pub struct SessionRow {
     pub manifest_path: Option<String>,
     pub compaction_at: Option<String>,
     pub compaction_sentence: Option<String>,
+    /// No request from a person in it (heartbeats only): never projected.
+    pub noise: bool,
 }
 
 const SESSION_COLUMNS: &str = "agent_id, token, session_id, session_key, project, harness, membership_ts, private,
-    sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence";
+    sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence, noise";
 
 fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -615,6 +622,7 @@ fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
         manifest_path: r.get(12)?,
         compaction_at: r.get(13)?,
         compaction_sentence: r.get(14)?,
+        noise: r.get(15)?,
     })
 }
 
@@ -736,6 +744,7 @@ struct ArtifactSummary {
     membership_ts: String,
     sentence: Option<String>,
     private: bool,
+    noise: bool,
 }
 
 /// One agent's artifacts of a session (oldest first) as one `SessionRow`; the
@@ -800,7 +809,15 @@ fn assemble_session(rows: &[ArtifactSummary], floor: &SentenceConfig) -> Option<
         manifest_path: manifest.map(|r| r.path.clone()),
         compaction_at: compaction.map(|r| r.captured_at.clone()),
         compaction_sentence: compaction.map(|r| display(r.sentence.as_deref())),
+        noise: rows.iter().any(|r| r.noise),
     })
+}
+
+/// The artifact paths of each kind that make up a session's search document.
+struct DocumentParts {
+    summary: Vec<String>,
+    transcript: Vec<String>,
+    compaction: Vec<String>,
 }
 
 /// A `files` row as (path, cache entry).
@@ -960,9 +977,9 @@ impl Batch<'_> {
                  project, harness, captured_at, started_at, ended_at, membership_ts, manifest_path, summary_path,
                  transcript_path, compaction_path, source_node_id, content_sha256, memory_sentence,
                  memory_sentence_quality, memory_sentence_version, memory_sentence_generated_at, sanitizer_version,
-                 private, revision, stale)
+                 private, revision, stale, noise, continues)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, 0)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, 0, ?27, ?28)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -992,7 +1009,9 @@ impl Batch<'_> {
                     a.sanitizer_version,
                     a.private,
                     a.revision,
-                                    ])
+                    a.noise,
+                    a.continues,
+                ])
             })
             .map_err(|e| self.err(e))?;
         let id = self.tx.last_insert_rowid();
@@ -1163,7 +1182,7 @@ impl Batch<'_> {
 
     /// The touched sessions' rows as link-graph nodes by token, and the artifact files present for them.
     pub fn touched_graph(&self) -> Result<TouchedGraph> {
-        let sql = "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path
+        let sql = "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path, continues
                    FROM artifacts WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, source_path";
         let rows: Vec<GraphNode> = query(&self.tx, sql, [], |r| {
             let kind: String = r.get(2)?;
@@ -1175,6 +1194,7 @@ impl Batch<'_> {
                 summary_path: r.get(4)?,
                 transcript_path: r.get(5)?,
                 compaction_path: r.get(6)?,
+                continues: r.get(7)?,
             })
         })
         .map_err(|e| self.err(e))?;
@@ -1199,7 +1219,14 @@ impl Batch<'_> {
 
     /// Re-derives the `sessions` rows of every touched session from its artifact
     /// rows, marking the days and agents of the old and new rows dirty.
-    pub fn refresh_touched_sessions(&self, floor: &SentenceConfig) -> Result<()> {
+    /// `load` reads the body of an artifact that is neither in this batch nor
+    /// in the session's old search document (the earlier parts of a session
+    /// that gained a continuation).
+    pub fn refresh_touched_sessions(
+        &self,
+        floor: &SentenceConfig,
+        load: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<()> {
         self.mark_touched_dirty()?;
         let old_bodies = self.touched_bodies()?;
         self.exec(
@@ -1214,7 +1241,7 @@ impl Batch<'_> {
             )
             .map_err(|e| self.err(e))?;
         let sql = "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness,
-                   captured_at, membership_ts, memory_sentence, private FROM artifacts
+                   captured_at, membership_ts, memory_sentence, private, noise FROM artifacts
                    WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, agent_id, captured_at, source_path";
         let rows: Vec<ArtifactSummary> = query(&self.tx, sql, [], |r| {
             Ok(ArtifactSummary {
@@ -1230,13 +1257,14 @@ impl Batch<'_> {
                 membership_ts: r.get(9)?,
                 sentence: r.get(10)?,
                 private: r.get(11)?,
+                noise: r.get(12)?,
             })
         })
         .map_err(|e| self.err(e))?;
         let mut insert = self
             .tx
             .prepare_cached(&format!(
-                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16)"
+                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
             ))
             .map_err(|e| self.err(e))?;
         // Ascending ids: FTS5 appends its content rows instead of scattering them.
@@ -1269,10 +1297,23 @@ impl Batch<'_> {
                     s.manifest_path,
                     s.compaction_at,
                     s.compaction_sentence,
+                    s.noise,
                     next_fts_id
                 ])
                 .map_err(|e| self.err(e))?;
-            self.put_session_document(&s, next_fts_id, &old_bodies)?;
+            let parts = |kind: &str| -> Vec<String> {
+                group
+                    .iter()
+                    .filter(|r| r.kind == kind)
+                    .map(|r| r.path.clone())
+                    .collect()
+            };
+            let doc = DocumentParts {
+                summary: parts("summary"),
+                transcript: parts("transcript"),
+                compaction: parts("compaction"),
+            };
+            self.put_session_document(&s, &doc, next_fts_id, &old_bodies, load)?;
             next_fts_id += 1;
         }
         drop(insert);
@@ -1306,13 +1347,30 @@ impl Batch<'_> {
     fn put_session_document(
         &self,
         s: &SessionRow,
+        doc: &DocumentParts,
         fts_id: i64,
         old: &HashMap<String, String>,
+        load: &dyn Fn(&str) -> Option<String>,
     ) -> Result<()> {
         let bodies = self.bodies.borrow();
-        let body = |path: &Option<String>| {
-            let path = path.as_ref()?;
-            bodies.get(path).or_else(|| old.get(path)).cloned()
+        // Every part of a kind, oldest first: a search finds a continuation's
+        // text and every compaction, not only the newest.
+        let body = |paths: &[String]| -> Option<String> {
+            let texts: Vec<String> = match paths {
+                [] => return None,
+                [one] => vec![
+                    bodies
+                        .get(one)
+                        .or_else(|| old.get(one))
+                        .cloned()
+                        .or_else(|| load(one))?,
+                ],
+                many => many
+                    .iter()
+                    .filter_map(|p| bodies.get(p).cloned().or_else(|| load(p)))
+                    .collect(),
+            };
+            Some(texts.join("\n\n"))
         };
         let mut sentence = s.sentence.clone();
         if let Some(c) = s
@@ -1324,9 +1382,9 @@ impl Batch<'_> {
             sentence.push_str(c);
         }
         let (summary, transcript, compaction) = (
-            body(&s.summary_path),
-            body(&s.transcript_path),
-            body(&s.compaction_path),
+            body(&doc.summary),
+            body(&doc.transcript),
+            body(&doc.compaction),
         );
         self.exec(
             "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction) VALUES (?1, ?2, ?3, ?4, ?5)",

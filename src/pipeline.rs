@@ -447,7 +447,7 @@ fn index_changes(
                 ms = started.elapsed().as_millis() as u64,
                 "read, validated and indexed files"
             );
-            refresh_sessions(b, &touched, config)?;
+            refresh_sessions(b, &touched, config, root)?;
             if let Some(problems) = changes.scan_problems {
                 b.clear_problems(Phase::Scan)?;
                 b.insert_problems(Phase::Scan, None, problems)?;
@@ -462,6 +462,7 @@ fn refresh_sessions(
     b: &Batch<'_>,
     touched: &BTreeSet<String>,
     config: &crate::config::Config,
+    root: &Path,
 ) -> Result<()> {
     b.set_touched(touched)?;
     let (graphs, present) = b.touched_graph()?;
@@ -474,7 +475,15 @@ fn refresh_sessions(
         })
         .collect();
     b.replace_touched_graph_problems(&graph_problems)?;
-    b.refresh_touched_sessions(&config.sentence)
+    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))
+}
+
+/// The body of a canonical file on disk, for a session document that needs a
+/// part this batch did not read.
+fn load_body(root: &Path, rel: &str) -> Option<String> {
+    let text = std::fs::read_to_string(root.join(rel)).ok()?;
+    let doc = crate::parse::parse_document(&text).ok()?;
+    Some(doc.body.to_string())
 }
 
 /// Counts the problems in the index and records the run.

@@ -38,17 +38,58 @@ pub fn check(sentence: &str, project: Option<&str>, cfg: &SentenceConfig) -> Opt
     {
         return Some(FloorFailure::LowSignal);
     }
-    let words = sentence.split_whitespace().count();
+    let words = word_count(sentence);
     if words < cfg.min_words || words > cfg.max_words {
         return Some(FloorFailure::WordCount(words));
     }
-    if !sentence.ends_with(['.', '!', '?']) {
+    // CJK sentences end with their own full-width marks.
+    if !sentence.ends_with(['.', '!', '?', '。', '！', '？']) {
         return Some(FloorFailure::NoTerminalPunctuation);
     }
     if !has_anchor(sentence, project) {
         return Some(FloorFailure::NoAnchor);
     }
     None
+}
+
+/// Words as the floor counts them. Whitespace separates words, except in
+/// Chinese, Japanese and Korean, which do not space their words: there every
+/// two CJK characters count as one word (rounded up), and a run of other
+/// characters inside such a token counts as one more; a token with no CJK
+/// character is one word, whatever it holds. So "Fixed the bug." is 3,
+/// "修复了登录页面的错误" (10 characters) is 5, "用uv管理" is 1 + 1 + 1 = 3.
+pub fn word_count(text: &str) -> usize {
+    text.split_whitespace().map(token_words).sum()
+}
+
+fn token_words(token: &str) -> usize {
+    let mut words = 0;
+    let mut cjk: usize = 0;
+    let mut in_other = false;
+    for c in token.chars() {
+        if is_cjk(c) {
+            cjk += 1;
+            in_other = false;
+        } else if c.is_alphanumeric() {
+            if !in_other {
+                words += 1;
+                in_other = true;
+            }
+        } else {
+            in_other = false;
+        }
+    }
+    if cjk == 0 {
+        return 1; // `src/lib.rs`, `write-gate`, `—`: one token, one word
+    }
+    words + cjk.div_ceil(2)
+}
+
+/// A Han, kana or Hangul character.
+pub fn is_cjk(c: char) -> bool {
+    matches!(c as u32,
+        0x3040..=0x30FF | 0x3400..=0x4DBF | 0x4E00..=0x9FFF | 0xF900..=0xFAFF
+        | 0xAC00..=0xD7AF | 0x20000..=0x2FA1F)
 }
 
 fn squash(s: &str) -> String {
@@ -58,8 +99,8 @@ fn squash(s: &str) -> String {
 /// The last path segment of a project path.
 pub fn project_basename(project: &str) -> Option<&str> {
     project
-        .trim_end_matches('/')
-        .rsplit('/')
+        .trim_end_matches(['/', '\\'])
+        .rsplit(['/', '\\'])
         .next()
         .filter(|b| !b.is_empty())
 }
@@ -211,6 +252,20 @@ mod tests {
         let no_anchor =
             "We talked for a long while about many things and then we went home after that.";
         assert_eq!(check(no_anchor, None, &cfg()), Some(FloorFailure::NoAnchor));
+    }
+
+    #[test]
+    fn cjk_text_counts_two_characters_a_word() {
+        assert_eq!(word_count("Fixed the bug."), 3);
+        assert_eq!(word_count("修复了登录页面的错误"), 5);
+        assert_eq!(word_count("用uv管理"), 3);
+        assert_eq!(word_count("a — b"), 3);
+        let s =
+            "在 workspace-demo 中把 Codex 学习大纲写入飞书文档并补全了第二部分和第四部分的内容。";
+        assert_eq!(
+            check(s, Some("/home/h/.openclaw/workspace-demo"), &cfg()),
+            None
+        );
     }
 
     #[test]

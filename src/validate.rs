@@ -92,6 +92,12 @@ pub struct Artifact {
     pub memory_sentence_generated_at: Option<String>,
     pub sanitizer_version: Option<String>,
     pub private: bool,
+    /// No request from a person in the session: indexed, never projected.
+    pub noise: bool,
+    /// The artifact of the same kind and session this one continues.
+    pub continues: Option<String>,
+    /// `N:hash`: how many source messages this transcript and its earlier parts hold.
+    pub source_cursor: Option<String>,
     pub revision: Option<i64>,
     pub frontmatter_json: String,
     pub body: String,
@@ -140,6 +146,9 @@ const IMMUTABLE_OPTIONAL: &[&str] = &[
     "compaction_path",
     "private",
     "idempotency_key",
+    "noise",
+    "continues",
+    "source_cursor",
 ];
 const MANIFEST_KEYS: &[&str] = &[
     "kind",
@@ -165,6 +174,7 @@ const MANIFEST_OPTIONAL: &[&str] = &[
     "started_at",
     "ended_at",
     "idempotency_keys",
+    "noise",
 ];
 
 /// Reads typed keys from a frontmatter mapping, collecting a problem for each
@@ -399,6 +409,7 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName) -> Artifact {
         started_at,
         ended_at,
         private: f.bool("private"),
+        noise: f.bool("noise"),
         ..Artifact::default()
     };
     if manifest {
@@ -418,6 +429,8 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName) -> Artifact {
     a.manifest_path = f.string("manifest_path", true, false);
     a.compaction_path = f.string("compaction_path", false, true);
     a.source_node_id = f.string("source_node_id", true, true);
+    a.continues = f.string("continues", false, true);
+    a.source_cursor = f.string("source_cursor", false, true);
     a.content_sha256 = f.string("content_sha256", true, false);
     check_hash_scope(f);
     a.sanitizer_version = f.string("sanitizer_version", kind == ArtifactKind::Transcript, false);
@@ -588,6 +601,7 @@ fn check_link_fields(path: &str, a: &Artifact, problems: &mut Vec<Problem>) {
         ("summary_path", &a.summary_path),
         ("transcript_path", &a.transcript_path),
         ("compaction_path", &a.compaction_path),
+        ("continues", &a.continues),
     ];
     for (key, value) in fields {
         let Some(value) = value else { continue };
@@ -713,6 +727,7 @@ pub struct GraphNode {
     pub summary_path: Option<String>,
     pub transcript_path: Option<String>,
     pub compaction_path: Option<String>,
+    pub continues: Option<String>,
 }
 
 /// The link graph of one session: each artifact's `manifest_path` names the
@@ -722,7 +737,10 @@ pub fn check_graph(nodes: &[GraphNode], exists: &dyn Fn(&str) -> bool) -> Vec<Pr
     let mut problems = Vec::new();
     for kind in ArtifactKind::ALL {
         let same: Vec<&GraphNode> = nodes.iter().filter(|n| n.kind == kind).collect();
-        if same.len() > 1 {
+        // Later parts and later compactions name what they continue: one
+        // lineage is a defined shape; two artifacts that continue nothing are not.
+        let roots = same.iter().filter(|n| n.continues.is_none()).count();
+        if same.len() > 1 && roots > 1 {
             for n in &same {
                 problems.push(Problem::warning(
                     &n.source_path,
@@ -750,6 +768,7 @@ pub fn check_graph(nodes: &[GraphNode], exists: &dyn Fn(&str) -> bool) -> Vec<Pr
                 &node.compaction_path,
                 ArtifactKind::Compaction,
             ),
+            ("continues", &node.continues, node.kind),
         ];
         for (key, value, want) in declared {
             let Some(value) = value else { continue };

@@ -123,7 +123,7 @@ fn session_end_writes_transcript_summary_and_manifest_then_projects() {
         "the half-written line is skipped and counted"
     );
     let transcript = f.read(&f.find("transcript"));
-    assert!(transcript.contains("sanitizer_version: \"sanitize_transcript_v1\""));
+    assert!(transcript.contains("sanitizer_version: \"sanitize_transcript_v2\""));
     assert!(transcript.contains("harness: \"claude-code\""));
     assert!(transcript.contains("project: \"/home/ana/shop\""));
     assert!(transcript.contains("## User\n\nAdd a retry"));
@@ -279,15 +279,20 @@ fn spec_5_a_late_compaction_changes_only_the_manifest() {
             .contains(&format!("[[{compaction}|compaction]]"))
     );
     f.check_is_clean();
-    // A retry is recognised; a different compaction is refused.
+    // A retry is recognised; a later, different compaction is a second
+    // artifact that continues the first.
     f.cmd(LATER)
         .args(["capture", "compaction", "--session-id", "s-1", "--body"])
         .arg(&body)
         .assert()
         .success();
-    let other = f.input("d.md", "Another compaction.");
-    f.cmd(LATER)
-        .args([
+    let other = f.input(
+        "d.md",
+        "Another compaction of the retry work in src/pay.rs.",
+    );
+    let second = |body: &Path| {
+        let mut cmd = f.cmd(LATER);
+        cmd.args([
             "capture",
             "compaction",
             "--session-id",
@@ -296,10 +301,26 @@ fn spec_5_a_late_compaction_changes_only_the_manifest() {
             "k2",
             "--body",
         ])
-        .arg(other)
-        .assert()
-        .code(1)
-        .stderr(predicates::str::contains("compactions are immutable"));
+        .arg(body);
+        cmd.assert()
+    };
+    second(&other).success();
+    let compactions: Vec<String> = f
+        .memory()
+        .into_iter()
+        .filter(|n| n.ends_with("--compaction.md"))
+        .collect();
+    assert_eq!(compactions.len(), 2, "{compactions:?}");
+    let newer = f.read(&format!("memory/{}", compactions[1]));
+    assert!(newer.contains(&format!("continues: \"memory/{}\"", compactions[0])));
+    let manifest = f.read(&f.find("manifest"));
+    assert!(manifest.contains(&format!("compaction_path: \"memory/{}\"", compactions[1])));
+    f.check_is_clean();
+    // The key names the call: a rerun under it is recognised, whatever it sends.
+    let before = tree(&f.root);
+    let third = f.input("e.md", "A third, different text.");
+    second(&third).success();
+    assert_eq!(tree(&f.root), before, "a recognised retry writes nothing");
 }
 
 #[test]
@@ -451,7 +472,7 @@ fn the_sentence_command_is_used_when_its_sentence_passes_the_floor() {
 }
 
 #[test]
-fn a_low_signal_failing_or_hung_sentence_command_means_the_fallback() {
+fn a_low_signal_failing_or_hung_sentence_command_means_the_composed_fallback() {
     for (command, timeout) in [
         ("echo 'Worked on task.'", 10),
         ("exit 3", 10),
@@ -462,8 +483,9 @@ fn a_low_signal_failing_or_hung_sentence_command_means_the_fallback() {
         let (sentence, quality, elapsed) =
             sentence_of(&f, &with_sentence_command(&f, command, timeout));
         assert_eq!(quality, "fallback", "{command}");
+        // The deterministic sentence from the session stands in for the command's.
         assert!(
-            sentence.starts_with("Recorded claude-code session s-1 for project shop"),
+            sentence.starts_with("shop: Add a retry to the payment client in src/pay.rs"),
             "{sentence}"
         );
         assert!(

@@ -10,13 +10,17 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
-use super::transcript::{Role, Transcript};
+use super::transcript::{Role, Transcript, clean};
 
 /// How many files and commands the extractive summary lists.
 const LIST_LIMIT: usize = 10;
 /// How much of the first request and the last answer it quotes.
 const REQUEST_CHARS: usize = 600;
-const OUTCOME_CHARS: usize = 800;
+const OUTCOME_CHARS: usize = 600;
+/// How much of each later request it quotes.
+const LATER_CHARS: usize = 160;
+/// How many later requests it lists.
+const LATER_LIMIT: usize = 8;
 
 /// Why an external command gave no usable output.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -86,35 +90,102 @@ pub fn run_command(
     Ok(text)
 }
 
-/// A deterministic summary: the first request, the files and commands
-/// mentioned, and the last answer.
+/// A deterministic summary: the person's request (and later ones), the files
+/// the session read or changed and the commands it ran through tool calls, the
+/// compactions it went through, and the outcome (the agent's last answer, cut
+/// to a paragraph).
 pub fn extractive(t: &Transcript) -> String {
-    let (request, outcome) = match &t.plain {
-        Some(text) => (first_paragraph(text), last_paragraph(text)),
-        None => (
-            t.first(Role::User).unwrap_or_default().to_string(),
-            t.last(Role::Assistant).unwrap_or_default().to_string(),
-        ),
-    };
-    let mut files = t.files.clone();
-    let text = t.to_markdown();
-    for word in text.split_whitespace() {
-        let w = word
-            .trim_matches(|c: char| "`'\"()[]{},;:".contains(c))
-            .trim_end_matches(['.', '!', '?']);
-        if looks_like_path(w) && !files.iter().any(|f| f == w) {
-            files.push(w.to_string());
-        }
-    }
     let mut out = String::new();
-    section(&mut out, "Request", &clip(&request, REQUEST_CHARS));
-    section(&mut out, "Files", &bullets(&files));
-    section(&mut out, "Commands", &bullets(&t.commands));
-    section(&mut out, "Outcome", &clip(&outcome, OUTCOME_CHARS));
+    if let Some(text) = &t.plain {
+        section(
+            &mut out,
+            "Request",
+            &clip(&first_paragraph(text), REQUEST_CHARS),
+        );
+        section(
+            &mut out,
+            "Outcome",
+            &clip(&last_paragraph(text), OUTCOME_CHARS),
+        );
+        return if out.is_empty() {
+            "(empty transcript)".into()
+        } else {
+            out
+        };
+    }
+    let requests = requests(t);
+    if let Some(first) = requests.first() {
+        section(&mut out, "Request", &clip(first, REQUEST_CHARS));
+    }
+    let later: Vec<String> = requests
+        .iter()
+        .skip(1)
+        .filter(|r| r.chars().count() > 3)
+        .map(|r| clip(&r.replace('\n', " "), LATER_CHARS))
+        .collect();
+    section(&mut out, "Later requests", &plain_bullets(&later));
+    section(&mut out, "Files", &bullets(&t.files()));
+    section(&mut out, "Commands", &bullets(&t.commands()));
+    if !t.compactions.is_empty() {
+        let n = t.compactions.len();
+        let line = format!(
+            "The harness compacted this session {n} time{}; each compaction is kept as its own artifact.",
+            if n == 1 { "" } else { "s" }
+        );
+        section(&mut out, "Compactions", &line);
+    }
+    section(&mut out, "Outcome", &clip(&outcome(t), OUTCOME_CHARS));
     if out.is_empty() {
-        out.push_str("(empty transcript)");
+        out.push_str("(no request from a person in this session)");
     }
     out
+}
+
+/// The person's requests in order, templates replaced by what was typed into
+/// them; the first is the most substantive early one.
+pub fn requests(t: &Transcript) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for m in t.messages.iter().filter(|m| m.role == Role::User) {
+        let text = match clean::template_input(&m.text) {
+            Some(typed) if typed.is_empty() => continue,
+            Some(typed) => typed,
+            None if clean::looks_like_template(&m.text) => continue,
+            None => m.text.trim().to_string(),
+        };
+        if !out.contains(&text) {
+            out.push(text);
+        }
+    }
+    // A one-word answer ("1", "OK", "B") is not the request: lead with the
+    // first message that says something.
+    if let Some(i) = out.iter().position(|r| substantive(r))
+        && i > 0
+    {
+        let first = out.remove(i);
+        out.insert(0, first);
+    }
+    out
+}
+
+/// Whether a request says something on its own (three words, or six CJK characters).
+pub fn substantive(text: &str) -> bool {
+    crate::sentence::word_count(text) >= 3
+}
+
+/// The agent's last answer, cut to its first paragraph (with the next one when
+/// the first only introduces it).
+pub fn outcome(t: &Transcript) -> String {
+    let Some(last) = t.last(Role::Assistant) else {
+        return String::new();
+    };
+    let paras = paragraphs(last);
+    let Some(first) = paras.first() else {
+        return String::new();
+    };
+    if first.ends_with(':') && paras.len() > 1 {
+        return format!("{first}\n\n{}", paras[1]);
+    }
+    first.to_string()
 }
 
 fn section(out: &mut String, title: &str, text: &str) {
@@ -139,16 +210,13 @@ fn bullets(items: &[String]) -> String {
         .join("\n")
 }
 
-fn looks_like_path(w: &str) -> bool {
-    let Some((stem, ext)) = w.rsplit_once('.') else {
-        return false;
-    };
-    w.contains('/')
-        && !w.contains("://")
-        && !stem.ends_with('/')
-        && (1..=5).contains(&ext.len())
-        && ext.chars().all(|c| c.is_ascii_alphanumeric())
-        && ext.chars().any(|c| c.is_ascii_alphabetic())
+fn plain_bullets(items: &[String]) -> String {
+    items
+        .iter()
+        .take(LATER_LIMIT)
+        .map(|i| format!("- {i}"))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 fn paragraphs(text: &str) -> Vec<&str> {
@@ -194,11 +262,11 @@ mod tests {
     #[test]
     fn extractive_summary_lists_request_files_commands_and_outcome() {
         let t = super::super::transcript::read(
-            "{\"role\":\"user\",\"content\":\"Fix the retry in src/pay.rs please\"}\n{\"role\":\"assistant\",\"content\":\"Done: backoff added to src/pay.rs, see docs/retry.md.\"}\n",
+            "{\"role\":\"user\",\"content\":\"1\"}\n{\"role\":\"user\",\"content\":\"Fix the retry in src/pay.rs please\"}\n{\"role\":\"assistant\",\"content\":\"Done: backoff added.\\n\\nTests pass.\"}\n",
         );
         assert_eq!(
             extractive(&t),
-            "## Request\n\nFix the retry in src/pay.rs please\n\n## Files\n\n- `src/pay.rs`\n- `docs/retry.md`\n\n## Outcome\n\nDone: backoff added to src/pay.rs, see docs/retry.md."
+            "## Request\n\nFix the retry in src/pay.rs please\n\n## Outcome\n\nDone: backoff added."
         );
     }
 

@@ -321,6 +321,7 @@ impl Exclusions {
 
     fn excludes(&self, s: &SessionRow) -> bool {
         s.private
+            || s.noise
             || s.project
                 .as_deref()
                 .is_some_and(|p| self.projects.is_match(p))

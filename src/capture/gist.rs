@@ -1,0 +1,292 @@
+//! The deterministic memory sentence of a session (`memory_sentence_v1` with
+//! no `sentence.command`): what the person asked for, where the session
+//! worked, and how it ended, in one line an agent can read at start-up.
+//!
+//! Shape: `{project}: {request}; changed {files} | ran {command}; outcome:
+//! {answer}.` Each part is clipped so the whole stays within the floor's word
+//! band (CJK counted as in `sentence::word_count`).
+//!
+//! Owns: composing the sentence from a transcript. Must not: judge it (the
+//! caller checks it against the floor and falls back) or do I/O.
+
+use super::summarize;
+use super::transcript::Transcript;
+use crate::sentence::{self, is_cjk, word_count};
+
+/// Word budgets of the parts (the floor allows 48 in all).
+const REQUEST_WORDS: usize = 22;
+const OUTCOME_WORDS: usize = 12;
+
+/// The sentence, or `None` when the session holds nothing a person asked.
+pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
+    let requests = summarize::requests(t);
+    let request = requests.first().or(t.plain.as_ref())?;
+    let request = clip_words(&gist(request), REQUEST_WORDS);
+    if request.is_empty() {
+        return None;
+    }
+    let mut s = String::new();
+    if let Some(base) = project.and_then(sentence::project_basename) {
+        s.push_str(base);
+        s.push_str(": ");
+    }
+    s.push_str(request.trim_end_matches(['.', '。', ';', ':', ',']));
+    if let Some(where_) = touched(t) {
+        s.push_str("; ");
+        s.push_str(&where_);
+    }
+    let outcome = match last_commit(t) {
+        Some(msg) => format!("committed \"{}\"", clip_words(&msg, OUTCOME_WORDS)),
+        None => clip_words(&outcome_gist(&summarize::outcome(t)), OUTCOME_WORDS),
+    };
+    if !outcome.is_empty() {
+        s.push_str("; outcome: ");
+        s.push_str(&outcome);
+    }
+    if word_count(&s) < 12 {
+        let tools = t.tool_uses().count();
+        let asks = requests.len();
+        s.push_str(&format!(
+            " (session of {asks} request{}, {tools} tool call{})",
+            plural(asks),
+            plural(tools)
+        ));
+    }
+    Some(sentence::neutralise(&end_sentence(&s)))
+}
+
+/// The sentence of a compaction: the project and the first line of the
+/// summary that says something (past preambles like "This session is being
+/// continued…", `Analysis:` and headings). `None` when nothing does.
+pub fn compose_compaction(body: &str, project: Option<&str>) -> Option<String> {
+    let line = body
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches(['#', '-', '*', '>', ' '])
+                .trim()
+        })
+        .map(|l| {
+            l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
+                .trim()
+        })
+        .find(|l| {
+            word_count(l) >= 4
+                && !l.ends_with(':')
+                && !l.starts_with("This session is being continued")
+                && !l.starts_with("Please provide")
+                && !l.contains("(None)")
+        })?;
+    let mut s = String::from("Compacted context");
+    if let Some(base) = project.and_then(sentence::project_basename) {
+        s.push_str(&format!(" of {base}"));
+    }
+    s.push_str(": ");
+    s.push_str(&clip_words(&gist(line), 30));
+    if word_count(&s) < 12 {
+        return None;
+    }
+    Some(sentence::neutralise(&end_sentence(&s)))
+}
+
+/// The subject of the last `git commit -m` the agent ran after the person's
+/// last request: the concrete outcome of a session that ends in a commit.
+fn last_commit(t: &Transcript) -> Option<String> {
+    let last = t
+        .messages
+        .last()
+        .filter(|m| m.role == super::transcript::Role::Assistant)?;
+    let cmd = last
+        .tools
+        .iter()
+        .rev()
+        .find(|c| c.target.contains("git commit") && c.target.contains("-m"))?;
+    let after = cmd.target.split_once("-m")?.1.trim_start();
+    let after = after
+        .strip_prefix("\"$(cat <<'EOF'")
+        .or_else(|| after.strip_prefix("\"$(cat <<EOF"))
+        .unwrap_or(after);
+    let msg = after.trim_start_matches(['"', '\'', ' ']);
+    let end = msg.find(['"', '\'', '\n']).unwrap_or(msg.len());
+    let subject = msg[..end].trim();
+    (word_count(subject) >= 3).then(|| subject.to_string())
+}
+
+/// One terminal mark: the text's own `.`/`!`/`?`, else a `.`.
+fn end_sentence(s: &str) -> String {
+    let s = s.trim_end_matches([';', ',', ':', ' ']);
+    if s.ends_with(['.', '!', '?']) {
+        return s.to_string();
+    }
+    let s = s.trim_end_matches(['。', '！', '？']);
+    format!("{s}.")
+}
+
+/// The first sentence of an answer that says something: "Done!" and
+/// "Good catch!" give way to the sentence after them.
+fn outcome_gist(answer: &str) -> String {
+    let mut rest = answer.trim();
+    let mut first = None;
+    for _ in 0..4 {
+        let one = gist(rest);
+        if one.is_empty() {
+            break;
+        }
+        first.get_or_insert_with(|| one.clone());
+        if word_count(&one) >= 4 {
+            return one;
+        }
+        let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
+            break;
+        };
+        rest = rest
+            .get(pos..)
+            .unwrap_or_default()
+            .trim_start_matches(['.', '!', '?', ' ', '\n']);
+    }
+    first.unwrap_or_default()
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+/// Where the session worked: the files it changed, else a command it ran, else
+/// the files it read.
+fn touched(t: &Transcript) -> Option<String> {
+    let changed = t.changed_files();
+    if let Some(first) = changed.first() {
+        return Some(format!("changed {}", list(first, changed.len())));
+    }
+    if let Some(cmd) = t.commands().into_iter().find(|c| c.len() <= 60) {
+        return Some(format!("ran `{}`", cmd.replace('`', "'")));
+    }
+    let read = t.files();
+    read.first()
+        .map(|first| format!("read {}", list(first, read.len())))
+}
+
+fn list(first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => first.to_string(),
+        2 => format!("{first} and 1 more file"),
+        _ => format!("{first} and {} more files", n - 1),
+    }
+}
+
+/// The first sentence or line of a text, without markdown decoration, leading
+/// politeness or `@` file mentions.
+fn gist(text: &str) -> String {
+    let line = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("```"))
+        .unwrap_or_default();
+    let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
+    let mut out = first_sentence(line).replace("**", "").replace('`', "");
+    out = out.replace(" @", " ");
+    for polite in [
+        "please ",
+        "Please ",
+        "can you ",
+        "Can you ",
+        "could you ",
+        "Could you ",
+    ] {
+        if let Some(rest) = out.strip_prefix(polite) {
+            out = rest.to_string();
+        }
+    }
+    // Capitalise prose, not a command line (`sudo dmidecode -t …`).
+    let commandish = out
+        .split_whitespace()
+        .take(4)
+        .any(|w| w.starts_with('-') || w.contains('/') || w == "|");
+    let mut chars = out.chars();
+    match chars.next() {
+        Some(c) if c.is_lowercase() && !commandish => c.to_uppercase().chain(chars).collect(),
+        _ => out,
+    }
+}
+
+/// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
+fn first_sentence(line: &str) -> String {
+    let mut end = line.len();
+    for (i, c) in line.char_indices() {
+        let next = line[i + c.len_utf8()..].chars().next();
+        let ends = matches!(c, '。' | '？' | '！')
+            || (matches!(c, '.' | '?' | '!') && next.is_none_or(char::is_whitespace));
+        if ends && i > 0 {
+            end = i + c.len_utf8();
+            break;
+        }
+    }
+    line[..end].trim().to_string()
+}
+
+/// At most `max` words (CJK counted two characters a word), with `…` when cut.
+fn clip_words(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if word_count(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for token in text.split_whitespace() {
+        let w = word_count(token);
+        if used + w > max {
+            if token.chars().any(is_cjk) && used < max {
+                let room = (max - used) * 2;
+                out.push_str(&token.chars().take(room).collect::<String>());
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(token);
+        used += w;
+    }
+    format!("{}…", out.trim_end_matches([',', ';', ':', '.']))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::transcript;
+    use crate::config::SentenceConfig;
+
+    #[test]
+    fn a_session_sentence_says_request_place_and_outcome_and_passes_the_floor() {
+        let t = transcript::read(concat!(
+            r#"{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w/agentcmd","message":{"role":"user","content":"please move the + button to the right of the search in @apps/app/src/client/components/AppInnerSidebar.tsx"}}"#,
+            "\n",
+            r#"{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"/w/agentcmd/apps/app/src/client/components/CommandMenu.tsx"}},{"type":"text","text":"Moved the plus button next to the search box. The tests pass."}]}}"#,
+        ));
+        let s = compose(&t, Some("/w/agentcmd")).unwrap();
+        assert_eq!(
+            s,
+            "agentcmd: Move the + button to the right of the search in apps/app/src/client/components/AppInnerSidebar.tsx; changed apps/app/src/client/components/CommandMenu.tsx; outcome: Moved the plus button next to the search box."
+        );
+        assert_eq!(
+            crate::sentence::check(&s, Some("/w/agentcmd"), &SentenceConfig::default()),
+            None
+        );
+    }
+
+    #[test]
+    fn a_session_without_a_request_has_no_sentence() {
+        let t = transcript::read(
+            "{\"type\":\"session\",\"version\":3,\"id\":\"h\",\"cwd\":\"/home/d\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"[OpenClaw heartbeat poll]\"}}\n",
+        );
+        assert_eq!(compose(&t, Some("/home/d")), None);
+    }
+
+    #[test]
+    fn cjk_requests_are_clipped_by_characters() {
+        let long = "把这个大纲写入到飞书文档下面重新起一个文件并且检查格式是否正确然后把整个大纲渲染出来给我看看有没有遗漏的内容";
+        let clipped = clip_words(long, 10);
+        assert_eq!(clipped.chars().count(), 21);
+        assert!(clipped.ends_with('…'));
+    }
+}

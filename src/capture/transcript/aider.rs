@@ -1,0 +1,105 @@
+//! Aider's chat history (`.aider.chat.history.md` in the repository): each
+//! chat opens with `# aider chat started at YYYY-MM-DD HH:MM:SS`, `#### `
+//! lines are what the person typed, `> ` lines are Aider's own status and
+//! tool output, and everything else is the model's answer.
+//!
+//! Owns: that markdown shape. The file holds every chat of a repository; it is
+//! read as one session named after its first chat (`aider-<start>`), so chats
+//! appended later arrive as a continuation of it.
+
+use chrono::{NaiveDateTime, TimeZone, Utc};
+
+use super::{Format, Role, ToolKind, ToolUse, Transcript, clean};
+
+const HEADER: &str = "# aider chat started at ";
+
+/// Whether `text` is an Aider chat history.
+pub(super) fn is_aider(text: &str) -> bool {
+    text.lines()
+        .take(20)
+        .any(|l| l.trim_start().starts_with(HEADER))
+}
+
+/// Commands whose arguments are a request (`/ask why does it fail?`).
+const ASKING: &[&str] = &["/ask", "/code", "/architect", "/context"];
+
+pub(super) fn read(text: &str) -> Transcript {
+    let mut t = Transcript::new(Format::Aider);
+    let mut user: Vec<&str> = Vec::new();
+    let mut answer: Vec<&str> = Vec::new();
+    let mut calls: Vec<ToolUse> = Vec::new();
+    for line in text.lines() {
+        let trimmed = line.trim_end();
+        if let Some(when) = trimmed.trim_start().strip_prefix(HEADER) {
+            flush(&mut t, &mut user, &mut answer, &mut calls);
+            let at = NaiveDateTime::parse_from_str(when.trim(), "%Y-%m-%d %H:%M:%S")
+                .ok()
+                .map(|n| Utc.from_utc_datetime(&n));
+            if let Some(at) = at {
+                if t.session_id.is_none() {
+                    t.session_id = Some(format!("aider-{}", at.format("%Y-%m-%dT%H-%M-%S")));
+                }
+                t.started_at = Some(t.started_at.map_or(at, |s| s.min(at)));
+                t.ended_at = Some(t.ended_at.map_or(at, |e| e.max(at)));
+            }
+            continue;
+        }
+        if let Some(typed) = trimmed.strip_prefix("####") {
+            if !answer.is_empty() || !calls.is_empty() {
+                flush(&mut t, &mut user, &mut answer, &mut calls);
+            }
+            user.push(typed.strip_prefix(' ').unwrap_or(typed));
+            continue;
+        }
+        if let Some(status) = trimmed.strip_prefix('>') {
+            flush_user(&mut t, &mut user);
+            if let Some(file) = status.trim().strip_prefix("Applied edit to ") {
+                calls.push(ToolUse {
+                    name: "edit".into(),
+                    kind: ToolKind::Change,
+                    target: file.trim().to_string(),
+                });
+            }
+            continue;
+        }
+        if !user.is_empty() {
+            flush_user(&mut t, &mut user);
+        }
+        answer.push(trimmed);
+    }
+    flush(&mut t, &mut user, &mut answer, &mut calls);
+    t
+}
+
+fn flush(
+    t: &mut Transcript,
+    user: &mut Vec<&str>,
+    answer: &mut Vec<&str>,
+    calls: &mut Vec<ToolUse>,
+) {
+    flush_user(t, user);
+    let text = answer.join("\n");
+    answer.clear();
+    t.push(Role::Assistant, text, std::mem::take(calls), None);
+}
+
+fn flush_user(t: &mut Transcript, user: &mut Vec<&str>) {
+    let text = user.join("\n").trim().to_string();
+    user.clear();
+    if text.is_empty() {
+        return;
+    }
+    let first = text.split_whitespace().next().unwrap_or_default();
+    let request = if ASKING.contains(&first) {
+        text[first.len()..].trim().to_string()
+    } else if clean::is_control_command(&text) || text.starts_with('/') && !text.contains(' ') {
+        String::new()
+    } else {
+        text
+    };
+    if request.is_empty() {
+        t.dropped_turns += 1;
+    } else {
+        t.push(Role::User, request, Vec::new(), None);
+    }
+}

@@ -1,0 +1,116 @@
+//! Claude Code's session JSONL (`~/.claude/projects/<slug>/<session>.jsonl`).
+//!
+//! Owns: the Claude Code line types and flags. Must not: clean text itself
+//! (that is `clean::claude_user`).
+
+use std::collections::HashSet;
+
+use serde_json::Value;
+
+use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+
+/// Line types that carry no conversation.
+const BOOKKEEPING: &[&str] = &[
+    "system",
+    "summary",
+    "file-history-snapshot",
+    "queue-operation",
+    "attachment",
+    "progress",
+    "ai-title",
+    "custom-title",
+    "agent-name",
+    "last-prompt",
+    "pr-link",
+    "mode",
+    "permission-mode",
+];
+
+/// The prefix of a compaction summary Claude Code writes as a user message.
+const CONTINUED: &str = "This session is being continued from a previous conversation";
+
+pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
+    let mut t = Transcript::new(Format::ClaudeCode);
+    let mut seen = HashSet::new();
+    let mut main_lines = 0usize;
+    let mut sidechain_lines = 0usize;
+    for line in lines {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            t.skipped_lines += 1;
+            continue;
+        };
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+            t.note_time(ts);
+        }
+        // Lines repeated by resume or fork carry the same uuid.
+        if let Some(id) = v.get("uuid").and_then(Value::as_str)
+            && !seen.insert(id.to_string())
+        {
+            continue;
+        }
+        let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
+        match kind {
+            "user" | "assistant" if flag("isSidechain") => sidechain_lines += 1,
+            "user" => {
+                main_lines += 1;
+                user(&mut t, &v, flag("isMeta"), flag("isCompactSummary"));
+            }
+            "assistant" => {
+                main_lines += 1;
+                assistant(&mut t, &v);
+            }
+            k if BOOKKEEPING.contains(&k) => {}
+            _ => t.skipped_lines += 1,
+        }
+    }
+    t.subagent = main_lines == 0 && sidechain_lines > 0;
+    t
+}
+
+fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
+    set_once(&mut t.session_id, str_at(v, "sessionId"));
+    let content = &v["message"]["content"];
+    let text = text_of(content);
+    let at = v.get("timestamp").and_then(Value::as_str);
+    if compact || text.as_deref().is_some_and(|s| s.starts_with(CONTINUED)) {
+        if let Some(text) = text {
+            t.push_compaction(&text, at);
+        }
+        return;
+    }
+    if meta {
+        t.dropped_turns += 1;
+        return;
+    }
+    set_once(&mut t.project, str_at(v, "cwd"));
+    match text.as_deref().and_then(clean::claude_user) {
+        Some(text) => t.push(Role::User, text, Vec::new(), str_at(v, "uuid")),
+        // Tool results come back as user lines: not a turn of the person's.
+        None if text.is_some() => t.dropped_turns += 1,
+        None => {}
+    }
+}
+
+fn assistant(t: &mut Transcript, v: &Value) {
+    set_once(&mut t.session_id, str_at(v, "sessionId"));
+    let message = &v["message"];
+    if message.get("model").and_then(Value::as_str) == Some("<synthetic>")
+        || v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
+    {
+        return;
+    }
+    let mut calls = Vec::new();
+    if let Some(blocks) = message["content"].as_array() {
+        for b in blocks {
+            if b.get("type").and_then(Value::as_str) == Some("tool_use") {
+                let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                calls.extend(tools::tool_use(name, &b["input"]));
+            }
+        }
+    }
+    let text = text_of(&message["content"])
+        .and_then(|s| clean::assistant(&s))
+        .unwrap_or_default();
+    t.push(Role::Assistant, text, calls, str_at(message, "id"));
+}

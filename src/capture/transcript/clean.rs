@@ -1,0 +1,395 @@
+//! What harnesses inject into the conversation, and how it is taken out:
+//! dropped when it is only the harness talking (reminders, caveats, command
+//! output, heartbeats, environment context), unwrapped when it wraps a
+//! person's words (an IDE preamble, a chat message's untrusted-metadata
+//! envelope, slash-command markup).
+//!
+//! Owns: the text rules, one function per harness. Must not: parse JSON lines
+//! (the readers do) or judge secrets (the sanitizer does).
+
+/// Slash commands that steer the harness rather than ask for work.
+const CONTROL_COMMANDS: &[&str] = &[
+    "/clear",
+    "/compact",
+    "/exit",
+    "/quit",
+    "/resume",
+    "/continue",
+    "/model",
+    "/mode",
+    "/help",
+    "/status",
+    "/cost",
+    "/config",
+    "/login",
+    "/logout",
+    "/doctor",
+    "/memory",
+    "/permissions",
+    "/hooks",
+    "/vim",
+    "/theme",
+    "/terminal-setup",
+    "/ide",
+    "/init",
+    "/thinking",
+    "/new",
+    "/reset",
+    "/stop",
+    "/context",
+    "/usage",
+    "/export",
+    "/rewind",
+    "/agents",
+    "/mcp",
+    "/ask",
+    "/code",
+    "/architect",
+    "/multiline-mode",
+    "/tokens",
+    "/add",
+    "/drop",
+    "/ls",
+    "/undo",
+    "/diff",
+    "/run",
+    "/test",
+    "/web",
+    "/paste",
+    "/copy",
+    "/settings",
+    "/voice",
+];
+
+/// Claude Code tags whose whole content is the harness's, wherever they stand.
+const CLAUDE_BLOCKS: &[&str] = &[
+    "system-reminder",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-stdout",
+    "bash-stderr",
+    "task-notification",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "user-prompt-submit-hook",
+    "command-message",
+];
+
+/// Codex context blocks injected as user messages.
+const CODEX_INJECTED: &[&str] = &[
+    "<environment_context>",
+    "<user_instructions>",
+    "<INSTRUCTIONS>",
+    "# AGENTS.md instructions",
+    "<user_action>",
+    "<turn_aborted>",
+    "<permissions instructions>",
+    "<collaboration_mode>",
+    "<skill>",
+];
+
+/// A user message of Claude Code, as the person meant it, or `None` when it
+/// holds only harness text.
+pub fn claude_user(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.starts_with("Caveat: The messages below") || is_interruption(text) {
+        return None;
+    }
+    if let Some(cmd) = slash_command(text) {
+        return cmd;
+    }
+    let mut out = strip_blocks(text, CLAUDE_BLOCKS);
+    if let Some(input) = between(&out, "<bash-input>", "</bash-input>") {
+        out = format!("! {}", input.trim());
+    }
+    keep(out)
+}
+
+/// `<command-name>/x</command-name><command-args>a</command-args>` as `/x a`;
+/// `Some(None)` for a control command, `None` when there is no command markup.
+fn slash_command(text: &str) -> Option<Option<String>> {
+    let name = between(text, "<command-name>", "</command-name>")?;
+    let name = name.trim();
+    let name = if name.starts_with('/') {
+        name.to_string()
+    } else {
+        format!("/{name}")
+    };
+    let args = between(text, "<command-args>", "</command-args>").unwrap_or_default();
+    if CONTROL_COMMANDS.contains(&name.as_str()) {
+        return Some(None);
+    }
+    let line = format!("{name} {}", args.trim());
+    Some(keep(line))
+}
+
+/// A user message of Codex (an `event_msg` `user_message`): the text after
+/// `## My request for Codex:` when an IDE preamble wraps it; `None` for
+/// injected context.
+pub fn codex_user(text: &str) -> Option<String> {
+    let text = text.trim();
+    if CODEX_INJECTED.iter().any(|p| text.starts_with(p)) {
+        return None;
+    }
+    if text.starts_with("# Context from my IDE setup:") {
+        let (_, request) = text.split_once("## My request for Codex:")?;
+        return keep(request.to_string());
+    }
+    keep(strip_blocks(
+        text,
+        &["environment_context", "user_instructions"],
+    ))
+}
+
+/// A chat message as OpenClaw hands it to its agent: the untrusted-metadata
+/// envelopes, `[message_id: …]` line, `System:` notices and media hints taken
+/// away, the sender's prefix dropped; `None` for heartbeats and memory flushes.
+pub fn openclaw_user(text: &str) -> Option<String> {
+    let text = text.trim();
+    if is_heartbeat(text)
+        || text.starts_with("Pre-compaction memory flush")
+        || is_interruption(text)
+    {
+        return None;
+    }
+    let (body, senders) = strip_untrusted_envelopes(text);
+    let mut lines: Vec<&str> = Vec::new();
+    let mut skipping_hint = false;
+    for line in body.lines() {
+        let t = line.trim_start();
+        if t.starts_with("System:") || t.starts_with("System (untrusted):") {
+            continue;
+        }
+        if t.starts_with("[message_id:") || t.starts_with("[media attached") {
+            if t.starts_with("[media attached") {
+                lines.push("[media attached]");
+            }
+            continue;
+        }
+        if t.starts_with("To send an image back") {
+            skipping_hint = true;
+            continue;
+        }
+        if skipping_hint {
+            skipping_hint = !t.is_empty() && !t.starts_with("Conversation");
+            if skipping_hint {
+                continue;
+            }
+        }
+        lines.push(line);
+    }
+    let mut out = at_mentions(lines.join("\n").trim());
+    for sender in senders {
+        if let Some(rest) = out.strip_prefix(&format!("{sender}: ")) {
+            out = rest.to_string();
+            break;
+        }
+    }
+    if out == "[media attached]" {
+        return keep(out);
+    }
+    keep(out)
+}
+
+/// Chat mentions (`<at user_id="ou_1">demo</at>`) as `@demo`.
+fn at_mentions(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(start) = rest.find("<at ") {
+        let Some(open_end) = rest[start..].find('>').map(|i| start + i + 1) else {
+            break;
+        };
+        let Some(close) = rest[open_end..].find("</at>").map(|i| open_end + i) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        out.push('@');
+        out.push_str(rest[open_end..close].trim());
+        rest = &rest[close + "</at>".len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// The agent's text with harness-only answers (`HEARTBEAT_OK`, `NO_REPLY`) and
+/// `<final>` markers taken out.
+pub fn assistant(text: &str) -> Option<String> {
+    let text = text.replace("<final>", "").replace("</final>", "");
+    let t = text.trim();
+    if matches!(t, "HEARTBEAT_OK" | "NO_REPLY" | "NO_REPLY.") || t.is_empty() {
+        return None;
+    }
+    keep(strip_blocks(t, &["system-reminder"]))
+}
+
+/// Whether a user message is a harness heartbeat poll.
+pub fn is_heartbeat(text: &str) -> bool {
+    let t = text.trim();
+    t.starts_with("[OpenClaw heartbeat poll]")
+        || t.starts_with("Read HEARTBEAT.md if it exists")
+        || t == "HEARTBEAT"
+}
+
+/// A message that is only a harness control command (`/model`, `/clear`).
+pub fn is_control_command(text: &str) -> bool {
+    let first = text.split_whitespace().next().unwrap_or_default();
+    CONTROL_COMMANDS.contains(&first)
+}
+
+/// `[Request interrupted by user]` and friends: markers, not requests.
+fn is_interruption(text: &str) -> bool {
+    text.starts_with("[Request interrupted by user")
+}
+
+/// The words a person typed into an expanded prompt template: the fenced text
+/// under `## User Input` (spec-kit style). `None` when the message is not such
+/// a template; `Some("")` when the person typed nothing into it.
+pub fn template_input(text: &str) -> Option<String> {
+    let (_, after) = text.split_once("## User Input")?;
+    let start = after.find("```")?;
+    let fenced = &after[start + 3..];
+    let body_start = fenced.find('\n')? + 1;
+    let end = fenced[body_start..].find("```")?;
+    Some(fenced[body_start..body_start + end].trim().to_string())
+}
+
+/// Whether a message reads like an expanded prompt file rather than words a
+/// person typed: long and made of several markdown sections.
+pub fn looks_like_template(text: &str) -> bool {
+    let headings = text
+        .lines()
+        .filter(|l| l.starts_with("## ") || l.starts_with("# "))
+        .count();
+    template_input(text).is_some() || (text.len() > 1500 && headings >= 3)
+}
+
+/// Removes `Label (untrusted …):` followed by a fenced JSON block, returning
+/// the rest and the sender names the blocks declared.
+fn strip_untrusted_envelopes(text: &str) -> (String, Vec<String>) {
+    let mut out = String::new();
+    let mut senders = Vec::new();
+    let mut rest = text;
+    while let Some(pos) = rest.find("(untrusted") {
+        let line_start = rest[..pos].rfind('\n').map_or(0, |i| i + 1);
+        let Some(fence) = rest[pos..].find("```") else {
+            break;
+        };
+        let fence_at = pos + fence;
+        let Some(close) = rest[fence_at + 3..].find("```") else {
+            break;
+        };
+        let block_end = fence_at + 3 + close + 3;
+        let json = &rest[fence_at + 3..fence_at + 3 + close];
+        let json = json.trim_start_matches("json").trim();
+        if let Ok(v) = serde_json::from_str::<serde_json::Value>(json) {
+            for key in ["sender", "name", "label", "id", "sender_id"] {
+                if let Some(s) = v.get(key).and_then(serde_json::Value::as_str) {
+                    senders.push(s.to_string());
+                }
+            }
+        }
+        out.push_str(&rest[..line_start]);
+        rest = &rest[block_end..];
+    }
+    out.push_str(rest);
+    senders.sort_by_key(|s| std::cmp::Reverse(s.len()));
+    senders.dedup();
+    (out, senders)
+}
+
+/// Removes every `<tag …>…</tag>` block (and an unclosed one to the end).
+pub fn strip_blocks(text: &str, tags: &[&str]) -> String {
+    let mut out = text.to_string();
+    for tag in tags {
+        let open = format!("<{tag}");
+        let close = format!("</{tag}>");
+        while let Some(start) = out.find(&open) {
+            let after_name = out[start + open.len()..].chars().next();
+            if !matches!(after_name, Some('>' | ' ' | '\n')) {
+                break;
+            }
+            let end = out[start..]
+                .find(&close)
+                .map_or(out.len(), |e| start + e + close.len());
+            out.replace_range(start..end, "");
+        }
+    }
+    out
+}
+
+fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
+    let start = text.find(open)? + open.len();
+    let end = text[start..].find(close)? + start;
+    Some(&text[start..end])
+}
+
+fn keep(text: String) -> Option<String> {
+    let t = text.trim();
+    (!t.is_empty()).then(|| t.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_commands_keep_the_command_and_its_arguments() {
+        let t = "<command-message>erk:plan-implement is running…</command-message>\n<command-name>/erk:plan-implement</command-name>\n<command-args>8107</command-args>";
+        assert_eq!(claude_user(t).as_deref(), Some("/erk:plan-implement 8107"));
+        let clear = "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>";
+        assert_eq!(claude_user(clear), None);
+        assert_eq!(
+            claude_user("<local-command-stdout></local-command-stdout>"),
+            None
+        );
+        assert_eq!(
+            claude_user("[Request interrupted by user for tool use]"),
+            None
+        );
+        assert_eq!(
+            claude_user("fix it <system-reminder>be nice</system-reminder> now").as_deref(),
+            Some("fix it  now")
+        );
+    }
+
+    #[test]
+    fn codex_ide_preambles_keep_the_request() {
+        let t = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nWhy 4 queries?\n";
+        assert_eq!(codex_user(t).as_deref(), Some("Why 4 queries?"));
+        assert_eq!(
+            codex_user("<environment_context>\n<cwd>/x</cwd>\n</environment_context>"),
+            None
+        );
+        assert_eq!(
+            codex_user("# Context from my IDE setup:\n\n## Open tabs:\n- a"),
+            None
+        );
+    }
+
+    #[test]
+    fn openclaw_envelopes_are_unwrapped_to_the_message() {
+        let t = "Conversation info (untrusted metadata):\n```json\n{\n  \"message_id\": \"om_1\",\n  \"sender\": \"ou_0bc2\"\n}\n```\n\nSender (untrusted metadata):\n```json\n{\n  \"label\": \"ou_0bc2\",\n  \"name\": \"ou_0bc2\"\n}\n```\n\n[message_id: om_1]\nou_0bc2: 给我出一个 codex 的大纲";
+        assert_eq!(openclaw_user(t).as_deref(), Some("给我出一个 codex 的大纲"));
+        assert_eq!(openclaw_user("[OpenClaw heartbeat poll]"), None);
+        assert_eq!(
+            openclaw_user("System: [2026-03-18 14:31:17 GMT+8] Exec completed\n\nfix the gateway")
+                .as_deref(),
+            Some("fix the gateway")
+        );
+        assert_eq!(assistant("HEARTBEAT_OK"), None);
+        assert_eq!(
+            assistant("<final>\n我是 demo").as_deref(),
+            Some("我是 demo")
+        );
+    }
+
+    #[test]
+    fn prompt_templates_yield_what_the_person_typed() {
+        let t = "\n## User Input\n\n```text\nSTT API を実装したい。\n```\n\nYou **MUST** consider the user input";
+        assert_eq!(template_input(t).as_deref(), Some("STT API を実装したい。"));
+        assert!(looks_like_template(t));
+        assert!(!looks_like_template("please move the + button"));
+    }
+}

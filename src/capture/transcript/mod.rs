@@ -1,0 +1,402 @@
+//! Reads a session as a harness wrote it and finds the conversation in it:
+//! the person's requests, the agent's answers, its tool calls (name and
+//! target, never the output) and the harness's compactions, with what the
+//! harness injected (IDE preambles, metadata wrappers, slash-command markup,
+//! reminders, heartbeats) dropped or unwrapped. One reader per harness:
+//! [`claude`] (Claude Code), [`codex`], [`pi`] (pi and OpenClaw, which writes
+//! pi's format), [`aider`], and the generic `{"role","content"}` JSONL and
+//! plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
+//! skipped and counted, never fatal.
+//!
+//! Owns: turning transcript text into a [`Transcript`] and rendering it as
+//! markdown. Must not: do I/O or sanitize (the caller sanitizes what it renders).
+
+mod aider;
+mod claude;
+pub mod clean;
+mod codex;
+mod pi;
+pub mod tools;
+
+use chrono::{DateTime, Utc};
+use serde_json::Value;
+
+pub use tools::{ToolKind, ToolUse};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Role {
+    User,
+    Assistant,
+}
+
+impl Role {
+    pub fn heading(self) -> &'static str {
+        match self {
+            Role::User => "User",
+            Role::Assistant => "Assistant",
+        }
+    }
+}
+
+/// One turn of the conversation: its text (cleaned of harness wrappers) and,
+/// for the agent, the tools it called.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Message {
+    pub role: Role,
+    pub text: String,
+    pub tools: Vec<ToolUse>,
+    /// Lines of one streamed response share this id and are joined.
+    id: Option<String>,
+}
+
+/// A compaction the harness wrote into the session: its summary text.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CompactionNote {
+    pub text: String,
+    pub at: Option<DateTime<Utc>>,
+}
+
+/// Which shape the transcript was read as.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Format {
+    Plain,
+    Messages,
+    ClaudeCode,
+    Codex,
+    OpenClaw,
+    Pi,
+    Aider,
+    /// JSON lines no reader recognised.
+    Unknown,
+}
+
+impl Format {
+    /// The `harness` value a capture records when none is given.
+    pub fn harness(self) -> Option<&'static str> {
+        match self {
+            Format::ClaudeCode => Some("claude-code"),
+            Format::Codex => Some("codex"),
+            Format::OpenClaw => Some("openclaw"),
+            Format::Pi => Some("pi"),
+            Format::Aider => Some("aider"),
+            Format::Plain | Format::Messages | Format::Unknown => None,
+        }
+    }
+}
+
+/// The formats memsync reads, for the message that refuses any other.
+pub const KNOWN_FORMATS: &str = "Claude Code, Codex, OpenClaw and pi session JSONL, Aider's .aider.chat.history.md, {\"role\",\"content\"} JSONL, or plain text/markdown";
+
+/// What a transcript says about its session.
+#[derive(Debug, Clone)]
+pub struct Transcript {
+    pub format: Format,
+    /// Plain transcripts keep their text here and have no messages.
+    pub plain: Option<String>,
+    pub messages: Vec<Message>,
+    pub compactions: Vec<CompactionNote>,
+    pub skipped_lines: usize,
+    pub session_id: Option<String>,
+    pub project: Option<String>,
+    pub started_at: Option<DateTime<Utc>>,
+    pub ended_at: Option<DateTime<Utc>>,
+    /// A sub-agent's session (Claude Code sidechain, Codex sub-agent source).
+    pub subagent: bool,
+    /// Turns the reader dropped as harness noise (heartbeats, injected context).
+    pub dropped_turns: usize,
+}
+
+impl Transcript {
+    fn new(format: Format) -> Transcript {
+        Transcript {
+            format,
+            plain: None,
+            messages: Vec::new(),
+            compactions: Vec::new(),
+            skipped_lines: 0,
+            session_id: None,
+            project: None,
+            started_at: None,
+            ended_at: None,
+            subagent: false,
+            dropped_turns: 0,
+        }
+    }
+
+    /// Whether a reader understood the input: a known format with at least one
+    /// turn or compaction, or non-empty plain text.
+    pub fn understood(&self) -> bool {
+        match self.format {
+            Format::Unknown => false,
+            Format::Plain => self.plain.as_deref().is_some_and(|p| !p.trim().is_empty()),
+            _ => !self.messages.is_empty() || !self.compactions.is_empty(),
+        }
+    }
+
+    /// Whether the session holds a request from a person (not only heartbeats
+    /// or injected context).
+    pub fn has_request(&self) -> bool {
+        self.plain.as_deref().is_some_and(|p| !p.trim().is_empty())
+            || self.messages.iter().any(|m| m.role == Role::User)
+    }
+
+    /// The transcript as the markdown body of a transcript artifact
+    /// (unsanitized): every message.
+    pub fn to_markdown(&self) -> String {
+        self.render(0..self.messages.len())
+    }
+
+    /// Messages `range` as markdown: `## User` / `## Assistant` sections, the
+    /// agent's tool calls as a list under its text.
+    pub fn render(&self, range: std::ops::Range<usize>) -> String {
+        if let Some(text) = &self.plain {
+            return text.clone();
+        }
+        let mut out = String::new();
+        for m in self.messages.get(range).unwrap_or_default() {
+            if !out.is_empty() {
+                out.push_str("\n\n");
+            }
+            out.push_str("## ");
+            out.push_str(m.role.heading());
+            out.push_str("\n\n");
+            let text = m.text.trim();
+            out.push_str(text);
+            if !m.tools.is_empty() {
+                if !text.is_empty() {
+                    out.push_str("\n\n");
+                }
+                let calls: Vec<String> = m.tools.iter().map(ToolUse::line).collect();
+                out.push_str(&calls.join("\n"));
+            }
+        }
+        out
+    }
+
+    /// The messages up to `end`, as a view for summaries of part of a session.
+    pub fn prefix(&self, end: usize) -> Transcript {
+        let mut t = self.clone();
+        t.messages.truncate(end);
+        t
+    }
+
+    pub fn first(&self, role: Role) -> Option<&str> {
+        self.messages
+            .iter()
+            .find(|m| m.role == role && !m.text.trim().is_empty())
+            .map(|m| m.text.as_str())
+    }
+
+    pub fn last(&self, role: Role) -> Option<&str> {
+        self.messages
+            .iter()
+            .rev()
+            .find(|m| m.role == role && !m.text.trim().is_empty())
+            .map(|m| m.text.as_str())
+    }
+
+    /// Every tool call, in order.
+    pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
+        self.messages.iter().flat_map(|m| m.tools.iter())
+    }
+
+    /// Files the session read or changed through tool calls, changed first,
+    /// each once, relative to the project where they lie under it.
+    pub fn files(&self) -> Vec<String> {
+        let mut changed = Vec::new();
+        let mut read = Vec::new();
+        for t in self.tool_uses() {
+            let list = match t.kind {
+                ToolKind::Change => &mut changed,
+                ToolKind::Read => &mut read,
+                _ => continue,
+            };
+            let path = tools::relative_to(&t.target, self.project.as_deref());
+            if !list.contains(&path) {
+                list.push(path);
+            }
+        }
+        read.retain(|p| !changed.contains(p));
+        changed.extend(read);
+        changed
+    }
+
+    /// Files the session changed through tool calls.
+    pub fn changed_files(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for t in self.tool_uses().filter(|t| t.kind == ToolKind::Change) {
+            let path = tools::relative_to(&t.target, self.project.as_deref());
+            if !out.contains(&path) {
+                out.push(path);
+            }
+        }
+        out
+    }
+
+    /// Shell commands the agent ran, as a person would retype them, each once.
+    pub fn commands(&self) -> Vec<String> {
+        let mut out: Vec<String> = Vec::new();
+        for t in self.tool_uses().filter(|t| t.kind == ToolKind::Command) {
+            if !out.contains(&t.target) {
+                out.push(t.target.clone());
+            }
+        }
+        out
+    }
+
+    fn note_time(&mut self, ts: &str) {
+        let Some(ts) = crate::contract::parse_ts(ts) else {
+            return;
+        };
+        self.started_at = Some(self.started_at.map_or(ts, |s| s.min(ts)));
+        self.ended_at = Some(self.ended_at.map_or(ts, |e| e.max(ts)));
+    }
+
+    /// Appends a message, joining it to the previous one when both belong to
+    /// the same streamed response (or are tool-only steps of one agent turn).
+    fn push(&mut self, role: Role, text: String, tools: Vec<ToolUse>, id: Option<String>) {
+        if text.trim().is_empty() && tools.is_empty() {
+            return;
+        }
+        if let Some(last) = self.messages.last_mut()
+            && last.role == role
+            && (id.is_some() && last.id == id || role == Role::Assistant)
+        {
+            if !text.trim().is_empty() {
+                if !last.text.is_empty() {
+                    last.text.push_str("\n\n");
+                }
+                last.text.push_str(text.trim());
+            }
+            last.tools.extend(tools);
+            return;
+        }
+        self.messages.push(Message {
+            role,
+            text: text.trim().to_string(),
+            tools,
+            id,
+        });
+    }
+
+    /// Adds a compaction unless it is empty or repeats the previous one.
+    fn push_compaction(&mut self, text: &str, at: Option<&str>) {
+        let text = text.trim();
+        if text.is_empty() || self.compactions.iter().any(|c| c.text == text) {
+            return;
+        }
+        self.compactions.push(CompactionNote {
+            text: text.to_string(),
+            at: at.and_then(crate::contract::parse_ts),
+        });
+    }
+}
+
+/// Reads a transcript. JSONL is recognised by its first non-empty line being a
+/// JSON object; an Aider chat history by its `# aider chat started at`
+/// header; anything else is plain text.
+pub fn read(text: &str) -> Transcript {
+    let first = text.lines().find(|l| !l.trim().is_empty());
+    let first_value = first.and_then(|l| serde_json::from_str::<Value>(l).ok());
+    match first_value {
+        Some(v) if v.is_object() => read_jsonl(text, &v),
+        _ if aider::is_aider(text) => aider::read(text),
+        _ => {
+            let mut t = Transcript::new(Format::Plain);
+            t.plain = Some(text.to_string());
+            t
+        }
+    }
+}
+
+/// Picks the reader from the first object's shape, then feeds it every line.
+fn read_jsonl(text: &str, first: &Value) -> Transcript {
+    let lines = text.lines().filter(|l| !l.trim().is_empty());
+    let has_line_of = |pred: &dyn Fn(&Value) -> bool| {
+        text.lines()
+            .take(50)
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|v| pred(&v))
+    };
+    if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
+        return codex::read(lines);
+    }
+    if first.get("type").and_then(Value::as_str) == Some("session") {
+        return pi::read(lines);
+    }
+    if has_line_of(&|v| {
+        matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) && v.get("message").is_some()
+    }) {
+        return claude::read(lines);
+    }
+    generic(lines)
+}
+
+/// `{"role": "user", "content": …}` lines.
+fn generic<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
+    let mut t = Transcript::new(Format::Unknown);
+    for line in lines {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            t.skipped_lines += 1;
+            continue;
+        };
+        let role = match v.get("role").and_then(Value::as_str) {
+            Some("user" | "human") => Role::User,
+            Some("assistant" | "ai" | "model") => Role::Assistant,
+            Some(_) => continue,
+            None => {
+                t.skipped_lines += 1;
+                continue;
+            }
+        };
+        t.format = Format::Messages;
+        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+            t.note_time(ts);
+        }
+        let text = text_of(&v["content"]).unwrap_or_default();
+        t.push(role, text, Vec::new(), None);
+    }
+    t
+}
+
+fn str_at(v: &Value, key: &str) -> Option<String> {
+    v.get(key)
+        .and_then(Value::as_str)
+        .filter(|s| !s.trim().is_empty())
+        .map(str::to_string)
+}
+
+fn set_once(slot: &mut Option<String>, value: Option<String>) {
+    if slot.is_none() {
+        *slot = value;
+    }
+}
+
+/// The text of a content value: a string, or the `text` blocks of a block list
+/// (tool results, thinking and images are not text).
+fn text_of(content: &Value) -> Option<String> {
+    let text = match content {
+        Value::String(s) => s.clone(),
+        Value::Array(blocks) => blocks
+            .iter()
+            .filter(|b| {
+                matches!(
+                    b.get("type").and_then(Value::as_str),
+                    Some("text" | "input_text" | "output_text")
+                )
+            })
+            .filter_map(|b| b.get("text").and_then(Value::as_str))
+            .collect::<Vec<_>>()
+            .join("\n\n"),
+        _ => return None,
+    };
+    let trimmed = text.trim();
+    (!trimmed.is_empty()).then(|| trimmed.to_string())
+}
+
+#[cfg(test)]
+mod tests;

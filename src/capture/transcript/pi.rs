@@ -1,0 +1,152 @@
+//! pi's session JSONL, which OpenClaw writes too
+//! (`~/.openclaw/agents/<agent>/sessions/<id>.jsonl`,
+//! `~/.pi/agent/sessions/<cwd-slug>/*.jsonl`): a `session` header line, then
+//! entries. From v3 on, entries carry `id`/`parentId` and form a tree whose
+//! abandoned branches stay in the file; the conversation is the path from the
+//! active leaf back to the root. Older files (no `version`) are a flat list.
+//!
+//! Owns: the entry types of both. OpenClaw is told from pi by its own marks
+//! (`openclaw.*` custom entries, a cwd under `.openclaw`).
+
+use std::collections::{HashMap, HashSet};
+
+use serde_json::Value;
+
+use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+
+pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
+    let mut t = Transcript::new(Format::Pi);
+    let mut entries = Vec::new();
+    for line in lines {
+        match serde_json::from_str::<Value>(line) {
+            Ok(v) if v.is_object() => entries.push(v),
+            _ => t.skipped_lines += 1,
+        }
+    }
+    let active = active_path(&entries);
+    for v in &entries {
+        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+            t.note_time(ts);
+        }
+        if is_openclaw(v) {
+            t.format = Format::OpenClaw;
+        }
+        let on_path = match (&active, v.get("id").and_then(Value::as_str)) {
+            (Some(path), Some(id)) if v.get("parentId").is_some() => path.contains(id),
+            _ => true,
+        };
+        if on_path {
+            entry(&mut t, v);
+        }
+    }
+    t
+}
+
+fn is_openclaw(v: &Value) -> bool {
+    let custom = v.get("customType").and_then(Value::as_str);
+    custom.is_some_and(|c| c.starts_with("openclaw") || c == "model-snapshot")
+        || v.get("message").and_then(|m| m.get("__openclaw")).is_some()
+        || (v.get("type").and_then(Value::as_str) == Some("session")
+            && str_at(v, "cwd").is_some_and(|c| c.contains("/.openclaw")))
+}
+
+fn entry(t: &mut Transcript, v: &Value) {
+    let at = v.get("timestamp").and_then(Value::as_str);
+    match v.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "session" => {
+            set_once(&mut t.session_id, str_at(v, "id"));
+            set_once(&mut t.project, str_at(v, "cwd"));
+            t.subagent = v.get("parentSession").is_some_and(|p| !p.is_null());
+        }
+        "message" => message(t, &v["message"]),
+        "compaction" => {
+            if let Some(summary) = str_at(v, "summary") {
+                t.push_compaction(&summary, at);
+            }
+        }
+        "model_change"
+        | "thinking_level_change"
+        | "custom"
+        | "custom_message"
+        | "label"
+        | "session_info"
+        | "leaf"
+        | "branch_summary" => {}
+        _ => t.skipped_lines += 1,
+    }
+}
+
+fn message(t: &mut Transcript, m: &Value) {
+    let text = text_of(&m["content"]);
+    match m.get("role").and_then(Value::as_str) {
+        Some("user") => {
+            let cleaned = text
+                .as_deref()
+                .and_then(clean::openclaw_user)
+                .filter(|s| !clean::is_control_command(s));
+            match cleaned {
+                Some(text) => t.push(Role::User, text, Vec::new(), None),
+                None => t.dropped_turns += 1,
+            }
+        }
+        Some("assistant") => {
+            let mut calls = Vec::new();
+            for b in m["content"].as_array().into_iter().flatten() {
+                if b.get("type").and_then(Value::as_str) == Some("toolCall") {
+                    let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                    calls.extend(tools::tool_use(name, &b["arguments"]));
+                }
+            }
+            let text = text
+                .as_deref()
+                .and_then(clean::assistant)
+                .unwrap_or_default();
+            t.push(Role::Assistant, text, calls, None);
+        }
+        Some("compactionSummary") => {
+            if let Some(text) = text {
+                t.push_compaction(&text, None);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// The ids on the path from the active leaf to the root, when the entries form
+/// a tree; `None` for a flat (pre-v3) file.
+fn active_path(entries: &[Value]) -> Option<HashSet<String>> {
+    let parents: HashMap<&str, Option<&str>> = entries
+        .iter()
+        .filter_map(|v| {
+            let id = v.get("id").and_then(Value::as_str)?;
+            v.get("parentId")?;
+            Some((id, v.get("parentId").and_then(Value::as_str)))
+        })
+        .collect();
+    if parents.is_empty() {
+        return None;
+    }
+    let leaf = entries
+        .iter()
+        .rev()
+        .find_map(|v| {
+            (v.get("type").and_then(Value::as_str) == Some("leaf"))
+                .then(|| v.get("targetId").and_then(Value::as_str))
+                .flatten()
+        })
+        .or_else(|| {
+            entries.iter().rev().find_map(|v| {
+                let id = v.get("id").and_then(Value::as_str)?;
+                parents.contains_key(id).then_some(id)
+            })
+        })?;
+    let mut path = HashSet::new();
+    let mut at = Some(leaf);
+    while let Some(id) = at {
+        if !path.insert(id.to_string()) {
+            break; // a cycle: stop rather than loop
+        }
+        at = parents.get(id).copied().flatten();
+    }
+    Some(path)
+}

@@ -1,0 +1,117 @@
+use super::*;
+
+#[test]
+fn plain_text_is_kept_as_it_is() {
+    let t = read("# Notes\n\nWe fixed the retry.\n");
+    assert_eq!(t.format, Format::Plain);
+    assert_eq!(t.to_markdown(), "# Notes\n\nWe fixed the retry.\n");
+    assert!(t.understood());
+}
+
+#[test]
+fn claude_code_lines_become_messages_with_tool_calls() {
+    let jsonl = r#"{"type":"user","uuid":"u-1","sessionId":"5d3c","cwd":"/home/ana/shop","timestamp":"2026-03-02T09:00:00.120Z","message":{"role":"user","content":"Add a retry to the payment client"}}
+{"type":"user","uuid":"u-0","isMeta":true,"sessionId":"5d3c","timestamp":"2026-03-02T09:00:00.100Z","message":{"role":"user","content":"<command-name>/clear</command-name>"}}
+{"type":"assistant","uuid":"a-1","sessionId":"5d3c","timestamp":"2026-03-02T09:00:04.900Z","message":{"id":"msg_7","role":"assistant","content":[{"type":"tool_use","id":"toolu_9","name":"Bash","input":{"command":"cargo test"}},{"type":"tool_use","id":"toolu_8","name":"Read","input":{"file_path":"/home/ana/shop/src/pay.rs"}}]}}
+{"type":"user","uuid":"u-2","sessionId":"5d3c","timestamp":"2026-03-02T09:00:05.010Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"toolu_9","content":"ok"}]}}
+{"type":"assistant","uuid":"a-2","sessionId":"5d3c","timestamp":"2026-03-02T09:00:06.000Z","message":{"id":"msg_8","role":"assistant","content":[{"type":"text","text":"Added backoff."}]}}
+{"type":"assistant","uuid":"a-3","sessionId":"5d3c","timestamp":"2026-03-02T09:00:06.500Z","message":{"id":"msg_8","role":"assistant","content":[{"type":"text","text":"Tests pass."}]}}
+{"type":"assistant","uuid":"a-3","sessionId":"5d3c","timestamp":"2026-03-02T09:00:06.500Z","message":{"id":"msg_8","role":"assistant","content":[{"type":"text","text":"Tests pass."}]}}
+{"type":"file-history-snapshot","messageId":"x"}
+{"type":"user","uuid":"u-3","sessi
+"#;
+    let t = read(jsonl);
+    assert_eq!(t.format, Format::ClaudeCode);
+    assert_eq!(t.session_id.as_deref(), Some("5d3c"));
+    assert_eq!(t.project.as_deref(), Some("/home/ana/shop"));
+    assert_eq!(t.skipped_lines, 1, "the half-written last line");
+    assert_eq!(t.commands(), vec!["cargo test"]);
+    assert_eq!(t.files(), vec!["src/pay.rs"]);
+    assert_eq!(
+        t.to_markdown(),
+        "## User\n\nAdd a retry to the payment client\n\n## Assistant\n\nAdded backoff.\n\nTests pass.\n\n- Bash `cargo test`\n- Read `/home/ana/shop/src/pay.rs`"
+    );
+    assert_eq!(
+        t.started_at.map(crate::contract::format_ts).as_deref(),
+        Some("2026-03-02T09:00:00.100Z")
+    );
+}
+
+#[test]
+fn codex_prefers_event_messages_and_keeps_compactions() {
+    let jsonl = r#"{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0195f1c2","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/ana/shop"}}
+{"timestamp":"2026-03-02T09:00:00.050Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}
+{"timestamp":"2026-03-02T09:00:00.060Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a retry"}]}}
+{"timestamp":"2026-03-02T09:00:01.000Z","type":"event_msg","payload":{"type":"user_message","message":"Add a retry"}}
+{"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cd /home/ana/shop && rg pay\"]}","call_id":"c1"}}
+{"timestamp":"2026-03-02T09:00:09.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Added backoff in src/pay.rs."}}
+{"timestamp":"2026-03-02T10:00:00.000Z","type":"compacted","payload":{"message":"Summary: retry added."}}
+{"timestamp":"2026-03-02T10:00:01.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a retry"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>"}]}]}}
+"#;
+    let t = read(jsonl);
+    assert_eq!(t.format, Format::Codex);
+    assert_eq!(t.session_id.as_deref(), Some("0195f1c2"));
+    assert_eq!(t.messages.len(), 2);
+    assert_eq!(t.commands(), vec!["rg pay"]);
+    let texts: Vec<&str> = t.compactions.iter().map(|c| c.text.as_str()).collect();
+    assert_eq!(
+        texts,
+        vec!["Summary: retry added.", "## User\n\nAdd a retry"]
+    );
+    assert_eq!(
+        t.last(Role::Assistant),
+        Some("Added backoff in src/pay.rs.")
+    );
+}
+
+#[test]
+fn openclaw_and_pi_read_the_active_branch_without_heartbeats() {
+    let oc = r###"{"type":"session","version":3,"id":"7b1e","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/ana/.openclaw/workspace"}
+{"type":"message","id":"a1","parentId":null,"timestamp":"2026-03-02T09:00:01.000Z","message":{"role":"user","content":"Remind me about retries"}}
+{"type":"message","id":"b1","parentId":"a1","timestamp":"2026-03-02T09:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Abandoned answer."}]}}
+{"type":"message","id":"b2","parentId":"a1","timestamp":"2026-03-02T09:00:04.000Z","message":{"role":"assistant","content":[{"type":"text","text":"Exponential backoff."},{"type":"thinking","thinking":"hm"}]}}
+{"type":"message","id":"c1","parentId":"b2","timestamp":"2026-03-02T09:00:05.000Z","message":{"role":"user","content":"[OpenClaw heartbeat poll]"}}
+{"type":"message","id":"c2","parentId":"c1","timestamp":"2026-03-02T09:00:06.000Z","message":{"role":"assistant","content":[{"type":"text","text":"HEARTBEAT_OK"}]}}
+{"type":"compaction","id":"d1","parentId":"c2","timestamp":"2026-03-02T09:00:07.000Z","summary":"## Goal\nretries"}
+{"type":"compaction","id":"d2","parentId":"d1","timestamp":"2026-03-02T09:00:08.000Z","summary":"## Goal\nretries"}
+"###;
+    let t = read(oc);
+    assert_eq!(t.format, Format::OpenClaw);
+    assert_eq!(t.session_id.as_deref(), Some("7b1e"));
+    assert_eq!(
+        t.to_markdown(),
+        "## User\n\nRemind me about retries\n\n## Assistant\n\nExponential backoff."
+    );
+    assert_eq!(t.compactions.len(), 1, "a repeated compaction is kept once");
+
+    let old_pi = r#"{"type":"session","id":"d703","timestamp":"2025-11-20T23:33:50.805Z","cwd":"/Users/b/pi-mono"}
+{"type":"message","timestamp":"2025-11-20T23:33:01.550Z","message":{"role":"user","content":[{"type":"text","text":"/mode"}]}}
+{"type":"message","timestamp":"2025-11-20T23:33:50.804Z","message":{"role":"user","content":[{"type":"text","text":"port user-message-selector.ts"}]}}
+{"type":"message","timestamp":"2025-11-20T23:33:54.572Z","message":{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"packages/coding-agent/docs/theme.md"}}]}}
+"#;
+    let t = read(old_pi);
+    assert_eq!(t.format, Format::Pi);
+    assert_eq!(t.first(Role::User), Some("port user-message-selector.ts"));
+    assert_eq!(t.files(), vec!["packages/coding-agent/docs/theme.md"]);
+}
+
+#[test]
+fn aider_history_becomes_turns() {
+    let md = "\n# aider chat started at 2025-09-22 12:04:00\n\n> Aider v0.83.1\n\n#### /ask  \n> Main model: x\n\n#### /model openrouter/deepseek  \n> Main model: y\n\n#### write the curl requests  \n\nHere they are.\n\n> Applied edit to metrics_check.sh  \n";
+    let t = read(md);
+    assert_eq!(t.format, Format::Aider);
+    assert_eq!(t.session_id.as_deref(), Some("aider-2025-09-22T12-04-00"));
+    assert_eq!(t.first(Role::User), Some("write the curl requests"));
+    assert_eq!(t.files(), vec!["metrics_check.sh"]);
+}
+
+#[test]
+fn json_no_reader_knows_is_not_understood() {
+    let t = read("{\"weird\":1}\n{\"other\":2}\n");
+    assert!(!t.understood());
+    let generic = "{\"role\":\"user\",\"content\":\"hi there\"}\n{\"role\":\"assistant\",\"content\":[{\"type\":\"text\",\"text\":\"hello\"}]}\n{\"weird\":1}\nnot json\n";
+    let t = read(generic);
+    assert_eq!(t.format, Format::Messages);
+    assert_eq!(t.messages.len(), 2);
+    assert_eq!(t.skipped_lines, 2);
+}
