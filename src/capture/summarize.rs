@@ -167,9 +167,11 @@ pub fn requests(t: &Transcript) -> Vec<String> {
     out
 }
 
-/// Whether a request says something on its own (three words, or six CJK characters).
+/// Whether a request says something on its own (three words, six CJK
+/// characters, or a slash command).
 pub fn substantive(text: &str) -> bool {
-    crate::sentence::word_count(text) >= 3
+    // A slash command (`/erk:plan-implement 8107`) is a request in itself.
+    text.starts_with('/') || crate::sentence::word_count(text) >= 3
 }
 
 /// The agent's last answer, cut to its first paragraph (with the next one when

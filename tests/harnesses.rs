@@ -1,0 +1,297 @@
+//! Capture of each harness's session format, pinned by snapshots of what an
+//! agent reads: the rendered transcript, the summary and the MEMORY.md row.
+//! The fixtures in `tests/fixtures/harness/` are written for this project in
+//! the real shapes (wrappers, slash commands, heartbeats, compactions, a
+//! planted secret each); the real sessions are exercised by `tests/realdata.rs`.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::memsync_bin;
+
+const NOW: &str = "2026-11-21T00:00:00Z";
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/harness")
+        .join(name)
+}
+
+struct Captured {
+    _tmp: tempfile::TempDir,
+    ws: PathBuf,
+}
+
+impl Captured {
+    fn of(name: &str, extra: &[&str]) -> Captured {
+        let tmp = tempfile::tempdir().unwrap();
+        let ws = tmp.path().join("ws");
+        std::fs::create_dir_all(&ws).unwrap();
+        memsync_bin()
+            .arg("--workspace")
+            .arg(&ws)
+            .args(["--now", NOW, "capture", "session-end", "--transcript"])
+            .arg(fixture(name))
+            .args(extra)
+            .assert()
+            .success();
+        Captured { _tmp: tmp, ws }
+    }
+
+    /// The texts of the canonical files of a kind, oldest first.
+    fn all(&self, kind: &str) -> Vec<String> {
+        let mut names: Vec<PathBuf> = std::fs::read_dir(self.ws.join("memory"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.to_string_lossy().ends_with(&format!("--{kind}.md")))
+            .collect();
+        names.sort();
+        names
+            .iter()
+            .map(|p| std::fs::read_to_string(p).unwrap())
+            .collect()
+    }
+
+    fn body(&self, kind: &str) -> String {
+        let text = self.all(kind).pop().unwrap_or_default();
+        text.splitn(3, "---\n")
+            .nth(2)
+            .unwrap_or_default()
+            .to_string()
+    }
+
+    fn ledger_rows(&self) -> String {
+        let memory = std::fs::read_to_string(self.ws.join("MEMORY.md")).unwrap();
+        memory
+            .lines()
+            .filter(|l| l.starts_with("- "))
+            .collect::<Vec<_>>()
+            .join("\n")
+    }
+
+    fn cli(&self, args: &[&str]) -> std::process::Output {
+        memsync_bin()
+            .arg("--workspace")
+            .arg(&self.ws)
+            .args(["--now", NOW])
+            .args(args)
+            .output()
+            .unwrap()
+    }
+}
+
+fn pin(harness: &str, file: &str, extra: &[&str]) -> Captured {
+    let c = Captured::of(file, extra);
+    insta::assert_snapshot!(format!("{harness}_transcript"), c.body("transcript"));
+    insta::assert_snapshot!(format!("{harness}_summary"), c.body("summary"));
+    insta::assert_snapshot!(format!("{harness}_memory_md_row"), c.ledger_rows());
+    let all: String = c.all("transcript").concat() + &c.all("summary").concat();
+    for secret in [
+        "sk_live_cK8nkB6VRLetC6Psnc1OAPZn",
+        "hunter2hunter2",
+        "glpat-9CfNDxlexuamy4D9Ae2z",
+        "BpyShg7Sdxukz6MQ59uNMxbrqUqIjjEB",
+    ] {
+        assert!(!all.contains(secret), "{secret} in the {harness} capture");
+    }
+    c
+}
+
+#[test]
+fn claude_code_slash_commands_are_the_request_and_its_compaction_is_kept() {
+    let c = pin("claude_code", "claude-code.jsonl", &[]);
+    assert_eq!(c.all("compaction").len(), 1);
+}
+
+#[test]
+fn codex_ide_preambles_give_way_to_the_request_and_patches_name_their_files() {
+    let c = pin("codex", "codex.jsonl", &[]);
+    let compaction = c.body("compaction");
+    assert!(
+        compaction.contains("cut it to the two it needs"),
+        "{compaction}"
+    );
+    assert!(!compaction.contains("permissions instructions"));
+}
+
+#[test]
+fn openclaw_chat_envelopes_are_unwrapped_and_repeated_compactions_written_once() {
+    let c = pin("openclaw", "openclaw.jsonl", &[]);
+    assert_eq!(
+        c.all("compaction").len(),
+        1,
+        "two identical compactions, one artifact"
+    );
+}
+
+#[test]
+fn pi_sessions_in_the_older_format_become_real_transcripts() {
+    pin("pi", "pi.jsonl", &[]);
+}
+
+#[test]
+fn aider_chat_history_becomes_turns_and_keeps_code_intact() {
+    let c = pin(
+        "aider",
+        "aider.md",
+        &["--project", "/home/x/health-analyzer"],
+    );
+    assert!(
+        c.body("transcript")
+            .contains("GITHUB_TOKEN = os.environ.get('GITHUB_TOKEN')")
+    );
+}
+
+#[test]
+fn a_file_no_reader_understands_is_refused_by_name() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    for (name, text) in [
+        ("odd.jsonl", "{\"weird\":1}\n{\"other\":2}\n"),
+        ("empty.md", "  \n"),
+    ] {
+        let file = tmp.path().join(name);
+        std::fs::write(&file, text).unwrap();
+        memsync_bin()
+            .arg("--workspace")
+            .arg(&ws)
+            .args([
+                "capture",
+                "session-end",
+                "--session-id",
+                "x",
+                "--transcript",
+            ])
+            .arg(&file)
+            .assert()
+            .code(1)
+            .stderr(predicates::str::contains(name))
+            .stderr(predicates::str::contains(
+                "memsync reads Claude Code, Codex, OpenClaw",
+            ));
+    }
+    assert!(!ws.join("memory").exists(), "nothing written");
+}
+
+#[test]
+fn a_heartbeat_only_session_is_searchable_but_kept_out_of_memory_md() {
+    let tmp = tempfile::tempdir().unwrap();
+    let file = tmp.path().join("beat.jsonl");
+    std::fs::write(
+        &file,
+        concat!(
+            r#"{"type":"session","version":3,"id":"beat-1","timestamp":"2026-11-20T11:00:00.000Z","cwd":"/home/d"}"#,
+            "\n",
+            r#"{"type":"message","id":"a1","parentId":null,"timestamp":"2026-11-20T11:00:01.000Z","message":{"role":"user","content":"[OpenClaw heartbeat poll]"}}"#,
+            "\n",
+            r#"{"type":"message","id":"a2","parentId":"a1","timestamp":"2026-11-20T11:00:02.000Z","message":{"role":"assistant","content":[{"type":"text","text":"HEARTBEAT_OK"}]}}"#,
+            "\n",
+            r##"{"type":"compaction","id":"a3","parentId":"a2","timestamp":"2026-11-20T11:10:00.000Z","summary":"Goal: watch the quarterly-backup cron job"}"##,
+            "\n",
+        ),
+    )
+    .unwrap();
+    let tmp_ws = tempfile::tempdir().unwrap();
+    let ws = tmp_ws.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let run = |args: &[&str]| {
+        memsync_bin()
+            .arg("--workspace")
+            .arg(&ws)
+            .args(["--now", NOW])
+            .args(args)
+            .output()
+            .unwrap()
+    };
+    let out = run(&[
+        "capture",
+        "session-end",
+        "--transcript",
+        file.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    assert!(!memory.contains("beat-1"), "{memory}");
+    let hits = run(&["search", "quarterly"]);
+    assert!(String::from_utf8_lossy(&hits.stdout).contains("beat-1"));
+    assert!(run(&["check"]).status.success());
+}
+
+#[test]
+fn manifests_carry_their_checksum_and_still_validate_after_a_compaction_backfill() {
+    let c = Captured::of("pi.jsonl", &[]);
+    let manifest = c.all("manifest").pop().unwrap();
+    assert!(manifest.contains(
+        "content_sha256: \"e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855\""
+    ));
+    assert!(manifest.contains("hash_scope: \"body-normalized-v1\""));
+    let body = c.ws.join("compact.md");
+    std::fs::write(&body, "Ported the selector to theme tokens in pi-mono.").unwrap();
+    let out = c.cli(&[
+        "capture",
+        "compaction",
+        "--session-id",
+        "d703a1a9-1b7b-4fb1-b512-c9738b1fe617",
+        "--body",
+        body.to_str().unwrap(),
+    ]);
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let manifest = c.all("manifest").pop().unwrap();
+    assert!(manifest.contains("revision: 2"));
+    assert!(manifest.contains("hash_scope: \"body-normalized-v1\""));
+    let check = c.cli(&["check"]);
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}
+
+#[test]
+fn a_signet_written_session_with_manifest_checksums_validates() {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/signet/memory");
+    std::fs::create_dir_all(ws.join("memory")).unwrap();
+    for e in std::fs::read_dir(src).unwrap().flatten() {
+        std::fs::copy(e.path(), ws.join("memory").join(e.file_name())).unwrap();
+    }
+    let out = memsync_bin()
+        .arg("--workspace")
+        .arg(&ws)
+        .args(["--now", NOW, "sync"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = memsync_bin()
+        .arg("--workspace")
+        .arg(&ws)
+        .args(["--now", NOW, "check"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    assert!(
+        memory.contains("Finalized DP-19 write-gate clamping"),
+        "{memory}"
+    );
+}
