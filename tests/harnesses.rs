@@ -8,7 +8,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::memsync_bin;
+use common::{memsync_bin, run_at};
 
 const NOW: &str = "2026-11-21T00:00:00Z";
 
@@ -28,14 +28,16 @@ impl Captured {
         let tmp = tempfile::tempdir().unwrap();
         let ws = tmp.path().join("ws");
         std::fs::create_dir_all(&ws).unwrap();
-        memsync_bin()
-            .arg("--workspace")
-            .arg(&ws)
-            .args(["--now", NOW, "capture", "session-end", "--transcript"])
-            .arg(fixture(name))
-            .args(extra)
-            .assert()
-            .success();
+        let path = fixture(name);
+        let path = path.to_string_lossy();
+        let mut args = vec!["capture", "session-end", "--transcript", &path];
+        args.extend(extra);
+        let out = run_at(&ws, NOW, &args);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         Captured { _tmp: tmp, ws }
     }
 
@@ -72,13 +74,7 @@ impl Captured {
     }
 
     fn cli(&self, args: &[&str]) -> std::process::Output {
-        memsync_bin()
-            .arg("--workspace")
-            .arg(&self.ws)
-            .args(["--now", NOW])
-            .args(args)
-            .output()
-            .unwrap()
+        run_at(&self.ws, NOW, args)
     }
 }
 
@@ -197,15 +193,7 @@ fn a_heartbeat_only_session_is_searchable_but_kept_out_of_memory_md() {
     let tmp_ws = tempfile::tempdir().unwrap();
     let ws = tmp_ws.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
-    let run = |args: &[&str]| {
-        memsync_bin()
-            .arg("--workspace")
-            .arg(&ws)
-            .args(["--now", NOW])
-            .args(args)
-            .output()
-            .unwrap()
-    };
+    let run = |args: &[&str]| run_at(&ws, NOW, args);
     let out = run(&[
         "capture",
         "session-end",
@@ -267,23 +255,13 @@ fn a_signet_written_session_with_manifest_checksums_validates() {
     for e in std::fs::read_dir(src).unwrap().flatten() {
         std::fs::copy(e.path(), ws.join("memory").join(e.file_name())).unwrap();
     }
-    let out = memsync_bin()
-        .arg("--workspace")
-        .arg(&ws)
-        .args(["--now", NOW, "sync"])
-        .output()
-        .unwrap();
+    let out = run_at(&ws, NOW, &["sync"]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let out = memsync_bin()
-        .arg("--workspace")
-        .arg(&ws)
-        .args(["--now", NOW, "check"])
-        .output()
-        .unwrap();
+    let out = run_at(&ws, NOW, &["check"]);
     assert!(
         out.status.success(),
         "{}",

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::memsync_bin;
+use common::run_at;
 
 const NOW: &str = "2026-11-23T12:00:00Z";
 
@@ -35,21 +35,12 @@ fn sessions(dir: &Path) -> Vec<PathBuf> {
 }
 
 fn capture(ws: &Path, transcript: &Path, extra: &[&str]) -> serde_json::Value {
-    let out = memsync_bin()
-        .arg("--workspace")
-        .arg(ws)
-        .args([
-            "--now",
-            NOW,
-            "--json",
-            "capture",
-            "session-end",
-            "--transcript",
-        ])
-        .arg(transcript)
-        .args(extra)
-        .output()
-        .unwrap();
+    let out = {
+        let path = transcript.to_string_lossy();
+        let mut args = vec!["--json", "capture", "session-end", "--transcript", &path];
+        args.extend(extra);
+        run_at(ws, NOW, &args)
+    };
     assert!(
         out.status.success(),
         "{}: {}",
@@ -187,21 +178,18 @@ fn every_real_session_is_captured_with_its_request_compactions_and_no_secret() {
             .take(1)
             .collect();
         let Some(word) = words.first() else { continue };
-        let out = memsync_bin()
-            .arg("--workspace")
-            .arg(&ws)
-            .args([
-                "--now",
-                NOW,
+        let out = run_at(
+            &ws,
+            NOW,
+            &[
                 "--json",
                 "search",
                 "--include-private",
                 "--limit",
                 "50",
                 word,
-            ])
-            .output()
-            .unwrap();
+            ],
+        );
         let hits = String::from_utf8_lossy(&out.stdout);
         let token = name.split("--").nth(1).unwrap();
         assert!(hits.contains(token), "{name}: search {word:?} missed it");
@@ -231,12 +219,7 @@ fn every_real_session_is_captured_with_its_request_compactions_and_no_secret() {
         assert!(all.contains(code), "{code:?} was mangled");
     }
 
-    let check = memsync_bin()
-        .arg("--workspace")
-        .arg(&ws)
-        .args(["--now", NOW, "check"])
-        .output()
-        .unwrap();
+    let check = run_at(&ws, NOW, &["check"]);
     assert!(
         check.status.success(),
         "{}",
@@ -269,11 +252,6 @@ fn a_session_captured_early_and_again_at_its_end_keeps_its_second_half() {
     );
     let again = capture(&ws, &full, &["--session-id", "grown"]);
     assert_eq!(again["outcome"], "already-captured");
-    let out = memsync_bin()
-        .arg("--workspace")
-        .arg(&ws)
-        .args(["--now", NOW, "--json", "search", "background"])
-        .output()
-        .unwrap();
+    let out = run_at(&ws, NOW, &["--json", "search", "background"]);
     assert!(String::from_utf8_lossy(&out.stdout).contains("grown"));
 }

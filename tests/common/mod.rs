@@ -297,6 +297,17 @@ pub fn memsync_bin() -> assert_cmd::Command {
     cmd
 }
 
+/// Runs `memsync --workspace WS --now NOW ARGS…` to completion.
+pub fn run_at(ws: &Path, now: &str, args: &[&str]) -> std::process::Output {
+    memsync_bin()
+        .arg("--workspace")
+        .arg(ws)
+        .args(["--now", now])
+        .args(args)
+        .output()
+        .expect("memsync runs")
+}
+
 /// Every file under `root` but memsync's state dir, with its bytes.
 pub fn tree(root: &Path) -> std::collections::BTreeMap<String, Vec<u8>> {
     walkdir::WalkDir::new(root)
