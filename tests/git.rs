@@ -478,6 +478,9 @@ fn a_pull_of_500_sessions_reaches_the_projections_within_2_s() {
     .success();
     commit_all(&a, "500 sessions");
     git(&a, &["push", "-q", "origin", "main"]);
+    // b's daemon renders and commits its own MEMORY.md at start; pulling while
+    // that file is still untracked would abort the pull (a race under load).
+    settle(&b, &daemon);
     git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
     let pulled = Instant::now();
     let summaries: Vec<String> = git(&a, &["ls-files", "memory"])
