@@ -19,7 +19,7 @@ fn main() {
     let g = generate::generate(&root, now, Shape::default(), &settings.config).expect("generate");
     memsync::pipeline::sync(&settings, now, memsync::pipeline::SyncOptions::RENDER).expect("sync");
     println!("workspace: {} sessions, {} files", g.sessions, g.files);
-    let index = memsync::index::Index::open(&settings.index_path()).expect("index");
+    let index = memsync::store::Index::open(&settings.index_path()).expect("index");
     let queries = [
         ("1 word, common", "daemon"),
         ("1 word, rare", "signetai"),

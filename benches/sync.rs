@@ -57,9 +57,9 @@ fn main() {
     );
     let rss_mb = peak_child_rss_kb() as f64 / 1024.0;
     // In-process, with the index held open: what the daemon pays per reconcile.
-    let mut index = memsync::index::Index::open(&settings.index_path()).expect("index");
+    let mut index = memsync::store::Index::open(&settings.index_path()).expect("index");
     let opts = memsync::pipeline::SyncOptions::RENDER;
-    let lib_sync = |index: &mut memsync::index::Index| {
+    let lib_sync = |index: &mut memsync::store::Index| {
         memsync::pipeline::sync_with(index, &settings, chrono::Utc::now(), opts).expect("sync");
     };
     lib_sync(&mut index);
@@ -100,7 +100,7 @@ fn main() {
     );
     drop(index);
     // Warm: one connection, one render first, then the timed ones.
-    let mut index = memsync::index::Index::open(&settings.index_path()).expect("index");
+    let mut index = memsync::store::Index::open(&settings.index_path()).expect("index");
     full_render(&mut index, &settings, now);
     let render = median(
         (0..RUNS)
@@ -261,13 +261,12 @@ fn rewrite_body(path: &Path, round: usize) {
 
 /// Renders every projection (forced by forgetting the projection settings' fingerprint).
 fn full_render(
-    index: &mut memsync::index::Index,
+    index: &mut memsync::store::Index,
     settings: &Settings,
     now: chrono::DateTime<chrono::Utc>,
 ) -> Duration {
     index
-        .conn()
-        .execute("DELETE FROM meta WHERE key = 'projection_config'", [])
+        .set_meta("projection_config", "")
         .expect("force full render");
     let t = Instant::now();
     memsync::project::render(index, settings, now).expect("render");

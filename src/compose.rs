@@ -5,7 +5,8 @@
 
 use chrono::{DateTime, Utc};
 
-use crate::config::{Config, TokenRule};
+use crate::config::Config;
+use crate::contract::TokenRule;
 use crate::contract::{self, ArtifactKind, HASH_SCOPE};
 use crate::sentence;
 

@@ -12,6 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
+use crate::contract::TokenRule;
 use crate::error::{Error, Result};
 
 /// The file name of the workspace-level overlay.
@@ -77,15 +78,6 @@ pub struct ScanConfig {
     pub exclude: Vec<String>,
     /// Files larger than this are reported, never read whole.
     pub max_file_bytes: u64,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum TokenRule {
-    /// identity = session_key when non-empty, else session_id (the spec rule).
-    Spec,
-    /// identity = session_id (deployed Signet workspaces).
-    SessionId,
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -517,7 +509,7 @@ fn merge(base: &mut Value, top: Value) {
 
 fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
     let path = path.unwrap_or(Path::new("<config>"));
-    crate::project::DayZone::parse(&config.daily_logs.timezone)
+    crate::contract::DayZone::parse(&config.daily_logs.timezone)
         .map_err(|reason| Error::config(path, format!("daily_logs.timezone: {reason}")))?;
     for (key, globs) in [
         ("scan.include", &config.scan.include),

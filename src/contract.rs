@@ -1,15 +1,16 @@
 //! The pinned contracts of DESIGN.md: artifact kinds, file naming, session tokens,
-//! the `body-normalized-v1` checksum, and timestamp forms.
+//! the `body-normalized-v1` checksum, timestamp forms and the zone daily logs
+//! are dated in.
 //!
 //! Owns: pure functions over strings. Must not: do I/O.
 
 use std::fmt;
 
-use chrono::{DateTime, SecondsFormat, Utc};
+use chrono::{DateTime, NaiveDate, SecondsFormat, Utc};
 use data_encoding::{BASE32_NOPAD, HEXLOWER};
 use sha2::{Digest, Sha256};
 
-use crate::config::TokenRule;
+use serde::{Deserialize, Serialize};
 
 pub const HASH_SCOPE: &str = "body-normalized-v1";
 pub const MEMORY_DIR: &str = "memory";
@@ -197,6 +198,61 @@ pub fn is_valid_agent_id(agent_id: &str) -> bool {
     let mut bytes = agent_id.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_lowercase() || b.is_ascii_digit())
         && bytes.all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'-')
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum TokenRule {
+    /// identity = session_key when non-empty, else session_id (the spec rule).
+    Spec,
+    /// identity = session_id (deployed Signet workspaces).
+    SessionId,
+}
+
+/// The zone daily logs are dated in.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum DayZone {
+    Local,
+    Utc,
+    Named(chrono_tz::Tz),
+}
+
+impl DayZone {
+    pub fn parse(s: &str) -> std::result::Result<DayZone, String> {
+        match s {
+            "local" => Ok(DayZone::Local),
+            "UTC" | "utc" => Ok(DayZone::Utc),
+            name => name
+                .parse::<chrono_tz::Tz>()
+                .map(DayZone::Named)
+                .map_err(|_| format!("{name:?} is not `local`, `UTC` or an IANA zone name")),
+        }
+    }
+
+    pub fn date(&self, ts: DateTime<Utc>) -> NaiveDate {
+        match self {
+            DayZone::Local => ts.with_timezone(&chrono::Local).date_naive(),
+            DayZone::Utc => ts.date_naive(),
+            DayZone::Named(tz) => ts.with_timezone(tz).date_naive(),
+        }
+    }
+
+    /// `HH:MM` in the zone.
+    pub fn clock(&self, ts: DateTime<Utc>) -> String {
+        use chrono::Timelike;
+        let (h, m) = match self {
+            DayZone::Local => {
+                let t = ts.with_timezone(&chrono::Local);
+                (t.hour(), t.minute())
+            }
+            DayZone::Utc => (ts.hour(), ts.minute()),
+            DayZone::Named(tz) => {
+                let t = ts.with_timezone(tz);
+                (t.hour(), t.minute())
+            }
+        };
+        format!("{h:02}:{m:02}")
+    }
 }
 
 #[cfg(test)]

@@ -74,3 +74,18 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// An error and its causes on one line, each cause once (library errors
+/// already show their source in their own message).
+pub fn message(e: &Error) -> String {
+    let mut message = e.to_string();
+    let mut cause = std::error::Error::source(e);
+    while let Some(c) = cause {
+        let text = c.to_string();
+        if !message.contains(&text) {
+            message = format!("{message}: {text}");
+        }
+        cause = c.source();
+    }
+    message
+}

@@ -13,8 +13,8 @@ use crate::compose;
 use crate::config::Settings;
 use crate::contract;
 use crate::error::{Error, Result};
-use crate::index::Index;
 use crate::pipeline::{self, SyncOptions};
+use crate::store::Index;
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "kebab-case")]
@@ -60,7 +60,7 @@ pub fn forget(
         ForgetOutcome::AlreadyForgotten
     } else {
         let (_, text) = compose::tombstone(&agent_id, &token, now, reason.trim(), &files);
-        crate::project::file::write_in_workspace(&settings.root, &tombstone, text.as_bytes())
+        crate::files::write_in_workspace(&settings.root, &tombstone, text.as_bytes())
             .map_err(|e| Error::io(&tombstone_abs, e))?;
         ForgetOutcome::Forgotten
     };

@@ -62,45 +62,6 @@ pub fn git_dir(root: &Path) -> Option<PathBuf> {
         .then(|| PathBuf::from(String::from_utf8_lossy(&out.stdout).trim()))
 }
 
-/// The git directory of the work tree `root` is in, found on disk without
-/// running git (a `.git` directory, or a `.git` file naming one).
-pub fn find_git_dir(root: &Path) -> Option<PathBuf> {
-    let mut dir = Some(root);
-    while let Some(d) = dir {
-        let dot = d.join(".git");
-        if dot.is_dir() {
-            return Some(dot);
-        }
-        if let Ok(text) = std::fs::read_to_string(&dot)
-            && let Some(target) = text.trim().strip_prefix("gitdir:")
-        {
-            return Some(d.join(target.trim()));
-        }
-        dir = d.parent();
-    }
-    None
-}
-
-/// Why git is busy for the work tree `root` is in, if it is.
-pub fn busy_at(root: &Path) -> Option<&'static str> {
-    busy(&find_git_dir(root)?)
-}
-
-/// Why git is busy in `git_dir` (an operation in progress, or the index locked).
-pub fn busy(git_dir: &Path) -> Option<&'static str> {
-    [
-        ("index.lock", "index.lock exists"),
-        ("MERGE_HEAD", "a merge is in progress"),
-        ("rebase-merge", "a rebase is in progress"),
-        ("rebase-apply", "a rebase is in progress"),
-        ("CHERRY_PICK_HEAD", "a cherry-pick is in progress"),
-        ("REVERT_HEAD", "a revert is in progress"),
-    ]
-    .into_iter()
-    .find(|(f, _)| git_dir.join(f).exists())
-    .map(|(_, why)| why)
-}
-
 /// What `git setup` changed (or would change).
 #[derive(Debug, Clone, Default, Serialize)]
 pub struct SetupReport {
@@ -143,7 +104,8 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
                 if range.is_some() { "updated" } else { "added" }
             ));
             if !dry_run {
-                block::write_atomic(&path, updated.as_bytes()).map_err(|e| Error::io(&path, e))?;
+                crate::files::write_atomic(&path, updated.as_bytes())
+                    .map_err(|e| Error::io(&path, e))?;
             }
         }
     }
@@ -231,7 +193,7 @@ pub fn commit_projections(root: &Path, paths: &[String], message: &str) -> Resul
     let Some(dir) = git_dir(root) else {
         return Ok(Committed::Nothing);
     };
-    if let Some(why) = busy(&dir) {
+    if let Some(why) = crate::repo::busy(&dir) {
         return Ok(Committed::Busy(why));
     }
     // Staged with other bytes than the work tree holds: the user's, left alone.
@@ -371,7 +333,7 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
     } else {
         block::splice(&merged, &block)
     };
-    block::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
+    crate::files::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
     Ok(MergeOutcome {
         path: name.to_string(),
         union,
@@ -392,7 +354,7 @@ fn tempdir_near(file: &Path) -> Result<PathBuf> {
 
 /// Appends a union merge to the state directory's log, for `status`.
 pub fn log_union(state_dir: &Path, outcome: &MergeOutcome, at: &str) {
-    if !outcome.union || crate::index::create_private_dir(state_dir).is_err() {
+    if !outcome.union || crate::files::create_private_dir(state_dir).is_err() {
         return;
     }
     let line = serde_json::json!({ "path": outcome.path, "at": at }).to_string();

@@ -7,26 +7,29 @@
 //! [`jobs`] queues the captures that harness hooks ask for.
 
 pub mod capture;
-pub mod commands;
+pub mod cli;
 pub mod compose;
 pub mod config;
 pub mod contract;
 pub mod error;
 pub mod example;
+pub mod files;
 pub mod forget;
 pub mod generate;
 pub mod git;
-pub mod index;
+
 pub mod jobs;
 pub mod lock;
 pub mod parse;
 pub mod pipeline;
 pub mod project;
+pub mod repo;
 pub mod scan;
 pub mod search;
 pub mod sentence;
 pub mod service;
 pub mod session;
+pub mod store;
 pub mod validate;
 pub mod watch;
 

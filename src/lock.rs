@@ -11,6 +11,12 @@ use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 
+/// The lock `memsync watch` holds: one daemon per workspace.
+pub const DAEMON_LOCK: &str = "daemon.lock";
+
+/// The lock projection writers share (`project::WriterLock`).
+pub const WRITER_LOCK: &str = "writer.lock";
+
 /// A held lock; released on drop.
 pub struct PidLock {
     _file: File,
@@ -29,7 +35,7 @@ pub enum Acquired {
 impl PidLock {
     /// Takes `state_dir/name`, retrying for up to `wait`, and writes our pid into it.
     pub fn acquire(state_dir: &Path, name: &str, wait: Duration) -> Result<Acquired> {
-        crate::index::create_private_dir(state_dir)?;
+        crate::files::create_private_dir(state_dir)?;
         let path = state_dir.join(name);
         let file = OpenOptions::new()
             .create(true)

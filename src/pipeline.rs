@@ -16,8 +16,8 @@ use serde::Serialize;
 use crate::config::Settings;
 use crate::contract;
 use crate::error::Result;
-use crate::index::{Batch, CachedFile, Index, Phase};
 use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
+use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Severity, Tombstone, Verdict};
 
 /// Files modified this recently may still change within the same mtime tick, so
@@ -236,7 +236,7 @@ struct Plan {
 /// A regular file's scan entry; `None` if it is missing, a symlink, or not a file.
 fn stat_regular(root: &Path, rel: &str) -> Option<ScannedFile> {
     // Like the walk, never reach a file through a symlinked directory.
-    crate::project::file::check_real_dirs(root, rel).ok()?;
+    crate::files::check_real_dirs(root, rel).ok()?;
     let meta = std::fs::symlink_metadata(root.join(rel)).ok()?;
     meta.is_file().then(|| ScannedFile {
         path: rel.to_string(),
@@ -357,7 +357,7 @@ fn reconcile(
         "indexed"
     );
     let git_busy = if opts.render {
-        crate::git::busy_at(&settings.root)
+        crate::repo::busy_at(&settings.root)
     } else {
         None
     };
@@ -493,9 +493,7 @@ fn finish_report(
     mut report: SyncReport,
     started: Instant,
 ) -> Result<SyncReport> {
-    for (severity, n) in
-        index.counts("SELECT severity, COUNT(*) FROM problems GROUP BY severity")?
-    {
+    for (severity, n) in index.problem_counts()? {
         match Severity::parse(&severity) {
             Severity::Error => report.errors = n as usize,
             Severity::Warning => report.warnings = n as usize,

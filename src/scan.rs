@@ -187,7 +187,7 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             }
             continue;
         }
-        if file_type.is_file() && crate::project::file::is_interrupted_write(name) {
+        if file_type.is_file() && crate::files::is_interrupted_write(name) {
             out.interrupted_writes.push(rel);
             continue;
         }

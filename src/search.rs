@@ -6,13 +6,12 @@
 //! last sync or the daemon left it).
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use rusqlite::params;
 use serde::Serialize;
 
 use crate::config::SearchConfig;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{Error, Result};
-use crate::index::Index;
+use crate::store::Index;
 
 /// The fewest sessions, best by bm25, that are re-ranked by recency and use.
 const MIN_CANDIDATES: usize = 200;
@@ -198,42 +197,29 @@ fn best_by_bm25(
     q: &Query,
 ) -> Result<Vec<(i64, f64)>> {
     index
-        .rows(
-            "SELECT rowid, -bm25(session_fts, ?3, 1.0, 1.0, 1.0) FROM session_fts WHERE session_fts MATCH ?1
-             ORDER BY bm25(session_fts, ?3, 1.0, 1.0, 1.0) LIMIT ?2",
-            params![fts, k as i64, cfg.sentence_weight],
-            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)),
-        )
+        .best_by_bm25(fts, k, cfg.sentence_weight)
         .map_err(|e| query_error(e, &q.text))
 }
 
 /// What ranking and filtering need of the matching sessions, in one query.
 fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>> {
-    let ids = serde_json::to_string(&matches.iter().map(|(id, _)| id).collect::<Vec<_>>())
-        .unwrap_or_default();
     let relevance: std::collections::HashMap<i64, f64> = matches.iter().copied().collect();
-    index.rows(
-        "SELECT s.fts_id, s.agent_id, s.token, s.membership_ts, s.private, s.project,
-                COALESCE(t.access_count, 0), t.last_access
-         FROM json_each(?1) j
-         JOIN sessions s ON s.fts_id = j.value
-         LEFT JOIN telemetry_access t ON t.agent_id = s.agent_id AND t.token = s.token",
-        [ids],
-        |r| {
-            let fts_id: i64 = r.get(0)?;
-            Ok(Candidate {
-                fts_id,
-                relevance: relevance.get(&fts_id).copied().unwrap_or(0.0),
-                agent_id: r.get(1)?,
-                token: r.get(2)?,
-                membership_ts: r.get(3)?,
-                private: r.get(4)?,
-                project: r.get(5)?,
-                accesses: r.get(6)?,
-                last_access: r.get(7)?,
-            })
-        },
-    )
+    let ids: Vec<i64> = matches.iter().map(|(id, _)| *id).collect();
+    Ok(index
+        .search_candidates(&ids)?
+        .into_iter()
+        .map(|c| Candidate {
+            relevance: relevance.get(&c.fts_id).copied().unwrap_or(0.0),
+            fts_id: c.fts_id,
+            agent_id: c.agent_id,
+            token: c.token,
+            membership_ts: c.membership_ts,
+            private: c.private,
+            project: c.project,
+            accesses: c.accesses,
+            last_access: c.last_access,
+        })
+        .collect())
 }
 
 /// The filters of a query, applied to candidates.
@@ -279,26 +265,17 @@ impl<'q> Filter<'q> {
 
 /// The session facts, wikilinks and best snippet of one ranked session.
 fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
-    let sql = "SELECT membership_ts, project, session_id, session_key, sentence,
-                      summary_path, transcript_path, compaction_path, manifest_path
-               FROM sessions WHERE fts_id = ?1";
-    let rows = index.rows(sql, [c.fts_id], |r| {
-        let paths: Vec<Option<String>> =
-            (5..9).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?;
-        Ok((
-            r.get::<_, String>(0)?,
-            r.get::<_, Option<String>>(1)?,
-            r.get::<_, String>(2)?,
-            r.get::<_, Option<String>>(3)?,
-            r.get::<_, String>(4)?,
-            paths,
-        ))
-    })?;
-    let Some((membership_ts, project, session_id, session_key, sentence, paths)) =
-        rows.into_iter().next()
-    else {
+    let Some(row) = index.hit_row(c.fts_id)? else {
         return Err(Error::UnknownSession(c.token.clone()));
     };
+    let crate::store::search::HitRow {
+        membership_ts,
+        project,
+        session_id,
+        session_key,
+        sentence,
+        paths,
+    } = row;
     let labels = ["summary", "transcript", "compaction", "manifest"];
     let path_of = |kind: &str| {
         labels
@@ -377,39 +354,17 @@ fn score(cfg: &SearchConfig, c: &Candidate, now: DateTime<Utc>) -> f64 {
 
 /// The snippet of one column of a session's document, if the query matches it.
 fn snippet(index: &Index, fts: &str, fts_id: i64, column: i32) -> Result<Option<String>> {
-    let sql = format!(
-        "SELECT snippet(session_fts, {column}, char({}), char({}), '…', 16) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
-        MARK_START as u32, MARK_END as u32
-    );
-    let rows = index.rows(&sql, params![fts, fts_id], |r| {
-        r.get::<_, Option<String>>(0)
-    })?;
-    Ok(rows.into_iter().next().map(|s| {
-        s.unwrap_or_default()
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" ")
-    }))
+    let text = index.snippet(fts, fts_id, column, (MARK_START, MARK_END))?;
+    Ok(text.map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")))
 }
 
 /// An FTS5 syntax error is the user's query, not a failure of memsync.
 fn query_error(e: Error, text: &str) -> Error {
-    match &e {
-        Error::Index { source, .. }
-            if [
-                "fts5",
-                "syntax error",
-                "unterminated string",
-                "no such column",
-            ]
-            .iter()
-            .any(|m| source.to_string().contains(m)) =>
-        {
-            Error::Usage(format!(
-                "search: {text:?} is not a valid FTS5 query ({source}); put words in double quotes to search for them as they are"
-            ))
-        }
-        _ => e,
+    match Index::is_query_syntax(&e) {
+        Some(source) => Error::Usage(format!(
+            "search: {text:?} is not a valid FTS5 query ({source}); put words in double quotes to search for them as they are"
+        )),
+        None => e,
     }
 }
 

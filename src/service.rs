@@ -146,7 +146,7 @@ pub fn apply(action: Action, plan: &Plan) -> Result<String> {
     let mut out = String::new();
     match action {
         Action::Install => {
-            crate::project::write_atomic(&plan.file, plan.contents.as_bytes())
+            crate::files::write_atomic(&plan.file, plan.contents.as_bytes())
                 .map_err(|e| Error::io(&plan.file, e))?;
             out.push_str(&format!("wrote {}\n", plan.file.display()));
             run_all(&plan.commands, &mut out);

@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::config::Settings;
 use crate::contract::ArtifactKind;
 use crate::error::{Error, Result};
-use crate::index::Index;
+use crate::store::Index;
 use crate::validate::{Problem, Severity};
 
 #[derive(Debug, Clone, Serialize)]
@@ -58,22 +58,18 @@ pub fn open(
 ) -> Result<SessionView> {
     let (agent_id, token) =
         crate::forget::one_session(target, agent, index.find_sessions(target.trim(), agent)?)?;
-    let artifacts: Vec<ArtifactView> = index.rows(
-        "SELECT source_kind, source_path, stale, memory_sentence_quality, captured_at FROM artifacts
-         WHERE agent_id = ?1 AND token = ?2 ORDER BY source_kind = 'manifest', captured_at, source_path",
-        [&agent_id, &token],
-        |r| {
-            let path: String = r.get(1)?;
-            Ok(ArtifactView {
-                kind: r.get(0)?,
-                wikilink: format!("[[{path}]]"),
-                path,
-                state: if r.get::<_, bool>(2)? { "stale".into() } else { "ok".into() },
-                sentence_quality: r.get(3)?,
-                captured_at: r.get(4)?,
-            })
-        },
-    )?;
+    let artifacts: Vec<ArtifactView> = index
+        .session_artifacts(&agent_id, &token)?
+        .into_iter()
+        .map(|a| ArtifactView {
+            kind: a.kind,
+            wikilink: format!("[[{}]]", a.path),
+            path: a.path,
+            state: if a.stale { "stale".into() } else { "ok".into() },
+            sentence_quality: a.sentence_quality,
+            captured_at: a.captured_at,
+        })
+        .collect();
     let paths: Vec<String> = artifacts.iter().map(|a| a.path.clone()).collect();
     let problems = index.session_problems(&token, &paths)?;
     let artifacts = artifacts
@@ -89,49 +85,22 @@ pub fn open(
             a
         })
         .collect();
-    let session = index.rows(
-        "SELECT session_id, session_key, project, harness, membership_ts, private, sentence FROM sessions
-         WHERE agent_id = ?1 AND token = ?2",
-        [&agent_id, &token],
-        |r| {
-            Ok((
-                r.get::<_, String>(0)?,
-                r.get::<_, Option<String>>(1)?,
-                r.get::<_, Option<String>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-                r.get::<_, bool>(5)?,
-                r.get::<_, String>(6)?,
-            ))
-        },
-    )?;
-    let forgotten = index
-        .rows(
-            "SELECT source_path, removed_at, reason FROM tombstones WHERE agent_id = ?1 AND token = ?2",
-            [&agent_id, &token],
-            |r| Ok(Forgotten { tombstone: r.get(0)?, removed_at: r.get(1)?, reason: r.get(2)? }),
-        )?
-        .into_iter()
-        .next();
+    let header = index.session_header(&agent_id, &token)?;
+    let forgotten = index.tombstone_of(&agent_id, &token)?.map(|t| Forgotten {
+        tombstone: t.source_path,
+        removed_at: t.removed_at,
+        reason: t.reason,
+    });
     index.record_accesses(std::iter::once((&*agent_id, &*token)), now)?;
-    let accesses = index
-        .rows(
-            "SELECT access_count FROM telemetry_access WHERE agent_id = ?1 AND token = ?2",
-            [&agent_id, &token],
-            |r| r.get::<_, i64>(0),
-        )?
-        .into_iter()
-        .next()
-        .unwrap_or(0);
-    let s = session.into_iter().next();
+    let accesses = index.access_count(&agent_id, &token)?;
     Ok(SessionView {
-        session_id: s.as_ref().map(|s| s.0.clone()),
-        session_key: s.as_ref().and_then(|s| s.1.clone()),
-        project: s.as_ref().and_then(|s| s.2.clone()),
-        harness: s.as_ref().and_then(|s| s.3.clone()),
-        membership_ts: s.as_ref().map(|s| s.4.clone()),
-        private: s.as_ref().is_some_and(|s| s.5),
-        sentence: s.map(|s| s.6),
+        session_id: header.as_ref().map(|s| s.session_id.clone()),
+        session_key: header.as_ref().and_then(|s| s.session_key.clone()),
+        project: header.as_ref().and_then(|s| s.project.clone()),
+        harness: header.as_ref().and_then(|s| s.harness.clone()),
+        membership_ts: header.as_ref().map(|s| s.membership_ts.clone()),
+        private: header.as_ref().is_some_and(|s| s.private),
+        sentence: header.map(|s| s.sentence),
         agent_id,
         token,
         artifacts,

@@ -503,7 +503,7 @@ fn check_naming(path: &str, name: &CanonicalName, a: &Artifact, problems: &mut V
         )
     {
         let expected = contract::token_for(
-            crate::config::TokenRule::Spec,
+            crate::contract::TokenRule::Spec,
             &a.agent_id,
             a.session_key.as_deref(),
             &a.session_id,

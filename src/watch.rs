@@ -10,7 +10,7 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use chrono::{DateTime, Utc};
+use chrono::Utc;
 use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
 use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer_opt};
 use serde::{Deserialize, Serialize};
@@ -21,14 +21,13 @@ use tokio::time::Instant;
 use crate::config::Settings;
 use crate::contract;
 use crate::error::{Error, Result};
-use crate::index::Index;
 use crate::lock::{Acquired, PidLock};
 use crate::pipeline::{self, SyncOptions, SyncReport};
 use crate::scan::{self, FileClass, ScanRules};
+use crate::store::Index;
 
 /// The file `status` reads to report on the daemon.
 pub const STATE_FILE: &str = "daemon.json";
-pub const DAEMON_LOCK: &str = "daemon.lock";
 
 /// What the daemon last did, for `memsync status`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
@@ -57,7 +56,7 @@ pub fn daemon_status(state_dir: &Path) -> DaemonStatus {
     let state = std::fs::read(state_dir.join(STATE_FILE))
         .ok()
         .and_then(|b| serde_json::from_slice::<DaemonState>(&b).ok());
-    let running = PidLock::is_held(state_dir, DAEMON_LOCK);
+    let running = PidLock::is_held(state_dir, crate::lock::DAEMON_LOCK);
     DaemonStatus { running, state }
 }
 
@@ -68,7 +67,7 @@ struct DaemonLock {
 
 impl DaemonLock {
     fn acquire(state_dir: &Path, root: &Path) -> Result<DaemonLock> {
-        match PidLock::acquire(state_dir, DAEMON_LOCK, Duration::ZERO)? {
+        match PidLock::acquire(state_dir, crate::lock::DAEMON_LOCK, Duration::ZERO)? {
             Acquired::Held(lock) => Ok(DaemonLock { _lock: lock }),
             Acquired::Busy { path, holder } => Err(Error::Locked {
                 path,
@@ -174,7 +173,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             uncommitted: BTreeSet::new(),
             commit_check: None,
         };
-        daemon.git_dir = crate::git::find_git_dir(&daemon.root);
+        daemon.git_dir = crate::repo::find_git_dir(&daemon.root);
         daemon.rewatch();
         Ok(daemon)
     }
@@ -436,7 +435,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// progress: rendering now could make git's next step refuse, so wait.
     fn git_busy(&self) -> bool {
         match &self.git_dir {
-            Some(dir) => crate::git::busy(dir).is_some(),
+            Some(dir) => crate::repo::busy(dir).is_some(),
             None => self.root.join(".git/index.lock").exists(),
         }
     }
@@ -628,7 +627,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             }
             Err(e) => {
                 tracing::error!(reason, error = %e, "batch failed");
-                if crate::index::is_damage(&e) {
+                if crate::store::is_damage(&e) {
                     // A damaged page the header check could not see.
                     self.reopen_index(true);
                 }
@@ -652,7 +651,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         let path = dir.join(STATE_FILE);
         let bytes = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
-        crate::project::write_atomic(&path, &bytes).map_err(|e| Error::io(&path, e))
+        crate::files::write_atomic(&path, &bytes).map_err(|e| Error::io(&path, e))
     }
 
     /// (Re)creates the recursive watch; on failure the daemon polls instead.
@@ -726,67 +725,4 @@ fn poll_every(settings: &Settings) -> Duration {
 fn watchdog_interval() -> Option<Duration> {
     let mut usec = 0;
     sd_notify::watchdog_enabled(false, &mut usec).then(|| Duration::from_micros(usec / 2))
-}
-
-impl Index {
-    /// The next moment a session enters the ledger window (its time arrives) or
-    /// leaves it (it becomes older than the window).
-    pub fn next_window_change(
-        &self,
-        now: DateTime<Utc>,
-        window: chrono::Duration,
-    ) -> Result<Option<DateTime<Utc>>> {
-        let oldest = self.strings_with(
-            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts >= ?1",
-            &contract::format_ts(now - window),
-        )?;
-        let upcoming = self.strings_with(
-            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts > ?1",
-            &contract::format_ts(now),
-        )?;
-        let leaves = oldest
-            .as_deref()
-            .and_then(contract::parse_ts)
-            .map(|t| t + window);
-        let enters = upcoming.as_deref().and_then(contract::parse_ts);
-        Ok(match (leaves, enters) {
-            (Some(a), Some(b)) => Some(a.min(b)),
-            (a, b) => a.or(b),
-        })
-    }
-
-    /// True when a projection file is exactly as memsync last rendered it.
-    pub fn projection_unchanged(&self, root: &Path, rel: &str) -> bool {
-        let on_disk = std::fs::symlink_metadata(root.join(rel))
-            .ok()
-            .map(|m| scan::FileStat::of(&m));
-        let rendered: Vec<(i64, i64)> = self
-            .rows(
-                "SELECT size, mtime_ns FROM projection_state WHERE path = ?1",
-                [rel],
-                |r| Ok((r.get(0)?, r.get(1)?)),
-            )
-            .unwrap_or_default();
-        match (rendered.first(), on_disk) {
-            (Some(&(size, mtime_ns)), Some(st)) => {
-                size as u64 == st.size && mtime_ns == st.mtime_ns
-            }
-            _ => false,
-        }
-    }
-
-    /// Whether the index knows files below this workspace-relative directory.
-    pub fn has_files_under(&self, dir: &str) -> bool {
-        let (lo, hi) = (format!("{dir}/"), format!("{dir}0"));
-        self.exists(
-            "SELECT EXISTS(SELECT 1 FROM files WHERE path >= ?1 AND path < ?2)",
-            [lo, hi],
-        )
-        .unwrap_or(true)
-    }
-
-    fn strings_with(&self, sql: &str, arg: &str) -> Result<Option<String>> {
-        let rows: Vec<Option<String>> = self.rows(sql, [arg], |r| r.get(0))?;
-        Ok(rows.into_iter().next().flatten())
-    }
 }

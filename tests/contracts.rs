@@ -3,8 +3,8 @@
 mod common;
 
 use common::{Workspace, has_rule, now, path_of, session, ts};
-use memsync::config::TokenRule;
 use memsync::contract;
+use memsync::contract::TokenRule;
 use memsync::validate::Severity;
 use sha2::Digest;
 

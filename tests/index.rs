@@ -4,7 +4,7 @@
 mod common;
 
 use common::{Workspace, now, path_of, session, ts};
-use memsync::commands;
+use memsync::cli::commands;
 use memsync::contract;
 
 fn count(ws: &Workspace, sql: &str) -> i64 {
@@ -177,7 +177,7 @@ fn telemetry_survives_reindex_until_explicitly_reset() {
     );
     assert_eq!(
         count(&ws, "PRAGMA user_version"),
-        memsync::index::SCHEMA_VERSION
+        memsync::store::SCHEMA_VERSION
     );
     commands::reindex(&ws.settings, now(), true, None).unwrap();
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM telemetry_access"), 0);
@@ -330,7 +330,7 @@ fn syncing_given_paths_reads_only_those_and_matches_a_full_sync() {
         ));
     }
     ws.sync();
-    let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
+    let mut index = memsync::store::Index::open(&ws.settings.index_path()).unwrap();
     let opts = SyncOptions::RENDER;
     let new = ws.add(&session("default", "paths-new", ts("2026-11-19T09:00:00Z")));
     let gone = ws.add(&session(
@@ -381,7 +381,7 @@ fn a_tombstone_given_by_path_purges_its_session() {
     let token = contract::session_token("default", "paths-forget");
     let (rel, text) = memsync::compose::tombstone("default", &token, now(), "privacy", &paths);
     ws.write(&rel, &text);
-    let mut index = memsync::index::Index::open(&ws.settings.index_path()).unwrap();
+    let mut index = memsync::store::Index::open(&ws.settings.index_path()).unwrap();
     let report = sync_paths(&mut index, &ws.settings, now(), SyncOptions::RENDER, &[rel]).unwrap();
     assert_eq!(report.removed, 3);
     assert!(!ws.read("MEMORY.md").contains("session=paths-forget"));

@@ -13,7 +13,7 @@
 //! what is missing, and ends with exactly the files an uninterrupted run writes.
 
 mod gist;
-pub mod hook;
+
 pub mod sanitize;
 mod session_end;
 pub mod summarize;

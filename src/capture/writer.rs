@@ -17,9 +17,9 @@ use crate::compose::{self, ManifestFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{Error, Result};
-use crate::index::Index;
 use crate::lock::{Acquired, PidLock};
 use crate::pipeline::{self, SyncOptions};
+use crate::store::Index;
 
 /// One canonical file of the session already on disk.
 #[derive(Debug, Clone)]
@@ -62,7 +62,7 @@ pub(super) struct SessionFiles {
 impl SessionFiles {
     pub(super) fn load(root: &Path, token: &str) -> Result<SessionFiles> {
         let dir = root.join(contract::MEMORY_DIR);
-        crate::project::file::check_real_dirs(root, &format!("{}/x", contract::MEMORY_DIR))
+        crate::files::check_real_dirs(root, &format!("{}/x", contract::MEMORY_DIR))
             .map_err(|e| Error::io(&dir, e))?;
         let entries = match std::fs::read_dir(&dir) {
             Ok(e) => e,
@@ -353,7 +353,7 @@ impl<'a> Writer<'a> {
             if revision_now != found.map(|_| before.revision) {
                 continue;
             }
-            crate::project::file::write_in_workspace(&self.settings.root, &rel, text.as_bytes())
+            crate::files::write_in_workspace(&self.settings.root, &rel, text.as_bytes())
                 .map_err(|e| Error::io(self.settings.root.join(&rel), e))?;
             self.written.push(rel.clone());
             return Ok(rel);
@@ -445,6 +445,5 @@ pub(super) fn write_new(root: &Path, rel: &str, text: &str) -> Result<()> {
             reason: "a file with this name appeared while capturing".into(),
         });
     }
-    crate::project::file::write_in_workspace(root, rel, text.as_bytes())
-        .map_err(|e| Error::io(&path, e))
+    crate::files::write_in_workspace(root, rel, text.as_bytes()).map_err(|e| Error::io(&path, e))
 }

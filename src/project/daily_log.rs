@@ -13,8 +13,8 @@ use super::file::{BLOCK_BEGIN, BLOCK_END, read_existing};
 use super::{Pending, RenderCtx, RenderOutcome, Target, daily_log_path, inert};
 use crate::contract;
 use crate::error::Result;
-use crate::index::{Index, SessionRow};
 use crate::sentence;
+use crate::store::{Index, SessionRow};
 use crate::validate::Problem;
 
 /// (timestamp, line) pairs for one day; sorted, they are in time order.

@@ -1,5 +1,4 @@
-//! Projection files: the managed block inside them, atomic writes, and the
-//! writer lease.
+//! Projection files: the managed block inside them and the writer lease.
 //!
 //! Owns: splicing a block into a file without touching any other byte.
 //! Must not: decide what the block says.
@@ -88,87 +87,6 @@ pub fn splice_with(existing: &str, block: &str, range: Option<(usize, usize)>) -
     out
 }
 
-/// Marks memsync's temporary files: `.{name}.memsync-{pid}.{random}`. The pid
-/// tells a write in flight (its process lives) from one a crash left behind.
-const TEMP_TAG: &str = ".memsync-";
-
-/// Writes a file atomically: temp file in the same directory, fsync, rename,
-/// fsync the directory. An existing file's permissions are kept.
-pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    use std::os::unix::fs::PermissionsExt;
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d,
-        _ => Path::new("."),
-    };
-    std::fs::create_dir_all(dir)?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let permissions = std::fs::metadata(path)
-        .map(|m| m.permissions())
-        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-    let mut file = tempfile::Builder::new()
-        .prefix(&format!(".{name}{TEMP_TAG}{}.", std::process::id()))
-        .permissions(permissions)
-        .tempfile_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
-    std::fs::File::open(dir)?.sync_all()
-}
-
-/// Refuses a workspace path reached through a symbolic link: the directories
-/// of `rel` under `root` must be real directories (or not exist yet), so no
-/// command reads, writes or deletes outside the workspace by following one.
-pub fn check_real_dirs(root: &Path, rel: &str) -> std::io::Result<()> {
-    let Some((parent, _)) = rel.rsplit_once('/') else {
-        return Ok(());
-    };
-    let mut dir = root.to_path_buf();
-    for part in parent.split('/') {
-        dir.push(part);
-        match std::fs::symlink_metadata(&dir) {
-            Ok(meta) if meta.file_type().is_symlink() => {
-                return Err(std::io::Error::other(format!(
-                    "{} is a symbolic link; memsync never reads or writes through one",
-                    dir.display()
-                )));
-            }
-            Ok(_) => {}
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => return Err(e),
-        }
-    }
-    Ok(())
-}
-
-/// `write_atomic` for a workspace-relative path, never through a symlinked directory.
-pub fn write_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
-    check_real_dirs(root, rel)?;
-    write_atomic(&root.join(rel), bytes)
-}
-
-/// Whether `name` is a temporary file of `write_atomic` whose process is gone:
-/// the rest of a write that a crash or `kill -9` interrupted. The target file
-/// still holds its old bytes, so removing it loses nothing.
-pub fn is_interrupted_write(name: &str) -> bool {
-    let Some((_, tail)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(TEMP_TAG)) else {
-        return false;
-    };
-    let Some((pid, random)) = tail.split_once('.') else {
-        return false;
-    };
-    let Ok(pid) = pid.parse::<i32>() else {
-        return false;
-    };
-    if random.is_empty() || pid <= 0 || pid as u32 == std::process::id() {
-        return false;
-    }
-    // SAFETY: signal 0 only asks whether the process exists.
-    let alive = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    !alive
-}
-
 /// The lease on writing projections: two memsync processes never write them at once.
 pub struct WriterLock {
     _lock: crate::lock::PidLock,
@@ -179,7 +97,7 @@ impl WriterLock {
     pub fn acquire(state_dir: &Path) -> Result<WriterLock> {
         match crate::lock::PidLock::acquire(
             state_dir,
-            "writer.lock",
+            crate::lock::WRITER_LOCK,
             std::time::Duration::from_secs(30),
         )? {
             crate::lock::Acquired::Held(lock) => Ok(WriterLock { _lock: lock }),

@@ -10,8 +10,8 @@ use super::file::{BLOCK_BEGIN, BLOCK_END, outside_block, read_existing};
 use super::{RenderCtx, RenderOutcome, Target, inert, memory_md_path};
 use crate::contract;
 use crate::error::Result;
-use crate::index::{Index, SessionRow};
 use crate::sentence;
+use crate::store::{Index, SessionRow};
 use crate::validate::Problem;
 
 pub const LEDGER_HEADING: &str = "## Session Ledger (Last 30 Days)";

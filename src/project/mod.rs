@@ -14,64 +14,17 @@ use std::path::Path;
 use chrono::{DateTime, Duration, NaiveDate, Utc};
 use globset::{Glob, GlobSet, GlobSetBuilder};
 use rayon::prelude::*;
-use rusqlite::params;
 
-pub use file::{BLOCK_BEGIN, BLOCK_END, WriterLock, splice, write_atomic};
+pub use file::{BLOCK_BEGIN, BLOCK_END, WriterLock, splice};
 pub use memory_md::LEDGER_HEADING;
 
 use crate::config::{Config, Settings};
-use crate::contract;
+use crate::contract::{self, DayZone};
 use crate::error::{Error, Result};
-use crate::index::{Index, Phase, ProjectionState, SessionRow};
 use crate::scan::FileStat;
 use crate::sentence;
+use crate::store::{Index, Phase, ProjectionState, SessionRow};
 use crate::validate::Problem;
-
-/// The zone daily logs are dated in.
-#[derive(Debug, Clone, Copy, PartialEq)]
-pub enum DayZone {
-    Local,
-    Utc,
-    Named(chrono_tz::Tz),
-}
-
-impl DayZone {
-    pub fn parse(s: &str) -> std::result::Result<DayZone, String> {
-        match s {
-            "local" => Ok(DayZone::Local),
-            "UTC" | "utc" => Ok(DayZone::Utc),
-            name => name
-                .parse::<chrono_tz::Tz>()
-                .map(DayZone::Named)
-                .map_err(|_| format!("{name:?} is not `local`, `UTC` or an IANA zone name")),
-        }
-    }
-
-    pub fn date(&self, ts: DateTime<Utc>) -> NaiveDate {
-        match self {
-            DayZone::Local => ts.with_timezone(&chrono::Local).date_naive(),
-            DayZone::Utc => ts.date_naive(),
-            DayZone::Named(tz) => ts.with_timezone(tz).date_naive(),
-        }
-    }
-
-    /// `HH:MM` in the zone.
-    pub fn clock(&self, ts: DateTime<Utc>) -> String {
-        use chrono::Timelike;
-        let (h, m) = match self {
-            DayZone::Local => {
-                let t = ts.with_timezone(&chrono::Local);
-                (t.hour(), t.minute())
-            }
-            DayZone::Utc => (ts.hour(), ts.minute()),
-            DayZone::Named(tz) => {
-                let t = ts.with_timezone(tz);
-                (t.hour(), t.minute())
-            }
-        };
-        format!("{h:02}:{m:02}")
-    }
-}
 
 /// What a render pass did.
 #[derive(Debug, Default)]
@@ -224,7 +177,7 @@ impl Dirty {
             marks_through,
         };
         let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
-        let mut agents = index.strings("SELECT DISTINCT agent_id FROM sessions")?;
+        let mut agents = index.session_agents()?;
         agents.push("default".into()); // agents read MEMORY.md even before the first session
         for agent in agents {
             if full || !rendered.contains(memory_md_path(&agent).as_str()) {
@@ -288,11 +241,7 @@ fn window_rolled(
     let (lo, hi) = if last < now { (last, now) } else { (now, last) };
     let span = Duration::days(cfg.memory_md.window_days as i64);
     let f = contract::format_ts;
-    index.exists(
-        "SELECT EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND
-         ((membership_ts > ?2 AND membership_ts <= ?3) OR (membership_ts > ?4 AND membership_ts <= ?5)))",
-        params![agent, f(lo - span), f(hi - span), f(lo), f(hi)],
-    )
+    index.session_crossed(agent, (&f(lo), &f(hi)), (&f(lo - span), &f(hi - span)))
 }
 
 /// Which sessions never reach a projection: temp/test sessions and private ones.
@@ -416,7 +365,7 @@ impl RenderOutcome {
             .map(|p| {
                 let abs = root.join(&p.path);
                 if let Some(bytes) = &p.bytes {
-                    file::write_in_workspace(root, &p.path, bytes)?;
+                    crate::files::write_in_workspace(root, &p.path, bytes)?;
                 }
                 std::fs::symlink_metadata(&abs).map(|m| FileStat::of(&m))
             })

@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
 
 use chrono::{DateTime, Duration, Utc};
-use memsync::commands::{self, CheckReport};
+use memsync::cli::commands::{self, CheckReport};
 use memsync::compose::{Content, NewSession};
 use memsync::config::{Env, Settings};
 use memsync::pipeline::{self, SyncOptions, SyncReport};

@@ -14,8 +14,8 @@ use std::time::{Duration, Instant};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use super::JobRequest;
 use crate::error::{Error, Result};
-use crate::jobs::JobRequest;
 
 /// The longest payload accepted; a compaction summary is the largest part.
 const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
@@ -152,7 +152,7 @@ pub fn interpret(
             Ok(HookAction::Enqueue(JobRequest::Compaction {
                 agent_id: agent_id.to_string(),
                 session_id: session_id()?,
-                body: super::sanitize::sanitize(summary).text,
+                body: crate::capture::sanitize::sanitize(summary).text,
                 captured_at: now,
             }))
         }

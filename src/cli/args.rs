@@ -1,0 +1,288 @@
+//! The command line: every argument, subcommand and help text, as clap types.
+//!
+//! Owns: what a user can type and how each value is parsed. Must not: run
+//! anything (that is `dispatch`).
+
+use std::path::PathBuf;
+
+use chrono::{DateTime, Utc};
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(
+    name = "memsync",
+    version,
+    about = "Keeps an AI agent's markdown memory workspace honest."
+)]
+#[command(
+    after_help = "Example:\n  memsync demo            # write the example workspace to a temp dir and sync it\n  memsync --workspace ~/.agents sync"
+)]
+pub struct Cli {
+    /// The workspace root (else $MEMSYNC_WORKSPACE, $SIGNET_WORKSPACE, $SIGNET_PATH, config, ~/.agents).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub workspace: Option<PathBuf>,
+    /// The machine config file (else $MEMSYNC_CONFIG, else $XDG_CONFIG_HOME/memsync/config.yaml).
+    #[arg(long, global = true, value_name = "FILE")]
+    pub config: Option<PathBuf>,
+    /// Fix the clock (RFC 3339) for reproducible runs.
+    #[arg(long, global = true, value_name = "RFC3339", value_parser = parse_now)]
+    pub now: Option<DateTime<Utc>>,
+    /// Print reports as JSON.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// More log output (-v info, -vv debug); RUST_LOG overrides.
+    #[arg(short, long, global = true, action = clap::ArgAction::Count)]
+    pub verbose: u8,
+    /// Print nothing but errors.
+    #[arg(short, long, global = true)]
+    pub quiet: bool,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand)]
+pub enum Command {
+    /// Reconcile once: index what changed and re-render projections.
+    #[command(after_help = "Example:\n  memsync --workspace ~/.agents sync")]
+    Sync,
+    /// Validate every canonical artifact; exit 1 if any error.
+    #[command(
+        after_help = "Example:\n  memsync check --json | jq '.problems[] | select(.severity == \"error\")'"
+    )]
+    Check,
+    /// Run the daemon: reconcile on file events, git pulls and timers until SIGTERM.
+    #[command(after_help = "Example:\n  RUST_LOG=memsync=info memsync --workspace ~/.agents watch")]
+    Watch,
+    /// Install, remove or inspect `memsync watch` as a systemd user unit or launchd agent.
+    #[command(after_help = "Example:\n  memsync --workspace ~/.agents service install --dry-run")]
+    Service {
+        #[command(subcommand)]
+        action: ServiceAction,
+    },
+    /// Drop the content rows and rebuild them from markdown (telemetry is kept).
+    #[command(after_help = "Example:\n  memsync reindex --reset-telemetry")]
+    Reindex {
+        /// Also clear the runtime telemetry (access counts, sync history).
+        #[arg(long)]
+        reset_telemetry: bool,
+    },
+    /// Show the workspace, index, sessions per agent, problems and projections.
+    #[command(after_help = "Example:\n  memsync status --json")]
+    Status,
+    /// Add a session to the workspace: its transcript, summary and manifest (or a
+    /// compaction), written in the spec's order, then indexed and projected.
+    #[command(
+        args_conflicts_with_subcommands = true,
+        after_help = "Examples:\n  memsync capture session-end --session-id 5d3c --project ~/code/shop --transcript ~/.claude/projects/-home-ana-shop/5d3c.jsonl\n  memsync capture compaction --session-id 5d3c --body compact.md\n  memsync capture --hook claude-code      # in a Claude Code hook: payload on stdin, exits at once"
+    )]
+    Capture(CaptureArgs),
+    /// Remove a session for good: tombstone first, then its files, index rows and ledger rows.
+    #[command(
+        after_help = "Example:\n  memsync forget 5d3c0f3e-session-id --reason \"pasted a customer's data\""
+    )]
+    Forget {
+        /// The session: its token, session id or session key.
+        session: String,
+        /// Why, recorded in the tombstone.
+        #[arg(long)]
+        reason: String,
+        /// The agent (needed when several agents have a session of that id).
+        #[arg(long)]
+        agent: Option<String>,
+    },
+    /// Find sessions again: full-text search over bodies and sentences, grouped by session.
+    #[command(
+        after_help = "Examples:\n  memsync search retry backoff\n  memsync search 'pay*' --agent default --since 7d --kind summary\n  memsync search '\"exact phrase\" OR other' --json"
+    )]
+    Search {
+        /// Words (all must match), or an FTS5 query (quotes, OR, NOT, NEAR, prefix*).
+        #[arg(required = true, num_args = 1..)]
+        query: Vec<String>,
+        #[arg(long)]
+        agent: Option<String>,
+        /// A project path, its last segment, or a glob.
+        #[arg(long)]
+        project: Option<String>,
+        /// summary, transcript, compaction or manifest.
+        #[arg(long, value_parser = parse_kind)]
+        kind: Option<crate::contract::ArtifactKind>,
+        /// Only sessions since then: 7d, 24h, 2w, a date or an RFC 3339 time.
+        #[arg(long)]
+        since: Option<String>,
+        /// Else `search.limit` (10).
+        #[arg(long)]
+        limit: Option<usize>,
+        /// Also search sessions marked private.
+        #[arg(long)]
+        include_private: bool,
+    },
+    /// Show one session: its artifacts, paths, wikilinks and validation state.
+    #[command(
+        after_help = "Examples:\n  memsync open 5d3c0f3e-session-id\n  memsync open ztmhonk77zydhh6n --print transcript | less"
+    )]
+    Open {
+        /// A token, session id or session key.
+        session: String,
+        #[arg(long)]
+        agent: Option<String>,
+        /// Print one artifact's body instead of the overview.
+        #[arg(long, value_parser = parse_kind)]
+        print: Option<crate::contract::ArtifactKind>,
+    },
+    /// Print a shell completion script.
+    #[command(
+        after_help = "Examples:\n  memsync completions bash > ~/.local/share/bash-completion/completions/memsync\n  memsync completions zsh > ~/.zfunc/_memsync\n  memsync completions fish > ~/.config/fish/completions/memsync.fish"
+    )]
+    Completions { shell: clap_complete::Shell },
+    /// Write man pages (memsync.1 and one per command) into DIR, or print memsync.1.
+    #[command(after_help = "Example:\n  memsync man --out ~/.local/share/man/man1 && man memsync")]
+    Man {
+        #[arg(long, value_name = "DIR")]
+        out: Option<PathBuf>,
+    },
+    /// Set up a git workspace: ignore rules, the projection merge driver, projection commits.
+    #[command(
+        after_help = "Examples:\n  memsync --workspace ~/.agents git setup --dry-run\n  memsync --workspace ~/.agents git setup"
+    )]
+    Git {
+        #[command(subcommand)]
+        action: GitAction,
+    },
+    /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
+    #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
+    Demo { dir: Option<PathBuf> },
+    /// Generate a synthetic workspace for benchmarks (~1,750 sessions by default).
+    #[command(
+        after_help = "Example:\n  memsync generate /tmp/big && memsync --workspace /tmp/big sync"
+    )]
+    Generate {
+        dir: PathBuf,
+        #[arg(long, default_value_t = 30)]
+        days: i64,
+        #[arg(long, default_value_t = 50)]
+        per_day: i64,
+        #[arg(long, default_value_t = 250)]
+        older: i64,
+    },
+}
+
+#[derive(clap::Args)]
+pub struct CaptureArgs {
+    /// Hook mode: read one hook payload (JSON) from stdin, queue the capture as a
+    /// job, and exit 0 at once. Supported: claude-code.
+    #[arg(long, value_name = "HARNESS")]
+    pub hook: Option<String>,
+    /// The agent the session belongs to (a path segment: ^[a-z0-9][a-z0-9-]*$).
+    #[arg(long, global = true, default_value = "default")]
+    pub agent: String,
+    #[command(subcommand)]
+    pub action: Option<CaptureAction>,
+}
+
+#[derive(Subcommand)]
+pub enum CaptureAction {
+    /// Capture a finished session from its transcript.
+    #[command(
+        after_help = "Example:\n  memsync capture session-end --session-id 5d3c --transcript session.jsonl --summary summary.md"
+    )]
+    SessionEnd {
+        /// Else taken from the transcript (Claude Code, Codex, OpenClaw).
+        #[arg(long)]
+        session_id: Option<String>,
+        #[arg(long)]
+        session_key: Option<String>,
+        /// Else the transcript's working directory.
+        #[arg(long)]
+        project: Option<String>,
+        /// Else detected from the transcript's format, else `manual`.
+        #[arg(long)]
+        harness: Option<String>,
+        #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+        started_at: Option<DateTime<Utc>>,
+        #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
+        ended_at: Option<DateTime<Utc>>,
+        /// Plain text, markdown, or JSONL as the harness wrote it (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        transcript: PathBuf,
+        /// The summary body; else `summary.command`, else an extractive summary.
+        #[arg(long, value_name = "FILE")]
+        summary: Option<PathBuf>,
+        /// Mark the session private: indexed, never projected.
+        #[arg(long)]
+        private: bool,
+        /// Else `session-end:<token>`: a retried call is recognised by it.
+        #[arg(long)]
+        idempotency_key: Option<String>,
+    },
+    /// Capture a compaction of a session that already has a manifest.
+    #[command(
+        after_help = "Example:\n  memsync capture compaction --session-id 5d3c --body compact.md"
+    )]
+    Compaction {
+        #[arg(long)]
+        session_id: String,
+        #[arg(long)]
+        session_key: Option<String>,
+        /// The compaction narrative (`-` for stdin).
+        #[arg(long, value_name = "FILE")]
+        body: PathBuf,
+        /// Else `compaction:<token>`.
+        #[arg(long)]
+        idempotency_key: Option<String>,
+    },
+    /// Run the queued hook jobs now (what the detached worker runs).
+    #[command(after_help = "Example:\n  memsync capture jobs && memsync status")]
+    Jobs,
+}
+
+#[derive(Subcommand)]
+pub enum GitAction {
+    /// Add the managed blocks to .gitignore and .gitattributes and register the merge driver (idempotent).
+    #[command(after_help = "Example:\n  memsync git setup --dry-run")]
+    Setup {
+        /// Show what would change; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// The merge driver git runs for projection files (registered by `git setup`).
+    #[command(
+        after_help = "Example (what git runs):\n  memsync --workspace ~/.agents git merge-driver %O %A %B %P"
+    )]
+    MergeDriver {
+        base: PathBuf,
+        ours: PathBuf,
+        theirs: PathBuf,
+        /// The file's path in the repository.
+        path: String,
+    },
+}
+
+#[derive(Subcommand)]
+pub enum ServiceAction {
+    /// Write the unit for this workspace and enable it.
+    #[command(after_help = "Example:\n  memsync service install")]
+    Install {
+        /// Print the file and the commands; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Stop, disable and remove the unit.
+    #[command(after_help = "Example:\n  memsync service uninstall")]
+    Uninstall {
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Whether the unit is installed, and what the service manager says.
+    #[command(after_help = "Example:\n  memsync service status")]
+    Status,
+}
+
+pub fn parse_kind(s: &str) -> Result<crate::contract::ArtifactKind, String> {
+    crate::contract::ArtifactKind::parse(s)
+        .ok_or_else(|| format!("{s:?} is not summary, transcript, compaction or manifest"))
+}
+
+pub fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
+    crate::contract::parse_ts(s)
+        .ok_or_else(|| format!("{s:?} is not an RFC 3339 timestamp with a zone"))
+}

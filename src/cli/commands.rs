@@ -1,0 +1,387 @@
+//! The one-shot commands behind the CLI (`sync`, `check`, `reindex`, `status`,
+//! `demo`, `generate`), each returning a report that prints as text or JSON.
+//!
+//! Owns: composing the pipeline into commands and rendering their reports.
+//! Must not: parse arguments (that is `main.rs`) or hold pipeline logic.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use super::render::plural;
+use crate::config::Settings;
+use crate::contract;
+use crate::error::{ExitStatus, Result};
+use crate::pipeline::{self, SyncOptions, SyncReport};
+use crate::store::Index;
+use crate::validate::{Problem, Severity};
+
+/// A progress bar on stderr for long reads (a cold sync or a reindex): drawn
+/// only on a terminal, outside CI, and when there are many files to read.
+pub struct TerminalProgress {
+    bar: indicatif::ProgressBar,
+}
+
+impl TerminalProgress {
+    /// Fewer files than this finish before a bar would be worth drawing.
+    const MIN_FILES: u64 = 500;
+
+    /// `None` unless stderr is a terminal and `CI` is unset; `quiet` turns it off.
+    pub fn for_stderr(quiet: bool) -> Option<TerminalProgress> {
+        use std::io::IsTerminal;
+        let wanted = !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
+        wanted.then(|| TerminalProgress {
+            bar: indicatif::ProgressBar::hidden(),
+        })
+    }
+}
+
+impl pipeline::Progress for TerminalProgress {
+    fn begin(&self, total: u64) {
+        if total < Self::MIN_FILES {
+            return;
+        }
+        self.bar.set_length(total);
+        self.bar.set_style(
+            indicatif::ProgressStyle::with_template(
+                "{spinner} indexing {pos}/{len} files {wide_bar} {eta}",
+            )
+            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
+        );
+        self.bar
+            .set_draw_target(indicatif::ProgressDrawTarget::stderr());
+    }
+
+    fn advance(&self) {
+        self.bar.inc(1);
+    }
+
+    fn end(&self) {
+        self.bar.finish_and_clear();
+    }
+}
+
+pub fn sync(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<(SyncReport, Vec<Problem>)> {
+    let started = std::time::Instant::now();
+    let mut index = Index::open(&settings.index_path())?;
+    let opts = SyncOptions::RENDER.with_progress(progress);
+    let report = pipeline::sync_with(&mut index, settings, now, opts)?;
+    let problems = index.problems()?;
+    Ok((
+        SyncReport {
+            duration_ms: started.elapsed().as_millis(),
+            ..report
+        },
+        problems,
+    ))
+}
+
+/// Problems in the workspace's files are not `sync`'s failure (exit 0); a
+/// projection it could not write (disk full, read-only) is: exit 3, and the
+/// next sync retries it.
+pub fn sync_exit_status(problems: &[Problem]) -> ExitStatus {
+    if problems.iter().any(|p| p.rule == "projection.write") {
+        ExitStatus::Runtime
+    } else {
+        ExitStatus::Ok
+    }
+}
+
+#[derive(Debug, Serialize)]
+pub struct CheckReport {
+    pub errors: usize,
+    pub warnings: usize,
+    pub problems: Vec<Problem>,
+}
+
+impl CheckReport {
+    pub fn exit_status(&self) -> ExitStatus {
+        if self.errors > 0 {
+            ExitStatus::Problems
+        } else {
+            ExitStatus::Ok
+        }
+    }
+}
+
+/// Validates the whole workspace (indexing what changed, writing no projection).
+pub fn check(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<CheckReport> {
+    let mut index = Index::open(&settings.index_path())?;
+    let opts = SyncOptions::INDEX_ONLY.with_progress(progress);
+    pipeline::sync_with(&mut index, settings, now, opts)?;
+    let problems = index.problems()?;
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    Ok(CheckReport {
+        errors,
+        warnings: problems.len() - errors,
+        problems,
+    })
+}
+
+/// Drops the content rows and rebuilds them from markdown; telemetry stays unless reset.
+pub fn reindex(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    reset_telemetry: bool,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<SyncReport> {
+    let mut index = Index::open(&settings.index_path())?;
+    index.rebuild_derived()?;
+    if reset_telemetry {
+        index.reset_telemetry()?;
+    }
+    let opts = SyncOptions::RENDER.with_progress(progress);
+    pipeline::sync_with(&mut index, settings, now, opts)
+}
+
+#[derive(Debug, Serialize)]
+pub struct AgentStatus {
+    pub agent_id: String,
+    pub sessions: i64,
+    pub sessions_in_window: i64,
+    pub artifacts: BTreeMap<String, i64>,
+    pub stale: i64,
+}
+
+#[derive(Debug, Serialize)]
+pub struct RuleStatus {
+    pub rule: String,
+    pub severity: Severity,
+    pub count: usize,
+    pub first_paths: Vec<String>,
+}
+
+#[derive(Debug, Serialize)]
+pub struct ProjectionStatus {
+    pub path: String,
+    pub fresh: bool,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Status {
+    /// `ok`, or what needs a person, in one line.
+    pub health: String,
+    pub workspace: PathBuf,
+    pub machine_config: Option<PathBuf>,
+    pub workspace_config: Option<PathBuf>,
+    pub index: PathBuf,
+    pub index_bytes: u64,
+    pub last_sync: Option<String>,
+    pub agents: Vec<AgentStatus>,
+    pub tombstones: i64,
+    pub errors: usize,
+    pub warnings: usize,
+    pub problems: Vec<RuleStatus>,
+    pub projections: Vec<ProjectionStatus>,
+    pub daemon: crate::watch::DaemonStatus,
+    /// Capture jobs queued by hooks; `None` when no hook has run.
+    pub jobs: Option<crate::jobs::JobStats>,
+    /// Recent git merges of projections where both sides changed the same lines (both kept).
+    pub union_merges: Vec<serde_json::Value>,
+}
+
+/// Reads the index as it is; runs no sync.
+pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
+    let index_path = settings.index_path();
+    let index = Index::open(&index_path)?;
+    let window_start =
+        contract::format_ts(now - Duration::days(settings.config.memory_md.window_days as i64));
+    let window_end = contract::format_ts(now);
+    let agents = index
+        .agent_counts((&window_start, &window_end))?
+        .into_iter()
+        .map(|a| AgentStatus {
+            agent_id: a.agent_id,
+            sessions: a.sessions,
+            sessions_in_window: a.sessions_in_window,
+            artifacts: a.artifacts.into_iter().collect(),
+            stale: a.stale,
+        })
+        .collect();
+    let problems = index.problems()?;
+    let errors = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .count();
+    let dirty: Vec<String> = index.dirty_marks()?.0.into_iter().map(|(a, _)| a).collect();
+    let projections = index
+        .projection_state()?
+        .into_iter()
+        .map(|s| {
+            let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
+                .ok()
+                .map(|m| crate::scan::FileStat::of(&m));
+            let fresh = on_disk.is_some_and(|st| st.size == s.size && st.mtime_ns == s.mtime_ns)
+                && !dirty.contains(&s.agent_id);
+            ProjectionStatus {
+                path: s.path,
+                fresh,
+            }
+        })
+        .collect();
+    let mut status = Status {
+        health: String::new(),
+        workspace: settings.root.clone(),
+        machine_config: settings.sources.machine.clone(),
+        workspace_config: settings.sources.workspace.clone(),
+        index_bytes: std::fs::metadata(&index_path).map(|m| m.len()).unwrap_or(0),
+        index: index_path,
+        last_sync: index.meta("last_sync")?,
+        agents,
+        tombstones: index.tombstone_count()?,
+        errors,
+        warnings: problems.len() - errors,
+        problems: group_by_rule(&problems),
+        projections,
+        daemon: crate::watch::daemon_status(&settings.state_dir()),
+        jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
+            .map(|q| q.stats())
+            .transpose()?,
+        union_merges: crate::git::recent_unions(&settings.state_dir()),
+    };
+    status.health = health(&status);
+    Ok(status)
+}
+
+fn group_by_rule(problems: &[Problem]) -> Vec<RuleStatus> {
+    let mut rules: BTreeMap<(std::cmp::Reverse<Severity>, &str), RuleStatus> = BTreeMap::new();
+    for p in problems {
+        let entry = rules
+            .entry((std::cmp::Reverse(p.severity), &p.rule))
+            .or_insert_with(|| RuleStatus {
+                rule: p.rule.clone(),
+                severity: p.severity,
+                count: 0,
+                first_paths: Vec::new(),
+            });
+        entry.count += 1;
+        if entry.first_paths.len() < 3 {
+            entry.first_paths.push(p.path.clone());
+        }
+    }
+    rules.into_values().collect()
+}
+
+/// One line: whether anything needs a person.
+fn health(s: &Status) -> String {
+    let mut issues = Vec::new();
+    if s.errors > 0 {
+        issues.push(format!(
+            "{} (memsync check lists them)",
+            plural(s.errors, "error")
+        ));
+    }
+    if let Some(why) = s
+        .daemon
+        .state
+        .as_ref()
+        .and_then(|st| st.degraded.as_ref())
+        .filter(|_| s.daemon.running)
+    {
+        issues.push(format!("daemon degraded: {why}"));
+    }
+    if let Some(j) = &s.jobs
+        && j.failed > 0
+    {
+        issues.push(plural(j.failed as usize, "failed capture job"));
+    }
+    let stale = s.projections.iter().filter(|p| !p.fresh).count();
+    if stale > 0 {
+        issues.push(format!("{} stale", plural(stale, "projection")));
+    }
+    if issues.is_empty() {
+        match s.warnings {
+            0 => "ok".into(),
+            n => format!("ok ({})", plural(n, "warning")),
+        }
+    } else {
+        issues.join("; ")
+    }
+}
+
+/// Hook mode: reads one payload from stdin, queues its capture as a job, and
+/// hands the queue to the daemon or a detached worker. Returns a log line.
+pub fn hook(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    harness: &str,
+    agent_id: &str,
+    config_flag: Option<&Path>,
+    env: &crate::config::Env,
+) -> Result<String> {
+    use crate::jobs::hook::{self, Harness, HookAction};
+    let harness = Harness::parse(harness).ok_or_else(|| {
+        crate::Error::Usage(format!(
+            "unknown hook harness {harness:?}; supported: claude-code"
+        ))
+    })?;
+    let idle = std::time::Duration::from_millis(settings.config.capture.hook_idle_ms);
+    let queue = crate::jobs::JobQueue::open(&settings.state_dir())?;
+    let action = hook::read_payload(std::io::stdin(), idle)
+        .and_then(|payload| hook::interpret(harness, &payload, agent_id, now, env.home.as_deref()));
+    match action {
+        Ok(HookAction::Enqueue(request)) => {
+            let id = crate::jobs::enqueue(&queue, &request, now)?;
+            let by = crate::jobs::wake_worker(settings, config_flag)?;
+            Ok(format!("queued capture job {id}; the {by} runs it"))
+        }
+        Ok(HookAction::Ignore(event)) => Ok(format!("{event}: nothing to capture")),
+        Err(e) => {
+            // Recorded so `status` shows it: a hook's stderr is easily lost.
+            queue.record_failure("hook", agent_id, &e.to_string(), now)?;
+            Err(e)
+        }
+    }
+}
+
+/// Searches the index as the last sync left it.
+pub fn search(
+    settings: &Settings,
+    q: &crate::search::Query,
+    now: DateTime<Utc>,
+) -> Result<Vec<crate::search::Hit>> {
+    let index = Index::open(&settings.index_path())?;
+    crate::search::search(&index, &settings.config.search, q, now)
+}
+
+/// Shows one session.
+pub fn open(
+    settings: &Settings,
+    target: &str,
+    agent: Option<&str>,
+    now: DateTime<Utc>,
+) -> Result<crate::session::SessionView> {
+    let index = Index::open(&settings.index_path())?;
+    crate::session::open(&index, target, agent, now)
+}
+
+/// Writes the example workspace into `dir` (or a new temp directory), syncs it,
+/// and returns the report and where MEMORY.md is.
+pub fn demo(
+    dir: Option<&Path>,
+    now: DateTime<Utc>,
+    load: impl Fn(&Path) -> Result<Settings>,
+) -> Result<(Settings, SyncReport, Vec<Problem>)> {
+    let dir = match dir {
+        Some(d) => d.to_path_buf(),
+        None => std::env::temp_dir().join(format!("memsync-demo-{}", now.format("%Y%m%dT%H%M%S"))),
+    };
+    // The example has no memsync.yaml, so the settings loaded before writing it hold.
+    let settings = load(&dir)?;
+    crate::example::write(&dir, now, &settings.config)?;
+    let (report, problems) = sync(&settings, now, None)?;
+    Ok((settings, report, problems))
+}

@@ -1,0 +1,13 @@
+//! The CLI layer: arguments ([`args`]), what each command runs ([`dispatch`],
+//! [`commands`]) and how its report reads ([`render`]). `main.rs` parses the
+//! arguments and calls [`run`].
+//!
+//! Owns: everything a person at a shell sees. Must not: be imported by any
+//! other module (it is the top layer).
+
+pub mod args;
+pub mod commands;
+mod dispatch;
+pub mod render;
+
+pub use dispatch::run;

@@ -1,0 +1,410 @@
+//! The text reports of the CLI: what `sync`, `check`, `status`, `search`,
+//! `open`, `capture`, `forget`, `git setup` and `demo` print without `--json`.
+//!
+//! Owns: wording and layout. Must not: read the workspace or the index (it
+//! renders the reports it is given).
+
+use std::fmt::Write as _;
+use std::path::PathBuf;
+
+use crate::config::Settings;
+use crate::pipeline::SyncReport;
+use crate::validate::Problem;
+
+use super::commands::{CheckReport, ProjectionStatus, Status};
+
+/// The most problems `sync` lists before it says how many more there are.
+const SYNC_PROBLEM_LINES: usize = 20;
+
+pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "memsync sync: {}", report.workspace);
+    let _ = writeln!(
+        out,
+        "  scanned {} canonical files ({} unchanged, {} read); indexed {}, stale {}, removed {}",
+        report.scanned, report.unchanged, report.read, report.indexed, report.stale, report.removed
+    );
+    if report.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: up to date");
+    } else {
+        let _ = writeln!(out, "  wrote {}", report.projections_written.join(", "));
+    }
+    let _ = writeln!(
+        out,
+        "  problems: {} errors, {} warnings",
+        report.errors, report.warnings
+    );
+    for p in problems.iter().take(SYNC_PROBLEM_LINES) {
+        let _ = writeln!(out, "    {}", problem_line(p));
+    }
+    if problems.len() > SYNC_PROBLEM_LINES {
+        let _ = writeln!(
+            out,
+            "    … and {} more (memsync check lists them all)",
+            problems.len() - SYNC_PROBLEM_LINES
+        );
+    }
+    let _ = writeln!(out, "  took {} ms", report.duration_ms);
+    out
+}
+
+pub fn problem_line(p: &Problem) -> String {
+    format!(
+        "{}: {}: {}: {}",
+        p.path,
+        p.severity.as_str(),
+        p.rule,
+        p.reason
+    )
+}
+
+pub fn render_check(report: &CheckReport) -> String {
+    let mut out = String::new();
+    for p in &report.problems {
+        let _ = writeln!(out, "{}", problem_line(p));
+    }
+    let _ = writeln!(
+        out,
+        "{} errors, {} warnings",
+        report.errors, report.warnings
+    );
+    out
+}
+
+pub fn render_status(s: &Status) -> String {
+    let mut out = String::new();
+    let show = |p: &Option<PathBuf>| {
+        p.as_ref()
+            .map(|p| p.display().to_string())
+            .unwrap_or_else(|| "none".into())
+    };
+    let _ = writeln!(out, "health      {}", s.health);
+    let _ = writeln!(out, "workspace   {}", s.workspace.display());
+    let _ = writeln!(
+        out,
+        "config      machine: {}; workspace: {}",
+        show(&s.machine_config),
+        show(&s.workspace_config)
+    );
+    let _ = writeln!(
+        out,
+        "index       {} ({} KiB)",
+        s.index.display(),
+        s.index_bytes / 1024
+    );
+    let _ = writeln!(
+        out,
+        "last sync   {}",
+        s.last_sync.as_deref().unwrap_or("never")
+    );
+    let _ = writeln!(out, "agents");
+    if s.agents.is_empty() {
+        let _ = writeln!(out, "  none indexed");
+    }
+    for a in &s.agents {
+        let kinds: Vec<String> = a
+            .artifacts
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let _ = writeln!(
+            out,
+            "  {:<12} {} sessions ({} in window); {}; {} stale",
+            a.agent_id,
+            a.sessions,
+            a.sessions_in_window,
+            kinds.join(", "),
+            a.stale
+        );
+    }
+    let _ = writeln!(out, "tombstones  {}", s.tombstones);
+    let _ = writeln!(
+        out,
+        "problems    {} errors, {} warnings",
+        s.errors, s.warnings
+    );
+    for r in &s.problems {
+        let _ = writeln!(
+            out,
+            "  {:<7} {:<24} {:>4}  {}",
+            r.severity.as_str(),
+            r.rule,
+            r.count,
+            r.first_paths.join(", ")
+        );
+    }
+    let _ = writeln!(out, "daemon      {}", daemon_line(&s.daemon));
+    if let Some(j) = &s.jobs {
+        let _ = writeln!(
+            out,
+            "jobs        {} pending, {} running, {} waiting, {} failed, {} done",
+            j.pending, j.running, j.waiting, j.failed, j.succeeded
+        );
+        for job in &j.attention {
+            let _ = writeln!(
+                out,
+                "  #{} {} {} {} (attempts {}): {}",
+                job.id,
+                job.state,
+                job.kind,
+                job.session_id,
+                job.attempts,
+                job.last_error.as_deref().unwrap_or("")
+            );
+        }
+    }
+    // MEMORY.md files one by one; daily logs counted, with only the stale ones named.
+    for m in &s.union_merges {
+        let _ = writeln!(
+            out,
+            "merge       {} {}: both sides' lines kept (union); check the order",
+            m["at"].as_str().unwrap_or("?"),
+            m["path"].as_str().unwrap_or("?")
+        );
+    }
+    let _ = writeln!(out, "projections");
+    let (logs, memory): (Vec<&ProjectionStatus>, Vec<&ProjectionStatus>) = s
+        .projections
+        .iter()
+        .partition(|p| !p.path.ends_with("MEMORY.md"));
+    for p in memory.iter().chain(logs.iter().filter(|p| !p.fresh)) {
+        let state = if p.fresh {
+            "fresh"
+        } else {
+            "stale: the next sync renders it"
+        };
+        let _ = writeln!(out, "  {:<40} {state}", p.path);
+    }
+    let fresh_logs = logs.iter().filter(|p| p.fresh).count();
+    let _ = writeln!(out, "  {fresh_logs} of {} daily logs fresh", logs.len());
+    out
+}
+
+pub(super) fn plural(n: usize, noun: &str) -> String {
+    if n == 1 {
+        format!("1 {noun}")
+    } else {
+        format!("{n} {noun}s")
+    }
+}
+
+fn daemon_line(d: &crate::watch::DaemonStatus) -> String {
+    match (&d.state, d.running) {
+        (Some(st), true) => {
+            let mut line = format!(
+                "running (pid {}, since {}, {})",
+                st.pid, st.started_at, st.mode
+            );
+            if let Some(why) = &st.degraded {
+                line.push_str(&format!("; degraded: {why}"));
+            }
+            if let (Some(at), Some(batch)) = (&st.last_batch_at, &st.last_batch) {
+                line.push_str(&format!("; last batch {at}: {batch}"));
+            }
+            line
+        }
+        (_, true) => "running".into(),
+        (Some(st), false) => format!(
+            "not running (last ran as pid {}, started {})",
+            st.pid, st.started_at
+        ),
+        (None, false) => "not running".into(),
+    }
+}
+
+pub fn render_capture(r: &crate::capture::CaptureReport) -> String {
+    let mut out = String::new();
+    let outcome = match r.outcome {
+        crate::capture::Outcome::Written => "written",
+        crate::capture::Outcome::AlreadyCaptured => "already captured (a retry; nothing rewritten)",
+    };
+    let _ = writeln!(out, "memsync capture {}: {outcome}", r.kind);
+    let _ = writeln!(
+        out,
+        "  session {} (agent {}, token {})",
+        r.session_id, r.agent_id, r.token
+    );
+    for f in &r.written {
+        let _ = writeln!(out, "  wrote {f}");
+    }
+    if let Some(q) = &r.sentence_quality {
+        let _ = writeln!(out, "  memory sentence: {q}");
+    }
+    if !r.redactions.is_empty() {
+        let kinds: Vec<String> = r
+            .redactions
+            .iter()
+            .map(|(k, n)| format!("{n} {k}"))
+            .collect();
+        let _ = writeln!(out, "  redacted: {}", kinds.join(", "));
+    }
+    if r.skipped_lines > 0 {
+        let _ = writeln!(
+            out,
+            "  skipped {} unreadable transcript lines",
+            r.skipped_lines
+        );
+    }
+    for n in &r.notes {
+        let _ = writeln!(out, "  note: {n}");
+    }
+    if !r.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
+    }
+    out
+}
+
+pub fn render_forget(r: &crate::forget::ForgetReport) -> String {
+    let mut out = String::new();
+    let outcome = match r.outcome {
+        crate::forget::ForgetOutcome::Forgotten => "forgotten",
+        crate::forget::ForgetOutcome::AlreadyForgotten => "already forgotten",
+    };
+    let _ = writeln!(
+        out,
+        "memsync forget: {outcome} (agent {}, token {})",
+        r.agent_id, r.token
+    );
+    let _ = writeln!(out, "  tombstone {}", r.tombstone);
+    for f in &r.removed {
+        let _ = writeln!(out, "  deleted {f}");
+    }
+    if r.jobs_removed > 0 {
+        let _ = writeln!(out, "  removed {} queued jobs", r.jobs_removed);
+    }
+    if !r.projections_written.is_empty() {
+        let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
+    }
+    out
+}
+
+pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
+    format!(
+        "capture jobs: {} succeeded, {} to retry, {} waiting for their session, {} failed\n",
+        r.succeeded, r.retried, r.waiting, r.failed
+    )
+}
+
+/// A snippet with its matches in bold (terminal) or `**` (anywhere else).
+fn highlight(snippet: &str, color: bool) -> String {
+    let (start, end) = if color {
+        ("\x1b[1m", "\x1b[0m")
+    } else {
+        ("**", "**")
+    };
+    snippet
+        .replace(crate::search::MARK_START, start)
+        .replace(crate::search::MARK_END, end)
+}
+
+pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
+    let mut out = String::new();
+    if hits.is_empty() {
+        let _ = writeln!(out, "no session matches");
+    }
+    for (i, h) in hits.iter().enumerate() {
+        let identity = h.session_key.as_deref().unwrap_or(&h.session_id);
+        let _ = writeln!(
+            out,
+            "{}. {}  {}  session={}  project={}  ({}, score {:.2})",
+            i + 1,
+            h.membership_ts,
+            h.agent_id,
+            identity,
+            h.project.as_deref().unwrap_or("none"),
+            h.kind,
+            h.score
+        );
+        let _ = writeln!(out, "   {}", h.sentence);
+        let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
+        let _ = writeln!(out, "   {}", h.links.join(" "));
+    }
+    out
+}
+
+pub fn render_open(v: &crate::session::SessionView) -> String {
+    let mut out = String::new();
+    let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
+    let _ = writeln!(
+        out,
+        "session   {} (agent {}, token {})",
+        show(&v.session_id),
+        v.agent_id,
+        v.token
+    );
+    if let Some(f) = &v.forgotten {
+        let _ = writeln!(
+            out,
+            "FORGOTTEN {} — {} ({})",
+            f.removed_at, f.reason, f.tombstone
+        );
+    }
+    let _ = writeln!(out, "key       {}", show(&v.session_key));
+    let _ = writeln!(out, "project   {}", show(&v.project));
+    let _ = writeln!(out, "harness   {}", show(&v.harness));
+    let _ = writeln!(out, "time      {}", show(&v.membership_ts));
+    if v.private {
+        let _ = writeln!(out, "private   yes (never projected)");
+    }
+    let _ = writeln!(out, "sentence  {}", show(&v.sentence));
+    let _ = writeln!(out, "opened    {} times", v.accesses);
+    let _ = writeln!(out, "artifacts");
+    for a in &v.artifacts {
+        let _ = writeln!(out, "  {:<10} {:<7} {}", a.kind, a.state, a.wikilink);
+    }
+    if !v.problems.is_empty() {
+        let _ = writeln!(out, "problems");
+        for p in &v.problems {
+            let _ = writeln!(out, "  {}", problem_line(p));
+        }
+    }
+    out
+}
+
+pub fn render_git_setup(r: &crate::git::SetupReport) -> String {
+    let mut out = String::new();
+    if r.changes.is_empty() {
+        let _ = writeln!(out, "memsync git setup: already set up; nothing to change");
+        return out;
+    }
+    let verb = if r.dry_run { "would change" } else { "changed" };
+    let _ = writeln!(out, "memsync git setup {verb}:");
+    for c in &r.changes {
+        let _ = writeln!(out, "  {c}");
+    }
+    out
+}
+
+pub fn render_demo(settings: &Settings, report: &SyncReport, problems: &[Problem]) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "Wrote the example workspace to {}",
+        settings.root.display()
+    );
+    let _ = writeln!(
+        out,
+        "(two agents, a compaction, a tombstone, a private and a test session, a curated"
+    );
+    let _ = writeln!(
+        out,
+        " MEMORY.md, a hand-written daily log and a few invalid files), then synced it:\n"
+    );
+    out.push_str(&render_sync(report, problems));
+    let memory = settings.root.join("MEMORY.md");
+    let _ = writeln!(out, "\nMEMORY.md for agent default: {}", memory.display());
+    let _ = writeln!(
+        out,
+        "MEMORY.md for agent reviewer: {}",
+        settings.root.join("agents/reviewer/MEMORY.md").display()
+    );
+    if let Ok(text) = std::fs::read_to_string(&memory) {
+        let _ = writeln!(out, "\n----- {} -----\n{text}-----", memory.display());
+    }
+    let ws = settings.root.display();
+    let _ = writeln!(
+        out,
+        "\nNext: memsync --workspace {ws} check   |   memsync --workspace {ws} status"
+    );
+    out
+}

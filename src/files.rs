@@ -1,0 +1,113 @@
+//! How memsync puts bytes on disk: atomic writes, writes that never pass
+//! through a symlinked directory, private state directories, and telling a
+//! crashed write's temporary file from one in flight.
+//!
+//! Owns: the file-system primitives every writer shares. Must not: know what
+//! a file means (projections, artifacts and state all call in here).
+
+use std::path::Path;
+
+use crate::error::{Error, Result};
+
+/// Marks memsync's temporary files: `.{name}.memsync-{pid}.{random}`. The pid
+/// tells a write in flight (its process lives) from one a crash left behind.
+const TEMP_TAG: &str = ".memsync-";
+
+/// Writes a file atomically: temp file in the same directory, fsync, rename,
+/// fsync the directory. An existing file's permissions are kept.
+pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    use std::os::unix::fs::PermissionsExt;
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::create_dir_all(dir)?;
+    let name = path.file_name().unwrap_or_default().to_string_lossy();
+    let permissions = std::fs::metadata(path)
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
+    let mut file = tempfile::Builder::new()
+        .prefix(&format!(".{name}{TEMP_TAG}{}.", std::process::id()))
+        .permissions(permissions)
+        .tempfile_in(dir)?;
+    file.write_all(bytes)?;
+    file.as_file().sync_all()?;
+    file.persist(path).map_err(|e| e.error)?;
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// Refuses a workspace path reached through a symbolic link: the directories
+/// of `rel` under `root` must be real directories (or not exist yet), so no
+/// command reads, writes or deletes outside the workspace by following one.
+pub fn check_real_dirs(root: &Path, rel: &str) -> std::io::Result<()> {
+    let Some((parent, _)) = rel.rsplit_once('/') else {
+        return Ok(());
+    };
+    let mut dir = root.to_path_buf();
+    for part in parent.split('/') {
+        dir.push(part);
+        match std::fs::symlink_metadata(&dir) {
+            Ok(meta) if meta.file_type().is_symlink() => {
+                return Err(std::io::Error::other(format!(
+                    "{} is a symbolic link; memsync never reads or writes through one",
+                    dir.display()
+                )));
+            }
+            Ok(_) => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
+            Err(e) => return Err(e),
+        }
+    }
+    Ok(())
+}
+
+/// `write_atomic` for a workspace-relative path, never through a symlinked directory.
+pub fn write_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    check_real_dirs(root, rel)?;
+    write_atomic(&root.join(rel), bytes)
+}
+
+/// Whether `name` is a temporary file of `write_atomic` whose process is gone:
+/// the rest of a write that a crash or `kill -9` interrupted. The target file
+/// still holds its old bytes, so removing it loses nothing.
+pub fn is_interrupted_write(name: &str) -> bool {
+    let Some((_, tail)) = name.strip_prefix('.').and_then(|n| n.rsplit_once(TEMP_TAG)) else {
+        return false;
+    };
+    let Some((pid, random)) = tail.split_once('.') else {
+        return false;
+    };
+    let Ok(pid) = pid.parse::<i32>() else {
+        return false;
+    };
+    if random.is_empty() || pid <= 0 || pid as u32 == std::process::id() {
+        return false;
+    }
+    // SAFETY: signal 0 only asks whether the process exists.
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    !alive
+}
+
+/// memsync's state directory: `0700`, with a `.gitignore` of `*` so git never sees it.
+pub fn create_private_dir(dir: &Path) -> Result<()> {
+    use std::os::unix::fs::DirBuilderExt;
+    if !dir.exists() {
+        std::fs::DirBuilder::new()
+            .recursive(true)
+            .mode(0o700)
+            .create(dir)
+            .map_err(|e| Error::io(dir, e))?;
+    }
+    let ignore = dir.join(".gitignore");
+    if !ignore.exists() {
+        std::fs::write(&ignore, "*\n").map_err(|e| Error::io(&ignore, e))?;
+    }
+    Ok(())
+}
+
+pub fn set_private_mode(path: &Path) {
+    use std::os::unix::fs::PermissionsExt;
+    let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
+}

@@ -1,0 +1,341 @@
+//! Durable capture jobs: hook mode records one and returns at once; the daemon
+//! or a detached worker runs it with a lease, bounded attempts and doubling
+//! backoff (the leased-job model of seeds/004). The queue lives in
+//! `.memsync/jobs.db`, apart from the index, so re-indexing never loses a job.
+//!
+//! Owns: what a job asks for, hook mode ([`hook`]), running jobs and their
+//! retries, and starting a worker. Must not: write canonical files itself (it
+//! calls `capture`) or run SQL (the queue is `store::jobs`).
+
+pub mod hook;
+
+use std::path::{Path, PathBuf};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+
+use crate::capture;
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::store::jobs::ms;
+pub use crate::store::jobs::{JobQueue, JobRow, JobStats};
+
+/// How long a worker waits for a retry that is due soon before it exits.
+const WORKER_MAX_WAIT: Duration = Duration::from_secs(120);
+
+/// What a job asks for: the request of a capture, as the hook gave it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "kebab-case")]
+pub enum JobRequest {
+    SessionEnd {
+        agent_id: String,
+        session_id: String,
+        harness: String,
+        transcript_path: PathBuf,
+        /// The hook's working directory: the project when the transcript names none.
+        cwd: Option<String>,
+        /// When the hook fired: the capture's timestamps, however late the job runs.
+        captured_at: DateTime<Utc>,
+    },
+    Compaction {
+        agent_id: String,
+        session_id: String,
+        /// Sanitized before it is stored, so no secret waits in the queue.
+        body: String,
+        captured_at: DateTime<Utc>,
+    },
+}
+
+impl JobRequest {
+    fn kind(&self) -> &'static str {
+        match self {
+            JobRequest::SessionEnd { .. } => "session-end",
+            JobRequest::Compaction { .. } => "compaction",
+        }
+    }
+
+    fn session(&self) -> (&str, &str) {
+        match self {
+            JobRequest::SessionEnd {
+                agent_id,
+                session_id,
+                ..
+            }
+            | JobRequest::Compaction {
+                agent_id,
+                session_id,
+                ..
+            } => (agent_id, session_id),
+        }
+    }
+
+    fn run(&self, settings: &Settings) -> Result<capture::CaptureReport> {
+        let now = Utc::now();
+        match self {
+            JobRequest::SessionEnd {
+                agent_id,
+                session_id,
+                harness,
+                transcript_path,
+                cwd,
+                captured_at,
+            } => {
+                let req = capture::SessionEnd {
+                    agent_id: agent_id.clone(),
+                    session_id: Some(session_id.clone()),
+                    harness: Some(harness.clone()),
+                    transcript: transcript_path.clone(),
+                    project_fallback: cwd.clone(),
+                    captured_at: Some(*captured_at),
+                    ..Default::default()
+                };
+                capture::session_end(settings, now, &req)
+            }
+            JobRequest::Compaction {
+                agent_id,
+                session_id,
+                body,
+                captured_at,
+            } => {
+                let req = capture::Compaction {
+                    agent_id: agent_id.clone(),
+                    session_id: session_id.clone(),
+                    body: body.clone(),
+                    captured_at: Some(*captured_at),
+                    ..Default::default()
+                };
+                capture::compaction(settings, now, &req)
+            }
+        }
+    }
+}
+
+/// What one worker run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct WorkerReport {
+    pub succeeded: usize,
+    pub retried: usize,
+    pub waiting: usize,
+    pub failed: usize,
+}
+
+/// Queues `request` and returns its job id.
+pub fn enqueue(queue: &JobQueue, request: &JobRequest, now: DateTime<Utc>) -> Result<i64> {
+    let json = serde_json::to_string(request).unwrap_or_default();
+    queue.enqueue(request.kind(), request.session(), &json, now)
+}
+
+/// Runs due jobs until none is left; waits for retries due within
+/// `max_wait`. Several workers may run at once: the lease keeps each job to one.
+pub fn drain(queue: &JobQueue, settings: &Settings, max_wait: Duration) -> Result<WorkerReport> {
+    let cfg = &settings.config.capture;
+    let owner = format!("pid {}", std::process::id());
+    let lease = Duration::from_secs(cfg.job_lease_seconds);
+    let mut report = WorkerReport::default();
+    loop {
+        let now = Utc::now();
+        let Some((id, attempts, json)) = queue.claim(&owner, now, lease)? else {
+            match queue.next_due()? {
+                Some(at)
+                    if at - now <= chrono::Duration::from_std(max_wait).unwrap_or_default() =>
+                {
+                    std::thread::sleep((at - now).to_std().unwrap_or_default());
+                    continue;
+                }
+                _ => return Ok(report),
+            }
+        };
+        run_one(queue, settings, id, attempts, &json, &mut report)?;
+    }
+}
+
+fn run_one(
+    queue: &JobQueue,
+    settings: &Settings,
+    id: i64,
+    attempts: i64,
+    json: &str,
+    report: &mut WorkerReport,
+) -> Result<()> {
+    let cfg = &settings.config.capture;
+    let request: JobRequest = match serde_json::from_str(json) {
+        Ok(r) => r,
+        Err(e) => {
+            report.failed += 1;
+            return queue.set_state(
+                id,
+                "failed",
+                0,
+                Some(&format!("unreadable job: {e}")),
+                Utc::now(),
+            );
+        }
+    };
+    let outcome = request.run(settings);
+    let now = Utc::now();
+    match outcome {
+        Ok(done) => {
+            tracing::info!(job = id, kind = done.kind, token = %done.token, outcome = ?done.outcome, "capture job done");
+            report.succeeded += 1;
+            queue.succeed(id, now)?;
+            let (agent, session) = request.session();
+            if matches!(request, JobRequest::SessionEnd { .. }) {
+                queue.wake_waiting(agent, session, now)?;
+            }
+            Ok(())
+        }
+        // A compaction can arrive before its session ends: wait for the session end.
+        Err(Error::UnknownSession(why)) => {
+            report.waiting += 1;
+            queue.set_state(
+                id,
+                "waiting",
+                i64::MAX,
+                Some(&format!("no session yet: {why}")),
+                now,
+            )
+        }
+        Err(e) => {
+            let permanent = match &e {
+                Error::Refused { .. } | Error::Usage(_) | Error::Config { .. } => true,
+                Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
+                _ => false,
+            };
+            let message = e.to_string();
+            tracing::warn!(job = id, attempts, error = %message, "capture job failed");
+            if permanent || attempts >= i64::from(cfg.job_attempts) {
+                report.failed += 1;
+                return queue.set_state(id, "failed", 0, Some(&message), now);
+            }
+            report.retried += 1;
+            let backoff = cfg
+                .job_backoff_seconds
+                .saturating_mul(1 << (attempts - 1).clamp(0, 16));
+            queue.set_state(
+                id,
+                "pending",
+                ms(now) + (backoff as i64) * 1000,
+                Some(&message),
+                now,
+            )
+        }
+    }
+}
+
+/// Hands the queue to the daemon if one runs (SIGUSR1), else starts a
+/// detached worker process that drains it.
+pub fn wake_worker(settings: &Settings, config_flag: Option<&Path>) -> Result<&'static str> {
+    let state_dir = settings.state_dir();
+    if crate::lock::PidLock::is_held(&state_dir, crate::lock::DAEMON_LOCK)
+        && let Some(pid) = std::fs::read_to_string(state_dir.join(crate::lock::DAEMON_LOCK))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        // SAFETY: kill(2) with a pid read from the daemon's own lock, which it holds.
+        && unsafe { libc::kill(pid, libc::SIGUSR1) } == 0
+    {
+        return Ok("daemon");
+    }
+    use std::os::unix::process::CommandExt;
+    let exe = std::env::current_exe().map_err(|e| Error::io("<current exe>", e))?;
+    let mut cmd = std::process::Command::new(exe);
+    cmd.arg("--workspace").arg(&settings.root);
+    if let Some(config) = config_flag {
+        cmd.arg("--config").arg(config);
+    }
+    cmd.args(["--quiet", "capture", "jobs"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        // Its own process group: a harness that kills the hook's group on timeout spares it.
+        .process_group(0)
+        .spawn()
+        .map_err(|e| Error::io("<worker>", e))?;
+    Ok("worker")
+}
+
+/// Drains the queue in this process (the `capture jobs` command and the daemon).
+pub fn run_worker(settings: &Settings) -> Result<WorkerReport> {
+    drain(
+        &JobQueue::open(&settings.state_dir())?,
+        settings,
+        WORKER_MAX_WAIT,
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn settings(root: &Path) -> Settings {
+        let mut s =
+            Settings::load(Some(root), None, &crate::config::Env::default()).expect("settings");
+        s.config.capture.job_backoff_seconds = 0;
+        s.config.capture.job_attempts = 3;
+        s
+    }
+
+    fn session_end(transcript: PathBuf) -> JobRequest {
+        JobRequest::SessionEnd {
+            agent_id: "default".into(),
+            session_id: "s-1".into(),
+            harness: "claude-code".into(),
+            transcript_path: transcript,
+            cwd: None,
+            captured_at: Utc::now(),
+        }
+    }
+
+    #[test]
+    fn a_failing_job_is_retried_up_to_its_attempts_then_failed() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        // A directory where a transcript belongs: an I/O error a retry could outlive.
+        enqueue(&queue, &session_end(dir.path().to_path_buf()), Utc::now()).unwrap();
+        let report = drain(&queue, &settings, Duration::ZERO).unwrap();
+        assert_eq!((report.retried, report.failed), (2, 1));
+        let stats = queue.stats().unwrap();
+        assert_eq!((stats.failed, stats.attention[0].attempts), (1, 3));
+    }
+
+    #[test]
+    fn a_missing_transcript_fails_at_once_and_a_good_job_succeeds() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        enqueue(
+            &queue,
+            &session_end(dir.path().join("gone.jsonl")),
+            Utc::now(),
+        )
+        .unwrap();
+        let t = dir.path().join("t.txt");
+        std::fs::write(&t, "We fixed src/pay.rs.").unwrap();
+        enqueue(&queue, &session_end(t), Utc::now()).unwrap();
+        let report = drain(&queue, &settings, Duration::ZERO).unwrap();
+        assert_eq!((report.succeeded, report.failed, report.retried), (1, 1, 0));
+        assert!(dir.path().join("MEMORY.md").exists());
+    }
+
+    #[test]
+    fn an_expired_lease_is_taken_over_and_a_live_one_is_not() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        let now = Utc::now();
+        enqueue(&queue, &session_end(dir.path().join("t")), now).unwrap();
+        let lease = Duration::from_secs(60);
+        assert!(queue.claim("a", now, lease).unwrap().is_some());
+        assert!(
+            queue.claim("b", now, lease).unwrap().is_none(),
+            "leased to a"
+        );
+        let later = now + chrono::Duration::seconds(61);
+        let (_, attempts, _) = queue
+            .claim("b", later, lease)
+            .unwrap()
+            .expect("expired lease");
+        assert_eq!(attempts, 2);
+    }
+}

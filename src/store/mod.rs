@@ -1,0 +1,470 @@
+//! Index stage: the SQLite index derived from the markdown, and the telemetry
+//! tables that re-indexing never clears.
+//!
+//! Owns: the schema, its version (`PRAGMA user_version`), and every SQL
+//! statement. Must not: read workspace files or decide validity.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::config::SentenceConfig;
+use crate::contract::ArtifactKind;
+use crate::error::{Error, Result};
+use crate::files::{create_private_dir, set_private_mode};
+use crate::scan::FileStat;
+use crate::sentence::{self, SessionFacts};
+use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
+
+mod batch;
+pub mod jobs;
+mod schema;
+pub mod search;
+mod sessions;
+mod touched;
+pub mod views;
+
+pub use batch::Batch;
+pub use schema::SCHEMA_VERSION;
+use schema::{DERIVED_SCHEMA, DERIVED_TABLES, TELEMETRY_SCHEMA};
+pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
+
+/// Where a problem came from, so each phase can replace only its own findings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Phase {
+    /// Per-file validation; replaced when the file is read again.
+    File,
+    /// Link graph of a session; replaced when any file of the session changes.
+    Graph,
+    /// Path-level scan findings; replaced on every scan.
+    Scan,
+    /// Projection findings (over budget, unwritable); replaced on every render.
+    Projection,
+}
+
+impl Phase {
+    fn as_str(self) -> &'static str {
+        match self {
+            Phase::File => "file",
+            Phase::Graph => "graph",
+            Phase::Scan => "scan",
+            Phase::Projection => "projection",
+        }
+    }
+}
+
+/// What the stat cache remembers of one file.
+#[derive(Debug, Clone)]
+pub struct CachedFile {
+    pub stat: FileStat,
+    pub sha256: Option<String>,
+    pub token: Option<String>,
+}
+
+/// A stored problem with the session it belongs to, if any.
+#[derive(Debug, Clone, serde::Serialize)]
+pub struct StoredProblem {
+    #[serde(flatten)]
+    pub problem: Problem,
+}
+
+pub struct Index {
+    pub path: PathBuf,
+    conn: Connection,
+    /// The (device, inode) this connection opened, to notice the file being
+    /// deleted or replaced under a long-running daemon.
+    identity: Option<(u64, u64)>,
+}
+
+impl Index {
+    /// Opens (creating if needed) the index at `path`. A schema version mismatch
+    /// rebuilds the derived tables; a file that is not a database is moved aside.
+    pub fn open(path: &Path) -> Result<Index> {
+        if let Some(dir) = path.parent() {
+            create_private_dir(dir)?;
+        }
+        match Self::open_inner(path) {
+            Ok(index) => Ok(index),
+            Err(Error::Index { source, .. }) if is_corrupt(&source) => {
+                move_aside(path)?;
+                Self::open_inner(path)
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    fn open_inner(path: &Path) -> Result<Index> {
+        let err = |source| Error::Index {
+            path: path.to_path_buf(),
+            source,
+        };
+        let conn = Connection::open(path).map_err(err)?;
+        set_private_mode(path);
+        conn.busy_timeout(std::time::Duration::from_secs(10))
+            .map_err(err)?;
+        // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
+        conn.set_prepared_statement_cache_capacity(128);
+        conn.execute_batch(
+            "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
+             PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
+        )
+        .map_err(err)?;
+        let mut index = Index {
+            path: path.to_path_buf(),
+            conn,
+            identity: None,
+        };
+        index.ensure_schema()?;
+        index.identity = file_identity(path);
+        Ok(index)
+    }
+
+    /// Whether the file at `path` is still the database this connection opened.
+    /// False when it was deleted, replaced, truncated or its header overwritten:
+    /// then this connection writes to a file nobody else will read.
+    pub fn still_on_disk(&self) -> bool {
+        use std::io::Read;
+        if self.identity.is_none() || file_identity(&self.path) != self.identity {
+            return false;
+        }
+        let mut header = [0u8; 16];
+        std::fs::File::open(&self.path)
+            .and_then(|mut f| f.read_exact(&mut header))
+            .is_ok_and(|()| &header == b"SQLite format 3\0")
+    }
+
+    /// Closes this connection and opens the index afresh: a missing file is
+    /// created, and one that is not a database (or, with `discard`, any file)
+    /// is moved aside first. The caller then rebuilds the rows from markdown.
+    pub fn reopen(&mut self, discard: bool) -> Result<()> {
+        // The old connection must close first: closing deletes `index.db-wal`
+        // by name, which must not be the new file's log.
+        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        self.identity = None;
+        if discard && self.path.exists() {
+            move_aside(&self.path)?;
+        }
+        *self = Index::open(&self.path)?;
+        Ok(())
+    }
+
+    fn err(&self, source: rusqlite::Error) -> Error {
+        Error::Index {
+            path: self.path.clone(),
+            source,
+        }
+    }
+
+    fn ensure_schema(&mut self) -> Result<()> {
+        let version: i64 = self
+            .conn
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch(TELEMETRY_SCHEMA)
+            .map_err(|e| self.err(e))?;
+        if version == SCHEMA_VERSION {
+            return Ok(());
+        }
+        if version != 0 {
+            tracing::info!(
+                found = version,
+                want = SCHEMA_VERSION,
+                "index schema changed; rebuilding derived tables from markdown"
+            );
+        }
+        self.rebuild_derived()
+    }
+
+    /// Drops and recreates every derived table; telemetry stays.
+    pub fn rebuild_derived(&mut self) -> Result<()> {
+        let tx = self.conn.transaction().map_err(|e| Error::Index {
+            path: self.path.clone(),
+            source: e,
+        })?;
+        let mut sql = String::new();
+        for t in DERIVED_TABLES {
+            sql.push_str(&format!("DROP TABLE IF EXISTS {t};"));
+        }
+        sql.push_str(DERIVED_SCHEMA);
+        sql.push_str(&format!("PRAGMA user_version = {SCHEMA_VERSION};"));
+        let res = tx.execute_batch(&sql).and_then(|_| tx.commit());
+        res.map_err(|e| self.err(e))
+    }
+
+    /// True when nothing has been indexed and no telemetry exists: a crash now
+    /// would lose nothing that a rebuild from markdown does not give back.
+    pub fn is_empty(&self) -> Result<bool> {
+        self.exists(
+            "SELECT NOT EXISTS(SELECT 1 FROM files) AND NOT EXISTS(SELECT 1 FROM telemetry_access)",
+            [],
+        )
+    }
+
+    /// Skips fsync while the first build of an empty index runs (see `is_empty`);
+    /// `durable` restores it. A crash mid-build leaves at worst a corrupt file,
+    /// which `open` moves aside and rebuilds.
+    pub fn set_durable(&self, durable: bool) -> Result<()> {
+        let mode = if durable { "NORMAL" } else { "OFF" };
+        self.conn
+            .execute_batch(&format!("PRAGMA synchronous = {mode};"))
+            .map_err(|e| self.err(e))
+    }
+
+    /// After a session's rows are deleted: drops its telemetry and removes its text.
+    pub fn purge_forgotten(&self, agent_id: &str, token: &str) -> Result<()> {
+        self.conn
+            .execute(
+                "DELETE FROM telemetry_access WHERE agent_id = ?1 AND token = ?2",
+                [agent_id, token],
+            )
+            .map_err(|e| self.err(e))?;
+        self.purge_removed_text()
+    }
+
+    /// Leaves no text of removed sessions in any file under the index
+    /// directory: merging the FTS index rewrites its segments without the
+    /// deleted rows, `secure_delete` zeroes the freed pages, and the WAL is
+    /// truncated. Run when a tombstone removes a session; costs one merge.
+    pub fn purge_removed_text(&self) -> Result<()> {
+        self.conn
+            .execute_batch(
+                "INSERT INTO session_fts(session_fts) VALUES('optimize');
+                 PRAGMA wal_checkpoint(TRUNCATE);",
+            )
+            .map_err(|e| self.err(e))
+    }
+
+    /// Counts one access (a search result returned, a session opened) per session.
+    pub fn record_accesses<'s>(
+        &self,
+        sessions: impl Iterator<Item = (&'s str, &'s str)>,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> Result<()> {
+        let at = crate::contract::format_ts(now);
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        for (agent, token) in sessions {
+            tx.execute(
+                "INSERT INTO telemetry_access(agent_id, token, access_count, last_access) VALUES (?1, ?2, 1, ?3)
+                 ON CONFLICT(agent_id, token) DO UPDATE SET access_count = access_count + 1, last_access = excluded.last_access",
+                [agent, token, at.as_str()],
+            )
+            .map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    pub fn reset_telemetry(&self) -> Result<()> {
+        self.conn
+            .execute_batch("DELETE FROM telemetry_access; DELETE FROM telemetry_syncs;")
+            .map_err(|e| self.err(e))
+    }
+
+    /// Runs `f` in one transaction; commits only if it succeeds.
+    pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
+        let path = self.path.clone();
+        let tx = self.conn.transaction().map_err(|e| Error::Index {
+            path: path.clone(),
+            source: e,
+        })?;
+        let batch = Batch {
+            tx,
+            path: path.clone(),
+            bodies: Default::default(),
+        };
+        let out = f(&batch)?;
+        batch
+            .tx
+            .commit()
+            .map_err(|e| Error::Index { path, source: e })?;
+        Ok(out)
+    }
+
+    pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files";
+        query(&self.conn, sql, [], cached_file).map_err(|e| self.err(e))
+    }
+    /// The stat cache entries of the given paths.
+    pub fn cached_files<'a>(
+        &self,
+        paths: impl Iterator<Item = &'a str>,
+    ) -> Result<HashMap<String, CachedFile>> {
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files WHERE path = ?1";
+        let mut out = HashMap::new();
+        for path in paths {
+            let rows: Vec<(String, CachedFile)> =
+                query(&self.conn, sql, [path], cached_file).map_err(|e| self.err(e))?;
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
+    /// The artifact files recorded for these session tokens.
+    pub fn paths_of_tokens(&self, tokens: &BTreeSet<String>) -> Result<Vec<String>> {
+        let sql = "SELECT path FROM files WHERE class = 'artifact' AND token = ?1 ORDER BY path";
+        let mut out = Vec::new();
+        for token in tokens {
+            let rows: Vec<String> =
+                query(&self.conn, sql, [token], |r| r.get(0)).map_err(|e| self.err(e))?;
+            out.extend(rows);
+        }
+        Ok(out)
+    }
+
+    /// Every tombstoned (agent_id, token).
+    pub fn tombstoned(&self) -> Result<HashSet<(String, String)>> {
+        query(
+            &self.conn,
+            "SELECT agent_id, token FROM tombstones",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))
+    }
+    /// Every tombstone file with the (agent_id, token) it removes.
+    pub fn tombstone_rows(&self) -> Result<Vec<(String, (String, String))>> {
+        let sql = "SELECT source_path, agent_id, token FROM tombstones";
+        query(&self.conn, sql, [], |r| {
+            Ok((r.get(0)?, (r.get(1)?, r.get(2)?)))
+        })
+        .map_err(|e| self.err(e))
+    }
+    pub fn meta(&self, key: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
+        upsert_meta(&self.conn, key, value).map_err(|e| self.err(e))
+    }
+    /// Every stored problem, ordered by path, then rule.
+    pub fn problems(&self) -> Result<Vec<Problem>> {
+        let sql = "SELECT path, severity, rule, reason FROM problems ORDER BY path, severity DESC, rule, reason";
+        query(&self.conn, sql, [], |r| {
+            Ok(Problem {
+                path: r.get(0)?,
+                severity: Severity::parse(&r.get::<_, String>(1)?),
+                rule: r.get(2)?,
+                reason: r.get(3)?,
+            })
+        })
+        .map_err(|e| self.err(e))
+    }
+    /// The problems of one session: its files' and its link graph's.
+    pub fn session_problems(&self, token: &str, paths: &[String]) -> Result<Vec<Problem>> {
+        let mut problems = self.problems()?;
+        let of_token: Vec<String> = self.rows(
+            "SELECT DISTINCT path FROM problems WHERE token = ?1",
+            [token],
+            |r| r.get(0),
+        )?;
+        problems.retain(|p| {
+            paths.contains(&p.path) || of_token.contains(&p.path) || p.path.contains(token)
+        });
+        Ok(problems)
+    }
+
+    /// The (agent, token) pairs a token, session id or session key names,
+    /// among indexed sessions and tombstones.
+    pub fn find_sessions(
+        &self,
+        target: &str,
+        agent: Option<&str>,
+    ) -> Result<Vec<(String, String)>> {
+        self.rows(
+            "SELECT agent_id, token FROM artifacts WHERE token = ?1 OR session_id = ?1 OR session_key = ?1
+             UNION SELECT agent_id, token FROM tombstones WHERE token = ?1
+             ORDER BY 1, 2",
+            [target],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map(|mut v: Vec<(String, String)>| {
+            v.retain(|(a, _)| agent.is_none_or(|want| want == a));
+            v
+        })
+    }
+
+    pub fn record_sync(
+        &self,
+        finished_at: &str,
+        scanned: usize,
+        read: usize,
+        indexed: usize,
+        removed: usize,
+        ms: u128,
+    ) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO telemetry_syncs(finished_at, scanned, read, indexed, removed, duration_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                params![finished_at, scanned as i64, read as i64, indexed as i64, removed as i64, ms as i64],
+            )
+            .map(|_| ())
+            .map_err(|e| self.err(e))
+    }
+}
+/// A `files` row as (path, cache entry).
+fn cached_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, CachedFile)> {
+    let stat = FileStat {
+        size: r.get::<_, i64>(1)? as u64,
+        mtime_ns: r.get(2)?,
+        ctime_ns: r.get(3)?,
+        inode: r.get::<_, i64>(4)? as u64,
+    };
+    let cached = CachedFile {
+        stat,
+        sha256: r.get(5)?,
+        token: r.get(6)?,
+    };
+    Ok((r.get(0)?, cached))
+}
+
+/// Runs a (cached) query and collects its mapped rows.
+fn query<T, C: FromIterator<T>>(
+    conn: &Connection,
+    sql: &str,
+    params: impl rusqlite::Params,
+    f: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+) -> rusqlite::Result<C> {
+    let mut stmt = conn.prepare_cached(sql)?;
+    let rows = stmt.query_map(params, f)?;
+    rows.collect()
+}
+
+fn upsert_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
+    let sql = "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
+    conn.prepare_cached(sql)?.execute([key, value]).map(|_| ())
+}
+
+/// Keeps a damaged index beside the new one (it may hold telemetry worth a
+/// look) and removes its log files, which belong to no database now.
+fn move_aside(path: &Path) -> Result<()> {
+    let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
+    tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is damaged; rebuilding from markdown");
+    std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    Ok(())
+}
+
+fn file_identity(path: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// SQLite's word for a damaged file, as opposed to a busy, full or briefly
+/// failing one (those are retried, never a reason to set the index aside).
+pub fn is_damage(e: &Error) -> bool {
+    matches!(e, Error::Index { source, .. } if is_corrupt(source))
+}
+
+fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}

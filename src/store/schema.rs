@@ -1,0 +1,170 @@
+//! The derived schema and the telemetry tables: the index's shape and version.
+
+/// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
+pub const SCHEMA_VERSION: i64 = 11;
+
+pub(super) const DERIVED_SCHEMA: &str = "
+CREATE TABLE files (
+    path TEXT PRIMARY KEY,
+    class TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    ctime_ns INTEGER NOT NULL,
+    inode INTEGER NOT NULL,
+    sha256 TEXT,
+    token TEXT
+) WITHOUT ROWID;
+CREATE INDEX files_token ON files(token);
+CREATE TABLE artifacts (
+    id INTEGER PRIMARY KEY,
+    source_path TEXT NOT NULL UNIQUE,
+    source_sha256 TEXT NOT NULL,
+    source_kind TEXT NOT NULL,
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    session_key TEXT,
+    project TEXT,
+    harness TEXT,
+    captured_at TEXT NOT NULL,
+    started_at TEXT,
+    ended_at TEXT,
+    membership_ts TEXT NOT NULL,
+    manifest_path TEXT,
+    summary_path TEXT,
+    transcript_path TEXT,
+    compaction_path TEXT,
+    source_node_id TEXT,
+    content_sha256 TEXT,
+    memory_sentence TEXT,
+    memory_sentence_quality TEXT,
+    memory_sentence_version TEXT,
+    memory_sentence_generated_at TEXT,
+    sanitizer_version TEXT,
+    private INTEGER NOT NULL,
+    revision INTEGER,
+    stale INTEGER NOT NULL DEFAULT 0,
+    -- A session with no request from a person: searchable, never projected.
+    noise INTEGER NOT NULL DEFAULT 0,
+    -- The artifact of the same kind this one continues (a later part, a later compaction).
+    continues TEXT
+);
+-- The whole frontmatter as JSON, kept apart so artifact rows stay small for projections.
+CREATE TABLE frontmatter (
+    artifact_id INTEGER PRIMARY KEY,
+    json TEXT NOT NULL
+);
+CREATE INDEX artifacts_session ON artifacts(agent_id, token);
+CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
+CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
+CREATE INDEX artifacts_token ON artifacts(token);
+-- One search document per session (rowid = sessions.fts_id): ranking whole sessions
+-- is half the bm25 work of ranking their artifacts one by one. It also holds the
+-- bodies: a rebuilt session takes its unchanged artifacts' text from its old row.
+-- Removing a tombstoned session merges the index (`Index::purge_removed_text`).
+CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction, tokenize = 'unicode61');
+-- One row per (agent, session), derived from its artifacts at index time: what projections read.
+CREATE TABLE sessions (
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    session_id TEXT NOT NULL,
+    session_key TEXT,
+    project TEXT,
+    harness TEXT,
+    membership_ts TEXT NOT NULL,
+    private INTEGER NOT NULL,
+    sentence TEXT NOT NULL,
+    summary_path TEXT,
+    transcript_path TEXT,
+    compaction_path TEXT,
+    manifest_path TEXT,
+    compaction_at TEXT,
+    compaction_sentence TEXT,
+    noise INTEGER NOT NULL DEFAULT 0,
+    -- The session's row in session_fts; a rebuilt session gets a new one.
+    fts_id INTEGER NOT NULL,
+    -- Clustered by time: the ledger window is one range scan of the table itself.
+    PRIMARY KEY (agent_id, membership_ts, token)
+) WITHOUT ROWID;
+CREATE UNIQUE INDEX sessions_fts ON sessions(fts_id);
+CREATE UNIQUE INDEX sessions_identity ON sessions(agent_id, token);
+CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
+CREATE INDEX sessions_token ON sessions(token);
+CREATE TABLE links (
+    source_path TEXT NOT NULL,
+    target TEXT NOT NULL,
+    label TEXT,
+    origin TEXT NOT NULL
+);
+CREATE INDEX links_source ON links(source_path);
+CREATE TABLE problems (
+    path TEXT NOT NULL,
+    severity TEXT NOT NULL,
+    rule TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    phase TEXT NOT NULL,
+    token TEXT
+);
+CREATE INDEX problems_path ON problems(path, phase);
+CREATE INDEX problems_token ON problems(token, phase);
+CREATE TABLE tombstones (
+    source_path TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    removed_at TEXT NOT NULL,
+    reason TEXT NOT NULL,
+    removed_paths_json TEXT NOT NULL
+);
+CREATE INDEX tombstones_token ON tombstones(agent_id, token);
+CREATE TABLE projection_state (
+    path TEXT PRIMARY KEY,
+    agent_id TEXT NOT NULL,
+    scope TEXT NOT NULL,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    rendered_now TEXT NOT NULL
+);
+CREATE TABLE projection_dirty (
+    -- Each mark is its own row: a render clears the ids it read, so an equal
+    -- mark another process adds meanwhile is not cleared with it.
+    id INTEGER PRIMARY KEY AUTOINCREMENT,
+    agent_id TEXT NOT NULL,
+    ts TEXT NOT NULL
+);
+CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+";
+
+pub(super) const DERIVED_TABLES: &[&str] = &[
+    "files",
+    "artifacts",
+    "artifact_fts",
+    "session_fts",
+    "frontmatter",
+    "sessions",
+    "links",
+    "problems",
+    "tombstones",
+    "projection_state",
+    "projection_dirty",
+    "meta",
+];
+
+/// Runtime telemetry: DB-native state (spec "Authority split"); never cleared by re-index.
+pub(super) const TELEMETRY_SCHEMA: &str = "
+CREATE TABLE IF NOT EXISTS telemetry_access (
+    agent_id TEXT NOT NULL,
+    token TEXT NOT NULL,
+    access_count INTEGER NOT NULL DEFAULT 0,
+    last_access TEXT,
+    PRIMARY KEY (agent_id, token)
+) WITHOUT ROWID;
+CREATE TABLE IF NOT EXISTS telemetry_syncs (
+    id INTEGER PRIMARY KEY,
+    finished_at TEXT NOT NULL,
+    scanned INTEGER NOT NULL,
+    read INTEGER NOT NULL,
+    indexed INTEGER NOT NULL,
+    removed INTEGER NOT NULL,
+    duration_ms INTEGER NOT NULL
+);
+";

@@ -1,0 +1,133 @@
+//! The full-text side of the index: bm25 matches over `session_fts`, the facts
+//! ranking needs of each match, and snippets.
+//!
+//! Owns: the search statements. Must not: rank or filter (that is `search`).
+
+use rusqlite::params;
+
+use super::*;
+
+/// What ranking and filtering need of one matching session.
+pub struct SearchCandidate {
+    pub fts_id: i64,
+    pub agent_id: String,
+    pub token: String,
+    pub membership_ts: String,
+    pub private: bool,
+    pub project: Option<String>,
+    pub accesses: i64,
+    pub last_access: Option<String>,
+}
+
+/// The session facts a hit shows, and its artifact paths (summary,
+/// transcript, compaction, manifest).
+pub struct HitRow {
+    pub membership_ts: String,
+    pub project: Option<String>,
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub sentence: String,
+    pub paths: Vec<Option<String>>,
+}
+
+impl Index {
+    /// The `k` best session documents by bm25 alone, as (fts rowid, relevance).
+    pub fn best_by_bm25(
+        &self,
+        fts: &str,
+        k: usize,
+        sentence_weight: f64,
+    ) -> Result<Vec<(i64, f64)>> {
+        query(
+            &self.conn,
+            "SELECT rowid, -bm25(session_fts, ?3, 1.0, 1.0, 1.0) FROM session_fts WHERE session_fts MATCH ?1
+             ORDER BY bm25(session_fts, ?3, 1.0, 1.0, 1.0) LIMIT ?2",
+            params![fts, k as i64, sentence_weight],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)),
+        )
+        .map_err(|e| self.err(e))
+    }
+
+    /// The candidates of these fts rowids, in one query.
+    pub fn search_candidates(&self, fts_ids: &[i64]) -> Result<Vec<SearchCandidate>> {
+        let ids = serde_json::to_string(fts_ids).unwrap_or_default();
+        query(
+            &self.conn,
+            "SELECT s.fts_id, s.agent_id, s.token, s.membership_ts, s.private, s.project,
+                    COALESCE(t.access_count, 0), t.last_access
+             FROM json_each(?1) j
+             JOIN sessions s ON s.fts_id = j.value
+             LEFT JOIN telemetry_access t ON t.agent_id = s.agent_id AND t.token = s.token",
+            [ids],
+            |r| {
+                Ok(SearchCandidate {
+                    fts_id: r.get(0)?,
+                    agent_id: r.get(1)?,
+                    token: r.get(2)?,
+                    membership_ts: r.get(3)?,
+                    private: r.get(4)?,
+                    project: r.get(5)?,
+                    accesses: r.get(6)?,
+                    last_access: r.get(7)?,
+                })
+            },
+        )
+        .map_err(|e| self.err(e))
+    }
+
+    /// The session behind one fts rowid, if it is still there.
+    pub fn hit_row(&self, fts_id: i64) -> Result<Option<HitRow>> {
+        let sql = "SELECT membership_ts, project, session_id, session_key, sentence,
+                          summary_path, transcript_path, compaction_path, manifest_path
+                   FROM sessions WHERE fts_id = ?1";
+        let rows: Vec<HitRow> = query(&self.conn, sql, [fts_id], |r| {
+            Ok(HitRow {
+                membership_ts: r.get(0)?,
+                project: r.get(1)?,
+                session_id: r.get(2)?,
+                session_key: r.get(3)?,
+                sentence: r.get(4)?,
+                paths: (5..9).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?,
+            })
+        })
+        .map_err(|e| self.err(e))?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// The snippet of one column (-1: any) of a session's document, marked
+    /// with `start` and `end`, if the query matches it.
+    pub fn snippet(
+        &self,
+        fts: &str,
+        fts_id: i64,
+        column: i32,
+        (start, end): (char, char),
+    ) -> Result<Option<String>> {
+        let sql = format!(
+            "SELECT snippet(session_fts, {column}, char({}), char({}), '…', 16) FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
+            start as u32, end as u32
+        );
+        let rows: Vec<Option<String>> =
+            query(&self.conn, &sql, params![fts, fts_id], |r| r.get(0)).map_err(|e| self.err(e))?;
+        Ok(rows.into_iter().next().map(Option::unwrap_or_default))
+    }
+
+    /// Whether a query error is the user's FTS5 syntax rather than a failure.
+    pub fn is_query_syntax(e: &Error) -> Option<String> {
+        match e {
+            Error::Index { source, .. }
+                if [
+                    "fts5",
+                    "syntax error",
+                    "unterminated string",
+                    "no such column",
+                ]
+                .iter()
+                .any(|m| source.to_string().contains(m)) =>
+            {
+                Some(source.to_string())
+            }
+            _ => None,
+        }
+    }
+}

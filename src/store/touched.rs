@@ -1,0 +1,267 @@
+//! The set-based refresh of the sessions a batch touched: their link graph,
+//! session rows, search documents and dirty marks.
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+use rusqlite::params;
+
+use super::sessions::{ArtifactSummary, DocumentParts, SESSION_COLUMNS, assemble_session};
+use super::*;
+
+impl Batch<'_> {
+    /// Loads the sessions a batch touched into a temp table, for the set-based
+    /// statements below (one query per batch, not one per session).
+    pub fn set_touched(&self, tokens: &BTreeSet<String>) -> Result<()> {
+        self.tx
+            .execute_batch(
+                "CREATE TEMP TABLE IF NOT EXISTS touched(token TEXT PRIMARY KEY) WITHOUT ROWID; DELETE FROM temp.touched;",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut insert = self
+            .tx
+            .prepare_cached("INSERT INTO temp.touched(token) VALUES (?1)")
+            .map_err(|e| self.err(e))?;
+        for token in tokens {
+            insert.execute([token]).map_err(|e| self.err(e))?;
+        }
+        Ok(())
+    }
+
+    /// The touched sessions' rows as link-graph nodes by token, and the artifact files present for them.
+    pub fn touched_graph(&self) -> Result<TouchedGraph> {
+        let sql = "SELECT token, source_path, source_kind, manifest_path, summary_path, transcript_path, compaction_path, continues
+                   FROM artifacts WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, source_path";
+        let rows: Vec<GraphNode> = query(&self.tx, sql, [], |r| {
+            let kind: String = r.get(2)?;
+            Ok(GraphNode {
+                token: r.get(0)?,
+                source_path: r.get(1)?,
+                kind: ArtifactKind::parse(&kind).unwrap_or(ArtifactKind::Summary),
+                manifest_path: r.get(3)?,
+                summary_path: r.get(4)?,
+                transcript_path: r.get(5)?,
+                compaction_path: r.get(6)?,
+                continues: r.get(7)?,
+            })
+        })
+        .map_err(|e| self.err(e))?;
+        let mut nodes: BTreeMap<String, Vec<GraphNode>> = BTreeMap::new();
+        for node in rows {
+            nodes.entry(node.token.clone()).or_default().push(node);
+        }
+        let sql = "SELECT path FROM files WHERE class = 'artifact' AND token IN (SELECT token FROM temp.touched)";
+        let present = query(&self.tx, sql, [], |r| r.get(0)).map_err(|e| self.err(e))?;
+        Ok((nodes, present))
+    }
+    /// Replaces the link-graph problems of every touched session.
+    pub fn replace_touched_graph_problems(&self, problems: &[(String, Problem)]) -> Result<()> {
+        self.tx
+            .execute("DELETE FROM problems WHERE phase = 'graph' AND token IN (SELECT token FROM temp.touched)", [])
+            .map_err(|e| self.err(e))?;
+        for (token, p) in problems {
+            self.insert_problems(Phase::Graph, Some(token), std::slice::from_ref(p))?;
+        }
+        Ok(())
+    }
+
+    /// Re-derives the `sessions` rows of every touched session from its artifact
+    /// rows, marking the days and agents of the old and new rows dirty.
+    /// `load` reads the body of an artifact that is neither in this batch nor
+    /// in the session's old search document (the earlier parts of a session
+    /// that gained a continuation).
+    pub fn refresh_touched_sessions(
+        &self,
+        floor: &SentenceConfig,
+        load: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<()> {
+        self.mark_touched_dirty()?;
+        let old_bodies = self.touched_bodies()?;
+        self.exec(
+            "DELETE FROM session_fts WHERE rowid IN
+             (SELECT fts_id FROM sessions WHERE token IN (SELECT token FROM temp.touched))",
+            [],
+        )?;
+        self.tx
+            .execute(
+                "DELETE FROM sessions WHERE token IN (SELECT token FROM temp.touched)",
+                [],
+            )
+            .map_err(|e| self.err(e))?;
+        let sql = "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness,
+                   captured_at, membership_ts, memory_sentence, private, noise FROM artifacts
+                   WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, agent_id, captured_at, source_path";
+        let rows: Vec<ArtifactSummary> = query(&self.tx, sql, [], |r| {
+            Ok(ArtifactSummary {
+                token: r.get(0)?,
+                agent_id: r.get(1)?,
+                kind: r.get(2)?,
+                path: r.get(3)?,
+                session_id: r.get(4)?,
+                session_key: r.get(5)?,
+                project: r.get(6)?,
+                harness: r.get(7)?,
+                captured_at: r.get(8)?,
+                membership_ts: r.get(9)?,
+                sentence: r.get(10)?,
+                private: r.get(11)?,
+                noise: r.get(12)?,
+            })
+        })
+        .map_err(|e| self.err(e))?;
+        let mut insert = self
+            .tx
+            .prepare_cached(&format!(
+                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+            ))
+            .map_err(|e| self.err(e))?;
+        // Ascending ids: FTS5 appends its content rows instead of scattering them.
+        let mut next_fts_id: i64 = self
+            .tx
+            .query_row(
+                "SELECT COALESCE(MAX(fts_id), 0) + 1 FROM sessions",
+                [],
+                |r| r.get(0),
+            )
+            .map_err(|e| self.err(e))?;
+        for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
+            let Some(s) = assemble_session(group, floor) else {
+                continue;
+            };
+            insert
+                .execute(params![
+                    s.agent_id,
+                    s.token,
+                    s.session_id,
+                    s.session_key,
+                    s.project,
+                    s.harness,
+                    s.membership_ts,
+                    s.private,
+                    s.sentence,
+                    s.summary_path,
+                    s.transcript_path,
+                    s.compaction_path,
+                    s.manifest_path,
+                    s.compaction_at,
+                    s.compaction_sentence,
+                    s.noise,
+                    next_fts_id
+                ])
+                .map_err(|e| self.err(e))?;
+            let parts = |kind: &str| -> Vec<String> {
+                group
+                    .iter()
+                    .filter(|r| r.kind == kind)
+                    .map(|r| r.path.clone())
+                    .collect()
+            };
+            let doc = DocumentParts {
+                summary: parts("summary"),
+                transcript: parts("transcript"),
+                compaction: parts("compaction"),
+            };
+            self.put_session_document(&s, &doc, next_fts_id, &old_bodies, load)?;
+            next_fts_id += 1;
+        }
+        drop(insert);
+        self.mark_touched_dirty()
+    }
+
+    /// The session's search document: its sentences and the bodies of the
+    /// artifacts the session row names (the newest of each kind).
+    /// The bodies in the touched sessions' current documents, by artifact path.
+    fn touched_bodies(&self) -> Result<HashMap<String, String>> {
+        let rows: Vec<(Option<String>, Option<String>)> = query(
+            &self.tx,
+            "SELECT s.summary_path, f.summary FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)
+             UNION ALL SELECT s.transcript_path, f.transcript FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)
+             UNION ALL SELECT s.compaction_path, f.compaction FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id
+               WHERE s.token IN (SELECT token FROM temp.touched)",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))?;
+        Ok(rows
+            .into_iter()
+            .filter_map(|(path, body)| Some((path?, body?)))
+            .collect())
+    }
+
+    /// The session's search document: its sentences and the bodies of the
+    /// artifacts the session row names, from this batch or the old document.
+    fn put_session_document(
+        &self,
+        s: &SessionRow,
+        doc: &DocumentParts,
+        fts_id: i64,
+        old: &HashMap<String, String>,
+        load: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<()> {
+        let bodies = self.bodies.borrow();
+        // Every part of a kind, oldest first: a search finds a continuation's
+        // text and every compaction, not only the newest.
+        let body = |paths: &[String]| -> Option<String> {
+            let texts: Vec<String> = match paths {
+                [] => return None,
+                [one] => vec![
+                    bodies
+                        .get(one)
+                        .or_else(|| old.get(one))
+                        .cloned()
+                        .or_else(|| load(one))?,
+                ],
+                many => many
+                    .iter()
+                    .filter_map(|p| bodies.get(p).cloned().or_else(|| load(p)))
+                    .collect(),
+            };
+            Some(texts.join("\n\n"))
+        };
+        let mut sentence = s.sentence.clone();
+        if let Some(c) = s
+            .compaction_sentence
+            .as_deref()
+            .filter(|c| *c != s.sentence)
+        {
+            sentence.push('\n');
+            sentence.push_str(c);
+        }
+        let (summary, transcript, compaction) = (
+            body(&doc.summary),
+            body(&doc.transcript),
+            body(&doc.compaction),
+        );
+        self.exec(
+            "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction) VALUES (?1, ?2, ?3, ?4, ?5)",
+            params![
+                fts_id,
+                sentence,
+                summary,
+                transcript,
+                compaction
+            ],
+        )
+    }
+
+    /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
+    fn mark_touched_dirty(&self) -> Result<()> {
+        self.exec("INSERT INTO projection_dirty(agent_id, ts)
+                 SELECT agent_id, membership_ts FROM sessions WHERE token IN (SELECT token FROM temp.touched)
+                 UNION SELECT agent_id, compaction_at FROM sessions
+                 WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL", [])
+    }
+
+    /// Clears the marks a render at `now` consumed: ids up to `through`, at or
+    /// before `now`. Marks another process added since (a capture indexing
+    /// while this render ran) stay for its own render, even when they equal a
+    /// consumed one; so do marks later than `now`, which this render's window
+    /// could not show (a capture whose clock ran a millisecond ahead).
+    pub fn clear_dirty(&self, through: i64, now: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM projection_dirty WHERE id <= ?1 AND ts <= ?2",
+            params![through, now],
+        )
+    }
+}

@@ -1,0 +1,257 @@
+//! The reads that projections, `status`, `open` and the daemon make of the
+//! index, each returning typed rows.
+//!
+//! Owns: those statements. Must not: decide what a reader does with them.
+
+use chrono::{DateTime, Utc};
+use rusqlite::params;
+
+use super::*;
+use crate::contract;
+use crate::scan;
+
+/// One agent's counts, for `status`.
+pub struct AgentCounts {
+    pub agent_id: String,
+    pub sessions: i64,
+    pub sessions_in_window: i64,
+    pub artifacts: Vec<(String, i64)>,
+    pub stale: i64,
+}
+
+/// An artifact of one session, for `open`.
+pub struct ArtifactListing {
+    pub kind: String,
+    pub path: String,
+    pub stale: bool,
+    pub sentence_quality: Option<String>,
+    pub captured_at: String,
+}
+
+/// The session row of one session, for `open`.
+pub struct SessionHeader {
+    pub session_id: String,
+    pub session_key: Option<String>,
+    pub project: Option<String>,
+    pub harness: Option<String>,
+    pub membership_ts: String,
+    pub private: bool,
+    pub sentence: String,
+}
+
+/// The tombstone of a forgotten session.
+pub struct TombstoneRow {
+    pub source_path: String,
+    pub removed_at: String,
+    pub reason: String,
+}
+
+impl Index {
+    /// Every agent with artifacts, with its counts; `window` bounds the ledger window.
+    pub fn agent_counts(&self, (from, to): (&str, &str)) -> Result<Vec<AgentCounts>> {
+        let agents: Vec<String> = self.rows(
+            "SELECT DISTINCT agent_id FROM artifacts ORDER BY agent_id",
+            [],
+            |r| r.get(0),
+        )?;
+        let one = |sql: &str, p: &[&dyn rusqlite::ToSql]| -> Result<i64> {
+            Ok(self
+                .rows(sql, p, |r| r.get::<_, i64>(0))?
+                .first()
+                .copied()
+                .unwrap_or(0))
+        };
+        agents
+            .into_iter()
+            .map(|agent| {
+                Ok(AgentCounts {
+                    sessions: one(
+                        "SELECT COUNT(DISTINCT token) FROM artifacts WHERE agent_id = ?1",
+                        &[&agent],
+                    )?,
+                    sessions_in_window: one(
+                        "SELECT COUNT(DISTINCT token) FROM artifacts WHERE agent_id = ?1 AND membership_ts BETWEEN ?2 AND ?3",
+                        &[&agent, &from, &to],
+                    )?,
+                    artifacts: self.rows(
+                        "SELECT source_kind, COUNT(*) FROM artifacts WHERE agent_id = ?1 GROUP BY source_kind ORDER BY source_kind",
+                        [&agent],
+                        |r| Ok((r.get(0)?, r.get(1)?)),
+                    )?,
+                    stale: one(
+                        "SELECT COUNT(*) FROM artifacts WHERE agent_id = ?1 AND stale = 1",
+                        &[&agent],
+                    )?,
+                    agent_id: agent,
+                })
+            })
+            .collect()
+    }
+
+    pub fn tombstone_count(&self) -> Result<i64> {
+        self.conn
+            .query_row("SELECT COUNT(*) FROM tombstones", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Problems per severity.
+    pub fn problem_counts(&self) -> Result<Vec<(String, i64)>> {
+        self.rows(
+            "SELECT severity, COUNT(*) FROM problems GROUP BY severity",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
+    /// The agents that have sessions.
+    pub fn session_agents(&self) -> Result<Vec<String>> {
+        self.rows("SELECT DISTINCT agent_id FROM sessions", [], |r| r.get(0))
+    }
+
+    /// Whether a session of `agent` has its time in [lo, hi) or its time plus
+    /// `span` in that range: it entered or left the window then.
+    pub fn session_crossed(
+        &self,
+        agent: &str,
+        (lo, hi): (&str, &str),
+        (lo_back, hi_back): (&str, &str),
+    ) -> Result<bool> {
+        self.conn
+            .prepare_cached(
+                "SELECT EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND
+                 ((membership_ts > ?2 AND membership_ts <= ?3) OR (membership_ts > ?4 AND membership_ts <= ?5)))",
+            )
+            .and_then(|mut s| s.query_row(params![agent, lo_back, hi_back, lo, hi], |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The artifacts of one session, manifest last.
+    pub fn session_artifacts(&self, agent: &str, token: &str) -> Result<Vec<ArtifactListing>> {
+        self.rows(
+            "SELECT source_kind, source_path, stale, memory_sentence_quality, captured_at FROM artifacts
+             WHERE agent_id = ?1 AND token = ?2 ORDER BY source_kind = 'manifest', captured_at, source_path",
+            [agent, token],
+            |r| {
+                Ok(ArtifactListing {
+                    kind: r.get(0)?,
+                    path: r.get(1)?,
+                    stale: r.get(2)?,
+                    sentence_quality: r.get(3)?,
+                    captured_at: r.get(4)?,
+                })
+            },
+        )
+    }
+
+    pub fn session_header(&self, agent: &str, token: &str) -> Result<Option<SessionHeader>> {
+        Ok(self.rows(
+            "SELECT session_id, session_key, project, harness, membership_ts, private, sentence FROM sessions
+             WHERE agent_id = ?1 AND token = ?2",
+            [agent, token],
+            |r| {
+                Ok(SessionHeader {
+                    session_id: r.get(0)?,
+                    session_key: r.get(1)?,
+                    project: r.get(2)?,
+                    harness: r.get(3)?,
+                    membership_ts: r.get(4)?,
+                    private: r.get(5)?,
+                    sentence: r.get(6)?,
+                })
+            },
+        )?
+        .into_iter()
+        .next())
+    }
+
+    pub fn tombstone_of(&self, agent: &str, token: &str) -> Result<Option<TombstoneRow>> {
+        Ok(self.rows(
+            "SELECT source_path, removed_at, reason FROM tombstones WHERE agent_id = ?1 AND token = ?2",
+            [agent, token],
+            |r| {
+                Ok(TombstoneRow {
+                    source_path: r.get(0)?,
+                    removed_at: r.get(1)?,
+                    reason: r.get(2)?,
+                })
+            },
+        )?
+        .into_iter()
+        .next())
+    }
+
+    pub fn access_count(&self, agent: &str, token: &str) -> Result<i64> {
+        Ok(self
+            .rows(
+                "SELECT access_count FROM telemetry_access WHERE agent_id = ?1 AND token = ?2",
+                [agent, token],
+                |r| r.get::<_, i64>(0),
+            )?
+            .into_iter()
+            .next()
+            .unwrap_or(0))
+    }
+}
+
+impl Index {
+    /// The next moment a session enters the ledger window (its time arrives) or
+    /// leaves it (it becomes older than the window).
+    pub fn next_window_change(
+        &self,
+        now: DateTime<Utc>,
+        window: chrono::Duration,
+    ) -> Result<Option<DateTime<Utc>>> {
+        let oldest = self.strings_with(
+            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts >= ?1",
+            &contract::format_ts(now - window),
+        )?;
+        let upcoming = self.strings_with(
+            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts > ?1",
+            &contract::format_ts(now),
+        )?;
+        let leaves = oldest
+            .as_deref()
+            .and_then(contract::parse_ts)
+            .map(|t| t + window);
+        let enters = upcoming.as_deref().and_then(contract::parse_ts);
+        Ok(match (leaves, enters) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
+        })
+    }
+
+    /// True when a projection file is exactly as memsync last rendered it.
+    pub fn projection_unchanged(&self, root: &Path, rel: &str) -> bool {
+        let on_disk = std::fs::symlink_metadata(root.join(rel))
+            .ok()
+            .map(|m| scan::FileStat::of(&m));
+        let rendered: Vec<(i64, i64)> = self
+            .rows(
+                "SELECT size, mtime_ns FROM projection_state WHERE path = ?1",
+                [rel],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )
+            .unwrap_or_default();
+        match (rendered.first(), on_disk) {
+            (Some(&(size, mtime_ns)), Some(st)) => {
+                size as u64 == st.size && mtime_ns == st.mtime_ns
+            }
+            _ => false,
+        }
+    }
+
+    /// Whether the index knows files below this workspace-relative directory.
+    pub fn has_files_under(&self, dir: &str) -> bool {
+        let (lo, hi) = (format!("{dir}/"), format!("{dir}0"));
+        self.exists(
+            "SELECT EXISTS(SELECT 1 FROM files WHERE path >= ?1 AND path < ?2)",
+            [lo, hi],
+        )
+        .unwrap_or(true)
+    }
+
+    fn strings_with(&self, sql: &str, arg: &str) -> Result<Option<String>> {
+        let rows: Vec<Option<String>> = self.rows(sql, [arg], |r| r.get(0))?;
+        Ok(rows.into_iter().next().flatten())
+    }
+}
