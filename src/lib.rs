@@ -1,37 +1,55 @@
 //! memsync keeps an AI agent's markdown memory workspace honest.
 //!
-//! The pipeline, one module per stage: [`scan`] → [`parse`] → [`validate`] →
-//! [`index`] → [`project`], run by [`pipeline`] for every entry point; [`watch`]
-//! feeds it file events as the daemon. The writer path, [`capture`] and
-//! [`forget`], writes canonical files first and then runs the same pipeline;
-//! [`jobs`] queues the captures that harness hooks ask for.
+//! The crate is layered; a module imports only from layers below it (and
+//! `tests/layering.rs` fails on an upward import or a cycle):
+//!
+//! 1. Contracts: [`error`], [`contract`] (naming, tokens, checksum, time
+//!    forms), [`files`] (atomic writes), [`lock`].
+//! 2. Configuration: [`config`].
+//! 3. Stages: [`scan`] → [`parse`] → [`validate`], with [`sentence`],
+//!    [`compose`] (rendering canonical artifacts) and [`repo`] (git's state).
+//! 4. The [`store`]: the SQLite index and the job queue; every SQL statement.
+//! 5. Projection: [`project`] renders MEMORY.md and daily logs.
+//! 6. The [`pipeline`]: one reconcile, run by every entry point.
+//! 7. Entry points: [`capture`] and [`forget`] (the writer path), [`jobs`]
+//!    (hook mode and its worker), [`watch`] (the daemon), [`search`],
+//!    [`session`], [`git`], [`service`], [`example`], [`generate`].
+//! 8. The [`cli`]: arguments, dispatch and text reports; `main.rs` only
+//!    parses and calls [`cli::run`].
+
+pub mod error;
+
+pub mod contract;
+pub mod files;
+pub mod lock;
+
+pub mod config;
+
+pub mod compose;
+pub mod parse;
+pub mod repo;
+pub mod scan;
+pub mod sentence;
+pub mod validate;
+
+pub mod store;
+
+pub mod project;
+
+pub mod pipeline;
 
 pub mod capture;
-pub mod cli;
-pub mod compose;
-pub mod config;
-pub mod contract;
-pub mod error;
 pub mod example;
-pub mod files;
 pub mod forget;
 pub mod generate;
 pub mod git;
-
 pub mod jobs;
-pub mod lock;
-pub mod parse;
-pub mod pipeline;
-pub mod project;
-pub mod repo;
-pub mod scan;
 pub mod search;
-pub mod sentence;
 pub mod service;
 pub mod session;
-pub mod store;
-pub mod validate;
 pub mod watch;
+
+pub mod cli;
 
 /// memsync's own state directory inside the workspace.
 pub const STATE_DIR: &str = ".memsync";

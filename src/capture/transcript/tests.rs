@@ -1,3 +1,5 @@
+//! Unit tests of the transcript readers: one per wrapper, drop rule and format quirk.
+
 use super::*;
 
 #[test]

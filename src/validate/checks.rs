@@ -1,0 +1,193 @@
+//! The per-artifact checks beyond key types: unknown keys, file naming,
+//! the body checksum and the memory sentence; and tombstone files.
+//!
+//! Owns: those rules. Must not: read files.
+
+use super::*;
+
+pub(super) fn check_unknown_keys(
+    path: &str,
+    map: &Mapping,
+    kind: ArtifactKind,
+    problems: &mut Vec<Problem>,
+) {
+    let (keys, optional) = if kind == ArtifactKind::Manifest {
+        (MANIFEST_KEYS, MANIFEST_OPTIONAL)
+    } else {
+        (IMMUTABLE_KEYS, IMMUTABLE_OPTIONAL)
+    };
+    for key in map.keys() {
+        let known = key
+            .as_str()
+            .is_some_and(|k| keys.contains(&k) || optional.contains(&k));
+        if !known {
+            let shown = key
+                .as_str()
+                .map(String::from)
+                .unwrap_or_else(|| describe(key));
+            problems.push(Problem::warning(
+                path,
+                "key.unknown",
+                format!("unknown key `{shown}`"),
+            ));
+        }
+    }
+}
+
+pub(super) fn check_naming(
+    path: &str,
+    name: &CanonicalName,
+    a: &Artifact,
+    problems: &mut Vec<Problem>,
+) {
+    if !contract::is_token(&name.token) {
+        problems.push(Problem::error(
+            path,
+            "naming.token",
+            format!(
+                "file name token {:?} is not 16 lowercase base32 characters",
+                name.token
+            ),
+        ));
+    } else if !a.agent_id.is_empty()
+        && !a.session_id.is_empty()
+        && !contract::token_matches(
+            &name.token,
+            &a.agent_id,
+            a.session_key.as_deref(),
+            &a.session_id,
+        )
+    {
+        let expected = contract::token_for(
+            crate::contract::TokenRule::Spec,
+            &a.agent_id,
+            a.session_key.as_deref(),
+            &a.session_id,
+        );
+        problems.push(Problem::error(
+            path,
+            "naming.token",
+            format!(
+                "file name token {} matches neither token rule for agent {:?} and this session (expected {expected})",
+                name.token, a.agent_id
+            ),
+        ));
+    }
+    match (name.captured_at, contract::parse_ts(&a.captured_at)) {
+        (None, _) => problems.push(Problem::error(
+            path,
+            "naming.timestamp",
+            "file name timestamp is not a UTC time like 2026-03-28T22-34-06.792Z",
+        )),
+        (Some(from_name), Some(from_fm)) if from_name != from_fm => problems.push(Problem::error(
+            path,
+            "naming.captured-at",
+            format!(
+                "file name says captured at {} but frontmatter `captured_at` is {}",
+                contract::format_ts(from_name),
+                a.captured_at
+            ),
+        )),
+        _ => {}
+    }
+}
+
+pub(super) fn check_checksum(
+    path: &str,
+    doc: &parse::Document<'_>,
+    kind: ArtifactKind,
+    problems: &mut Vec<Problem>,
+) {
+    let Some(declared) = doc
+        .frontmatter
+        .get("content_sha256")
+        .and_then(Value::as_str)
+    else {
+        return;
+    };
+    let actual = contract::body_sha256(doc.body);
+    if declared != actual {
+        let what = if kind == ArtifactKind::Manifest {
+            "manifest body"
+        } else {
+            "body (immutable after commit)"
+        };
+        problems.push(Problem::error(
+            path,
+            "checksum.mismatch",
+            format!("{what} does not match content_sha256: declared {declared}, computed {actual}"),
+        ));
+    }
+}
+
+pub(super) fn check_sentence(
+    path: &str,
+    a: &Artifact,
+    kind: ArtifactKind,
+    config: &Config,
+    problems: &mut Vec<Problem>,
+) {
+    if kind == ArtifactKind::Manifest {
+        return;
+    }
+    let Some(s) = &a.memory_sentence else { return };
+    if let Some(why) = sentence::check(s, a.project.as_deref(), &config.sentence) {
+        problems.push(Problem::warning(
+            path,
+            "sentence.floor",
+            format!("memory_sentence {why}; projections will use a fallback sentence"),
+        ));
+    }
+}
+
+/// Validates a tombstone file at `path` (`memory/tombstones/{agent_id}--{token}.md`).
+pub fn validate_tombstone(path: &str, text: &str) -> Result<Tombstone, Vec<Problem>> {
+    let doc = parse::parse_document(text)
+        .map_err(|e| vec![Problem::error(path, "tombstone.invalid", e.to_string())])?;
+    let mut f = Fields {
+        map: &doc.frontmatter,
+        path,
+        problems: Vec::new(),
+    };
+    let kind = f.string("kind", true, false);
+    let agent_id = f.string("agent_id", true, false).unwrap_or_default();
+    let token = f.string("session_token", true, false).unwrap_or_default();
+    let removed_at = f.timestamp("removed_at", true, false).unwrap_or_default();
+    let reason = f.string("reason", true, true).unwrap_or_default();
+    let removed_paths = f.string_list("removed_paths", true).unwrap_or_default();
+    let mut problems = f.problems;
+    if kind.as_deref().is_some_and(|k| k != "tombstone") {
+        problems.push(Problem::error(
+            path,
+            "tombstone.invalid",
+            "key `kind` must be `tombstone`",
+        ));
+    }
+    let file = path.rsplit('/').next().unwrap_or(path);
+    if !problems.iter().any(|p| p.rule == "key.missing")
+        && file != format!("{agent_id}--{token}.md")
+    {
+        problems.push(Problem::error(
+            path,
+            "tombstone.invalid",
+            format!("file name must be `{agent_id}--{token}.md` to match its frontmatter"),
+        ));
+    }
+    for p in &mut problems {
+        if p.rule.starts_with("key.") {
+            p.rule = "tombstone.invalid".into();
+        }
+    }
+    if problems.is_empty() {
+        Ok(Tombstone {
+            source_path: path.to_string(),
+            agent_id,
+            token,
+            removed_at,
+            reason,
+            removed_paths,
+        })
+    } else {
+        Err(problems)
+    }
+}

@@ -1,0 +1,281 @@
+//! The daemon's reconciling side: syncing what changed (with retries),
+//! keeping the index healthy, running capture jobs, committing projections,
+//! and recording what it did for `status`.
+//!
+//! Owns: what one wake-up does to the workspace. Must not: decide when to
+//! wake (that is the event loop in `watch`).
+
+use super::*;
+
+impl<L: Fn() -> Result<Settings>> Daemon<L> {
+    /// Git holds the index, or a merge, rebase, cherry-pick or revert is in
+    /// progress: rendering now could make git's next step refuse, so wait.
+    pub(super) fn git_busy(&self) -> bool {
+        match &self.git_dir {
+            Some(dir) => crate::repo::busy(dir).is_some(),
+            None => self.root.join(".git/index.lock").exists(),
+        }
+    }
+
+    /// Projections a one-shot memsync (`capture`, `forget`, `sync`) rendered
+    /// and nobody committed: dirty in git, with exactly the bytes memsync wrote.
+    pub(super) fn note_memsync_writes(&mut self) {
+        match crate::git::dirty_projections(&self.root) {
+            Ok(dirty) => {
+                for p in dirty {
+                    if self.index.projection_unchanged(&self.root, &p) {
+                        self.uncommitted.insert(p);
+                    }
+                }
+            }
+            Err(e) => tracing::debug!(error = %e, "git status"),
+        }
+    }
+
+    /// Commits the projections this daemon re-rendered, when git allows.
+    /// Asks git once whether auto-commit is on (a process spawn), then notes
+    /// and commits.
+    pub(super) fn commit_projections(&mut self) {
+        if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
+            self.uncommitted.clear();
+            return;
+        }
+        self.note_memsync_writes();
+        if self.uncommitted.is_empty() {
+            return;
+        }
+        let paths: Vec<String> = self.uncommitted.iter().cloned().collect();
+        match crate::git::commit_projections(
+            &self.root,
+            &paths,
+            &self.settings.config.git.commit_message,
+        ) {
+            Ok(crate::git::Committed::Busy(why)) => {
+                tracing::debug!(why, "projection commit waits for git");
+                self.schedule_commit();
+            }
+            Ok(done) => {
+                tracing::info!(?done, "projection commit");
+                self.uncommitted.clear();
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "projection commit failed; retrying when quiet");
+                self.schedule_commit();
+            }
+        }
+    }
+
+    /// Projection commits wait for a quiet second in a git workspace, so they
+    /// do not contend with the git commands a person or a sync tool is running.
+    pub(super) fn schedule_commit(&mut self) {
+        if self.git_dir.is_some() {
+            self.commit_check = Some(Instant::now() + GIT_QUIET);
+        }
+    }
+
+    /// Drains the capture job queue on a worker thread (one at a time), so a
+    /// slow summary command never holds up file events. The captures' own
+    /// writes then arrive as events like any other writer's.
+    pub(super) fn run_jobs(&mut self) {
+        if self.jobs.as_ref().is_some_and(|t| !t.is_finished()) {
+            // The running drain claims new jobs before it exits.
+            return;
+        }
+        let settings = self.settings.clone();
+        self.jobs = Some(std::thread::spawn(move || {
+            match crate::jobs::run_worker(&settings) {
+                Ok(r) => tracing::info!(
+                    succeeded = r.succeeded,
+                    retried = r.retried,
+                    waiting = r.waiting,
+                    failed = r.failed,
+                    "capture jobs"
+                ),
+                Err(e) => tracing::error!(error = %e, "capture jobs"),
+            }
+        }));
+    }
+
+    pub(super) fn has_due_jobs(&self) -> bool {
+        crate::jobs::JobQueue::open_existing(&self.settings.state_dir())
+            .ok()
+            .flatten()
+            .is_some_and(|q| q.has_due(Utc::now()).unwrap_or(false))
+    }
+
+    pub(super) fn full(&mut self, reason: &str) -> Result<()> {
+        self.check_index();
+        if self.has_due_jobs() {
+            self.run_jobs();
+        }
+        self.next_full = Instant::now() + reconcile_every(&self.settings);
+        let opts = SyncOptions {
+            defer_unsettled: true,
+            ..SyncOptions::RENDER
+        };
+        let report = pipeline::sync_with(&mut self.index, &self.settings, Utc::now(), opts);
+        self.schedule_retry(&report, 0);
+        self.record(reason, report)
+    }
+
+    pub(super) fn paths(&mut self, paths: Vec<String>) -> Result<()> {
+        self.settle(paths, 0)
+    }
+
+    /// Reconciles `paths`; files that fail validation while still being written
+    /// are retried with backoff (250 ms, 500 ms, 1 s) before they are judged.
+    pub(super) fn settle(&mut self, paths: Vec<String>, attempt: u32) -> Result<()> {
+        if self.check_index() {
+            return self.full("the index was rebuilt");
+        }
+        let opts = SyncOptions {
+            defer_unsettled: attempt < MAX_DEFERRALS,
+            ..SyncOptions::RENDER
+        };
+        let report =
+            pipeline::sync_paths(&mut self.index, &self.settings, Utc::now(), opts, &paths);
+        self.schedule_retry(&report, attempt);
+        let reason = if attempt == 0 {
+            "file events"
+        } else {
+            "a retry of unsettled files"
+        };
+        self.record(reason, report)
+    }
+
+    /// Reopens the index when it was deleted, replaced, truncated or damaged
+    /// under the daemon; true when it did, and the next batch must be a full one.
+    pub(super) fn check_index(&mut self) -> bool {
+        if self.index.still_on_disk() {
+            return false;
+        }
+        tracing::warn!(index = %self.index.path.display(), "the index was deleted or damaged under the daemon; rebuilding it from markdown");
+        self.reopen_index(false);
+        true
+    }
+
+    pub(super) fn reopen_index(&mut self, discard: bool) {
+        if let Err(e) = self.index.reopen(discard) {
+            tracing::error!(error = %e, "index not reopened; retrying at the next batch");
+        }
+        self.next_full = Instant::now();
+    }
+
+    /// Files still being written are looked at again after a backoff.
+    pub(super) fn schedule_retry(&mut self, report: &Result<SyncReport>, attempt: u32) {
+        if let Ok(r) = report
+            && !r.unsettled.is_empty()
+        {
+            tracing::debug!(files = ?r.unsettled, attempt, "still being written; retrying");
+            self.retry = Some(Retry {
+                paths: r.unsettled.clone(),
+                attempt: attempt + 1,
+                at: Instant::now() + Duration::from_millis(250 << attempt),
+            });
+        }
+    }
+
+    /// Logs a batch and saves the state file. A failed batch is logged and the
+    /// daemon carries on: the next event or timer reconciles again.
+    pub(super) fn record(&mut self, reason: &str, report: Result<SyncReport>) -> Result<()> {
+        let now = contract::format_ts(Utc::now());
+        let line = match report {
+            Ok(r) => {
+                self.uncommitted
+                    .extend(r.projections_written.iter().cloned());
+                self.schedule_commit();
+                tracing::info!(
+                    reason,
+                    read = r.read,
+                    indexed = r.indexed,
+                    removed = r.removed,
+                    written = r.projections_written.len(),
+                    ms = r.duration_ms as u64,
+                    "batch"
+                );
+                format!(
+                    "{reason}: read {}, indexed {}, removed {}, wrote {} projection(s) in {} ms",
+                    r.read,
+                    r.indexed,
+                    r.removed,
+                    r.projections_written.len(),
+                    r.duration_ms
+                )
+            }
+            Err(e) => {
+                tracing::error!(reason, error = %e, "batch failed");
+                if crate::store::is_damage(&e) {
+                    // A damaged page the header check could not see.
+                    self.reopen_index(true);
+                }
+                format!("{reason}: failed: {e}")
+            }
+        };
+        self.state.last_batch_at = Some(now);
+        self.state.last_batch = Some(line);
+        if let Err(e) = self.save_state() {
+            // The state file only feeds `status`; an unwritable state
+            // directory must not stop the daemon keeping projections current.
+            tracing::warn!(error = %e, "state file not written");
+        }
+        Ok(())
+    }
+
+    pub(super) fn save_state(&self) -> Result<()> {
+        let dir = self.settings.state_dir();
+        if !dir.is_dir() {
+            return Ok(()); // the workspace is gone; never recreate it
+        }
+        let path = dir.join(STATE_FILE);
+        let bytes = serde_json::to_vec_pretty(&self.state).unwrap_or_default();
+        crate::files::write_atomic(&path, &bytes).map_err(|e| Error::io(&path, e))
+    }
+
+    /// (Re)creates the recursive watch; on failure the daemon polls instead.
+    pub(super) fn rewatch(&mut self) {
+        self.watcher = None;
+        let debounce = Duration::from_millis(self.settings.config.watch.debounce_ms);
+        let sender = self.sender.clone();
+        let handler = move |result: DebounceEventResult| {
+            let _ = sender.send(result);
+        };
+        // Symlinks are never followed: one watch tree, the workspace itself.
+        let config = notify::Config::default().with_follow_symlinks(false);
+        let made = new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
+            debounce,
+            None,
+            handler,
+            RecommendedCache::new(),
+            config,
+        )
+        .and_then(|mut d| {
+            d.watch(&self.root, notify::RecursiveMode::Recursive)
+                .map(|_| d)
+        });
+        match made {
+            Ok(d) => {
+                self.watcher = Some(d);
+                if self.state.degraded.take().is_some() {
+                    tracing::info!("file events are back; stopped polling");
+                    self.next_full = Instant::now(); // catch up on what happened meanwhile
+                }
+                self.state.mode = "watching".into();
+            }
+            Err(e) => self.degrade(&format!("cannot watch {}: {e}", self.root.display())),
+        }
+    }
+
+    pub(super) fn degrade(&mut self, why: &str) {
+        if self.state.degraded.as_deref() != Some(why) {
+            tracing::warn!(
+                reason = why,
+                every_s = poll_every(&self.settings).as_secs(),
+                "polling instead of watching"
+            );
+        }
+        self.watcher = None;
+        self.state.mode = "polling".into();
+        self.state.degraded = Some(why.to_string());
+        let _ = self.save_state();
+    }
+}
