@@ -431,7 +431,10 @@ pub fn resolve_root(flag: Option<&Path>, env: &Env, config: &Config) -> Result<P
         .or_else(|| env.signet_path.clone())
         .or_else(|| config.workspace.as_ref().map(|p| expand_home(p, env)))
         .or_else(|| env.home.as_ref().map(|h| h.join(".agents")))
-        .ok_or_else(|| Error::Usage("no workspace given and $HOME is not set".into()))?;
+        .ok_or(crate::error::ConfigError::Environment {
+            var: "HOME",
+            needed_for: "no workspace was given and the default ~/.agents needs it",
+        })?;
     Ok(chosen)
 }
 

@@ -1,6 +1,8 @@
-//! Typed errors for the library and the one place they map to exit codes.
+//! Typed errors, one per stage, and the one place they map to exit codes.
 //!
-//! Owns: `Error` and `ExitStatus`. Must not: print anything (the binary does that).
+//! Owns: every error type and `Error::exit_status`. Must not: print anything
+//! (the binary does that). Each variant carries the path or the value it is
+//! about and the reason, so a message always says what to fix.
 
 use std::path::PathBuf;
 
@@ -14,14 +16,28 @@ pub enum ExitStatus {
     Runtime = 3,
 }
 
+/// Any error of the library.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
-    #[error("config {path}: {reason}")]
-    Config { path: PathBuf, reason: String },
+    #[error(transparent)]
+    Config(#[from] ConfigError),
 
-    #[error("{0}")]
-    Usage(String),
+    #[error(transparent)]
+    Usage(#[from] UsageError),
 
+    #[error(transparent)]
+    Store(#[from] StoreError),
+
+    #[error(transparent)]
+    Capture(#[from] CaptureError),
+
+    #[error(transparent)]
+    Hook(#[from] HookError),
+
+    #[error(transparent)]
+    Git(#[from] GitError),
+
+    /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {
         path: PathBuf,
@@ -29,23 +45,136 @@ pub enum Error {
         source: std::io::Error,
     },
 
+    /// Another memsync process holds a lock this one needs.
+    #[error("{path}: {reason}")]
+    Locked { path: PathBuf, reason: String },
+}
+
+/// The configuration: files, the workspace they point at, the environment.
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("config {path}: {reason}")]
+    Invalid { path: PathBuf, reason: String },
+
+    /// The workspace named by a flag, variable or config does not exist.
+    #[error(
+        "workspace {path} does not exist (from {source_name}); create it with `memsync init {path}`, or check the path"
+    )]
+    NoWorkspace {
+        path: PathBuf,
+        source_name: &'static str,
+    },
+
+    /// The workspace path exists but is not a directory.
+    #[error("workspace {path} is not a directory")]
+    NotADirectory { path: PathBuf },
+
+    /// A variable memsync needs to place a file is unset.
+    #[error("${var} is not set; {needed_for}")]
+    Environment {
+        var: &'static str,
+        needed_for: &'static str,
+    },
+}
+
+/// A value a person typed (a flag, an argument) that memsync cannot use.
+#[derive(Debug, thiserror::Error)]
+pub enum UsageError {
+    /// A flag's value does not parse or is out of range.
+    #[error("{flag} {value:?}: {reason}")]
+    Value {
+        flag: &'static str,
+        value: String,
+        reason: String,
+    },
+
+    /// A flag or argument the command needs is missing or empty.
+    #[error("{flag} {reason}")]
+    Missing {
+        flag: &'static str,
+        reason: &'static str,
+    },
+
+    /// Two options that cannot go together.
+    #[error("{flag}: {reason}")]
+    Conflict {
+        flag: &'static str,
+        reason: &'static str,
+    },
+
+    /// A search query that FTS5 cannot read.
+    #[error(
+        "search: {query:?} is not a valid FTS5 query ({reason}); put words in double quotes to search for them as they are"
+    )]
+    Query { query: String, reason: String },
+
+    /// A command named a session the workspace does not have.
+    #[error("no session {session}")]
+    UnknownSession { session: String },
+
+    /// A session id that more than one agent has.
+    #[error("{session:?} matches {} sessions ({}); name one with --agent or by token", candidates.len(), candidates.join(", "))]
+    AmbiguousSession {
+        session: String,
+        candidates: Vec<String>,
+    },
+
+    /// A session exists but has no artifact of the kind asked for.
+    #[error("session {token} has no {kind}")]
+    NoArtifact { token: String, kind: String },
+
+    /// A directory that must be empty (or absent) is not.
+    #[error("{path} is not empty; {reason}")]
+    NotEmpty { path: PathBuf, reason: &'static str },
+}
+
+/// The SQLite index and the job queue.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
     #[error("index {path}: {source}")]
-    Index {
+    Sqlite {
         path: PathBuf,
         #[source]
         source: rusqlite::Error,
     },
+}
 
-    #[error("{path}: {reason}")]
-    Locked { path: PathBuf, reason: String },
-
+/// The writer path: what `capture` and `forget` are asked to write.
+#[derive(Debug, thiserror::Error)]
+pub enum CaptureError {
     /// A write that would break an immutable artifact or a session's identity.
     #[error("{path}: refused: {reason}")]
     Refused { path: PathBuf, reason: String },
 
-    /// A command named a session the workspace does not have.
-    #[error("no session {0}")]
-    UnknownSession(String),
+    /// An input (a transcript, a body) that cannot be captured as it is.
+    #[error("{path}: {reason}")]
+    Input { path: PathBuf, reason: String },
+}
+
+/// A harness hook's payload on stdin.
+#[derive(Debug, thiserror::Error)]
+pub enum HookError {
+    #[error("hook payload: {reason}")]
+    Payload { reason: String },
+
+    #[error("unknown hook harness {harness:?}; supported: {supported}")]
+    UnknownHarness {
+        harness: String,
+        supported: &'static str,
+    },
+}
+
+/// Git, as `git setup`, the merge driver and projection commits run it.
+#[derive(Debug, thiserror::Error)]
+pub enum GitError {
+    #[error("git {args}: {stderr}")]
+    Command { args: String, stderr: String },
+
+    #[error("{path}: not inside a git work tree (run `git init` first)")]
+    NotARepository { path: PathBuf },
+
+    #[error("{path}: not UTF-8; left for git to mark as a conflict")]
+    NotUtf8 { path: String },
 }
 
 impl Error {
@@ -57,18 +186,63 @@ impl Error {
     }
 
     pub fn config(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
-        Error::Config {
+        ConfigError::Invalid {
             path: path.into(),
             reason: reason.into(),
+        }
+        .into()
+    }
+
+    pub fn store(path: impl Into<PathBuf>, source: rusqlite::Error) -> Self {
+        StoreError::Sqlite {
+            path: path.into(),
+            source,
+        }
+        .into()
+    }
+
+    pub fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
+        CaptureError::Refused {
+            path: path.into(),
+            reason: reason.into(),
+        }
+        .into()
+    }
+
+    /// A flag's value that does not parse: exit 2 with the flag, the value and why.
+    pub fn value(flag: &'static str, value: impl Into<String>, reason: impl Into<String>) -> Self {
+        UsageError::Value {
+            flag,
+            value: value.into(),
+            reason: reason.into(),
+        }
+        .into()
+    }
+
+    pub fn unknown_session(session: impl Into<String>) -> Self {
+        UsageError::UnknownSession {
+            session: session.into(),
+        }
+        .into()
+    }
+
+    /// The SQLite error underneath, if this is one.
+    pub fn sqlite(&self) -> Option<&rusqlite::Error> {
+        match self {
+            Error::Store(StoreError::Sqlite { source, .. }) => Some(source),
+            _ => None,
         }
     }
 
     /// The single mapping from error to process exit code.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
-            Error::Config { .. } | Error::Usage(_) | Error::UnknownSession(_) => ExitStatus::Usage,
-            Error::Refused { .. } => ExitStatus::Problems,
-            Error::Io { .. } | Error::Index { .. } | Error::Locked { .. } => ExitStatus::Runtime,
+            Error::Config(_) | Error::Usage(_) | Error::Hook(_) | Error::Git(_) => {
+                ExitStatus::Usage
+            }
+            Error::Capture(CaptureError::Input { .. }) => ExitStatus::Usage,
+            Error::Capture(CaptureError::Refused { .. }) => ExitStatus::Problems,
+            Error::Io { .. } | Error::Store(_) | Error::Locked { .. } => ExitStatus::Runtime,
         }
     }
 }

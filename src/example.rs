@@ -122,10 +122,11 @@ pub fn write(dir: &Path, now: DateTime<Utc>, config: &Config) -> Result<()> {
             .next()
             .is_some()
     {
-        return Err(Error::Usage(format!(
-            "{} is not empty; the demo writes into a fresh directory",
-            dir.display()
-        )));
+        return Err(crate::error::UsageError::NotEmpty {
+            path: dir.to_path_buf(),
+            reason: "the demo writes into a fresh directory",
+        }
+        .into());
     }
     let mut files = Vec::new();
     for spec in SESSIONS {

@@ -45,9 +45,11 @@ pub fn forget(
     agent: Option<&str>,
 ) -> Result<ForgetReport> {
     if reason.trim().is_empty() {
-        return Err(Error::Usage(
-            "--reason must say why (it is recorded in the tombstone)".into(),
-        ));
+        return Err(crate::error::UsageError::Missing {
+            flag: "--reason",
+            reason: "must say why (it is recorded in the tombstone)",
+        }
+        .into());
     }
     let mut index = Index::open(&settings.index_path())?;
     let (agent_id, token) = resolve(settings, &index, target, agent)?;
@@ -108,9 +110,11 @@ fn resolve(
     if let Some(a) = agent
         && !contract::is_valid_agent_id(a)
     {
-        return Err(Error::Usage(format!(
-            "agent id {a:?} must match ^[a-z0-9][a-z0-9-]*$"
-        )));
+        return Err(Error::value(
+            "--agent",
+            a,
+            "must match ^[a-z0-9][a-z0-9-]*$",
+        ));
     }
     let mut found = index.find_sessions(target, agent)?;
     // Not indexed (a sync never ran): a token as it is, or the token of the
@@ -143,19 +147,16 @@ pub fn one_session(
 ) -> Result<(String, String)> {
     match found.as_slice() {
         [one] => Ok(one.clone()),
-        [] => Err(Error::UnknownSession(format!(
+        [] => Err(Error::unknown_session(format!(
             "{target:?}{}: no token, session id or session key matches",
             agent
                 .map(|a| format!(" for agent {a:?}"))
                 .unwrap_or_default()
         ))),
-        many => Err(Error::Usage(format!(
-            "{target:?} matches {} sessions ({}); name one with --agent or by token",
-            many.len(),
-            many.iter()
-                .map(|(a, t)| format!("{a}/{t}"))
-                .collect::<Vec<_>>()
-                .join(", ")
-        ))),
+        many => Err(crate::error::UsageError::AmbiguousSession {
+            session: target.to_string(),
+            candidates: many.iter().map(|(a, t)| format!("{a}/{t}")).collect(),
+        }
+        .into()),
     }
 }

@@ -11,7 +11,7 @@ use std::process::{Command, Output};
 use serde::Serialize;
 
 use crate::config::{AutoCommit, Settings};
-use crate::error::{Error, Result};
+use crate::error::{Error, GitError, Result};
 use crate::project::file::{self as block, BLOCK_BEGIN, BLOCK_END};
 
 /// The managed block in `.gitignore` and `.gitattributes`.
@@ -44,11 +44,11 @@ fn git(dir: &Path, args: &[&str]) -> Result<Output> {
 fn git_ok(dir: &Path, args: &[&str]) -> Result<String> {
     let out = git(dir, args)?;
     if !out.status.success() {
-        return Err(Error::Usage(format!(
-            "git {}: {}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
-        )));
+        return Err(GitError::Command {
+            args: args.join(" "),
+            stderr: String::from_utf8_lossy(&out.stderr).trim().to_string(),
+        }
+        .into());
     }
     // Only the end: porcelain lines start with a meaningful space.
     Ok(String::from_utf8_lossy(&out.stdout).trim_end().to_string())
@@ -73,12 +73,7 @@ pub struct SetupReport {
 /// attributes for the projections, the merge driver, and projection commits.
 pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupReport> {
     let root = &settings.root;
-    git_dir(root).ok_or_else(|| {
-        Error::Usage(format!(
-            "{}: not inside a git work tree (run `git init` first)",
-            root.display()
-        ))
-    })?;
+    git_dir(root).ok_or_else(|| GitError::NotARepository { path: root.clone() })?;
     let mut report = SetupReport {
         changes: Vec::new(),
         dry_run,
@@ -283,9 +278,10 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
     let read = |p: &Path| -> Result<String> {
         let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
         String::from_utf8(bytes).map_err(|_| {
-            Error::Usage(format!(
-                "{name}: not UTF-8; left for git to mark as a conflict"
-            ))
+            GitError::NotUtf8 {
+                path: name.to_string(),
+            }
+            .into()
         })
     };
     let (b, o, t) = (

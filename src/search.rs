@@ -10,7 +10,7 @@ use serde::Serialize;
 
 use crate::config::SearchConfig;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UsageError};
 use crate::store::Index;
 
 /// The fewest sessions, best by bm25, that are re-ranked by recency and use.
@@ -59,7 +59,11 @@ pub struct Hit {
 pub fn fts_query(text: &str) -> Result<String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.is_empty() {
-        return Err(Error::Usage("search: the query is empty".into()));
+        return Err(UsageError::Missing {
+            flag: "search:",
+            reason: "the query is empty",
+        }
+        .into());
     }
     let advanced = text.contains(['"', '(', ')'])
         || words.iter().any(|w| {
@@ -80,27 +84,37 @@ pub fn fts_query(text: &str) -> Result<String> {
 
 /// `7d`, `24h`, `2w`, a date (`2026-11-01`) or an RFC 3339 timestamp.
 pub fn parse_since(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
+    let value = s;
     let s = s.trim();
-    let bad = || {
-        Error::Usage(format!(
-            "--since {s:?}: use 7d, 24h, 2w, a date (2026-11-01) or an RFC 3339 time"
-        ))
-    };
+    let bad = |reason: &str| Error::value("--since", value, reason);
+    const FORMS: &str = "use 7d, 24h, 2w, a date (2026-11-01) or an RFC 3339 time";
     if let Some(ts) = contract::parse_ts(s) {
         return Ok(ts);
     }
     if let Ok(day) = NaiveDate::parse_from_str(s, "%Y-%m-%d") {
-        return Ok(day.and_hms_opt(0, 0, 0).ok_or_else(bad)?.and_utc());
+        return day
+            .and_hms_opt(0, 0, 0)
+            .map(|t| t.and_utc())
+            .ok_or_else(|| bad(FORMS));
     }
-    let (n, unit) = s.split_at(s.len().saturating_sub(1));
-    let n: i64 = n.parse().map_err(|_| bad())?;
-    let span = match unit {
-        "h" => Duration::hours(n),
-        "d" => Duration::days(n),
-        "w" => Duration::weeks(n),
-        _ => return Err(bad()),
+    // The unit is the last character, which need not be one byte ('7ö').
+    let Some((at, unit)) = s.char_indices().last() else {
+        return Err(bad(FORMS));
     };
-    Ok(now - span)
+    let n: i64 = s[..at].parse().map_err(|_| bad(FORMS))?;
+    if n < 0 {
+        return Err(bad(
+            "a duration counts back from now and cannot be negative",
+        ));
+    }
+    let span = match unit {
+        'h' => Duration::try_hours(n),
+        'd' => Duration::try_days(n),
+        'w' => Duration::try_weeks(n),
+        _ => return Err(bad(FORMS)),
+    };
+    span.and_then(|span| now.checked_sub_signed(span))
+        .ok_or_else(|| bad("reaches back before any date memsync can represent"))
 }
 
 /// Runs a search and records an access for every session it returns.
@@ -113,9 +127,10 @@ pub fn search(
     let mut fts = fts_query(&q.text)?;
     if let Some(kind) = q.kind {
         if kind == ArtifactKind::Manifest {
-            return Err(Error::Usage(
-                "search: manifests have no text; use --kind summary, transcript or compaction"
-                    .into(),
+            return Err(Error::value(
+                "--kind",
+                kind.as_str(),
+                "manifests have no text; use summary, transcript or compaction",
             ));
         }
         fts = format!("{kind} : ({fts})");
@@ -234,7 +249,7 @@ impl<'q> Filter<'q> {
         let project = match &q.project {
             Some(p) if p.contains(['*', '?', '[']) => Some(
                 globset::Glob::new(p)
-                    .map_err(|e| Error::Usage(format!("--project {p:?}: {e}")))?
+                    .map_err(|e| Error::value("--project", p.as_str(), e.to_string()))?
                     .compile_matcher(),
             ),
             _ => None,
@@ -266,7 +281,7 @@ impl<'q> Filter<'q> {
 /// The session facts, wikilinks and best snippet of one ranked session.
 fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
     let Some(row) = index.hit_row(c.fts_id)? else {
-        return Err(Error::UnknownSession(c.token.clone()));
+        return Err(Error::unknown_session(c.token.clone()));
     };
     let crate::store::search::HitRow {
         membership_ts,
@@ -361,9 +376,11 @@ fn snippet(index: &Index, fts: &str, fts_id: i64, column: i32) -> Result<Option<
 /// An FTS5 syntax error is the user's query, not a failure of memsync.
 fn query_error(e: Error, text: &str) -> Error {
     match Index::is_query_syntax(&e) {
-        Some(source) => Error::Usage(format!(
-            "search: {text:?} is not a valid FTS5 query ({source}); put words in double quotes to search for them as they are"
-        )),
+        Some(reason) => UsageError::Query {
+            query: text.to_string(),
+            reason,
+        }
+        .into(),
         None => e,
     }
 }

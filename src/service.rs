@@ -240,9 +240,13 @@ impl Places {
         let exe = std::env::current_exe().map_err(|e| Error::io("<current executable>", e))?;
         let workspace =
             std::fs::canonicalize(&settings.root).map_err(|e| Error::io(&settings.root, e))?;
-        let home = env.home.clone().ok_or_else(|| {
-            Error::Usage("$HOME is not set; cannot place the service file".into())
-        })?;
+        let home = env
+            .home
+            .clone()
+            .ok_or(crate::error::ConfigError::Environment {
+                var: "HOME",
+                needed_for: "the service file is placed under it",
+            })?;
         let config_home = env
             .xdg_config_home
             .clone()

@@ -118,10 +118,11 @@ pub fn body(settings: &Settings, view: &SessionView, kind: ArtifactKind) -> Resu
         .rev()
         .find(|a| a.kind == kind.as_str())
     else {
-        return Err(Error::Usage(format!(
-            "session {} has no {kind}",
-            view.token
-        )));
+        return Err(crate::error::UsageError::NoArtifact {
+            token: view.token.clone(),
+            kind: kind.to_string(),
+        }
+        .into());
     };
     let abs = settings.root.join(&a.path);
     let text = std::fs::read_to_string(&abs).map_err(|e| Error::io(&abs, e))?;

@@ -310,7 +310,7 @@ pub fn compaction(
     )?;
     let stamp = w.stamp;
     let Some(manifest) = w.existing.newest(ArtifactKind::Manifest).cloned() else {
-        return Err(Error::UnknownSession(format!(
+        return Err(Error::unknown_session(format!(
             "{:?} of agent {:?} (token {}): a compaction needs the session's manifest; capture its session end first",
             req.session_id, req.agent_id, w.token
         )));

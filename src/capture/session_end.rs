@@ -27,7 +27,7 @@ use super::{
 use crate::compose::{self, ImmutableFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{Error, Result};
+use crate::error::{CaptureError, Result};
 
 /// The part of the session one capture writes.
 #[derive(Debug, Clone)]
@@ -53,22 +53,21 @@ pub fn session_end(
     let raw = read_input(&req.transcript)?;
     let t = transcript::read(&raw);
     if !t.understood() {
-        return Err(Error::Refused {
+        return Err(CaptureError::Refused {
             path: req.transcript.clone(),
             reason: format!(
                 "no reader understands it (no conversation found); memsync reads {KNOWN_FORMATS}"
             ),
-        });
+        }
+        .into());
     }
     let session_id = req
         .session_id
         .clone()
         .or_else(|| t.session_id.clone())
-        .ok_or_else(|| {
-            Error::Usage(format!(
-                "{}: no --session-id given and the transcript names none",
-                req.transcript.display()
-            ))
+        .ok_or_else(|| CaptureError::Input {
+            path: req.transcript.clone(),
+            reason: "no --session-id given and the transcript names none".into(),
         })?;
     let mut w = Writer::open(
         settings,

@@ -16,7 +16,7 @@ use super::{CaptureReport, Outcome, failpoint};
 use crate::compose::{self, ManifestFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{Error, Result};
+use crate::error::{CaptureError, Error, Result, UsageError};
 use crate::lock::{Acquired, PidLock};
 use crate::pipeline::{self, SyncOptions};
 use crate::store::Index;
@@ -128,14 +128,14 @@ impl SessionFiles {
             if agent.is_some_and(|a| a != agent_id)
                 || id.is_some_and(|i| i.trim() != session_id.trim())
             {
-                return Err(Error::Refused {
+                return Err(CaptureError::Refused {
                     path: f.path.clone().into(),
                     reason: format!(
                         "its token belongs to agent {:?}, session {:?}, not agent {agent_id:?}, session {session_id:?}",
                         agent.unwrap_or("?"),
                         id.unwrap_or("?")
                     ),
-                });
+                }.into());
             }
         }
         Ok(())
@@ -212,12 +212,18 @@ impl<'a> Writer<'a> {
             stamp,
         } = target;
         if !contract::is_valid_agent_id(agent_id) {
-            return Err(Error::Usage(format!(
-                "agent id {agent_id:?} must match ^[a-z0-9][a-z0-9-]*$ (it becomes a path segment)"
-            )));
+            return Err(Error::value(
+                "--agent",
+                agent_id,
+                "must match ^[a-z0-9][a-z0-9-]*$ (it becomes a path segment)",
+            ));
         }
         if session_id.trim().is_empty() {
-            return Err(Error::Usage("the session id is empty".into()));
+            return Err(UsageError::Missing {
+                flag: "--session-id",
+                reason: "is empty",
+            }
+            .into());
         }
         let token = contract::token_for(
             settings.config.token.write_rule,
@@ -228,10 +234,11 @@ impl<'a> Writer<'a> {
         let lock = session_lock(settings, agent_id, &token)?;
         let tombstone = contract::tombstone_path(agent_id, &token);
         if settings.root.join(&tombstone).exists() {
-            return Err(Error::Refused {
+            return Err(CaptureError::Refused {
                 path: tombstone.into(),
                 reason: "this session was forgotten; its tombstone keeps it out".into(),
-            });
+            }
+            .into());
         }
         let existing = SessionFiles::load(&settings.root, &token)?;
         existing.check_identity(agent_id, session_id)?;
@@ -299,12 +306,13 @@ impl<'a> Writer<'a> {
                 ));
                 return Ok(found.path.clone());
             }
-            return Err(Error::Refused {
+            return Err(CaptureError::Refused {
                 path: found.path.clone().into(),
                 reason: format!(
                     "the session already has a {kind} with different content; {kind}s are immutable"
                 ),
-            });
+            }
+            .into());
         }
         write_new(&self.settings.root, rel, text)?;
         self.written.push(rel.to_string());
@@ -440,10 +448,11 @@ pub(crate) fn session_lock(settings: &Settings, agent_id: &str, token: &str) -> 
 pub(super) fn write_new(root: &Path, rel: &str, text: &str) -> Result<()> {
     let path = root.join(rel);
     if path.exists() {
-        return Err(Error::Refused {
+        return Err(CaptureError::Refused {
             path,
             reason: "a file with this name appeared while capturing".into(),
-        });
+        }
+        .into());
     }
     crate::files::write_in_workspace(root, rel, text.as_bytes()).map_err(|e| Error::io(&path, e))
 }

@@ -323,11 +323,11 @@ pub fn hook(
     env: &crate::config::Env,
 ) -> Result<String> {
     use crate::jobs::hook::{self, Harness, HookAction};
-    let harness = Harness::parse(harness).ok_or_else(|| {
-        crate::Error::Usage(format!(
-            "unknown hook harness {harness:?}; supported: claude-code"
-        ))
-    })?;
+    let harness =
+        Harness::parse(harness).ok_or_else(|| crate::error::HookError::UnknownHarness {
+            harness: harness.to_string(),
+            supported: "claude-code",
+        })?;
     let idle = std::time::Duration::from_millis(settings.config.capture.hook_idle_ms);
     let queue = crate::jobs::JobQueue::open(&settings.state_dir())?;
     let action = hook::read_payload(std::io::stdin(), idle)

@@ -55,9 +55,11 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
         }
         Command::Watch => {
             if cli.now.is_some() {
-                return Err(crate::Error::Usage(
-                    "watch runs on the real clock; --now is for one-shot commands".into(),
-                ));
+                return Err(crate::error::UsageError::Conflict {
+                    flag: "--now",
+                    reason: "watch runs on the real clock; --now is for one-shot commands",
+                }
+                .into());
             }
             crate::watch::run(|| load(cli.workspace.as_deref()))?;
             Ok(ExitStatus::Ok)
@@ -120,9 +122,11 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             }
             let settings = load(cli.workspace.as_deref())?;
             let Some(action) = &args.action else {
-                return Err(crate::Error::Usage(
-                    "capture needs session-end, compaction, jobs, or --hook HARNESS".into(),
-                ));
+                return Err(crate::error::UsageError::Missing {
+                    flag: "capture",
+                    reason: "needs session-end, compaction, jobs, or --hook HARNESS",
+                }
+                .into());
             };
             match action {
                 CaptureAction::Jobs => {

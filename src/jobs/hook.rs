@@ -15,7 +15,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 use super::JobRequest;
-use crate::error::{Error, Result};
+use crate::error::{Error, HookError, Result};
 
 /// The longest payload accepted; a compaction summary is the largest part.
 const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
@@ -70,8 +70,8 @@ pub fn read_payload(input: impl Read + Send + 'static, idle: Duration) -> Result
             Ok(bytes) => {
                 buf.extend_from_slice(&bytes);
                 if buf.len() > MAX_PAYLOAD_BYTES {
-                    return Err(Error::Usage(format!(
-                        "hook payload is larger than {MAX_PAYLOAD_BYTES} bytes"
+                    return Err(bad_payload(format!(
+                        "larger than {MAX_PAYLOAD_BYTES} bytes"
                     )));
                 }
                 if let Some(value) = first_object(&buf)? {
@@ -80,7 +80,7 @@ pub fn read_payload(input: impl Read + Send + 'static, idle: Duration) -> Result
                 deadline = Instant::now() + idle;
             }
             Err(mpsc::RecvTimeoutError::Timeout) => {
-                return Err(Error::Usage(format!(
+                return Err(bad_payload(format!(
                     "no complete JSON payload on stdin after {} ms of silence ({} bytes read)",
                     idle.as_millis(),
                     buf.len()
@@ -88,7 +88,7 @@ pub fn read_payload(input: impl Read + Send + 'static, idle: Duration) -> Result
             }
             Err(mpsc::RecvTimeoutError::Disconnected) => {
                 return first_object(&buf)?.ok_or_else(|| {
-                    Error::Usage(format!(
+                    bad_payload(format!(
                         "stdin ended without a complete JSON payload ({} bytes read)",
                         buf.len()
                     ))
@@ -98,15 +98,22 @@ pub fn read_payload(input: impl Read + Send + 'static, idle: Duration) -> Result
     }
 }
 
+fn bad_payload(reason: impl Into<String>) -> Error {
+    HookError::Payload {
+        reason: reason.into(),
+    }
+    .into()
+}
+
 /// The first JSON value in `buf`, `None` while it is still incomplete.
 fn first_object(buf: &[u8]) -> Result<Option<Value>> {
     let mut stream = serde_json::Deserializer::from_slice(buf).into_iter::<Value>();
     match stream.next() {
         None => Ok(None),
         Some(Ok(v)) if v.is_object() => Ok(Some(v)),
-        Some(Ok(_)) => Err(Error::Usage("hook payload is not a JSON object".into())),
+        Some(Ok(_)) => Err(bad_payload("not a JSON object")),
         Some(Err(e)) if e.is_eof() => Ok(None),
-        Some(Err(e)) => Err(Error::Usage(format!("hook payload is not valid JSON: {e}"))),
+        Some(Err(e)) => Err(bad_payload(format!("not valid JSON: {e}"))),
     }
 }
 
@@ -130,13 +137,13 @@ pub fn interpret(
     let session_id = || {
         field("session_id")
             .map(String::from)
-            .ok_or_else(|| Error::Usage(format!("{event} payload has no session_id")))
+            .ok_or_else(|| bad_payload(format!("{event} payload has no session_id")))
     };
     match event {
         "SessionEnd" => {
             let session_id = session_id()?;
             let path = field("transcript_path")
-                .ok_or_else(|| Error::Usage("SessionEnd payload has no transcript_path".into()))?;
+                .ok_or_else(|| bad_payload("SessionEnd payload has no transcript_path"))?;
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
                 session_id,
@@ -148,7 +155,7 @@ pub fn interpret(
         }
         "PostCompact" => {
             let summary = field("compact_summary")
-                .ok_or_else(|| Error::Usage("PostCompact payload has no compact_summary".into()))?;
+                .ok_or_else(|| bad_payload("PostCompact payload has no compact_summary"))?;
             Ok(HookAction::Enqueue(JobRequest::Compaction {
                 agent_id: agent_id.to_string(),
                 session_id: session_id()?,

@@ -17,7 +17,7 @@ use serde::{Deserialize, Serialize};
 
 use crate::capture;
 use crate::config::Settings;
-use crate::error::{Error, Result};
+use crate::error::{Error, Result, UsageError};
 use crate::store::jobs::ms;
 pub use crate::store::jobs::{JobQueue, JobRow, JobStats};
 
@@ -186,7 +186,7 @@ fn run_one(
             Ok(())
         }
         // A compaction can arrive before its session ends: wait for the session end.
-        Err(Error::UnknownSession(why)) => {
+        Err(Error::Usage(UsageError::UnknownSession { session: why })) => {
             report.waiting += 1;
             queue.set_state(
                 id,
@@ -198,7 +198,7 @@ fn run_one(
         }
         Err(e) => {
             let permanent = match &e {
-                Error::Refused { .. } | Error::Usage(_) | Error::Config { .. } => true,
+                Error::Capture(_) | Error::Usage(_) | Error::Config(_) | Error::Hook(_) => true,
                 Error::Io { source, .. } => source.kind() == std::io::ErrorKind::NotFound,
                 _ => false,
             };

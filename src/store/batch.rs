@@ -17,10 +17,7 @@ pub struct Batch<'a> {
 
 impl Batch<'_> {
     pub(super) fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Index {
-            path: self.path.clone(),
-            source,
-        }
+        Error::store(self.path.clone(), source)
     }
 
     pub fn put_file(

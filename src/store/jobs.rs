@@ -75,10 +75,7 @@ impl JobQueue {
     pub fn open(state_dir: &Path) -> Result<JobQueue> {
         crate::files::create_private_dir(state_dir)?;
         let path = state_dir.join(JOBS_DB);
-        let err = |source| Error::Index {
-            path: path.clone(),
-            source,
-        };
+        let err = |source| Error::store(path.clone(), source);
         let conn = Connection::open(&path).map_err(err)?;
         crate::files::set_private_mode(&path);
         conn.busy_timeout(Duration::from_secs(10)).map_err(err)?;
@@ -97,10 +94,7 @@ impl JobQueue {
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Index {
-            path: self.path.clone(),
-            source,
-        }
+        Error::store(self.path.clone(), source)
     }
 
     /// Queues a job: `request` is the JSON the worker will run.

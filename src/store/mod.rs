@@ -86,7 +86,7 @@ impl Index {
         }
         match Self::open_inner(path) {
             Ok(index) => Ok(index),
-            Err(Error::Index { source, .. }) if is_corrupt(&source) => {
+            Err(e) if e.sqlite().is_some_and(is_corrupt) => {
                 move_aside(path)?;
                 Self::open_inner(path)
             }
@@ -95,10 +95,7 @@ impl Index {
     }
 
     fn open_inner(path: &Path) -> Result<Index> {
-        let err = |source| Error::Index {
-            path: path.to_path_buf(),
-            source,
-        };
+        let err = |source| Error::store(path.to_path_buf(), source);
         let conn = Connection::open(path).map_err(err)?;
         set_private_mode(path);
         conn.busy_timeout(std::time::Duration::from_secs(10))
@@ -151,10 +148,7 @@ impl Index {
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Index {
-            path: self.path.clone(),
-            source,
-        }
+        Error::store(self.path.clone(), source)
     }
 
     fn ensure_schema(&mut self) -> Result<()> {
@@ -180,10 +174,10 @@ impl Index {
 
     /// Drops and recreates every derived table; telemetry stays.
     pub fn rebuild_derived(&mut self) -> Result<()> {
-        let tx = self.conn.transaction().map_err(|e| Error::Index {
-            path: self.path.clone(),
-            source: e,
-        })?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| Error::store(self.path.clone(), e))?;
         let mut sql = String::new();
         for t in DERIVED_TABLES {
             sql.push_str(&format!("DROP TABLE IF EXISTS {t};"));
@@ -265,20 +259,17 @@ impl Index {
     /// Runs `f` in one transaction; commits only if it succeeds.
     pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
         let path = self.path.clone();
-        let tx = self.conn.transaction().map_err(|e| Error::Index {
-            path: path.clone(),
-            source: e,
-        })?;
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(|e| Error::store(path.clone(), e))?;
         let batch = Batch {
             tx,
             path: path.clone(),
             bodies: Default::default(),
         };
         let out = f(&batch)?;
-        batch
-            .tx
-            .commit()
-            .map_err(|e| Error::Index { path, source: e })?;
+        batch.tx.commit().map_err(|e| Error::store(path, e))?;
         Ok(out)
     }
 
@@ -459,7 +450,7 @@ fn file_identity(path: &Path) -> Option<(u64, u64)> {
 /// SQLite's word for a damaged file, as opposed to a busy, full or briefly
 /// failing one (those are retried, never a reason to set the index aside).
 pub fn is_damage(e: &Error) -> bool {
-    matches!(e, Error::Index { source, .. } if is_corrupt(source))
+    e.sqlite().is_some_and(is_corrupt)
 }
 
 fn is_corrupt(e: &rusqlite::Error) -> bool {

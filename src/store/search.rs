@@ -114,8 +114,8 @@ impl Index {
 
     /// Whether a query error is the user's FTS5 syntax rather than a failure.
     pub fn is_query_syntax(e: &Error) -> Option<String> {
-        match e {
-            Error::Index { source, .. }
+        match e.sqlite() {
+            Some(source)
                 if [
                     "fts5",
                     "syntax error",
