@@ -2,7 +2,8 @@
 //! workspace, with its default 200 ms debounce.
 //!
 //! Reports event-to-MEMORY.md latency for one new session (p50 and p95 of 20),
-//! how long a 500-file burst takes to land, idle CPU, and the daemon's peak RSS.
+//! how long a 500-file burst takes to land, a real `git pull` of 500 sessions
+//! into a watched clone, idle CPU, and the daemon's peak RSS.
 
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
@@ -61,6 +62,8 @@ fn main() {
     let _ = daemon.kill();
     let _ = daemon.wait();
 
+    let pull_time = pull_of_500_sessions(tmp.path());
+
     let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
     println!("\n| measure | figure | target |");
     println!("|---|---|---|");
@@ -77,8 +80,76 @@ fn main() {
         ms(written),
         ms(burst_time)
     );
+    println!(
+        "| `git pull` of 500 sessions into a watched clone, to its MEMORY.md | {} | ≤ 2 s |",
+        ms(pull_time)
+    );
     println!("| idle CPU over 5 s | {idle_cpu} ms | ~0 |");
     println!("| daemon peak RSS on the 1,750-session workspace | {rss_mb:.1} MB | ≤ 50 MB |");
+}
+
+/// A second machine's 500 sessions arriving by `git pull` under a running
+/// daemon: from the pull's end to the newest session in MEMORY.md.
+fn pull_of_500_sessions(tmp: &Path) -> Duration {
+    let git = |dir: &Path, args: &[&str]| {
+        let ok = Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(["-c", "user.name=bench", "-c", "user.email=b@example.com"])
+            .args(args)
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status()
+            .expect("git")
+            .success();
+        assert!(ok, "git {args:?}");
+    };
+    let (remote, a, b) = (tmp.join("remote.git"), tmp.join("a"), tmp.join("b"));
+    let path = |p: &Path| p.to_string_lossy().into_owned();
+    git(tmp, &["init", "-q", "--bare", "-b", "main", &path(&remote)]);
+    git(tmp, &["clone", "-q", &path(&remote), &path(&a)]);
+    git(&a, &["checkout", "-q", "-b", "main"]);
+    let settings = Settings::load(Some(&a), None, &Env::default()).expect("settings");
+    let shape = Shape {
+        days: 10,
+        per_day: 50,
+        older: 0,
+        ..Default::default()
+    };
+    std::fs::write(a.join("memsync.yaml"), "daily_logs:\n  timezone: UTC\n").expect("config");
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "seed"]);
+    git(&a, &["push", "-q", "-u", "origin", "main"]);
+    // b starts from the seed; the 500 sessions come in the pull.
+    git(tmp, &["clone", "-q", &path(&remote), &path(&b)]);
+    generate::generate(&a, Utc::now(), shape, &settings.config).expect("generate");
+    let newest = std::fs::read_dir(a.join("memory"))
+        .expect("memory")
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("--summary.md"))
+        .max()
+        .expect("a summary");
+    let token = newest.split("--").nth(1).expect("token").to_string();
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "500 sessions"]);
+    git(&a, &["push", "-q", "origin", "main"]);
+    std::fs::write(
+        b.join(".git/info/exclude"),
+        "MEMORY.md\nmemory/20*-*-*.md\n",
+    )
+    .expect("exclude");
+    let mut daemon = start(&b);
+    git(
+        &b,
+        &["pull", "-q", "--no-edit", "--no-rebase", "origin", "main"],
+    );
+    let pulled = Instant::now();
+    wait(|| read(&b.join("MEMORY.md")).contains(&token));
+    let took = pulled.elapsed();
+    let _ = daemon.kill();
+    let _ = daemon.wait();
+    took
 }
 
 fn start(root: &Path) -> Child {

@@ -234,6 +234,12 @@ impl Error {
         }
     }
 
+    /// A write to stdout whose reader is gone (`memsync search x | head -1`).
+    pub fn is_closed_stdout(&self) -> bool {
+        matches!(self, Error::Io { path, source }
+            if path.as_os_str() == STDOUT && source.kind() == std::io::ErrorKind::BrokenPipe)
+    }
+
     /// The single mapping from error to process exit code.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
@@ -248,6 +254,9 @@ impl Error {
 }
 
 pub type Result<T, E = Error> = std::result::Result<T, E>;
+
+/// The path an `Error::Io` on stdout carries.
+pub const STDOUT: &str = "<stdout>";
 
 /// An error and its causes on one line, each cause once (library errors
 /// already show their source in their own message).

@@ -78,6 +78,20 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
         changes: Vec::new(),
         dry_run,
     };
+    // Whether the two files hold nothing of the user's that is not committed:
+    // only then may setup commit them (see `commit_setup_files`).
+    let clean_before = git_ok(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "--",
+            ".gitignore",
+            ".gitattributes",
+        ],
+    )
+    .is_ok_and(|s| s.trim().is_empty());
+    let mut written = Vec::new();
     for (file, lines) in [
         (".gitignore", IGNORE_LINES),
         (".gitattributes", ATTRIBUTE_LINES),
@@ -101,8 +115,14 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
             if !dry_run {
                 crate::files::write_atomic(&path, updated.as_bytes())
                     .map_err(|e| Error::io(&path, e))?;
+                written.push(file);
             }
         }
+    }
+    if !written.is_empty() {
+        report
+            .changes
+            .push(commit_setup_files(root, &written, clean_before));
     }
     let driver = format!(
         "{} --workspace {} git merge-driver %O %A %B %P",
@@ -125,6 +145,42 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
         }
     }
     Ok(report)
+}
+
+/// Commits the ignore and attribute files `setup` wrote, and only them, so a
+/// second clone that ran `git setup` before its first pull does not hold the
+/// same files untracked (git would refuse the pull). Left uncommitted, with a
+/// note, when they held uncommitted text of the user's, on an unborn branch (a
+/// first commit would make the first pull merge unrelated histories), or
+/// while git is busy.
+fn commit_setup_files(root: &Path, files: &[&str], clean_before: bool) -> String {
+    let names = files.join(" and ");
+    let has_head =
+        git(root, &["rev-parse", "--verify", "-q", "HEAD"]).is_ok_and(|o| o.status.success());
+    let why_not = if !clean_before {
+        Some("they had uncommitted changes of yours")
+    } else if !has_head {
+        Some("the branch has no commit yet")
+    } else {
+        crate::repo::busy_at(root)
+    };
+    if let Some(why) = why_not {
+        return format!("{names}: not committed ({why}); commit them before your next pull");
+    }
+    let mut add = vec!["add", "--"];
+    add.extend(files);
+    let mut commit = vec![
+        "commit",
+        "-q",
+        "-m",
+        "memsync git setup: ignore rules and merge attributes",
+        "--",
+    ];
+    commit.extend(files);
+    match git_ok(root, &add).and_then(|_| git_ok(root, &commit)) {
+        Ok(_) => format!("{names}: committed"),
+        Err(e) => format!("{names}: not committed ({e}); commit them before your next pull"),
+    }
 }
 
 fn shell_quote(s: &str) -> String {

@@ -11,6 +11,8 @@ fn main() -> ExitCode {
     init_logging(cli.verbose, cli.quiet);
     match memsync::cli::run(&cli) {
         Ok(status) => ExitCode::from(status as u8),
+        // The reader of our stdout went away: end quietly, as a Unix filter does.
+        Err(e) if e.is_closed_stdout() => ExitCode::from(141),
         Err(e) => {
             eprintln!("memsync: {}", memsync::error::message(&e));
             ExitCode::from(e.exit_status() as u8)

@@ -176,7 +176,7 @@ fn candidates(
 ) -> Result<Vec<Hit>> {
     let limit = q.limit.max(1);
     let filter = Filter::new(q)?;
-    let mut k = (limit * 20).max(MIN_CANDIDATES);
+    let mut k = limit.saturating_mul(20).max(MIN_CANDIDATES);
     loop {
         let matches = best_by_bm25(index, cfg, fts, k, q)?;
         let exhausted = matches.len() < k;
@@ -199,7 +199,7 @@ fn candidates(
                 .collect();
             return out;
         }
-        k *= 4;
+        k = k.saturating_mul(4);
     }
 }
 

@@ -175,6 +175,21 @@ pub fn apply(action: Action, plan: &Plan) -> Result<String> {
     Ok(out)
 }
 
+/// Whether `memsync watch` runs for this workspace (it holds the daemon lock).
+pub fn daemon_running(settings: &crate::config::Settings) -> bool {
+    crate::lock::PidLock::is_held(&settings.state_dir(), crate::lock::DAEMON_LOCK)
+}
+
+/// The last line of `service status`: what runs, and what to do if nothing does.
+pub fn verdict(installed: bool, running: bool) -> String {
+    match (installed, running) {
+        (true, true) => "memsync watch is running for this workspace\n".into(),
+        (true, false) => "not running: memsync watch holds no lock on this workspace; see the service manager's log\n".into(),
+        (false, true) => "memsync watch runs, but not as an installed service (memsync service install)\n".into(),
+        (false, false) => "not running: the service is not installed (memsync service install)\n".into(),
+    }
+}
+
 /// What `--dry-run` prints: the file and the commands, changing nothing.
 pub fn describe(action: Action, plan: &Plan) -> String {
     let mut out = match action {

@@ -9,6 +9,7 @@ use std::fmt::Write;
 use std::path::{Path, PathBuf};
 
 use common::hardening::*;
+use common::hostile_values::HOSTILE_VALUES;
 
 fn repo() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -48,6 +49,20 @@ fn test_exists(file: &str, name: &str) -> bool {
     source(file).contains(&format!("fn {name}("))
 }
 
+/// Arguments as a shell would need them: empty or spaced ones quoted.
+fn shell_words(args: &[&str]) -> String {
+    args.iter()
+        .map(|a| {
+            if a.is_empty() || a.contains(' ') {
+                format!("'{a}'")
+            } else {
+                a.to_string()
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 fn report() -> String {
     let mut out = String::new();
     let w = &mut out;
@@ -65,6 +80,23 @@ fn report() -> String {
     let _ = writeln!(w, "| input | outcome |\n|---|---|");
     for case in HOSTILE_INPUTS {
         let _ = writeln!(w, "| {} | {} |", case.input, case.outcome.describe());
+    }
+    let _ = writeln!(w, "\n## Hostile values at the command line\n");
+    let _ = writeln!(
+        w,
+        "{} values a user can type, each run against a real workspace (`tests/robustness.rs` › `every_hostile_value_a_user_can_type_gets_a_clear_error_and_never_a_panic`). For every one: no panic, the exit code below, a message naming the value or the fix, and the workspace unchanged. Exit 2 is a usage or configuration error, 3 a file that cannot be read; hook mode always exits 0 so the harness is never failed.\n",
+        HOSTILE_VALUES.len()
+    );
+    let _ = writeln!(w, "| value | command | exit | says |\n|---|---|---|---|");
+    for case in HOSTILE_VALUES {
+        let _ = writeln!(
+            w,
+            "| {} | `memsync {}` | {} | {} |",
+            case.value,
+            shell_words(case.args).replace('|', "\\|"),
+            case.exit,
+            case.says.replace('|', "\\|").replace('`', "'")
+        );
     }
     let runs: usize = FAULTS.iter().map(|f| f.runs).sum();
     let _ = writeln!(w, "\n## Faults injected\n");

@@ -31,7 +31,7 @@ use serde_yaml::Value;
 use crate::compose::{self, ImmutableFields, SentenceMeta, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{Error, Result};
+use crate::error::{CaptureError, Error, Result};
 use crate::sentence;
 
 pub use sanitize::SANITIZER_VERSION;
@@ -227,28 +227,42 @@ fn inert_invalid_links(body: String) -> String {
     }
 }
 
-/// Keeps a body under the artifact size limit, dropping its beginning with a note.
-fn fit(body: String, settings: &Settings, notes: &mut Vec<String>) -> String {
-    let limit = settings
-        .config
-        .scan
-        .max_file_bytes
-        .saturating_sub(FRONTMATTER_ROOM) as usize;
+/// The least of a transcript worth keeping when it must be clipped.
+const MIN_KEPT_BYTES: usize = 4 * 1024;
+
+/// Keeps a body under the artifact size limit, dropping its beginning with a
+/// note; refuses at once when the limit leaves no useful room.
+fn fit(body: String, settings: &Settings, path: &Path, notes: &mut Vec<String>) -> Result<String> {
+    let max = settings.config.scan.max_file_bytes;
+    let room = FRONTMATTER_ROOM.min(max / 2);
+    let limit = usize::try_from(max - room).unwrap_or(usize::MAX);
     if body.len() <= limit {
-        return body;
+        return Ok(body);
     }
-    let mut cut = body.len() - limit + 128;
-    while !body.is_char_boundary(cut) {
+    // Room for the truncation note, which is part of the body too.
+    let keep = limit.saturating_sub(128);
+    if keep < MIN_KEPT_BYTES {
+        return Err(CaptureError::Input {
+            path: path.to_path_buf(),
+            reason: format!(
+                "the transcript is {} bytes and scan.max_file_bytes ({max}) leaves room for {keep}; raise the limit to capture it",
+                body.len()
+            ),
+        }
+        .into());
+    }
+    let mut cut = body.len() - keep;
+    while cut < body.len() && !body.is_char_boundary(cut) {
         cut += 1;
     }
     notes.push(format!(
-        "transcript cut to its last {} bytes to stay under scan.max_file_bytes",
+        "transcript cut to its last {} bytes to stay under scan.max_file_bytes ({max})",
         body.len() - cut
     ));
-    format!(
+    Ok(format!(
         "[transcript truncated: the first {cut} bytes were dropped]\n\n{}",
         &body[cut..]
-    )
+    ))
 }
 
 /// The summary body: the given file, an earlier run's, the configured command, or extraction.

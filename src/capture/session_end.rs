@@ -271,7 +271,12 @@ fn write_part(
         rendered = format!("Continues [[{prev}|the previous part]] of this session.\n\n{rendered}");
     }
     let sanitized = sanitize::sanitize(&rendered);
-    let transcript_body = inert_invalid_links(fit(sanitized.text, settings, &mut w.notes));
+    let transcript_body = inert_invalid_links(fit(
+        sanitized.text,
+        settings,
+        &req.transcript,
+        &mut w.notes,
+    )?);
     add_redactions(produced, &sanitized.redactions);
     let so_far = t.prefix(part.end);
     let summary = summary_body(settings, req, &so_far, &transcript_body, &mut w.notes)?;

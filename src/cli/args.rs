@@ -109,8 +109,8 @@ pub enum Command {
         /// Only sessions since then: 7d, 24h, 2w, a date or an RFC 3339 time.
         #[arg(long)]
         since: Option<String>,
-        /// Else `search.limit` (10).
-        #[arg(long)]
+        /// Else `search.limit` (10); 1 to 1000.
+        #[arg(long, value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..=1000))]
         limit: Option<usize>,
         /// Also search sessions marked private.
         #[arg(long)]
@@ -148,6 +148,12 @@ pub enum Command {
         #[command(subcommand)]
         action: GitAction,
     },
+    /// Make DIR (default: the workspace in force) a memsync workspace: create it
+    /// and its memory/ folder if needed, then sync (MEMORY.md appears).
+    #[command(
+        after_help = "Examples:\n  memsync init ~/.agents\n  memsync --workspace ~/notes/agent-memory init"
+    )]
+    Init { dir: Option<PathBuf> },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
@@ -157,11 +163,14 @@ pub enum Command {
     )]
     Generate {
         dir: PathBuf,
-        #[arg(long, default_value_t = 30)]
+        /// Days of recent sessions, 1 to 3650.
+        #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(i64).range(1..=3650))]
         days: i64,
-        #[arg(long, default_value_t = 50)]
+        /// Sessions per recent day, 0 to 10000.
+        #[arg(long, default_value_t = 50, value_parser = clap::value_parser!(i64).range(0..=10_000))]
         per_day: i64,
-        #[arg(long, default_value_t = 250)]
+        /// Sessions older than the window, 0 to 1000000.
+        #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
         older: i64,
     },
 }
@@ -283,6 +292,12 @@ pub fn parse_kind(s: &str) -> Result<crate::contract::ArtifactKind, String> {
 }
 
 pub fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
-    crate::contract::parse_ts(s)
-        .ok_or_else(|| format!("{s:?} is not an RFC 3339 timestamp with a zone"))
+    use chrono::Datelike;
+    let ts = crate::contract::parse_ts(s)
+        .ok_or_else(|| format!("{s:?} is not an RFC 3339 timestamp with a zone"))?;
+    // Windows and retention reach years back and ahead; keep their arithmetic in range.
+    if !(1970..=9999).contains(&ts.year()) {
+        return Err(format!("{s:?} is outside the years 1970 to 9999"));
+    }
+    Ok(ts)
 }

@@ -312,15 +312,16 @@ fn health(s: &Status) -> String {
     }
 }
 
-/// Hook mode: reads one payload from stdin, queues its capture as a job, and
-/// hands the queue to the daemon or a detached worker. Returns a log line.
+/// Hook mode: records the capture job before anything else that can fail.
+/// A broken config still gets the job queued (in the workspace the flag,
+/// the variables or the default name); the config error is returned after,
+/// and the job runs once the config is fixed.
 pub fn hook(
-    settings: &Settings,
+    settings: Result<Settings>,
+    places: HookPlaces<'_>,
     now: DateTime<Utc>,
     harness: &str,
     agent_id: &str,
-    config_flag: Option<&Path>,
-    env: &crate::config::Env,
 ) -> Result<String> {
     use crate::jobs::hook::{self, Harness, HookAction};
     let harness =
@@ -328,14 +329,38 @@ pub fn hook(
             harness: harness.to_string(),
             supported: "claude-code",
         })?;
-    let idle = std::time::Duration::from_millis(settings.config.capture.hook_idle_ms);
-    let queue = crate::jobs::JobQueue::open(&settings.state_dir())?;
-    let action = hook::read_payload(std::io::stdin(), idle)
-        .and_then(|payload| hook::interpret(harness, &payload, agent_id, now, env.home.as_deref()));
+    let root = match &settings {
+        Ok(s) => Some(s.root.clone()),
+        Err(_) => crate::config::fallback_root(places.workspace, places.config, places.env),
+    };
+    // Nothing to record into without a workspace; a typo must not create one.
+    let Some(root) = root.filter(|r| r.is_dir()) else {
+        return Err(match settings {
+            Err(e) => e,
+            Ok(s) => crate::error::ConfigError::NoWorkspace {
+                path: s.root,
+                source_name: s.sources.root_from,
+            }
+            .into(),
+        });
+    };
+    let idle = std::time::Duration::from_millis(match &settings {
+        Ok(s) => s.config.capture.hook_idle_ms,
+        Err(_) => crate::config::CaptureConfig::default().hook_idle_ms,
+    });
+    let queue = crate::jobs::JobQueue::open(&root.join(crate::STATE_DIR))?;
+    let action = hook::read_payload(std::io::stdin(), idle).and_then(|payload| {
+        hook::interpret(harness, &payload, agent_id, now, places.env.home.as_deref())
+    });
     match action {
         Ok(HookAction::Enqueue(request)) => {
             let id = crate::jobs::enqueue(&queue, &request, now)?;
-            let by = crate::jobs::wake_worker(settings, config_flag)?;
+            let settings = settings.inspect_err(|_| {
+                eprintln!(
+                    "memsync capture --hook: queued capture job {id}; it runs once the config is fixed"
+                );
+            })?;
+            let by = crate::jobs::wake_worker(&settings, places.config)?;
             Ok(format!("queued capture job {id}; the {by} runs it"))
         }
         Ok(HookAction::Ignore(event)) => Ok(format!("{event}: nothing to capture")),
@@ -345,6 +370,22 @@ pub fn hook(
             Err(e)
         }
     }
+}
+
+/// Where hook mode looks when the settings cannot be loaded.
+pub struct HookPlaces<'a> {
+    pub workspace: Option<&'a Path>,
+    pub config: Option<&'a Path>,
+    pub env: &'a crate::config::Env,
+}
+
+/// Makes a workspace: its folder and `memory/`, then a first sync. Running it
+/// on an existing workspace only syncs it.
+pub fn init(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
+    let memory = settings.root.join(contract::MEMORY_DIR);
+    std::fs::create_dir_all(&memory).map_err(|e| crate::Error::io(&memory, e))?;
+    settings.require_workspace()?;
+    sync(settings, now, None)
 }
 
 /// Searches the index as the last sync left it.

@@ -8,11 +8,23 @@ use std::io::IsTerminal;
 use std::path::Path;
 
 use chrono::Utc;
+use serde_json::json;
 
 use super::args::{CaptureAction, Cli, Command, GitAction, ServiceAction};
 use super::render;
 use crate::config::{Env, Settings};
-use crate::error::{Error, ExitStatus, Result};
+use crate::error::{Error, ExitStatus, Result, STDOUT};
+
+/// Writes to stdout. A reader that went away (`memsync search x | head -1`)
+/// is `Error::Io` on `<stdout>` with `BrokenPipe`, which the binary turns
+/// into a quiet exit instead of the panic `println!` would give.
+fn write_stdout(bytes: &[u8]) -> Result<()> {
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    out.write_all(bytes)
+        .and_then(|()| out.flush())
+        .map_err(|e| Error::io(STDOUT, e))
+}
 
 /// A report as JSON; our reports always serialize.
 fn json(value: &impl serde::Serialize) -> serde_json::Value {
@@ -29,14 +41,21 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             ..settings
         })
     };
-    let print = |json: serde_json::Value, text: String| {
+    // Every command but init, demo and generate works on a workspace that exists.
+    let existing = || {
+        let settings = load(cli.workspace.as_deref())?;
+        settings.require_workspace()?;
+        Ok::<_, Error>(settings)
+    };
+    let print = |json: serde_json::Value, text: String| -> Result<()> {
         if cli.json {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&json).unwrap_or_default()
-            );
+            let mut out = serde_json::to_string_pretty(&json).unwrap_or_default();
+            out.push('\n');
+            write_stdout(out.as_bytes())
         } else if !cli.quiet {
-            print!("{text}");
+            write_stdout(text.as_bytes())
+        } else {
+            Ok(())
         }
     };
     // Drawn only on a terminal, outside CI, for long reads.
@@ -44,13 +63,12 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
     let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
     match &cli.command {
         Command::Sync => {
-            let (report, problems) =
-                super::commands::sync(&load(cli.workspace.as_deref())?, now, progress)?;
+            let (report, problems) = super::commands::sync(&existing()?, now, progress)?;
             let status = super::commands::sync_exit_status(&problems);
             print(
-                serde_json::json!({ "report": report, "problems": problems }),
+                json!({ "report": report, "problems": problems }),
                 render::render_sync(&report, &problems),
-            );
+            )?;
             Ok(status)
         }
         Command::Watch => {
@@ -61,6 +79,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 }
                 .into());
             }
+            existing()?;
             crate::watch::run(|| load(cli.workspace.as_deref()))?;
             Ok(ExitStatus::Ok)
         }
@@ -71,56 +90,66 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 ServiceAction::Uninstall { dry_run } => (Action::Uninstall, *dry_run),
                 ServiceAction::Status => (Action::Status, false),
             };
-            let places = Places::resolve(&load(cli.workspace.as_deref())?, &env)?;
+            let settings = existing()?;
+            let places = Places::resolve(&settings, &env)?;
             let plan = service::plan(action, service::this_platform(), &places);
-            let text = if dry_run {
+            let mut text = if dry_run {
                 service::describe(action, &plan)
             } else {
                 service::apply(action, &plan)?
             };
+            if action != Action::Status || dry_run {
+                print(json!({ "file": plan.file, "output": text }), text)?;
+                return Ok(ExitStatus::Ok);
+            }
+            // A status that reports a stopped service says so in its exit code too.
+            let installed = plan.file.exists();
+            let running = service::daemon_running(&settings);
+            text.push_str(&service::verdict(installed, running));
             print(
-                serde_json::json!({ "file": plan.file, "output": text }),
+                json!({ "file": plan.file, "installed": installed, "running": running, "output": text }),
                 text,
-            );
-            Ok(ExitStatus::Ok)
+            )?;
+            Ok(if installed && running {
+                ExitStatus::Ok
+            } else {
+                ExitStatus::Problems
+            })
         }
         Command::Check => {
-            let report = super::commands::check(&load(cli.workspace.as_deref())?, now, progress)?;
-            print(json(&report), render::render_check(&report));
+            let report = super::commands::check(&existing()?, now, progress)?;
+            print(json(&report), render::render_check(&report))?;
             Ok(report.exit_status())
         }
         Command::Reindex { reset_telemetry } => {
-            let settings = load(cli.workspace.as_deref())?;
+            let settings = existing()?;
             let report = super::commands::reindex(&settings, now, *reset_telemetry, progress)?;
             let problems = crate::store::Index::open(&settings.index_path())?.problems()?;
-            print(json(&report), render::render_sync(&report, &problems));
+            print(json(&report), render::render_sync(&report, &problems))?;
             Ok(ExitStatus::Ok)
         }
         Command::Status => {
-            let status = super::commands::status(&load(cli.workspace.as_deref())?, now)?;
-            print(json(&status), render::render_status(&status));
+            let status = super::commands::status(&existing()?, now)?;
+            print(json(&status), render::render_status(&status))?;
             Ok(ExitStatus::Ok)
         }
         Command::Capture(args) => {
             if let Some(harness) = &args.hook {
                 // Hook mode never fails the harness and never writes to stdout.
-                let outcome = load(cli.workspace.as_deref()).and_then(|settings| {
-                    super::commands::hook(
-                        &settings,
-                        now,
-                        harness,
-                        &args.agent,
-                        cli.config.as_deref(),
-                        &env,
-                    )
-                });
+                let places = super::commands::HookPlaces {
+                    workspace: cli.workspace.as_deref(),
+                    config: cli.config.as_deref(),
+                    env: &env,
+                };
+                let settings = load(cli.workspace.as_deref());
+                let outcome = super::commands::hook(settings, places, now, harness, &args.agent);
                 match outcome {
                     Ok(line) => tracing::info!("{line}"),
                     Err(e) => eprintln!("memsync capture --hook: {e}"),
                 }
                 return Ok(ExitStatus::Ok);
             }
-            let settings = load(cli.workspace.as_deref())?;
+            let settings = existing()?;
             let Some(action) = &args.action else {
                 return Err(crate::error::UsageError::Missing {
                     flag: "capture",
@@ -131,7 +160,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             match action {
                 CaptureAction::Jobs => {
                     let report = crate::jobs::run_worker(&settings)?;
-                    print(json(&report), render::render_worker(&report));
+                    print(json(&report), render::render_worker(&report))?;
                     return Ok(ExitStatus::Ok);
                 }
                 CaptureAction::SessionEnd {
@@ -161,7 +190,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                         ..Default::default()
                     };
                     let report = crate::capture::session_end(&settings, now, &req)?;
-                    print(json(&report), render::render_capture(&report));
+                    print(json(&report), render::render_capture(&report))?;
                 }
                 CaptureAction::Compaction {
                     session_id,
@@ -178,7 +207,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                         ..Default::default()
                     };
                     let report = crate::capture::compaction(&settings, now, &req)?;
-                    print(json(&report), render::render_capture(&report));
+                    print(json(&report), render::render_capture(&report))?;
                 }
             }
             Ok(ExitStatus::Ok)
@@ -188,9 +217,9 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             reason,
             agent,
         } => {
-            let settings = load(cli.workspace.as_deref())?;
+            let settings = existing()?;
             let report = crate::forget::forget(&settings, now, session, reason, agent.as_deref())?;
-            print(json(&report), render::render_forget(&report));
+            print(json(&report), render::render_forget(&report))?;
             Ok(ExitStatus::Ok)
         }
         Command::Search {
@@ -202,7 +231,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             limit,
             include_private,
         } => {
-            let settings = load(cli.workspace.as_deref())?;
+            let settings = existing()?;
             let q = crate::search::Query {
                 text: query.join(" "),
                 agent: agent.clone(),
@@ -217,7 +246,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             };
             let hits = super::commands::search(&settings, &q, now)?;
             let color = std::io::stdout().is_terminal();
-            print(json(&hits), render::render_search(&hits, color));
+            print(json(&hits), render::render_search(&hits, color))?;
             Ok(ExitStatus::Ok)
         }
         Command::Open {
@@ -225,19 +254,21 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             agent,
             print: body,
         } => {
-            let settings = load(cli.workspace.as_deref())?;
+            let settings = existing()?;
             let view = super::commands::open(&settings, session, agent.as_deref(), now)?;
             if let Some(kind) = body {
-                print!("{}", crate::session::body(&settings, &view, *kind)?);
+                write_stdout(crate::session::body(&settings, &view, *kind)?.as_bytes())?;
                 return Ok(ExitStatus::Ok);
             }
-            print(json(&view), render::render_open(&view));
+            print(json(&view), render::render_open(&view))?;
             Ok(ExitStatus::Ok)
         }
         Command::Completions { shell } => {
             use clap::CommandFactory;
             let mut cmd = Cli::command();
-            clap_complete::generate(*shell, &mut cmd, "memsync", &mut std::io::stdout());
+            let mut script = Vec::new();
+            clap_complete::generate(*shell, &mut cmd, "memsync", &mut script);
+            write_stdout(&script)?;
             Ok(ExitStatus::Ok)
         }
         Command::Man { out } => {
@@ -248,21 +279,25 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                     clap_mangen::generate_to(cmd, dir).map_err(|e| Error::io(dir, e))?;
                     if !cli.quiet {
-                        println!("wrote man pages to {}", dir.display());
+                        write_stdout(format!("wrote man pages to {}\n", dir.display()).as_bytes())?;
                     }
                 }
-                None => clap_mangen::Man::new(cmd)
-                    .render(&mut std::io::stdout())
-                    .map_err(|e| Error::io("<stdout>", e))?,
+                None => {
+                    let mut page = Vec::new();
+                    clap_mangen::Man::new(cmd)
+                        .render(&mut page)
+                        .map_err(|e| Error::io(STDOUT, e))?;
+                    write_stdout(&page)?;
+                }
             }
             Ok(ExitStatus::Ok)
         }
         Command::Git { action } => match action {
             GitAction::Setup { dry_run } => {
-                let settings = load(cli.workspace.as_deref())?;
+                let settings = existing()?;
                 let exe = std::env::current_exe().map_err(|e| Error::io("<current exe>", e))?;
                 let report = crate::git::setup(&settings, &exe, *dry_run)?;
-                print(json(&report), render::render_git_setup(&report));
+                print(json(&report), render::render_git_setup(&report))?;
                 Ok(ExitStatus::Ok)
             }
             GitAction::MergeDriver {
@@ -280,13 +315,22 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 Ok(ExitStatus::Ok)
             }
         },
+        Command::Init { dir } => {
+            let settings = load(dir.as_deref().or(cli.workspace.as_deref()))?;
+            let (report, problems) = super::commands::init(&settings, now)?;
+            print(
+                json!({ "workspace": settings.root, "report": report, "problems": problems }),
+                render::render_init(&settings, &report),
+            )?;
+            Ok(super::commands::sync_exit_status(&problems))
+        }
         Command::Demo { dir } => {
             let (settings, report, problems) =
                 super::commands::demo(dir.as_deref(), now, |d| load(Some(d)))?;
             print(
-                serde_json::json!({ "workspace": settings.root, "report": report, "problems": problems }),
+                json!({ "workspace": settings.root, "report": report, "problems": problems }),
                 render::render_demo(&settings, &report, &problems),
-            );
+            )?;
             Ok(ExitStatus::Ok)
         }
         Command::Generate {
@@ -304,7 +348,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             };
             let g = crate::generate::generate(dir, now, shape, &settings.config)?;
             print(
-                serde_json::json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes }),
+                json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes }),
                 format!(
                     "generated {} sessions, {} files, {} bytes in {}\n",
                     g.sessions,
@@ -312,7 +356,7 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                     g.bytes,
                     dir.display()
                 ),
-            );
+            )?;
             Ok(ExitStatus::Ok)
         }
     }

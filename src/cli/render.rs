@@ -408,3 +408,12 @@ pub fn render_demo(settings: &Settings, report: &SyncReport, problems: &[Problem
     );
     out
 }
+
+pub fn render_init(settings: &Settings, report: &SyncReport) -> String {
+    format!(
+        "workspace ready: {}\n  {} artifacts scanned; MEMORY.md rendered\n  next: memsync --workspace {} status\n",
+        settings.root.display(),
+        report.scanned,
+        settings.root.display()
+    )
+}

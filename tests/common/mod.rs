@@ -4,6 +4,7 @@
 
 pub mod daemon;
 pub mod hardening;
+pub mod hostile_values;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};

@@ -1,0 +1,279 @@
+//! The sections of the configuration file, each with its documented defaults
+//! (`config/memsync.yaml` shows them all).
+//!
+//! Owns: the shape and defaults of every key. Must not: load files or
+//! decide precedence (that is `config`).
+
+use std::path::PathBuf;
+
+use serde::{Deserialize, Serialize};
+
+use crate::contract::TokenRule;
+
+/// Whether the daemon commits the projections it re-renders in a git workspace.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum AutoCommit {
+    /// On once `memsync git setup` has registered the merge driver in the repository.
+    Auto,
+    On,
+    Off,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct GitConfig {
+    pub auto_commit: AutoCommit,
+    /// The message of the daemon's projection commits (fixed, so they are recognisable).
+    pub commit_message: String,
+}
+
+impl Default for GitConfig {
+    fn default() -> Self {
+        GitConfig {
+            auto_commit: AutoCommit::Auto,
+            commit_message: "memsync: update projections".into(),
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+#[serde(default, deny_unknown_fields)]
+pub struct IndexConfig {
+    /// Index file; relative paths are taken from the workspace root.
+    pub path: Option<PathBuf>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ScanConfig {
+    pub include: Vec<String>,
+    pub exclude: Vec<String>,
+    /// Files larger than this are reported, never read whole.
+    pub max_file_bytes: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct TokenConfig {
+    pub write_rule: TokenRule,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct MemoryMdConfig {
+    pub enabled: bool,
+    pub budget_bytes: usize,
+    pub window_days: u32,
+    pub head_projects: usize,
+    pub head_compactions: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct DailyLogsConfig {
+    pub enabled: bool,
+    /// `local`, `UTC`, or an IANA zone name such as `Europe/Berlin`.
+    pub timezone: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct ProjectionConfig {
+    /// Sessions whose project matches one of these globs are never projected.
+    pub exclude_projects: Vec<String>,
+    /// Sessions whose session_key or session_id matches one of these globs are never projected.
+    pub exclude_sessions: Vec<String>,
+    /// Sessions from these harnesses are never projected.
+    pub exclude_harnesses: Vec<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SentenceConfig {
+    pub min_words: usize,
+    pub max_words: usize,
+    /// Sentences equal to one of these (case and spacing aside) are low-signal.
+    pub low_signal: Vec<String>,
+    /// `capture` runs this (`sh -c`) with the summary body on stdin and takes one
+    /// sentence from its stdout; null, failure or timeout means the fallback.
+    pub command: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SummaryConfig {
+    /// `capture` runs this (`sh -c`) with the sanitized transcript on stdin and
+    /// takes the summary body from its stdout; null means the extractive summary.
+    pub command: Option<String>,
+    pub timeout_seconds: u64,
+}
+
+impl Default for SummaryConfig {
+    fn default() -> Self {
+        SummaryConfig {
+            command: None,
+            timeout_seconds: 60,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct SearchConfig {
+    /// Results when `--limit` is not given.
+    pub limit: usize,
+    /// A match in `memory_sentence` counts this many times a match in the body.
+    pub sentence_weight: f64,
+    /// The recency boost halves every this many days of session age.
+    pub recency_half_life_days: f64,
+    /// How much a brand-new session is boosted (1 + weight at age 0).
+    pub recency_weight: f64,
+    /// Past accesses fade with this half-life, in days since the last access.
+    pub usage_half_life_days: f64,
+    /// How much use boosts a session (1 + weight * ln(1 + decayed uses)).
+    pub usage_weight: f64,
+}
+
+impl Default for SearchConfig {
+    fn default() -> Self {
+        SearchConfig {
+            limit: 10,
+            sentence_weight: 2.0,
+            recency_half_life_days: 30.0,
+            recency_weight: 0.5,
+            usage_half_life_days: 30.0,
+            usage_weight: 0.25,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct CaptureConfig {
+    /// Hook mode stops waiting for more of the payload after this much silence.
+    pub hook_idle_ms: u64,
+    /// A job that fails this many times stays failed (shown by `status`).
+    pub job_attempts: u32,
+    /// The wait before the first retry; it doubles with each attempt.
+    pub job_backoff_seconds: u64,
+    /// A worker's claim on a job; a claim older than this is taken over.
+    pub job_lease_seconds: u64,
+}
+
+impl Default for CaptureConfig {
+    fn default() -> Self {
+        CaptureConfig {
+            hook_idle_ms: 1000,
+            job_attempts: 5,
+            job_backoff_seconds: 10,
+            job_lease_seconds: 300,
+        }
+    }
+}
+
+impl Default for ScanConfig {
+    fn default() -> Self {
+        let exclude = [
+            ".git",
+            ".obsidian",
+            ".trash",
+            ".memsync",
+            "node_modules",
+            "**/*.swp",
+            "**/*.swx",
+            "**/*~",
+            "**/.#*",
+            "**/4913",
+            "**/*.tmp-*",
+            "**/.*.tmp*",
+            "**/*.lock",
+            "**/MEMORY.backup-*",
+            "**/.DS_Store",
+        ];
+        ScanConfig {
+            include: vec!["**/*.md".into()],
+            exclude: exclude.iter().map(|s| s.to_string()).collect(),
+            max_file_bytes: 16 * 1024 * 1024,
+        }
+    }
+}
+
+impl Default for TokenConfig {
+    fn default() -> Self {
+        TokenConfig {
+            write_rule: TokenRule::Spec,
+        }
+    }
+}
+
+impl Default for MemoryMdConfig {
+    fn default() -> Self {
+        MemoryMdConfig {
+            enabled: true,
+            budget_bytes: 20_000,
+            window_days: 30,
+            head_projects: 5,
+            head_compactions: 3,
+        }
+    }
+}
+
+impl Default for DailyLogsConfig {
+    fn default() -> Self {
+        DailyLogsConfig {
+            enabled: true,
+            timezone: "local".into(),
+        }
+    }
+}
+
+impl Default for ProjectionConfig {
+    fn default() -> Self {
+        ProjectionConfig {
+            exclude_projects: vec!["/tmp/**".into(), "/private/tmp/**".into()],
+            exclude_sessions: ["test-*", "spec-*", "fixture-*", "synthetic-*", "tmp-*"]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            exclude_harnesses: vec!["test".into()],
+        }
+    }
+}
+
+impl Default for SentenceConfig {
+    fn default() -> Self {
+        SentenceConfig {
+            min_words: 12,
+            max_words: 48,
+            low_signal: ["Investigated issue.", "Worked on task.", "Reviewed code."]
+                .iter()
+                .map(|s| s.to_string())
+                .collect(),
+            command: None,
+            timeout_seconds: 10,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct WatchConfig {
+    /// Events are gathered for this long before a batch is reconciled.
+    pub debounce_ms: u64,
+    /// A full (stat-only) reconcile this often, whatever the events say.
+    pub reconcile_minutes: u64,
+    /// How often to reconcile when file events are unavailable.
+    pub poll_seconds: u64,
+}
+
+impl Default for WatchConfig {
+    fn default() -> Self {
+        WatchConfig {
+            debounce_ms: 200,
+            reconcile_minutes: 10,
+            poll_seconds: 5,
+        }
+    }
+}
