@@ -43,6 +43,7 @@ pub mod example;
 pub mod forget;
 pub mod generate;
 pub mod git;
+pub mod harvest;
 pub mod jobs;
 pub mod search;
 pub mod service;

@@ -175,6 +175,24 @@ pub fn apply(action: Action, plan: &Plan) -> Result<String> {
     Ok(out)
 }
 
+/// What `service install` adds when the daemon will not harvest: how to
+/// turn it on (sessions without a hook are otherwise never captured).
+pub fn harvest_note(settings: &crate::config::Settings) -> Option<String> {
+    if settings.config.harvest.enabled {
+        return None;
+    }
+    let file = settings.sources.machine.as_ref().map_or_else(
+        || "~/.config/memsync/config.yaml".to_string(),
+        |p| p.display().to_string(),
+    );
+    Some(format!(
+        "harvest is off: the daemon captures only what hooks and `memsync capture` hand it.\n\
+         To have it capture finished Codex, OpenClaw, pi and Claude Code sessions from their own\n\
+         folders, add to {file}:\n  harvest:\n    enabled: true\n\
+         then restart the service (memsync service install).\n"
+    ))
+}
+
 /// Whether `memsync watch` runs for this workspace (it holds the daemon lock).
 pub fn daemon_running(settings: &crate::config::Settings) -> bool {
     crate::lock::PidLock::is_held(&settings.state_dir(), crate::lock::DAEMON_LOCK)

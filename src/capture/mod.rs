@@ -72,6 +72,9 @@ pub struct SessionEnd {
     pub ended_at: Option<DateTime<Utc>>,
     /// The transcript file as the harness wrote it.
     pub transcript: PathBuf,
+    /// Its text, when the caller has read it already (harvest reads each file
+    /// once, and captures exactly the bytes its watermark records).
+    pub transcript_text: Option<String>,
     /// A summary body to use instead of `summary.command` or extraction.
     pub summary: Option<PathBuf>,
     pub private: bool,

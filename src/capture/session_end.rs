@@ -50,7 +50,10 @@ pub fn session_end(
     now: DateTime<Utc>,
     req: &SessionEnd,
 ) -> Result<CaptureReport> {
-    let raw = read_input(&req.transcript)?;
+    let raw = match &req.transcript_text {
+        Some(text) => text.clone(),
+        None => read_input(&req.transcript)?,
+    };
     let t = transcript::read(&raw);
     if !t.understood() {
         return Err(CaptureError::Refused {

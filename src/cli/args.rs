@@ -154,6 +154,22 @@ pub enum Command {
         after_help = "Examples:\n  memsync init ~/.agents\n  memsync --workspace ~/notes/agent-memory init"
     )]
     Init { dir: Option<PathBuf> },
+    /// Capture every finished session from the harnesses' own folders (Claude
+    /// Code, Codex, OpenClaw, pi): idle ones, once each, growth as continuations.
+    #[command(
+        after_help = "Examples:\n  memsync harvest --dry-run\n  memsync harvest --harness codex --since 7d\n  memsync harvest --json | jq '.failed'"
+    )]
+    Harvest {
+        /// Only this harness (repeatable): claude-code, codex, openclaw, pi.
+        #[arg(long = "harness", value_name = "HARNESS", value_parser = parse_harness)]
+        harnesses: Vec<crate::harvest::Harness>,
+        /// Look no further back: 7d, 24h, 2w, a date or an RFC 3339 time (else harvest.max_age_days).
+        #[arg(long)]
+        since: Option<String>,
+        /// Say what would be captured; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
@@ -284,6 +300,11 @@ pub enum ServiceAction {
     /// Whether the unit is installed, and what the service manager says.
     #[command(after_help = "Example:\n  memsync service status")]
     Status,
+}
+
+pub fn parse_harness(s: &str) -> Result<crate::harvest::Harness, String> {
+    crate::harvest::Harness::parse(s)
+        .ok_or_else(|| format!("{s:?} is not claude-code, codex, openclaw or pi"))
 }
 
 pub fn parse_kind(s: &str) -> Result<crate::contract::ArtifactKind, String> {

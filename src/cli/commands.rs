@@ -189,6 +189,8 @@ pub struct Status {
     pub daemon: crate::watch::DaemonStatus,
     /// Capture jobs queued by hooks; `None` when no hook has run.
     pub jobs: Option<crate::jobs::JobStats>,
+    /// Harness session files `harvest` has seen; `None` when it never ran.
+    pub harvest: Option<crate::store::harvest::HarvestStats>,
     /// Recent git merges of projections where both sides changed the same lines (both kept).
     pub union_merges: Vec<serde_json::Value>,
 }
@@ -250,6 +252,10 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
             .map(|q| q.stats())
             .transpose()?,
+        harvest: crate::store::harvest::Watermarks::open_existing(&settings.state_dir())?
+            .map(|w| w.stats())
+            .transpose()?
+            .filter(|h| h.files > 0),
         union_merges: crate::git::recent_unions(&settings.state_dir()),
     };
     status.health = health(&status);
@@ -297,6 +303,14 @@ fn health(s: &Status) -> String {
         && j.failed > 0
     {
         issues.push(plural(j.failed as usize, "failed capture job"));
+    }
+    if let Some(h) = &s.harvest
+        && h.failed + h.replaced > 0
+    {
+        issues.push(plural(
+            (h.failed + h.replaced) as usize,
+            "harvested file needing a look",
+        ));
     }
     let stale = s.projections.iter().filter(|p| !p.fresh).count();
     if stale > 0 {

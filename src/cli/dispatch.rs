@@ -98,6 +98,11 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
             } else {
                 service::apply(action, &plan)?
             };
+            if action == Action::Install
+                && let Some(note) = service::harvest_note(&settings)
+            {
+                text.push_str(&note);
+            }
             if action != Action::Status || dry_run {
                 print(json!({ "file": plan.file, "output": text }), text)?;
                 return Ok(ExitStatus::Ok);
@@ -315,6 +320,28 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 Ok(ExitStatus::Ok)
             }
         },
+        Command::Harvest {
+            harnesses,
+            since,
+            dry_run,
+        } => {
+            let settings = existing()?;
+            let opts = crate::harvest::HarvestOptions {
+                harnesses: harnesses.clone(),
+                since: since
+                    .as_deref()
+                    .map(|s| crate::search::parse_since(s, now))
+                    .transpose()?,
+                dry_run: *dry_run,
+            };
+            let report = crate::harvest::harvest(&settings, &env, now, &opts)?;
+            print(json(&report), render::render_harvest(&report))?;
+            Ok(if report.has_problems() {
+                ExitStatus::Problems
+            } else {
+                ExitStatus::Ok
+            })
+        }
         Command::Init { dir } => {
             let settings = load(dir.as_deref().or(cli.workspace.as_deref()))?;
             let (report, problems) = super::commands::init(&settings, now)?;

@@ -153,6 +153,22 @@ pub fn render_status(s: &Status) -> String {
             );
         }
     }
+    if let Some(h) = &s.harvest {
+        let _ = writeln!(
+            out,
+            "harvest     {} files: {} captured, {} skipped, {} failed, {} replaced",
+            h.files, h.captured, h.skipped, h.failed, h.replaced
+        );
+        for w in &h.attention {
+            let _ = writeln!(
+                out,
+                "  {} {}: {}",
+                w.state,
+                w.path,
+                w.reason.as_deref().unwrap_or("")
+            );
+        }
+    }
     // MEMORY.md files one by one; daily logs counted, with only the stale ones named.
     for m in &s.union_merges {
         let _ = writeln!(
@@ -416,4 +432,73 @@ pub fn render_init(settings: &Settings, report: &SyncReport) -> String {
         report.scanned,
         settings.root.display()
     )
+}
+
+pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
+    let mut out = String::new();
+    let verb = if r.dry_run {
+        "would capture"
+    } else {
+        "captured"
+    };
+    let _ = writeln!(
+        out,
+        "memsync harvest: {} files in {} folders",
+        crate::harvest::files_listed(r),
+        r.places.iter().filter(|p| p.files > 0).count()
+    );
+    for p in &r.places {
+        let _ = writeln!(
+            out,
+            "  {:<12} {:>5} files  {}",
+            p.harness.as_str(),
+            p.files,
+            p.home.as_deref().unwrap_or("(no folder: $HOME unset)")
+        );
+    }
+    let new = if r.dry_run {
+        r.would_capture.len()
+    } else {
+        r.captured.len()
+    };
+    let _ = writeln!(
+        out,
+        "  {verb} {new}, continued {}, already captured {}, unchanged {}, live {}, too old {}, busy {}",
+        r.continued.len(),
+        r.already_captured,
+        r.unchanged,
+        r.live,
+        r.too_old,
+        r.busy
+    );
+    let lists = [
+        (
+            verb,
+            if r.dry_run {
+                &r.would_capture
+            } else {
+                &r.captured
+            },
+        ),
+        ("continued", &r.continued),
+        ("skipped", &r.skipped),
+        ("failed", &r.failed),
+        ("replaced", &r.replaced),
+    ];
+    for (label, entries) in lists {
+        for e in entries {
+            let session = e
+                .session_id
+                .as_deref()
+                .map(|s| format!(" session={s}"))
+                .unwrap_or_default();
+            let reason = e
+                .reason
+                .as_deref()
+                .map(|s| format!(": {s}"))
+                .unwrap_or_default();
+            let _ = writeln!(out, "  {label} {}{session}{reason}", e.path);
+        }
+    }
+    out
 }

@@ -38,6 +38,7 @@ pub struct Config {
     pub search: SearchConfig,
     pub git: GitConfig,
     pub watch: WatchConfig,
+    pub harvest: HarvestConfig,
 }
 
 /// Where the settings in force came from, for `status`.
@@ -59,6 +60,11 @@ pub struct Env {
     pub memsync_workspace: Option<PathBuf>,
     pub signet_workspace: Option<PathBuf>,
     pub signet_path: Option<PathBuf>,
+    /// The harnesses' own folder variables, for `harvest`.
+    pub claude_config_dir: Option<PathBuf>,
+    pub codex_home: Option<PathBuf>,
+    pub openclaw_state_dir: Option<PathBuf>,
+    pub pi_coding_agent_dir: Option<PathBuf>,
 }
 
 impl Env {
@@ -75,6 +81,10 @@ impl Env {
             memsync_workspace: var("MEMSYNC_WORKSPACE"),
             signet_workspace: var("SIGNET_WORKSPACE"),
             signet_path: var("SIGNET_PATH"),
+            claude_config_dir: var("CLAUDE_CONFIG_DIR"),
+            codex_home: var("CODEX_HOME"),
+            openclaw_state_dir: var("OPENCLAW_STATE_DIR"),
+            pi_coding_agent_dir: var("PI_CODING_AGENT_DIR"),
         }
     }
 
@@ -272,6 +282,7 @@ const MACHINE_ONLY: &[(&str, Option<&str>)] = &[
     ("workspace", None),
     ("sentence", Some("command")),
     ("summary", Some("command")),
+    ("harvest", None),
 ];
 
 fn check_machine_only(path: &Path, overlay: &Value) -> Result<()> {
@@ -333,6 +344,30 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
         return Err(Error::config(
             path,
             "sentence.min_words must be at least 1 and at most sentence.max_words",
+        ));
+    }
+    for h in &config.harvest.harnesses {
+        if !["claude-code", "codex", "openclaw", "pi"].contains(&h.as_str()) {
+            return Err(Error::config(
+                path,
+                format!("harvest.harnesses: {h:?} is not claude-code, codex, openclaw or pi"),
+            ));
+        }
+    }
+    for g in &config.harvest.exclude_projects {
+        globset::Glob::new(g)
+            .map_err(|e| Error::config(path, format!("harvest.exclude_projects: {e}")))?;
+    }
+    if !crate::contract::is_valid_agent_id(&config.harvest.agent) {
+        return Err(Error::config(
+            path,
+            "harvest.agent must match ^[a-z0-9][a-z0-9-]*$",
+        ));
+    }
+    if config.harvest.interval_seconds == 0 {
+        return Err(Error::config(
+            path,
+            "harvest.interval_seconds must be at least 1",
         ));
     }
     if !(1..=1000).contains(&config.search.limit) {

@@ -277,3 +277,52 @@ impl Default for WatchConfig {
         }
     }
 }
+
+/// `memsync harvest`: capturing finished sessions from the harnesses' own
+/// folders. Machine config only: the folders are this machine's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+pub struct HarvestConfig {
+    /// Whether `memsync watch` harvests on its own.
+    pub enabled: bool,
+    /// A session is finished once its file has been quiet this long.
+    pub idle_minutes: u64,
+    /// Files older than this are not looked at (Claude Code deletes them after ~30 days).
+    pub max_age_days: u64,
+    /// How often the daemon looks, when `enabled`.
+    pub interval_seconds: u64,
+    /// The harnesses to read: claude-code, codex, openclaw, pi.
+    pub harnesses: Vec<String>,
+    /// Sessions whose project matches one of these globs are not harvested.
+    pub exclude_projects: Vec<String>,
+    /// The memsync agent of Claude Code, Codex and pi sessions (OpenClaw's agents map to their own ids).
+    pub agent: String,
+    /// Else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
+    pub claude_code_dir: Option<PathBuf>,
+    /// Else `$CODEX_HOME`, else `~/.codex`.
+    pub codex_home: Option<PathBuf>,
+    /// Else `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
+    pub openclaw_dir: Option<PathBuf>,
+    /// Else `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
+    pub pi_dir: Option<PathBuf>,
+}
+
+impl Default for HarvestConfig {
+    fn default() -> Self {
+        HarvestConfig {
+            enabled: false,
+            idle_minutes: 30,
+            max_age_days: 30,
+            interval_seconds: 60,
+            harnesses: ["claude-code", "codex", "openclaw", "pi"]
+                .map(String::from)
+                .to_vec(),
+            exclude_projects: Vec::new(),
+            agent: "default".into(),
+            claude_code_dir: None,
+            codex_home: None,
+            openclaw_dir: None,
+            pi_dir: None,
+        }
+    }
+}

@@ -71,17 +71,23 @@ pub fn ms(t: DateTime<Utc>) -> i64 {
     t.timestamp_millis()
 }
 
+/// Opens `.memsync/jobs.db` (the job queue and harvest's watermarks) and
+/// makes sure `schema` exists, waiting out another process creating it.
+pub(super) fn open_state_db(state_dir: &Path, schema: &str) -> Result<(PathBuf, Connection)> {
+    crate::files::create_private_dir(state_dir)?;
+    let path = state_dir.join(JOBS_DB);
+    let err = |source| Error::store(path.clone(), source);
+    let conn = Connection::open(&path).map_err(err)?;
+    crate::files::set_private_mode(&path);
+    conn.busy_timeout(Duration::from_secs(10)).map_err(err)?;
+    let setup = format!("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON; {schema}");
+    super::execute_when_free(&conn, &setup).map_err(err)?;
+    Ok((path, conn))
+}
+
 impl JobQueue {
     pub fn open(state_dir: &Path) -> Result<JobQueue> {
-        crate::files::create_private_dir(state_dir)?;
-        let path = state_dir.join(JOBS_DB);
-        let err = |source| Error::store(path.clone(), source);
-        let conn = Connection::open(&path).map_err(err)?;
-        crate::files::set_private_mode(&path);
-        conn.busy_timeout(Duration::from_secs(10)).map_err(err)?;
-        conn.execute_batch("PRAGMA journal_mode = WAL; PRAGMA secure_delete = ON;")
-            .map_err(err)?;
-        conn.execute_batch(SCHEMA).map_err(err)?;
+        let (path, conn) = open_state_db(state_dir, SCHEMA)?;
         Ok(JobQueue { path, conn })
     }
 

@@ -7,7 +7,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::config::SentenceConfig;
 use crate::contract::ArtifactKind;
@@ -18,6 +18,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
+pub mod harvest;
 pub mod jobs;
 mod schema;
 pub mod search;
@@ -102,7 +103,8 @@ impl Index {
             .map_err(err)?;
         // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
         conn.set_prepared_statement_cache_capacity(128);
-        conn.execute_batch(
+        execute_when_free(
+            &conn,
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
              PRAGMA cache_size = -16384; PRAGMA temp_store = MEMORY;",
         )
@@ -169,15 +171,28 @@ impl Index {
                 "index schema changed; rebuilding derived tables from markdown"
             );
         }
-        self.rebuild_derived()
+        self.rebuild(true)
     }
 
     /// Drops and recreates every derived table; telemetry stays.
     pub fn rebuild_derived(&mut self) -> Result<()> {
+        self.rebuild(false)
+    }
+
+    /// `rebuild_derived`; with `unless_current`, only if the schema is still
+    /// stale once the write lock is held: two processes opening a new index
+    /// at once must not have the second drop what the first one indexed.
+    fn rebuild(&mut self, unless_current: bool) -> Result<()> {
         let tx = self
             .conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| Error::store(self.path.clone(), e))?;
+        let version: i64 = tx
+            .query_row("PRAGMA user_version", [], |r| r.get(0))
+            .map_err(|e| Error::store(self.path.clone(), e))?;
+        if unless_current && version == SCHEMA_VERSION {
+            return tx.commit().map_err(|e| self.err(e));
+        }
         let mut sql = String::new();
         for t in DERIVED_TABLES {
             sql.push_str(&format!("DROP TABLE IF EXISTS {t};"));
@@ -256,12 +271,15 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
-    /// Runs `f` in one transaction; commits only if it succeeds.
+    /// Runs `f` in one transaction; commits only if it succeeds. The write
+    /// lock is taken at the start (IMMEDIATE): a transaction that reads first
+    /// and writes later fails at once, without waiting, when another process
+    /// wrote in between (WAL's stale snapshot).
     pub fn batch<T>(&mut self, f: impl FnOnce(&Batch<'_>) -> Result<T>) -> Result<T> {
         let path = self.path.clone();
         let tx = self
             .conn
-            .transaction()
+            .transaction_with_behavior(TransactionBehavior::Immediate)
             .map_err(|e| Error::store(path.clone(), e))?;
         let batch = Batch {
             tx,
@@ -428,6 +446,25 @@ fn query<T, C: FromIterator<T>>(
 fn upsert_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()> {
     let sql = "INSERT INTO meta(key, value) VALUES (?1, ?2) ON CONFLICT(key) DO UPDATE SET value = excluded.value";
     conn.prepare_cached(sql)?.execute([key, value]).map(|_| ())
+}
+
+/// Runs set-up statements, waiting out another process that holds the
+/// database: switching a new file to WAL takes a lock SQLite does not wait
+/// for, so two processes creating it at once (two harvests, a hook and the
+/// daemon) would otherwise fail on "database is locked".
+pub(super) fn execute_when_free(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    loop {
+        match conn.execute_batch(sql) {
+            Err(e)
+                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
+                    && std::time::Instant::now() < deadline =>
+            {
+                std::thread::sleep(std::time::Duration::from_millis(20));
+            }
+            done => return done,
+        }
+    }
 }
 
 /// Keeps a damaged index beside the new one (it may hold telemetry worth a

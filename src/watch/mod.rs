@@ -125,6 +125,10 @@ struct Daemon<L> {
     uncommitted: BTreeSet<String>,
     /// When to look for projections another memsync process wrote.
     commit_check: Option<Instant>,
+    /// The thread harvesting the harness folders, while it runs.
+    harvest: Option<std::thread::JoinHandle<()>>,
+    /// When to harvest next (`harvest.enabled`); `None`: soon after start-up.
+    next_harvest: Option<Instant>,
 }
 
 /// Unsettled files to look at again.
@@ -174,6 +178,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             git_dir: None,
             uncommitted: BTreeSet::new(),
             commit_check: None,
+            harvest: None,
+            next_harvest: None,
         };
         daemon.git_dir = crate::repo::find_git_dir(&daemon.root);
         daemon.rewatch();
@@ -241,6 +247,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             next = next.min(r.at);
         }
         if let Some(at) = self.commit_check {
+            next = next.min(at);
+        }
+        if let Some(at) = self.harvest_due() {
             next = next.min(at);
         }
         if self.jobs.is_some() {
@@ -321,6 +330,12 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     fn on_timer(&mut self) -> Result<()> {
+        if self.harvest_due().is_some_and(|at| Instant::now() >= at) {
+            let every = Duration::from_secs(self.settings.config.harvest.interval_seconds.max(1));
+            self.next_harvest = Some(Instant::now() + every);
+            self.run_harvest();
+            return Ok(());
+        }
         if self.commit_check.is_some_and(|at| Instant::now() >= at) {
             self.commit_check = None;
             if self.git_busy() {

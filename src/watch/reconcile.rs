@@ -96,6 +96,39 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }));
     }
 
+    /// When the next harvest is due, if `harvest.enabled`.
+    pub(super) fn harvest_due(&self) -> Option<Instant> {
+        self.settings
+            .config
+            .harvest
+            .enabled
+            .then(|| self.next_harvest.unwrap_or_else(Instant::now))
+    }
+
+    /// Harvests the harness folders on a thread of its own; one at a time.
+    pub(super) fn run_harvest(&mut self) {
+        if self.harvest.as_ref().is_some_and(|t| !t.is_finished()) {
+            return;
+        }
+        let settings = self.settings.clone();
+        self.harvest = Some(std::thread::spawn(move || {
+            let env = crate::config::Env::from_process();
+            let opts = crate::harvest::HarvestOptions::default();
+            match crate::harvest::harvest(&settings, &env, Utc::now(), &opts) {
+                Ok(r) => tracing::info!(
+                    captured = r.captured.len(),
+                    continued = r.continued.len(),
+                    skipped = r.skipped.len(),
+                    failed = r.failed.len(),
+                    replaced = r.replaced.len(),
+                    unchanged = r.unchanged,
+                    "harvest"
+                ),
+                Err(e) => tracing::error!(error = %e, "harvest"),
+            }
+        }));
+    }
+
     pub(super) fn has_due_jobs(&self) -> bool {
         crate::jobs::JobQueue::open_existing(&self.settings.state_dir())
             .ok()

@@ -13,6 +13,11 @@ pub struct Daemon {
 
 impl Daemon {
     pub fn start(root: &Path) -> Daemon {
+        Daemon::start_with(root, None)
+    }
+
+    /// A daemon that reads `config` as its machine config.
+    pub fn start_with(root: &Path, machine_config: Option<&Path>) -> Daemon {
         // Fast batches and UTC days, from the workspace's own settings.
         let config = root.join("memsync.yaml");
         if !config.exists() {
@@ -24,7 +29,11 @@ impl Daemon {
         }
         // The log lives outside the workspace: it is not the daemon's business.
         let log_dir = tempfile::tempdir().unwrap();
-        let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+        let mut cmd = Command::new(env!("CARGO_BIN_EXE_memsync"));
+        if let Some(file) = machine_config {
+            cmd.arg("--config").arg(file);
+        }
+        let child = cmd
             .arg("--workspace")
             .arg(root)
             .arg("watch")

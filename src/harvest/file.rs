@@ -1,0 +1,370 @@
+//! One session file through harvest: stat against its watermark, the idle
+//! and age rules, the lease, one stable read, the reader's verdict
+//! (sub-agent, no request from a person, excluded project, forgotten), the
+//! capture, and the watermark that records the outcome.
+//!
+//! Owns: the decision for one file. Must not: list files or run SQL.
+
+use std::os::unix::fs::MetadataExt;
+use std::path::Path;
+
+use chrono::{DateTime, Duration, Utc};
+use globset::{Glob, GlobSet, GlobSetBuilder};
+
+use super::sources::SessionFile;
+use super::{Entry, HarvestReport};
+use crate::capture::{self, Outcome, transcript};
+use crate::config::{Config, Settings};
+use crate::contract;
+use crate::error::{Error, Result};
+use crate::store::harvest::{Watermark, Watermarks};
+
+/// How much of a file's end its watermark digests.
+const TAIL_BYTES: u64 = 4096;
+
+/// Projects and sessions that are never harvested: `harvest.exclude_projects`
+/// and the projections' own private/test rules.
+pub(super) struct Exclusions {
+    projects: GlobSet,
+    sessions: GlobSet,
+}
+
+impl Exclusions {
+    pub(super) fn new(cfg: &Config) -> Result<Exclusions> {
+        let set = |globs: &[&String]| -> Result<GlobSet> {
+            let mut b = GlobSetBuilder::new();
+            for g in globs {
+                b.add(Glob::new(g).map_err(|e| Error::config("<config>", e.to_string()))?);
+            }
+            b.build()
+                .map_err(|e| Error::config("<config>", e.to_string()))
+        };
+        let projects: Vec<&String> = cfg
+            .harvest
+            .exclude_projects
+            .iter()
+            .chain(&cfg.projection.exclude_projects)
+            .collect();
+        let sessions: Vec<&String> = cfg.projection.exclude_sessions.iter().collect();
+        Ok(Exclusions {
+            projects: set(&projects)?,
+            sessions: set(&sessions)?,
+        })
+    }
+}
+
+/// A file's stat as a watermark compares it.
+#[derive(Debug, Clone, Copy, PartialEq)]
+struct Stat {
+    size: u64,
+    mtime_ns: i64,
+    inode: u64,
+}
+
+impl Stat {
+    fn of(path: &Path) -> Option<Stat> {
+        let m = std::fs::symlink_metadata(path).ok()?;
+        m.is_file().then(|| Stat {
+            size: m.len(),
+            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
+            inode: m.ino(),
+        })
+    }
+
+    fn mtime(self) -> DateTime<Utc> {
+        DateTime::from_timestamp_nanos(self.mtime_ns)
+    }
+
+    fn matches(self, w: &Watermark) -> bool {
+        self.size == w.size && self.mtime_ns == w.mtime_ns && self.inode == w.inode
+    }
+}
+
+/// The digest of the last bytes of `bytes[..end]`.
+fn tail_digest(bytes: &[u8], end: u64) -> String {
+    let end = (end as usize).min(bytes.len());
+    let start = end.saturating_sub(TAIL_BYTES as usize);
+    contract::sha256_hex(&bytes[start..end])
+}
+
+/// One harvest run's settings, shared by every file.
+pub(super) struct Run<'a> {
+    pub(super) settings: &'a Settings,
+    pub(super) marks: &'a Watermarks,
+    pub(super) now: DateTime<Utc>,
+    pub(super) since: DateTime<Utc>,
+    pub(super) idle: Duration,
+    pub(super) owner: String,
+    pub(super) dry_run: bool,
+    pub(super) exclusions: Exclusions,
+}
+
+/// What became of a file that was read.
+enum Verdict {
+    Skip(String),
+    Fail { reason: String, permanent: bool },
+    Captured(Box<capture::CaptureReport>),
+}
+
+impl Run<'_> {
+    fn entry(&self, f: &SessionFile, session_id: Option<String>, reason: Option<String>) -> Entry {
+        Entry {
+            path: f.path.display().to_string(),
+            harness: f.harness,
+            agent_id: Some(f.agent_id.clone()),
+            session_id,
+            reason,
+        }
+    }
+
+    /// Decides and does what one file needs.
+    pub(super) fn one(
+        &self,
+        f: &SessionFile,
+        mark: Option<&Watermark>,
+        report: &mut HarvestReport,
+    ) -> Result<()> {
+        let Some(stat) = Stat::of(&f.path) else {
+            return Ok(());
+        };
+        let now_ms = self.now.timestamp_millis();
+        let retry_due = |w: &Watermark| w.state == "failed" && w.next_attempt_ms <= now_ms;
+        // A replaced file was reported once; it is not read again (capture it
+        // by hand with `capture session-end` if it is a session worth keeping).
+        if let Some(w) = mark
+            && ((stat.matches(w) && !retry_due(w)) || w.state == "replaced")
+        {
+            report.unchanged += 1;
+            return Ok(());
+        }
+        if stat.mtime() < self.since {
+            report.too_old += 1;
+            return Ok(());
+        }
+        if self.now - stat.mtime() < self.idle {
+            report.live += 1;
+            return Ok(());
+        }
+        if let Some(w) = mark.filter(|w| w.state == "captured")
+            && (stat.inode != w.inode || stat.size < w.size)
+        {
+            return self.replaced(f, stat, w, None, report);
+        }
+        if self.dry_run {
+            report.would_capture.push(self.entry(f, None, None));
+            return Ok(());
+        }
+        let path = f.path.to_string_lossy().into_owned();
+        let lease = std::time::Duration::from_secs(self.settings.config.capture.job_lease_seconds);
+        if !self.marks.claim(&path, &self.owner, self.now, lease)? {
+            report.busy += 1;
+            return Ok(());
+        }
+        let outcome = self.claimed(f, stat, report);
+        self.marks.release(&path, &self.owner)?;
+        outcome
+    }
+
+    /// The part of `one` done under the lease.
+    fn claimed(&self, f: &SessionFile, stat: Stat, report: &mut HarvestReport) -> Result<()> {
+        let path = f.path.to_string_lossy().into_owned();
+        // Another harvester may have finished this file since the run began.
+        let mark = self.marks.get(&path)?;
+        if let Some(w) = &mark
+            && stat.matches(w)
+            && w.state != "failed"
+        {
+            report.unchanged += 1;
+            return Ok(());
+        }
+        let Ok(bytes) = std::fs::read(&f.path) else {
+            report.busy += 1;
+            return Ok(());
+        };
+        // A file that changed while it was read is left for the next run.
+        if Stat::of(&f.path) != Some(stat) || bytes.len() as u64 != stat.size {
+            report.busy += 1;
+            return Ok(());
+        }
+        if let Some(w) = mark.as_ref().filter(|w| w.state == "captured")
+            && tail_digest(&bytes, w.size) != w.tail_sha256
+        {
+            return self.replaced(f, stat, w, Some(&bytes), report);
+        }
+        let text = String::from_utf8_lossy(&bytes).into_owned();
+        let t = transcript::read(&text);
+        let session_id = t
+            .session_id
+            .clone()
+            .or_else(|| f.path.file_stem().map(|s| s.to_string_lossy().into_owned()));
+        if t.ended_at.is_some_and(|end| self.now - end < self.idle) {
+            report.live += 1;
+            return Ok(());
+        }
+        let verdict = self.verdict(f, stat, &t, text, session_id.as_deref());
+        let mut w = Watermark {
+            path: path.clone(),
+            harness: f.harness.as_str().to_string(),
+            size: stat.size,
+            mtime_ns: stat.mtime_ns,
+            inode: stat.inode,
+            tail_sha256: tail_digest(&bytes, stat.size),
+            state: String::new(),
+            reason: None,
+            agent_id: Some(f.agent_id.clone()),
+            session_id: session_id.clone(),
+            attempts: 0,
+            next_attempt_ms: 0,
+        };
+        match verdict {
+            Verdict::Skip(reason) => {
+                w.state = "skipped".into();
+                w.reason = Some(reason.clone());
+                report.skipped.push(self.entry(f, session_id, Some(reason)));
+            }
+            Verdict::Fail { reason, permanent } => {
+                let attempts = mark.as_ref().map_or(0, |m| m.attempts) + 1;
+                let cfg = &self.settings.config.capture;
+                let gave_up = permanent || attempts >= i64::from(cfg.job_attempts);
+                let backoff = cfg
+                    .job_backoff_seconds
+                    .saturating_mul(1 << (attempts - 1).clamp(0, 16));
+                w.state = "failed".into();
+                w.attempts = attempts;
+                // A failure that a retry cannot mend waits for the file to change.
+                w.next_attempt_ms = if gave_up {
+                    i64::MAX
+                } else {
+                    self.now.timestamp_millis() + (backoff as i64).saturating_mul(1000)
+                };
+                let note = if gave_up { "" } else { "; retried later" };
+                w.reason = Some(reason.clone());
+                report
+                    .failed
+                    .push(self.entry(f, session_id, Some(format!("{reason}{note}"))));
+            }
+            Verdict::Captured(done) => {
+                w.state = "captured".into();
+                w.session_id = Some(done.session_id.clone());
+                let e = self.entry(f, Some(done.session_id.clone()), None);
+                match (done.outcome, mark.as_ref().map(|m| m.state.as_str())) {
+                    (Outcome::AlreadyCaptured, _) => report.already_captured += 1,
+                    (Outcome::Written, Some("captured")) => report.continued.push(e),
+                    (Outcome::Written, _) => report.captured.push(e),
+                }
+            }
+        }
+        self.marks.record(&w, self.now)
+    }
+
+    /// The reader's and the rules' verdict on a file's session, and the capture.
+    fn verdict(
+        &self,
+        f: &SessionFile,
+        stat: Stat,
+        t: &transcript::Transcript,
+        text: String,
+        session_id: Option<&str>,
+    ) -> Verdict {
+        let skip = |why: &str| Verdict::Skip(why.to_string());
+        // A harness folder holds JSON lines; text that reads only as plain
+        // text (or as no format at all) is not a session file.
+        if matches!(
+            t.format,
+            transcript::Format::Unknown | transcript::Format::Plain
+        ) || (!t.understood() && t.has_request())
+        {
+            return Verdict::Fail {
+                reason: format!(
+                    "not a {} session file: no reader understands it",
+                    f.harness.as_str()
+                ),
+                permanent: true,
+            };
+        }
+        if t.subagent {
+            return skip("a sub-agent's session (its parent session holds the work)");
+        }
+        if !t.has_request() {
+            return skip("no request from a person (heartbeats or an empty session)");
+        }
+        if t.project
+            .as_deref()
+            .is_some_and(|p| self.exclusions.projects.is_match(p))
+        {
+            return skip(
+                "its project is excluded (harvest.exclude_projects, projection.exclude_projects)",
+            );
+        }
+        let Some(session_id) = session_id else {
+            return skip("no session id in the file or its name");
+        };
+        if self.exclusions.sessions.is_match(session_id) {
+            return skip("a test session (projection.exclude_sessions)");
+        }
+        let cfg = &self.settings.config;
+        let token = contract::token_for(cfg.token.write_rule, &f.agent_id, None, session_id);
+        if self
+            .settings
+            .root
+            .join(contract::tombstone_path(&f.agent_id, &token))
+            .exists()
+        {
+            return skip("forgotten: its tombstone keeps it out");
+        }
+        let req = capture::SessionEnd {
+            agent_id: f.agent_id.clone(),
+            session_id: Some(session_id.to_string()),
+            harness: Some(f.harness.as_str().to_string()),
+            transcript: f.path.clone(),
+            transcript_text: Some(text),
+            captured_at: Some(stat.mtime().min(self.now)),
+            ..Default::default()
+        };
+        match capture::session_end(self.settings, self.now, &req) {
+            Ok(done) => Verdict::Captured(Box::new(done)),
+            Err(e) => Verdict::Fail {
+                reason: crate::error::message(&e),
+                permanent: matches!(e, Error::Capture(_) | Error::Usage(_) | Error::Config(_)),
+            },
+        }
+    }
+
+    /// A captured file that is shorter, another inode, or rewritten: reported
+    /// once, and never captured again as a new session.
+    fn replaced(
+        &self,
+        f: &SessionFile,
+        stat: Stat,
+        old: &Watermark,
+        bytes: Option<&[u8]>,
+        report: &mut HarvestReport,
+    ) -> Result<()> {
+        let reason = format!(
+            "truncated or replaced since it was captured ({} bytes, inode {} → {} bytes, inode {}); not captured again",
+            old.size, old.inode, stat.size, stat.inode
+        );
+        report
+            .replaced
+            .push(self.entry(f, old.session_id.clone(), Some(reason.clone())));
+        if self.dry_run {
+            return Ok(());
+        }
+        let tail = match bytes {
+            Some(b) => tail_digest(b, stat.size),
+            None => std::fs::read(&f.path)
+                .map(|b| tail_digest(&b, stat.size))
+                .unwrap_or_default(),
+        };
+        let w = Watermark {
+            size: stat.size,
+            mtime_ns: stat.mtime_ns,
+            inode: stat.inode,
+            tail_sha256: tail,
+            state: "replaced".into(),
+            reason: Some(reason),
+            ..old.clone()
+        };
+        self.marks.record(&w, self.now)
+    }
+}

@@ -1,0 +1,152 @@
+//! `memsync harvest`: captures every finished session from the harnesses' own
+//! folders ([`sources`]), with no hook to install, through the same capture
+//! path as `capture session-end` (readers, sanitizer, sentences, crash safety).
+//!
+//! The model is Codex's own memory pipeline (seeds/004), for every harness:
+//! a session is harvested once its file has been idle for
+//! `harvest.idle_minutes` (by its mtime and its last entry); a watermark per
+//! file (size, mtime, inode, a digest of the last bytes read) makes an
+//! unchanged file cost one `stat`; a file that grew adds its new turns as a
+//! continuation of the same session; a truncated or replaced file is
+//! reported, never captured again as a new session; each file is claimed with
+//! a lease, so two harvesters (or the daemon and a one-shot run) never work
+//! on one file at once; a failed capture is retried with doubling backoff.
+//!
+//! Owns: choosing what to capture and remembering what was. Must not: write
+//! canonical files itself (it calls `capture`) or run SQL (`store::harvest`).
+
+mod file;
+pub mod sources;
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Duration, Utc};
+use serde::Serialize;
+
+use crate::config::{Env, Settings};
+use crate::error::Result;
+use crate::store::harvest::{Watermark, Watermarks};
+pub use sources::Harness;
+
+/// What a run is asked to do.
+#[derive(Debug, Clone, Default)]
+pub struct HarvestOptions {
+    /// Only these harnesses (else `harvest.harnesses`).
+    pub harnesses: Vec<Harness>,
+    /// Look no further back than this (else `harvest.max_age_days`).
+    pub since: Option<DateTime<Utc>>,
+    /// Report what would be captured; capture and record nothing.
+    pub dry_run: bool,
+}
+
+/// One file the report names.
+#[derive(Debug, Clone, Serialize)]
+pub struct Entry {
+    pub path: String,
+    pub harness: Harness,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub agent_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub session_id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reason: Option<String>,
+}
+
+/// A harness folder and how many session files it held.
+#[derive(Debug, Clone, Serialize)]
+pub struct Place {
+    pub harness: Harness,
+    pub home: Option<String>,
+    pub files: usize,
+}
+
+/// What one run did.
+#[derive(Debug, Clone, Default, Serialize)]
+pub struct HarvestReport {
+    pub dry_run: bool,
+    pub places: Vec<Place>,
+    /// Files whose stat matched their watermark: not read.
+    pub unchanged: usize,
+    /// Files written to within `harvest.idle_minutes`: the session may go on.
+    pub live: usize,
+    /// Files older than the look-back (`--since`, `harvest.max_age_days`).
+    pub too_old: usize,
+    /// Files another harvester held, or that changed while read: next run.
+    pub busy: usize,
+    /// Files already captured another way (a hook): their watermark is set.
+    pub already_captured: usize,
+    /// New sessions captured.
+    pub captured: Vec<Entry>,
+    /// Sessions that grew: their new turns captured as a continuation.
+    pub continued: Vec<Entry>,
+    /// With `--dry-run`: what a run would capture.
+    pub would_capture: Vec<Entry>,
+    pub skipped: Vec<Entry>,
+    pub failed: Vec<Entry>,
+    pub replaced: Vec<Entry>,
+}
+
+impl HarvestReport {
+    /// Files that need a person: failed or replaced.
+    pub fn has_problems(&self) -> bool {
+        !self.failed.is_empty() || !self.replaced.is_empty()
+    }
+}
+
+/// Harvests the harness folders of this machine into the workspace.
+pub fn harvest(
+    settings: &Settings,
+    env: &Env,
+    now: DateTime<Utc>,
+    opts: &HarvestOptions,
+) -> Result<HarvestReport> {
+    let cfg = &settings.config.harvest;
+    let harnesses: Vec<Harness> = if opts.harnesses.is_empty() {
+        cfg.harnesses
+            .iter()
+            .filter_map(|h| Harness::parse(h))
+            .collect()
+    } else {
+        opts.harnesses.clone()
+    };
+    let marks = Watermarks::open(&settings.state_dir())?;
+    let known: HashMap<String, Watermark> = marks.all()?;
+    let run = file::Run {
+        settings,
+        marks: &marks,
+        now,
+        since: opts
+            .since
+            .unwrap_or(now - Duration::days(cfg.max_age_days.min(36_500) as i64)),
+        idle: Duration::minutes(cfg.idle_minutes.min(525_600) as i64),
+        owner: format!("harvest pid {}", std::process::id()),
+        dry_run: opts.dry_run,
+        exclusions: file::Exclusions::new(&settings.config)?,
+    };
+    let mut report = HarvestReport {
+        dry_run: opts.dry_run,
+        ..Default::default()
+    };
+    for harness in harnesses {
+        let home = harness.home(cfg, env);
+        let files = home
+            .as_deref()
+            .map(|h| sources::list(harness, h, &cfg.agent))
+            .unwrap_or_default();
+        report.places.push(Place {
+            harness,
+            home: home.map(|h| h.display().to_string()),
+            files: files.len(),
+        });
+        for f in files {
+            let key = f.path.to_string_lossy().into_owned();
+            run.one(&f, known.get(&key), &mut report)?;
+        }
+    }
+    Ok(report)
+}
+
+/// How many files a run listed in all.
+pub fn files_listed(report: &HarvestReport) -> usize {
+    report.places.iter().map(|p| p.files).sum()
+}

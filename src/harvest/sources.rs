@@ -1,0 +1,171 @@
+//! Where each harness keeps its sessions, and the session files found there.
+//!
+//! - Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, `projects/<slug>/<id>.jsonl`
+//!   (sub-agent files live one level deeper and are not listed).
+//! - Codex: `$CODEX_HOME` or `~/.codex`, `sessions/YYYY/MM/DD/rollout-*.jsonl`
+//!   and `archived_sessions/rollout-*.jsonl`.
+//! - OpenClaw: `$OPENCLAW_STATE_DIR` or `~/.openclaw`,
+//!   `agents/<agent>/sessions/*.jsonl`; the OpenClaw agent is the memsync agent.
+//! - pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/<cwd-slug>/*.jsonl`.
+//!
+//! Each folder can be set in the machine config (`harvest.*_dir`).
+//!
+//! Owns: the layouts and listing them. Must not: read a session file.
+
+use std::path::{Path, PathBuf};
+
+use crate::config::{Env, HarvestConfig};
+
+/// A harness whose session files harvest reads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Harness {
+    ClaudeCode,
+    Codex,
+    OpenClaw,
+    Pi,
+}
+
+impl Harness {
+    pub const ALL: [Harness; 4] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::OpenClaw,
+        Harness::Pi,
+    ];
+
+    pub fn parse(s: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::OpenClaw => "openclaw",
+            Harness::Pi => "pi",
+        }
+    }
+
+    /// The harness's folder on this machine: the config, its variable, its default.
+    pub fn home(self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        let (configured, var, default) = match self {
+            Harness::ClaudeCode => (&cfg.claude_code_dir, &env.claude_config_dir, ".claude"),
+            Harness::Codex => (&cfg.codex_home, &env.codex_home, ".codex"),
+            Harness::OpenClaw => (&cfg.openclaw_dir, &env.openclaw_state_dir, ".openclaw"),
+            Harness::Pi => (&cfg.pi_dir, &env.pi_coding_agent_dir, ".pi/agent"),
+        };
+        configured
+            .clone()
+            .or_else(|| var.clone())
+            .or_else(|| env.home.as_ref().map(|h| h.join(default)))
+    }
+}
+
+/// One session file, with the memsync agent its session belongs to.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionFile {
+    pub harness: Harness,
+    pub path: PathBuf,
+    pub agent_id: String,
+}
+
+/// Every session file of `harness` under its folder `home`.
+pub fn list(harness: Harness, home: &Path, default_agent: &str) -> Vec<SessionFile> {
+    let file = |path: PathBuf, agent_id: &str| SessionFile {
+        harness,
+        path,
+        agent_id: agent_id.to_string(),
+    };
+    let mut out = Vec::new();
+    match harness {
+        Harness::ClaudeCode => {
+            for dir in subdirs(&home.join("projects")) {
+                out.extend(jsonl(&dir, "").map(|p| file(p, default_agent)));
+            }
+        }
+        Harness::Codex => {
+            for year in subdirs(&home.join("sessions")) {
+                for month in subdirs(&year) {
+                    for day in subdirs(&month) {
+                        out.extend(jsonl(&day, "rollout-").map(|p| file(p, default_agent)));
+                    }
+                }
+            }
+            let archived = home.join("archived_sessions");
+            out.extend(jsonl(&archived, "rollout-").map(|p| file(p, default_agent)));
+        }
+        Harness::OpenClaw => {
+            for agent_dir in subdirs(&home.join("agents")) {
+                let agent = agent_dir
+                    .file_name()
+                    .map(|n| agent_id(&n.to_string_lossy()))
+                    .unwrap_or_else(|| default_agent.to_string());
+                out.extend(jsonl(&agent_dir.join("sessions"), "").map(|p| file(p, &agent)));
+            }
+        }
+        Harness::Pi => {
+            for dir in subdirs(&home.join("sessions")) {
+                out.extend(jsonl(&dir, "").map(|p| file(p, default_agent)));
+            }
+        }
+    }
+    out.sort_by(|a, b| a.path.cmp(&b.path));
+    out
+}
+
+/// An OpenClaw agent id as a memsync agent id (a path segment of `[a-z0-9-]`).
+fn agent_id(openclaw: &str) -> String {
+    let mapped: String = openclaw
+        .to_lowercase()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    let trimmed = mapped.trim_matches('-');
+    if crate::contract::is_valid_agent_id(trimmed) {
+        trimmed.to_string()
+    } else {
+        "openclaw".to_string()
+    }
+}
+
+/// The real directories in `dir` (symlinks are not followed).
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut dirs: Vec<PathBuf> = entries
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_dir()))
+        .map(|e| e.path())
+        .collect();
+    dirs.sort();
+    dirs
+}
+
+/// The regular `*.jsonl` files in `dir` whose names start with `prefix`.
+fn jsonl<'a>(dir: &Path, prefix: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(move |e| {
+            let name = e.file_name();
+            let name = name.to_string_lossy();
+            name.starts_with(prefix) && name.ends_with(".jsonl")
+        })
+        .map(|e| e.path())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn openclaw_agent_ids_become_path_segments() {
+        assert_eq!(agent_id("main"), "main");
+        assert_eq!(agent_id("Work_Bot"), "work-bot");
+        assert_eq!(agent_id("../.."), "openclaw");
+    }
+}
