@@ -12,7 +12,8 @@
 //! 5. Projection: [`project`] renders MEMORY.md and daily logs.
 //! 6. The [`pipeline`]: one reconcile, run by every entry point.
 //! 7. Entry points: [`capture`] and [`forget`] (the writer path), [`jobs`]
-//!    (hook mode and its worker), [`watch`] (the daemon), [`search`],
+//!    (hook mode and its worker), [`harvest`] (sessions from the harnesses'
+//!    own folders), [`watch`] (the daemon), [`search`],
 //!    [`session`], [`git`], [`service`], [`example`], [`generate`].
 //! 8. The [`cli`]: arguments, dispatch and text reports; `main.rs` only
 //!    parses and calls [`cli::run`].

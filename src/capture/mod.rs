@@ -83,6 +83,9 @@ pub struct SessionEnd {
     pub project_fallback: Option<String>,
     /// When the capture happened, if not now (a queued hook job runs later).
     pub captured_at: Option<DateTime<Utc>>,
+    /// Index only: the caller renders the projections once after a batch
+    /// (harvest). The dirty marks stay until it does, so a crash loses nothing.
+    pub defer_render: bool,
 }
 
 /// A compaction capture for a session that already has a manifest.

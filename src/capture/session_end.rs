@@ -123,6 +123,7 @@ pub fn session_end(
     } else {
         Outcome::AlreadyCaptured
     };
+    w.render = !req.defer_render;
     w.finish(outcome, produced)
 }
 

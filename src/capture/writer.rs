@@ -194,6 +194,9 @@ pub(super) struct Writer<'a> {
     pub(super) existing: SessionFiles,
     pub(super) written: Vec<String>,
     pub(super) notes: Vec<String>,
+    /// Render projections after indexing; off when the caller renders once
+    /// after a batch of captures (harvest).
+    pub(super) render: bool,
     pub(super) _lock: PidLock,
 }
 
@@ -254,6 +257,7 @@ impl<'a> Writer<'a> {
             existing,
             written: Vec::new(),
             notes: Vec::new(),
+            render: true,
             _lock: lock,
         })
     }
@@ -385,7 +389,11 @@ impl<'a> Writer<'a> {
             &mut index,
             self.settings,
             self.now,
-            SyncOptions::RENDER,
+            if self.render {
+                SyncOptions::RENDER
+            } else {
+                SyncOptions::INDEX_ONLY
+            },
             &files,
         )?;
         failpoint("after-memory-md");

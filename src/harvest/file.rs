@@ -319,6 +319,7 @@ impl Run<'_> {
             transcript: f.path.clone(),
             transcript_text: Some(text),
             captured_at: Some(stat.mtime().min(self.now)),
+            defer_render: true,
             ..Default::default()
         };
         match capture::session_end(self.settings, self.now, &req) {

@@ -25,6 +25,7 @@ use serde::Serialize;
 
 use crate::config::{Env, Settings};
 use crate::error::Result;
+use crate::pipeline::SyncOptions;
 use crate::store::harvest::{Watermark, Watermarks};
 pub use sources::Harness;
 
@@ -142,6 +143,11 @@ pub fn harvest(
             let key = f.path.to_string_lossy().into_owned();
             run.one(&f, known.get(&key), &mut report)?;
         }
+    }
+    // Captures only indexed; the projections are rendered once for the run.
+    if !report.captured.is_empty() || !report.continued.is_empty() {
+        let mut index = crate::store::Index::open(&settings.index_path())?;
+        crate::pipeline::sync_paths(&mut index, settings, now, SyncOptions::RENDER, &[])?;
     }
     Ok(report)
 }

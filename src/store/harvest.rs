@@ -16,6 +16,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use serde::Serialize;
 
 use super::jobs::{JOBS_DB, ms};
+use super::query;
 use crate::contract;
 use crate::error::{Error, Result};
 
@@ -119,14 +120,13 @@ impl Watermarks {
 
     /// Every watermark, by path: one query for a whole run.
     pub fn all(&self) -> Result<HashMap<String, Watermark>> {
-        let mut stmt = self
-            .conn
-            .prepare(&format!("SELECT {COLUMNS} FROM harvest_files"))
-            .map_err(|e| self.err(e))?;
-        let rows = stmt
-            .query_map([], row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
+        let rows: Vec<Watermark> = query(
+            &self.conn,
+            &format!("SELECT {COLUMNS} FROM harvest_files"),
+            [],
+            row,
+        )
+        .map_err(|e| self.err(e))?;
         Ok(rows.into_iter().map(|w| (w.path.clone(), w)).collect())
     }
 
@@ -207,14 +207,13 @@ impl Watermarks {
 
     pub fn stats(&self) -> Result<HarvestStats> {
         let mut stats = HarvestStats::default();
-        let mut stmt = self
-            .conn
-            .prepare("SELECT state, COUNT(*) FROM harvest_files GROUP BY state")
-            .map_err(|e| self.err(e))?;
-        let counts = stmt
-            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
+        let counts: Vec<(String, i64)> = query(
+            &self.conn,
+            "SELECT state, COUNT(*) FROM harvest_files GROUP BY state",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))?;
         for (state, n) in counts {
             stats.files += n;
             match state.as_str() {
@@ -224,17 +223,16 @@ impl Watermarks {
                 _ => stats.failed += n,
             }
         }
-        let mut stmt = self
-            .conn
-            .prepare(&format!(
+        stats.attention = query(
+            &self.conn,
+            &format!(
                 "SELECT {COLUMNS} FROM harvest_files WHERE state IN ('failed', 'replaced')
                  ORDER BY updated_at DESC LIMIT 10"
-            ))
-            .map_err(|e| self.err(e))?;
-        stats.attention = stmt
-            .query_map([], row)
-            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
-            .map_err(|e| self.err(e))?;
+            ),
+            [],
+            row,
+        )
+        .map_err(|e| self.err(e))?;
         Ok(stats)
     }
 }
