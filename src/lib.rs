@@ -13,7 +13,7 @@
 //! 6. The [`pipeline`]: one reconcile, run by every entry point.
 //! 7. Entry points: [`capture`] and [`forget`] (the writer path), [`jobs`]
 //!    (hook mode and its worker), [`harvest`] (sessions from the harnesses'
-//!    own folders), [`watch`] (the daemon), [`search`],
+//!    own folders), [`mcp`] (the MCP server), [`watch`] (the daemon), [`search`],
 //!    [`session`], [`git`], [`service`], [`example`], [`generate`].
 //! 8. The [`cli`]: arguments, dispatch and text reports; `main.rs` only
 //!    parses and calls [`cli::run`].
@@ -46,6 +46,7 @@ pub mod generate;
 pub mod git;
 pub mod harvest;
 pub mod jobs;
+pub mod mcp;
 pub mod search;
 pub mod service;
 pub mod session;

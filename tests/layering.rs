@@ -20,8 +20,8 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "entry points",
         &[
-            "capture", "jobs", "harvest", "search", "session", "forget", "git", "service", "watch",
-            "example", "generate",
+            "capture", "jobs", "harvest", "mcp", "search", "session", "forget", "git", "service",
+            "watch", "example", "generate",
         ],
     ),
     ("cli", &["cli"]),

@@ -170,6 +170,16 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Serve the memory to an agent over MCP on stdio: memory_search,
+    /// memory_get and memory_recent (read-only).
+    #[command(
+        after_help = "Examples:\n  claude mcp add memsync -- memsync mcp\n  memsync --workspace ~/.agents mcp --no-sync"
+    )]
+    Mcp {
+        /// Skip the index sync at start (answer from the index as it is).
+        #[arg(long)]
+        no_sync: bool,
+    },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },

@@ -342,6 +342,11 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 ExitStatus::Ok
             })
         }
+        Command::Mcp { no_sync } => {
+            // stdout carries the protocol alone; every log line goes to stderr.
+            crate::mcp::run(existing()?, !no_sync, cli.now)?;
+            Ok(ExitStatus::Ok)
+        }
         Command::Init { dir } => {
             let settings = load(dir.as_deref().or(cli.workspace.as_deref()))?;
             let (report, problems) = super::commands::init(&settings, now)?;

@@ -115,7 +115,7 @@ impl RenderCtx<'_> {
     }
 }
 
-fn ledger_row(s: &SessionRow) -> String {
+pub(super) fn ledger_row(s: &SessionRow) -> String {
     format!(
         "- {} | session={} | project={} | {}{}\n",
         s.membership_ts,

@@ -6,6 +6,7 @@
 
 mod daily_log;
 pub mod file;
+pub mod ledger;
 mod memory_md;
 
 use std::collections::{BTreeMap, BTreeSet};

@@ -1,0 +1,150 @@
+//! `memsync mcp`: the agent asks its memory directly, over the Model Context
+//! Protocol on stdio, with the official Rust SDK (`rmcp`). Three read-only
+//! tools ([`tools`]): `memory_search`, `memory_get` and `memory_recent`.
+//!
+//! It syncs the index once at start (unless `--no-sync`), then answers from
+//! the index as it is at each call, so a daemon's or a capture's later
+//! changes show without a restart. Tombstoned sessions are gone from the
+//! index, so they never appear. Bad arguments come back as tool errors
+//! (`isError`) that say what to send; the server stays up.
+//!
+//! Owns: the protocol glue. Must not: write a canonical file, or print to
+//! stdout anything but protocol messages (logs go to stderr).
+
+pub mod tools;
+
+use std::sync::Mutex;
+
+use chrono::{DateTime, Utc};
+use rmcp::handler::server::common::schema_for_type;
+use rmcp::handler::server::router::tool::ToolRouter;
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{CallToolResult, ContentBlock, JsonObject, ServerCapabilities, ServerConfig};
+use rmcp::{ServerHandler, ServiceExt, tool, tool_handler, tool_router};
+use serde::de::DeserializeOwned;
+
+use crate::config::Settings;
+use crate::error::{Error, Result};
+use crate::pipeline::{self, SyncOptions};
+use crate::store::Index;
+use tools::{GetArgs, RecentArgs, SearchArgs, ToolResult};
+
+const INSTRUCTIONS: &str = "This server is the agent's long-term memory: past sessions (summaries, transcripts, compactions) kept as markdown by memsync. Use memory_recent for what happened lately (the same ledger as MEMORY.md), memory_search to find a past session by its words, and memory_get to read one session's summary and transcript.";
+
+/// The server: the workspace's settings and one index connection.
+#[derive(Clone)]
+pub struct MemoryServer {
+    settings: std::sync::Arc<Settings>,
+    index: std::sync::Arc<Mutex<Index>>,
+    /// `--now`, for reproducible answers; else each call reads the clock.
+    fixed_now: Option<DateTime<Utc>>,
+    tool_router: ToolRouter<Self>,
+}
+
+impl MemoryServer {
+    pub fn new(settings: Settings, fixed_now: Option<DateTime<Utc>>) -> Result<MemoryServer> {
+        let index = Index::open(&settings.index_path())?;
+        Ok(MemoryServer {
+            settings: std::sync::Arc::new(settings),
+            index: std::sync::Arc::new(Mutex::new(index)),
+            fixed_now,
+            tool_router: Self::tool_router(),
+        })
+    }
+
+    /// Runs a tool against the index as it is now: a connection whose file
+    /// was replaced (a rebuild) is reopened first.
+    fn call<A: DeserializeOwned>(
+        &self,
+        args: JsonObject,
+        tool: impl FnOnce(&Index, &Settings, A, DateTime<Utc>) -> ToolResult,
+    ) -> CallToolResult {
+        let args: A = match serde_json::from_value(serde_json::Value::Object(args)) {
+            Ok(a) => a,
+            Err(e) => return failure(format!("arguments: {e}; see the tool's input schema")),
+        };
+        let Ok(mut index) = self.index.lock() else {
+            return failure("the index connection was poisoned by an earlier panic".into());
+        };
+        if !index.still_on_disk()
+            && let Err(e) = index.reopen(false)
+        {
+            return failure(crate::error::message(&e));
+        }
+        let now = self.fixed_now.unwrap_or_else(Utc::now);
+        match tool(&index, &self.settings, args, now) {
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(
+                serde_json::to_string_pretty(&value).unwrap_or_default(),
+            )]),
+            Err(message) => failure(message),
+        }
+    }
+}
+
+fn failure(message: String) -> CallToolResult {
+    CallToolResult::error(vec![ContentBlock::text(message)])
+}
+
+#[tool_router]
+impl MemoryServer {
+    #[tool(
+        description = "Search past sessions: full text over summaries, transcripts and compactions, ranked by relevance, recency and use; one hit per session with its time, project, memory sentence, a snippet and the artifact paths. Open a hit with memory_get.",
+        input_schema = schema_for_type::<SearchArgs>()
+    )]
+    async fn memory_search(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.call(args, tools::search)
+    }
+
+    #[tool(
+        description = "Read one past session: its summary, transcript (or a line range of it), compaction and manifest, by token, session id or key; or one artifact by its memory/ path.",
+        input_schema = schema_for_type::<GetArgs>()
+    )]
+    async fn memory_get(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.call(args, tools::get)
+    }
+
+    #[tool(
+        description = "The ledger of recent sessions, newest first: the same rows and sentences as MEMORY.md (private and test sessions left out), for an agent over the last N days.",
+        input_schema = schema_for_type::<RecentArgs>()
+    )]
+    async fn memory_recent(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.call(args, tools::recent)
+    }
+}
+
+#[tool_handler(router = self.tool_router)]
+impl ServerHandler for MemoryServer {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+            .with_server_info(rmcp::model::Implementation::new(
+                "memsync",
+                env!("CARGO_PKG_VERSION"),
+            ))
+            .with_instructions(INSTRUCTIONS)
+    }
+}
+
+/// Serves MCP on stdin/stdout until the client closes the connection.
+pub fn run(settings: Settings, sync_first: bool, fixed_now: Option<DateTime<Utc>>) -> Result<()> {
+    if sync_first {
+        // Index only: answers are current, and no projection is written.
+        let now = fixed_now.unwrap_or_else(Utc::now);
+        pipeline::sync(&settings, now, SyncOptions::INDEX_ONLY)?;
+    }
+    let server = MemoryServer::new(settings, fixed_now)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::io("<tokio runtime>", e))?;
+    runtime.block_on(async move {
+        let service = server
+            .serve(rmcp::transport::stdio())
+            .await
+            .map_err(|e| Error::io("<stdio>", std::io::Error::other(e.to_string())))?;
+        service
+            .waiting()
+            .await
+            .map_err(|e| Error::io("<stdio>", std::io::Error::other(e.to_string())))?;
+        Ok(())
+    })
+}

@@ -1,0 +1,250 @@
+//! `memsync mcp` driven by a real MCP client (the official Rust SDK's, over
+//! the binary's stdio) on the bundled example workspace: the three tools are
+//! listed and answer, bad arguments are tool errors and the server carries
+//! on, and a session forgotten while the server runs never comes back.
+
+mod common;
+
+use std::path::Path;
+
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, CallToolResult};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+
+const NOW: &str = "2026-11-20T12:00:00Z";
+
+async fn connect(root: &Path) -> RunningService<RoleClient, ()> {
+    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_memsync"));
+    cmd.arg("--workspace")
+        .arg(root)
+        .args(["--now", NOW, "mcp"])
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env_remove("MEMSYNC_CONFIG")
+        .stderr(std::process::Stdio::null());
+    let transport = TokioChildProcess::new(cmd).expect("spawn memsync mcp");
+    ().serve(transport).await.expect("MCP handshake")
+}
+
+async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
+    let params = CallToolRequestParams::new(tool.to_string())
+        .with_arguments(args.as_object().expect("object").clone());
+    client
+        .call_tool(params)
+        .await
+        .expect("a tool answer, not a protocol error")
+}
+
+fn text(result: &CallToolResult) -> String {
+    result
+        .content
+        .iter()
+        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
+        .collect()
+}
+
+/// A successful answer, parsed.
+fn answer(result: &CallToolResult) -> Value {
+    assert_ne!(result.is_error, Some(true), "{}", text(result));
+    serde_json::from_str(&text(result)).expect("JSON answer")
+}
+
+/// A tool error, with its message.
+fn refusal(result: &CallToolResult) -> String {
+    assert_eq!(result.is_error, Some(true), "{}", text(result));
+    text(result)
+}
+
+fn demo() -> (tempfile::TempDir, std::path::PathBuf) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("demo");
+    common::memsync_bin()
+        .args(["--now", NOW, "-q", "demo"])
+        .arg(&root)
+        .assert()
+        .success();
+    (tmp, root)
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn an_mcp_client_lists_searches_opens_and_reads_the_ledger() {
+    let (_tmp, root) = demo();
+    let client = connect(&root).await;
+    let tools = client.list_all_tools().await.unwrap();
+    let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
+    names.sort();
+    assert_eq!(names, ["memory_get", "memory_recent", "memory_search"]);
+    for t in &tools {
+        assert!(
+            t.description.as_deref().is_some_and(|d| d.len() > 40),
+            "{}",
+            t.name
+        );
+        assert!(
+            t.input_schema.get("properties").is_some(),
+            "{} has an argument schema",
+            t.name
+        );
+    }
+
+    let found = answer(
+        &call(
+            &client,
+            "memory_search",
+            json!({ "query": "write gate", "limit": 3 }),
+        )
+        .await,
+    );
+    let hit = &found["hits"][0];
+    assert_eq!(hit["session_key"], "signetai-dp19", "{found:#}");
+    assert!(
+        hit["snippet"]
+            .as_str()
+            .unwrap()
+            .to_lowercase()
+            .contains("write")
+    );
+    let token = hit["token"].as_str().unwrap().to_string();
+
+    let session = answer(&call(&client, "memory_get", json!({ "session": token })).await);
+    assert_eq!(session["session"]["token"], token.as_str());
+    assert!(
+        session["summary"].as_str().unwrap().contains("DP-19"),
+        "{session:#}"
+    );
+    let transcript = session["transcript"].as_str().unwrap();
+    assert!(transcript.lines().count() > 3);
+    let two = answer(
+        &call(
+            &client,
+            "memory_get",
+            json!({ "session": token, "start_line": 2, "end_line": 3 }),
+        )
+        .await,
+    );
+    assert_eq!(two["transcript"].as_str().unwrap().lines().count(), 2);
+    let path = hit["path"].as_str().unwrap();
+    let by_path = answer(&call(&client, "memory_get", json!({ "path": path })).await);
+    assert!(by_path["text"].as_str().unwrap().starts_with("---\n"));
+
+    let recent = answer(&call(&client, "memory_recent", json!({})).await);
+    let rows = recent["rows"].as_array().unwrap();
+    assert!(!rows.is_empty());
+    let memory = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    for row in rows {
+        assert!(
+            memory.contains(row["line"].as_str().unwrap()),
+            "the same line as MEMORY.md: {row:#}"
+        );
+    }
+    let times: Vec<&str> = rows.iter().map(|r| r["time"].as_str().unwrap()).collect();
+    assert!(
+        times.windows(2).all(|w| w[0] >= w[1]),
+        "newest first: {times:?}"
+    );
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn bad_arguments_are_tool_errors_that_say_what_to_send_and_the_server_carries_on() {
+    let (_tmp, root) = demo();
+    let client = connect(&root).await;
+    let cases = [
+        ("memory_search", json!({ "query": 5 }), "expected a string"),
+        (
+            "memory_search",
+            json!({ "query": "x", "since": "7ö" }),
+            "--since",
+        ),
+        (
+            "memory_search",
+            json!({ "query": "x", "kind": "manifest" }),
+            "send summary, transcript or compaction",
+        ),
+        (
+            "memory_search",
+            json!({ "query": "x", "limit": 0 }),
+            "send 1 to 100",
+        ),
+        (
+            "memory_search",
+            json!({ "query": "\"open" }),
+            "not a valid FTS5 query",
+        ),
+        (
+            "memory_search",
+            json!({ "query": "x", "colour": "red" }),
+            "unknown field",
+        ),
+        ("memory_get", json!({}), "send either `session`"),
+        (
+            "memory_get",
+            json!({ "session": "no-such-session" }),
+            "no session",
+        ),
+        (
+            "memory_get",
+            json!({ "path": "../../etc/passwd" }),
+            "not under memory/",
+        ),
+        (
+            "memory_get",
+            json!({ "path": "memory/../MEMORY.md" }),
+            "not a canonical artifact",
+        ),
+        (
+            "memory_get",
+            json!({ "session": "x", "start_line": 5, "end_line": 2 }),
+            "start_line <= end_line",
+        ),
+        ("memory_recent", json!({ "days": 0 }), "send 1 to 365"),
+        (
+            "memory_recent",
+            json!({ "agent": "../x" }),
+            "send an agent id",
+        ),
+    ];
+    for (tool, args, says) in cases {
+        let message = refusal(&call(&client, tool, args.clone()).await);
+        assert!(message.contains(says), "{tool} {args}: {message}");
+    }
+    // Still up and answering.
+    answer(&call(&client, "memory_recent", json!({ "days": 7 })).await);
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
+    let (_tmp, root) = demo();
+    let client = connect(&root).await;
+    let found = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
+    let token = found["hits"][0]["token"].as_str().unwrap().to_string();
+    common::memsync_bin()
+        .arg("--workspace")
+        .arg(&root)
+        .args([
+            "--now",
+            NOW,
+            "-q",
+            "forget",
+            &token,
+            "--reason",
+            "pasted a secret",
+        ])
+        .assert()
+        .success();
+    let again = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
+    assert!(
+        again["hits"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|h| h["token"] != token.as_str()),
+        "{again:#}"
+    );
+    refusal(&call(&client, "memory_get", json!({ "session": token })).await);
+    let recent = answer(&call(&client, "memory_recent", json!({})).await);
+    assert!(!recent.to_string().contains(&token));
+    client.cancel().await.unwrap();
+}
