@@ -267,6 +267,18 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "config",
     ),
     v(
+        "an unknown harness for harvest",
+        &["harvest", "--harness", "vim"],
+        2,
+        "is not claude-code, codex, openclaw or pi",
+    ),
+    v(
+        "a harvest look-back that does not parse",
+        &["harvest", "--since", "forever"],
+        2,
+        "--since \"forever\"",
+    ),
+    v(
         "a demo into a workspace that is not empty",
         &["demo", "{ws}"],
         2,
