@@ -5,8 +5,8 @@
 
 use std::time::{Duration, Instant};
 
-use memsync::config::{Env, Settings};
-use memsync::generate::{self, Shape};
+mod common;
+
 use rmcp::ServiceExt;
 use rmcp::model::CallToolRequestParams;
 use rmcp::transport::TokioChildProcess;
@@ -18,13 +18,8 @@ const WORDS: &[&str] = &[
 ];
 
 fn main() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let root = tmp.path().join("ws");
-    let mut settings = Settings::load(Some(&root), None, &Env::default()).expect("settings");
-    settings.config.daily_logs.timezone = "UTC".into();
-    let now = chrono::Utc::now();
-    let g = generate::generate(&root, now, Shape::default(), &settings.config).expect("generate");
-    memsync::pipeline::sync(&settings, now, memsync::pipeline::SyncOptions::RENDER).expect("sync");
+    let (_tmp, settings, g) = common::reference_workspace();
+    let root = settings.root.clone();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

@@ -4,20 +4,15 @@
 
 use std::time::{Duration, Instant};
 
-use memsync::config::{Env, Settings};
-use memsync::generate::{self, Shape};
+mod common;
+
 use memsync::search::{self, Query};
 
 const RUNS: usize = 200;
 
 fn main() {
-    let tmp = tempfile::tempdir().expect("tempdir");
-    let root = tmp.path().join("ws");
-    let mut settings = Settings::load(Some(&root), None, &Env::default()).expect("settings");
-    settings.config.daily_logs.timezone = "UTC".into();
+    let (_tmp, settings, g) = common::reference_workspace();
     let now = chrono::Utc::now();
-    let g = generate::generate(&root, now, Shape::default(), &settings.config).expect("generate");
-    memsync::pipeline::sync(&settings, now, memsync::pipeline::SyncOptions::RENDER).expect("sync");
     println!("workspace: {} sessions, {} files", g.sessions, g.files);
     let index = memsync::store::Index::open(&settings.index_path()).expect("index");
     let queries = [
