@@ -74,7 +74,9 @@ pub fn search(
                 .ok_or_else(|| format!("kind {k:?}: send summary, transcript or compaction"))
         })
         .transpose()?;
-    let limit = args.limit.unwrap_or(settings.config.search.limit as u32);
+    let limit = args
+        .limit
+        .unwrap_or(settings.config.search.limit.min(100) as u32);
     if !(1..=100).contains(&limit) {
         return Err(format!("limit {limit}: send 1 to 100"));
     }
