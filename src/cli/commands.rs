@@ -1,8 +1,9 @@
 //! The one-shot commands behind the CLI (`sync`, `check`, `reindex`, `status`,
 //! `demo`, `generate`), each returning a report that prints as text or JSON.
 //!
-//! Owns: composing the pipeline into commands and rendering their reports.
-//! Must not: parse arguments (that is `main.rs`) or hold pipeline logic.
+//! Owns: composing the pipeline into commands and the reports they return.
+//! Must not: parse arguments (`args`), print (`dispatch`), word the text
+//! (`render`) or hold pipeline logic.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

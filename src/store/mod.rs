@@ -1,7 +1,10 @@
-//! Index stage: the SQLite index derived from the markdown, and the telemetry
-//! tables that re-indexing never clears.
+//! The store: every SQL statement memsync runs. The index derived from the
+//! markdown ([`schema`], [`batch`], [`touched`], [`sessions`], [`views`],
+//! [`search`]) with the telemetry tables re-indexing never clears; and, in
+//! `.memsync/jobs.db`, the capture-job queue ([`jobs`]) and harvest's
+//! watermarks ([`harvest`]). Readers get typed rows, never a connection.
 //!
-//! Owns: the schema, its version (`PRAGMA user_version`), and every SQL
+//! Owns: the schemas, their versions (`PRAGMA user_version`), and every SQL
 //! statement. Must not: read workspace files or decide validity.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
