@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 
-use crate::config::ScanConfig;
+use crate::config::{ScanConfig, glob_set};
 use crate::contract::{self, MEMORY_DIR, TOMBSTONE_DIR};
 use crate::error::{Error, Result};
 use crate::validate::Problem;
@@ -75,19 +75,9 @@ pub struct ScanRules {
 
 impl ScanRules {
     pub fn new(cfg: &ScanConfig, extra_exclude: &[String]) -> Result<ScanRules> {
-        let build = |key: &str, patterns: &mut dyn Iterator<Item = &String>| -> Result<GlobSet> {
-            let mut b = GlobSetBuilder::new();
-            for p in patterns {
-                let glob =
-                    Glob::new(p).map_err(|e| Error::config("<config>", format!("{key}: {e}")))?;
-                b.add(glob);
-            }
-            b.build()
-                .map_err(|e| Error::config("<config>", format!("{key}: {e}")))
-        };
         Ok(ScanRules {
-            include: build("scan.include", &mut cfg.include.iter())?,
-            exclude: build("scan.exclude", &mut cfg.exclude.iter().chain(extra_exclude))?,
+            include: glob_set("scan.include", &cfg.include)?,
+            exclude: glob_set("scan.exclude", cfg.exclude.iter().chain(extra_exclude))?,
         })
     }
 

@@ -195,6 +195,20 @@ pub fn resolve_root(flag: Option<&Path>, env: &Env, config: &Config) -> Result<P
     resolve_root_from(flag, env, config).map(|(root, _)| root)
 }
 
+/// The glob set of a config key's patterns; a bad pattern is a config error
+/// naming the key.
+pub fn glob_set<'a>(
+    key: &str,
+    patterns: impl IntoIterator<Item = &'a String>,
+) -> Result<globset::GlobSet> {
+    let mut b = globset::GlobSetBuilder::new();
+    for p in patterns {
+        b.add(globset::Glob::new(p).map_err(|e| Error::config("<config>", format!("{key}: {e}")))?);
+    }
+    b.build()
+        .map_err(|e| Error::config("<config>", format!("{key}: {e}")))
+}
+
 /// The workspace root when the configuration cannot be loaded (hook mode must
 /// still record its job): the flag, the variables, a `workspace:` key if the
 /// machine config still reads as YAML, else `~/.agents`.

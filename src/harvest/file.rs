@@ -9,12 +9,12 @@ use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 
 use super::sources::SessionFile;
 use super::{Entry, HarvestReport};
 use crate::capture::{self, Outcome, transcript};
-use crate::config::{Config, Settings};
+use crate::config::{Config, Settings, glob_set};
 use crate::contract;
 use crate::error::{Error, Result};
 use crate::store::harvest::{Watermark, Watermarks};
@@ -31,24 +31,18 @@ pub(super) struct Exclusions {
 
 impl Exclusions {
     pub(super) fn new(cfg: &Config) -> Result<Exclusions> {
-        let set = |globs: &[&String]| -> Result<GlobSet> {
-            let mut b = GlobSetBuilder::new();
-            for g in globs {
-                b.add(Glob::new(g).map_err(|e| Error::config("<config>", e.to_string()))?);
-            }
-            b.build()
-                .map_err(|e| Error::config("<config>", e.to_string()))
-        };
-        let projects: Vec<&String> = cfg
-            .harvest
-            .exclude_projects
-            .iter()
-            .chain(&cfg.projection.exclude_projects)
-            .collect();
-        let sessions: Vec<&String> = cfg.projection.exclude_sessions.iter().collect();
         Ok(Exclusions {
-            projects: set(&projects)?,
-            sessions: set(&sessions)?,
+            projects: glob_set(
+                "harvest.exclude_projects",
+                cfg.harvest
+                    .exclude_projects
+                    .iter()
+                    .chain(&cfg.projection.exclude_projects),
+            )?,
+            sessions: glob_set(
+                "projection.exclude_sessions",
+                &cfg.projection.exclude_sessions,
+            )?,
         })
     }
 }

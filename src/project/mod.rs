@@ -13,13 +13,13 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
 
 use chrono::{DateTime, Duration, NaiveDate, Utc};
-use globset::{Glob, GlobSet, GlobSetBuilder};
+use globset::GlobSet;
 use rayon::prelude::*;
 
 pub use file::{BLOCK_BEGIN, BLOCK_END, WriterLock, splice};
 pub use memory_md::LEDGER_HEADING;
 
-use crate::config::{Config, Settings};
+use crate::config::{Config, Settings, glob_set};
 use crate::contract::{self, DayZone};
 use crate::error::{Error, Result};
 use crate::scan::FileStat;
@@ -254,17 +254,15 @@ struct Exclusions {
 
 impl Exclusions {
     fn new(cfg: &Config) -> Result<Exclusions> {
-        let set = |globs: &[String]| -> Result<GlobSet> {
-            let mut b = GlobSetBuilder::new();
-            for g in globs {
-                b.add(Glob::new(g).map_err(|e| Error::config("<config>", e.to_string()))?);
-            }
-            b.build()
-                .map_err(|e| Error::config("<config>", e.to_string()))
-        };
         Ok(Exclusions {
-            projects: set(&cfg.projection.exclude_projects)?,
-            sessions: set(&cfg.projection.exclude_sessions)?,
+            projects: glob_set(
+                "projection.exclude_projects",
+                &cfg.projection.exclude_projects,
+            )?,
+            sessions: glob_set(
+                "projection.exclude_sessions",
+                &cfg.projection.exclude_sessions,
+            )?,
             harnesses: cfg.projection.exclude_harnesses.clone(),
         })
     }
