@@ -85,7 +85,7 @@ pub fn open(
             a
         })
         .collect();
-    let header = index.session_header(&agent_id, &token)?;
+    let header = index.session_row(&agent_id, &token)?;
     let forgotten = index.tombstone_of(&agent_id, &token)?.map(|t| Forgotten {
         tombstone: t.source_path,
         removed_at: t.removed_at,

@@ -5,7 +5,6 @@
 //!
 //! Owns: the decision for one file. Must not: list files or run SQL.
 
-use std::os::unix::fs::MetadataExt;
 use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
@@ -17,6 +16,7 @@ use crate::capture::{self, Outcome, transcript};
 use crate::config::{Config, Settings, glob_set};
 use crate::contract;
 use crate::error::{Error, Result};
+use crate::scan::FileStat;
 use crate::store::harvest::{Watermark, Watermarks};
 
 /// How much of a file's end its watermark digests.
@@ -47,31 +47,19 @@ impl Exclusions {
     }
 }
 
-/// A file's stat as a watermark compares it.
-#[derive(Debug, Clone, Copy, PartialEq)]
-struct Stat {
-    size: u64,
-    mtime_ns: i64,
-    inode: u64,
+/// A regular file's stat (symlinks are not followed), as the scan's cache keeps it.
+fn stat_of(path: &Path) -> Option<FileStat> {
+    let m = std::fs::symlink_metadata(path).ok()?;
+    m.is_file().then(|| FileStat::of(&m))
 }
 
-impl Stat {
-    fn of(path: &Path) -> Option<Stat> {
-        let m = std::fs::symlink_metadata(path).ok()?;
-        m.is_file().then(|| Stat {
-            size: m.len(),
-            mtime_ns: m.mtime() * 1_000_000_000 + m.mtime_nsec(),
-            inode: m.ino(),
-        })
-    }
+fn mtime(stat: FileStat) -> DateTime<Utc> {
+    DateTime::from_timestamp_nanos(stat.mtime_ns)
+}
 
-    fn mtime(self) -> DateTime<Utc> {
-        DateTime::from_timestamp_nanos(self.mtime_ns)
-    }
-
-    fn matches(self, w: &Watermark) -> bool {
-        self.size == w.size && self.mtime_ns == w.mtime_ns && self.inode == w.inode
-    }
+/// Whether the file is as its watermark recorded it.
+fn unchanged(stat: FileStat, w: &Watermark) -> bool {
+    stat.size == w.size && stat.mtime_ns == w.mtime_ns && stat.inode == w.inode
 }
 
 /// The digest of the last bytes of `bytes[..end]`.
@@ -118,7 +106,7 @@ impl Run<'_> {
         mark: Option<&Watermark>,
         report: &mut HarvestReport,
     ) -> Result<()> {
-        let Some(stat) = Stat::of(&f.path) else {
+        let Some(stat) = stat_of(&f.path) else {
             return Ok(());
         };
         let now_ms = self.now.timestamp_millis();
@@ -126,16 +114,16 @@ impl Run<'_> {
         // A replaced file was reported once; it is not read again (capture it
         // by hand with `capture session-end` if it is a session worth keeping).
         if let Some(w) = mark
-            && ((stat.matches(w) && !retry_due(w)) || w.state == "replaced")
+            && ((unchanged(stat, w) && !retry_due(w)) || w.state == "replaced")
         {
             report.unchanged += 1;
             return Ok(());
         }
-        if stat.mtime() < self.since {
+        if mtime(stat) < self.since {
             report.too_old += 1;
             return Ok(());
         }
-        if self.now - stat.mtime() < self.idle {
+        if self.now - mtime(stat) < self.idle {
             report.live += 1;
             return Ok(());
         }
@@ -160,12 +148,12 @@ impl Run<'_> {
     }
 
     /// The part of `one` done under the lease.
-    fn claimed(&self, f: &SessionFile, stat: Stat, report: &mut HarvestReport) -> Result<()> {
+    fn claimed(&self, f: &SessionFile, stat: FileStat, report: &mut HarvestReport) -> Result<()> {
         let path = f.path.to_string_lossy().into_owned();
         // Another harvester may have finished this file since the run began.
         let mark = self.marks.get(&path)?;
         if let Some(w) = &mark
-            && stat.matches(w)
+            && unchanged(stat, w)
             && w.state != "failed"
         {
             report.unchanged += 1;
@@ -176,7 +164,7 @@ impl Run<'_> {
             return Ok(());
         };
         // A file that changed while it was read is left for the next run.
-        if Stat::of(&f.path) != Some(stat) || bytes.len() as u64 != stat.size {
+        if stat_of(&f.path) != Some(stat) || bytes.len() as u64 != stat.size {
             report.busy += 1;
             return Ok(());
         }
@@ -255,7 +243,7 @@ impl Run<'_> {
     fn verdict(
         &self,
         f: &SessionFile,
-        stat: Stat,
+        stat: FileStat,
         t: &transcript::Transcript,
         text: String,
         session_id: Option<&str>,
@@ -312,7 +300,7 @@ impl Run<'_> {
             harness: Some(f.harness.as_str().to_string()),
             transcript: f.path.clone(),
             transcript_text: Some(text),
-            captured_at: Some(stat.mtime().min(self.now)),
+            captured_at: Some(mtime(stat).min(self.now)),
             defer_render: true,
             ..Default::default()
         };
@@ -330,7 +318,7 @@ impl Run<'_> {
     fn replaced(
         &self,
         f: &SessionFile,
-        stat: Stat,
+        stat: FileStat,
         old: &Watermark,
         bytes: Option<&[u8]>,
         report: &mut HarvestReport,

@@ -36,7 +36,7 @@ pub struct SessionRow {
 pub(super) const SESSION_COLUMNS: &str = "agent_id, token, session_id, session_key, project, harness, membership_ts, private,
     sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence, noise";
 
-fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
+pub(super) fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
         agent_id: r.get(0)?,
         token: r.get(1)?,

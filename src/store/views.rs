@@ -6,6 +6,7 @@
 use chrono::{DateTime, Utc};
 use rusqlite::params;
 
+use super::sessions::{SESSION_COLUMNS, session_row};
 use super::*;
 use crate::contract;
 use crate::scan;
@@ -26,17 +27,6 @@ pub struct ArtifactListing {
     pub stale: bool,
     pub sentence_quality: Option<String>,
     pub captured_at: String,
-}
-
-/// The session row of one session, for `open`.
-pub struct SessionHeader {
-    pub session_id: String,
-    pub session_key: Option<String>,
-    pub project: Option<String>,
-    pub harness: Option<String>,
-    pub membership_ts: String,
-    pub private: bool,
-    pub sentence: String,
 }
 
 /// The tombstone of a forgotten session.
@@ -143,25 +133,18 @@ impl Index {
         )
     }
 
-    pub fn session_header(&self, agent: &str, token: &str) -> Result<Option<SessionHeader>> {
-        Ok(self.rows(
-            "SELECT session_id, session_key, project, harness, membership_ts, private, sentence FROM sessions
-             WHERE agent_id = ?1 AND token = ?2",
-            [agent, token],
-            |r| {
-                Ok(SessionHeader {
-                    session_id: r.get(0)?,
-                    session_key: r.get(1)?,
-                    project: r.get(2)?,
-                    harness: r.get(3)?,
-                    membership_ts: r.get(4)?,
-                    private: r.get(5)?,
-                    sentence: r.get(6)?,
-                })
-            },
-        )?
-        .into_iter()
-        .next())
+    /// The session row of one session, for `open`.
+    pub fn session_row(&self, agent: &str, token: &str) -> Result<Option<SessionRow>> {
+        Ok(self
+            .rows(
+                &format!(
+                    "SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = ?1 AND token = ?2"
+                ),
+                [agent, token],
+                session_row,
+            )?
+            .into_iter()
+            .next())
     }
 
     pub fn tombstone_of(&self, agent: &str, token: &str) -> Result<Option<TombstoneRow>> {
