@@ -39,6 +39,7 @@ pub struct Config {
     pub git: GitConfig,
     pub watch: WatchConfig,
     pub harvest: HarvestConfig,
+    pub mirrors: Vec<MirrorConfig>,
 }
 
 /// Where the settings in force came from, for `status`.
@@ -56,6 +57,7 @@ pub struct ConfigSources {
 pub struct Env {
     pub memsync_config: Option<PathBuf>,
     pub xdg_config_home: Option<PathBuf>,
+    pub xdg_state_home: Option<PathBuf>,
     pub home: Option<PathBuf>,
     pub memsync_workspace: Option<PathBuf>,
     pub signet_workspace: Option<PathBuf>,
@@ -77,6 +79,7 @@ impl Env {
         Env {
             memsync_config: var("MEMSYNC_CONFIG"),
             xdg_config_home: var("XDG_CONFIG_HOME"),
+            xdg_state_home: var("XDG_STATE_HOME"),
             home: var("HOME"),
             memsync_workspace: var("MEMSYNC_WORKSPACE"),
             signet_workspace: var("SIGNET_WORKSPACE"),
@@ -90,7 +93,7 @@ impl Env {
 
     /// The machine config file to read, and whether it was named explicitly
     /// (an explicitly named file must exist).
-    fn machine_config(&self, flag: Option<&Path>) -> Option<(PathBuf, bool)> {
+    pub fn machine_config(&self, flag: Option<&Path>) -> Option<(PathBuf, bool)> {
         if let Some(p) = flag {
             return Some((p.to_path_buf(), true));
         }
@@ -297,6 +300,7 @@ const MACHINE_ONLY: &[(&str, Option<&str>)] = &[
     ("sentence", Some("command")),
     ("summary", Some("command")),
     ("harvest", None),
+    ("mirrors", None),
 ];
 
 fn check_machine_only(path: &Path, overlay: &Value) -> Result<()> {
@@ -383,6 +387,23 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
             path,
             "harvest.interval_seconds must be at least 1",
         ));
+    }
+    for m in &config.mirrors {
+        if !crate::contract::is_valid_agent_id(&m.agent) {
+            return Err(Error::config(
+                path,
+                format!(
+                    "mirrors: agent {:?} must match ^[a-z0-9][a-z0-9-]*$",
+                    m.agent
+                ),
+            ));
+        }
+        if !m.dir.is_absolute() {
+            return Err(Error::config(
+                path,
+                format!("mirrors: dir {} must be an absolute path", m.dir.display()),
+            ));
+        }
     }
     if !(1..=1000).contains(&config.search.limit) {
         return Err(Error::config(path, "search.limit must be 1 to 1000"));

@@ -326,3 +326,15 @@ impl Default for HarvestConfig {
         }
     }
 }
+
+/// A copy of one agent's MEMORY.md and daily logs, rendered into a folder
+/// outside the workspace that another harness reads (OpenClaw's workspace).
+/// Machine only: the folder is this machine's.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct MirrorConfig {
+    /// The memsync agent whose projections are copied.
+    pub agent: String,
+    /// The folder: MEMORY.md and memory/YYYY-MM-DD.md are written there.
+    pub dir: PathBuf,
+}

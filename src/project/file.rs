@@ -38,7 +38,7 @@ pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) 
 }
 
 /// The byte range of the managed block: (start of begin line, end of end line).
-fn block_range(text: &str) -> Option<(usize, usize)> {
+pub fn block_range(text: &str) -> Option<(usize, usize)> {
     block_range_with(text, BLOCK_BEGIN, BLOCK_END)
 }
 
@@ -87,6 +87,19 @@ pub fn splice_with(existing: &str, block: &str, range: Option<(usize, usize)>) -
     out
 }
 
+/// Takes out the block at `range`, with the blank line `splice_with` put
+/// before a block it appended; every other byte stays.
+pub fn unsplice(existing: &str, (b, e): (usize, usize)) -> String {
+    let (mut head, tail) = (&existing[..b], &existing[e..]);
+    if tail.is_empty()
+        && let Some(h) = head.strip_suffix('\n')
+        && h.ends_with('\n')
+    {
+        head = h;
+    }
+    format!("{head}{tail}")
+}
+
 /// The lease on writing projections: two memsync processes never write them at once.
 pub struct WriterLock {
     _lock: crate::lock::PidLock,
@@ -122,6 +135,9 @@ mod tests {
         );
         assert_eq!(splice("no newline", "B\n"), "no newline\n\nB\n");
         assert_eq!(splice("", "B\n"), "B\n");
+        let spliced = splice("head\n", "<!-- memsync:begin x -->\n<!-- memsync:end -->\n");
+        let range = block_range(&spliced).expect("block");
+        assert_eq!(unsplice(&spliced, range), "head\n");
     }
 
     #[test]

@@ -8,6 +8,7 @@ mod daily_log;
 pub mod file;
 pub mod ledger;
 mod memory_md;
+pub mod mirror;
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::Path;
@@ -110,6 +111,7 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
     }
     let writing = std::time::Instant::now();
     out.finish(&settings.root, &mut problems)?;
+    mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered);
     tracing::debug!(
         files = out.written.len(),
         ms = writing.elapsed().as_millis() as u64,
@@ -164,6 +166,7 @@ impl Dirty {
                 &cfg.daily_logs,
                 &cfg.projection,
                 &cfg.sentence,
+                &cfg.mirrors,
             ))
             .unwrap_or_default()
             .as_bytes(),
@@ -179,7 +182,9 @@ impl Dirty {
         };
         let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
         let mut agents = index.session_agents()?;
-        agents.push("default".into()); // agents read MEMORY.md even before the first session
+        // Agents read MEMORY.md even before their first session.
+        agents.push("default".into());
+        agents.extend(cfg.mirrors.iter().map(|m| m.agent.clone()));
         for agent in agents {
             if full || !rendered.contains(memory_md_path(&agent).as_str()) {
                 dirty.agents.insert(agent);

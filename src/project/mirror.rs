@@ -1,0 +1,121 @@
+//! Mirrors: one agent's MEMORY.md and daily-log blocks copied into a folder
+//! outside the workspace that another harness reads (OpenClaw's workspace).
+//!
+//! Owns: mapping a projection path to its mirror path, and splicing the
+//! workspace file's managed block into the mirror file. Must not: change a
+//! byte of a mirror file outside memsync's block, or write inside the workspace.
+
+use std::path::{Path, PathBuf};
+
+use super::RenderedFile;
+use super::file::{block_range, splice_with, unsplice};
+use crate::config::MirrorConfig;
+
+/// Copies the block of every file this pass rendered for a mirrored agent.
+/// A mirror that cannot be written is logged and retried on the next render
+/// of that file; it never fails the render of the workspace itself.
+pub(super) fn mirror_rendered(root: &Path, mirrors: &[MirrorConfig], rendered: &[RenderedFile]) {
+    for m in mirrors {
+        if same_dir(root, &m.dir) {
+            tracing::warn!(dir = %m.dir.display(), "mirror is the workspace itself; skipped");
+            continue;
+        }
+        for f in rendered.iter().filter(|f| f.agent_id == m.agent) {
+            let Some(rel) = mirror_rel(&f.path, &m.agent) else {
+                continue;
+            };
+            if let Err(e) = mirror_file(root, &f.path, &m.dir.join(rel)) {
+                tracing::warn!(file = %m.dir.join(rel).display(), error = %e, "mirror not written");
+            }
+        }
+    }
+}
+
+/// Where a projection of `agent` lives inside a mirror: the workspace path
+/// without the agent's folder (the layout OpenClaw reads).
+pub fn mirror_rel<'a>(path: &'a str, agent: &str) -> Option<&'a str> {
+    if agent == "default" {
+        return Some(path);
+    }
+    path.strip_prefix("agents/")?
+        .strip_prefix(agent)?
+        .strip_prefix('/')
+}
+
+fn same_dir(a: &Path, b: &Path) -> bool {
+    let canon = |p: &Path| std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf());
+    canon(a) == canon(b)
+}
+
+/// Splices the block of `root/rel` into `target`; links point back into the
+/// workspace, since the artifacts they name are not in the mirror.
+fn mirror_file(root: &Path, rel: &str, target: &Path) -> std::io::Result<()> {
+    let source = std::fs::read_to_string(root.join(rel))?;
+    let Some((b, e)) = block_range(&source) else {
+        return Ok(());
+    };
+    let prefix = format!("[[{}/", root.display());
+    let block = source[b..e].replace("[[", &prefix);
+    let existing = match std::fs::read(target) {
+        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
+            std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8; left untouched")
+        })?,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
+        Err(e) => return Err(e),
+    };
+    let new = splice_with(&existing, &block, block_range(&existing));
+    if new == existing {
+        return Ok(());
+    }
+    if let Some(dir) = target.parent() {
+        std::fs::create_dir_all(dir)?;
+    }
+    crate::files::write_atomic(target, new.as_bytes())
+}
+
+/// What taking a mirror away does to each file that holds memsync's block:
+/// the file's text without the block, or `None` when nothing else is left
+/// (memsync created it, so it goes).
+pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option<String>)>> {
+    let mut files = vec![dir.join("MEMORY.md")];
+    match std::fs::read_dir(dir.join("memory")) {
+        Ok(entries) => {
+            for entry in entries {
+                let path = entry?.path();
+                if path.extension().is_some_and(|x| x == "md") {
+                    files.push(path);
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => return Err(e),
+    }
+    files.sort();
+    let mut plan = Vec::new();
+    for path in files {
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        if let Some(range) = block_range(&text) {
+            let rest = unsplice(&text, range);
+            let after = (!rest.trim().is_empty()).then_some(rest);
+            plan.push((path, text, after));
+        }
+    }
+    Ok(plan)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn mirror_paths_drop_the_agent_folder() {
+        assert_eq!(mirror_rel("MEMORY.md", "default"), Some("MEMORY.md"));
+        assert_eq!(
+            mirror_rel("agents/main/memory/2026-11-01.md", "main"),
+            Some("memory/2026-11-01.md")
+        );
+        assert_eq!(mirror_rel("agents/mainly/MEMORY.md", "main"), None);
+    }
+}
