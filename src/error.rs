@@ -37,6 +37,9 @@ pub enum Error {
     #[error(transparent)]
     Git(#[from] GitError),
 
+    #[error(transparent)]
+    Connect(#[from] ConnectError),
+
     /// A file or directory could not be read or written.
     #[error("{path}: {source}")]
     Io {
@@ -177,6 +180,18 @@ pub enum GitError {
     NotUtf8 { path: String },
 }
 
+/// `connect` and `disconnect`: a harness's file memsync cannot edit safely.
+#[derive(Debug, thiserror::Error)]
+pub enum ConnectError {
+    /// The file does not parse; it is left exactly as it is.
+    #[error("{path}: {reason}")]
+    Unreadable { path: PathBuf, reason: String },
+
+    /// The user already set something memsync would have to overwrite.
+    #[error("{path}: {reason}")]
+    Conflict { path: PathBuf, reason: String },
+}
+
 impl Error {
     pub fn io(path: impl Into<PathBuf>, source: std::io::Error) -> Self {
         Error::Io {
@@ -243,9 +258,11 @@ impl Error {
     /// The single mapping from error to process exit code.
     pub fn exit_status(&self) -> ExitStatus {
         match self {
-            Error::Config(_) | Error::Usage(_) | Error::Hook(_) | Error::Git(_) => {
-                ExitStatus::Usage
-            }
+            Error::Config(_)
+            | Error::Usage(_)
+            | Error::Hook(_)
+            | Error::Git(_)
+            | Error::Connect(_) => ExitStatus::Usage,
             Error::Capture(CaptureError::Input { .. }) => ExitStatus::Usage,
             Error::Capture(CaptureError::Refused { .. }) => ExitStatus::Problems,
             Error::Io { .. } | Error::Store(_) | Error::Locked { .. } => ExitStatus::Runtime,

@@ -40,6 +40,7 @@ pub mod project;
 pub mod pipeline;
 
 pub mod capture;
+pub mod connect;
 pub mod example;
 pub mod forget;
 pub mod generate;

@@ -170,6 +170,34 @@ pub enum Command {
         #[arg(long)]
         dry_run: bool,
     },
+    /// Wire a harness to this workspace: its end-of-session hook or harvest, the
+    /// MCP server, and MEMORY.md where the agent reads its instructions.
+    #[command(
+        after_help = "Examples:\n  memsync connect claude-code --dry-run\n  memsync connect codex\n  memsync connect openclaw --json"
+    )]
+    Connect {
+        /// claude-code, codex or openclaw.
+        #[arg(value_parser = parse_target)]
+        harness: crate::connect::Target,
+        /// Say which files would change, and how; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// Take out everything `connect` added to a harness's files (exactly, when
+    /// nobody edited them since).
+    #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
+    Disconnect {
+        /// claude-code, codex or openclaw.
+        #[arg(value_parser = parse_target)]
+        harness: crate::connect::Target,
+        /// Say which files would change, and how; write nothing.
+        #[arg(long)]
+        dry_run: bool,
+    },
+    /// One screen per harness on this machine: what is connected, whether it
+    /// works, and what to run to fix it. Exit 1 when something is broken.
+    #[command(after_help = "Example:\n  memsync doctor --json")]
+    Doctor,
     /// Serve the memory to an agent over MCP on stdio: memory_search,
     /// memory_get and memory_recent (read-only).
     #[command(
@@ -315,6 +343,11 @@ pub enum ServiceAction {
 pub fn parse_harness(s: &str) -> Result<crate::harvest::Harness, String> {
     crate::harvest::Harness::parse(s)
         .ok_or_else(|| format!("{s:?} is not claude-code, codex, openclaw or pi"))
+}
+
+pub fn parse_target(s: &str) -> Result<crate::connect::Target, String> {
+    crate::connect::Target::parse(s)
+        .ok_or_else(|| format!("{s:?} is not claude-code, codex or openclaw"))
 }
 
 pub fn parse_kind(s: &str) -> Result<crate::contract::ArtifactKind, String> {

@@ -342,6 +342,36 @@ pub fn run(cli: &Cli) -> Result<ExitStatus> {
                 ExitStatus::Ok
             })
         }
+        Command::Connect { harness, dry_run } => {
+            let settings = existing()?;
+            let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
+            let report = crate::connect::connect(*harness, &places, *dry_run)?;
+            if !dry_run {
+                // Render MEMORY.md (and OpenClaw's mirror) with the config connect wrote,
+                // so the file the agent is pointed at exists now.
+                super::commands::sync(&existing()?, now, None)?;
+            }
+            print(json(&report), super::connect::render_connect(&report))?;
+            Ok(ExitStatus::Ok)
+        }
+        Command::Disconnect { harness, dry_run } => {
+            let settings = existing()?;
+            let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
+            let report = crate::connect::disconnect(*harness, &places, *dry_run)?;
+            print(json(&report), super::connect::render_connect(&report))?;
+            Ok(ExitStatus::Ok)
+        }
+        Command::Doctor => {
+            let settings = existing()?;
+            let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
+            let doctor = crate::connect::doctor(&settings, &places)?;
+            print(json(&doctor), super::connect::render_doctor(&doctor))?;
+            Ok(if doctor.broken() {
+                ExitStatus::Problems
+            } else {
+                ExitStatus::Ok
+            })
+        }
         Command::Mcp { no_sync } => {
             // stdout carries the protocol alone; every log line goes to stderr.
             crate::mcp::run(existing()?, !no_sync, cli.now)?;

@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+mod connect;
 mod dispatch;
 pub mod render;
 

@@ -266,20 +266,35 @@ impl JobQueue {
             )
             .map_err(|e| self.err(e))?;
         stats.attention = stmt
-            .query_map([], |r| {
-                Ok(JobRow {
-                    id: r.get(0)?,
-                    kind: r.get(1)?,
-                    agent_id: r.get(2)?,
-                    session_id: r.get(3)?,
-                    state: r.get(4)?,
-                    attempts: r.get(5)?,
-                    last_error: r.get(6)?,
-                    updated_at: r.get(7)?,
-                })
-            })
+            .query_map([], job_row)
             .and_then(|rows| rows.collect::<std::result::Result<Vec<_>, _>>())
             .map_err(|e| self.err(e))?;
         Ok(stats)
     }
+
+    /// The newest job: what the last hook asked for and how it went.
+    pub fn last(&self) -> Result<Option<JobRow>> {
+        self.conn
+            .query_row(
+                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at FROM jobs
+                 ORDER BY id DESC LIMIT 1",
+                [],
+                job_row,
+            )
+            .optional()
+            .map_err(|e| self.err(e))
+    }
+}
+
+fn job_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
+    Ok(JobRow {
+        id: r.get(0)?,
+        kind: r.get(1)?,
+        agent_id: r.get(2)?,
+        session_id: r.get(3)?,
+        state: r.get(4)?,
+        attempts: r.get(5)?,
+        last_error: r.get(6)?,
+        updated_at: r.get(7)?,
+    })
 }

@@ -279,6 +279,18 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "--since \"forever\"",
     ),
     v(
+        "a harness connect does not know",
+        &["connect", "pi"],
+        2,
+        "is not claude-code, codex or openclaw",
+    ),
+    v(
+        "a harness name with a path in it, for disconnect",
+        &["disconnect", "../../etc/passwd"],
+        2,
+        "is not claude-code, codex or openclaw",
+    ),
+    v(
         "a demo into a workspace that is not empty",
         &["demo", "{ws}"],
         2,

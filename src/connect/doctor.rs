@@ -1,0 +1,314 @@
+//! `doctor`: per harness found on this machine, what is connected, whether it
+//! works, and the command that fixes each gap.
+//!
+//! Owns: the checks. Must not: change anything.
+
+use std::path::Path;
+
+use serde::Serialize;
+
+use super::plans::Places;
+use super::{Target, edit};
+use crate::config::Settings;
+use crate::error::Result;
+
+/// How one check came out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Level {
+    Ok,
+    /// Not set up: fine unless the harness is meant to be connected.
+    Missing,
+    /// Set up but not working: doctor exits 1.
+    Broken,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Check {
+    pub level: Level,
+    pub what: String,
+    /// The command that fixes it, when it is not ok.
+    pub fix: Option<String>,
+    /// A part `connect` sets up in the harness's own files (not a state check).
+    #[serde(skip)]
+    part: bool,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct HarnessReport {
+    pub harness: Target,
+    pub dir: std::path::PathBuf,
+    /// Some part of memsync is wired into it.
+    pub connected: bool,
+    pub checks: Vec<Check>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct Doctor {
+    pub workspace: std::path::PathBuf,
+    pub daemon_running: bool,
+    pub harnesses: Vec<HarnessReport>,
+}
+
+impl Doctor {
+    /// Something connected does not work.
+    pub fn broken(&self) -> bool {
+        self.harnesses
+            .iter()
+            .flat_map(|h| &h.checks)
+            .any(|c| c.level == Level::Broken)
+    }
+}
+
+/// OpenClaw injects each file up to this many characters.
+const OPENCLAW_FILE_LIMIT: usize = 20_000;
+
+pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
+    let mut harnesses = Vec::new();
+    for (target, dir) in [
+        (Target::ClaudeCode, &places.claude_dir),
+        (Target::Codex, &places.codex_home),
+        (Target::OpenClaw, &places.openclaw_dir),
+    ] {
+        if !dir.is_dir() {
+            continue;
+        }
+        let mut checks = match target {
+            Target::ClaudeCode => claude_code(settings, places),
+            Target::Codex => codex(settings, places),
+            Target::OpenClaw => openclaw(settings, places),
+        };
+        let connected = checks.iter().any(|c| c.part && c.level != Level::Missing);
+        let fix = format!("memsync connect {}", target.as_str());
+        for c in &mut checks {
+            // A gap in a harness that is partly connected is broken; in one
+            // never connected it is only not set up.
+            if c.level == Level::Missing && connected {
+                c.level = Level::Broken;
+            }
+            if c.level != Level::Ok && c.fix.is_none() {
+                c.fix = Some(fix.clone());
+            }
+        }
+        harnesses.push(HarnessReport {
+            harness: target,
+            dir: dir.clone(),
+            connected,
+            checks,
+        });
+    }
+    Ok(Doctor {
+        workspace: places.workspace.clone(),
+        daemon_running: crate::service::daemon_running(settings),
+        harnesses,
+    })
+}
+
+fn check(level: Level, what: impl Into<String>, fix: Option<String>) -> Check {
+    Check {
+        level,
+        what: what.into(),
+        fix,
+        part: true,
+    }
+}
+
+fn ok(what: impl Into<String>) -> Check {
+    check(Level::Ok, what, None)
+}
+
+fn missing(what: impl Into<String>) -> Check {
+    check(Level::Missing, what, None)
+}
+
+fn broken(what: impl Into<String>, fix: Option<String>) -> Check {
+    check(Level::Broken, what, fix)
+}
+
+/// A check of how things run (the last job, harvest), not of a part connect writes.
+fn state(c: Check) -> Check {
+    Check { part: false, ..c }
+}
+
+fn read(path: &Path) -> Option<String> {
+    std::fs::read_to_string(path).ok()
+}
+
+/// The program a command line starts, if it is a path that exists.
+fn program_exists(program: &str) -> bool {
+    let program = program.trim_matches(['\'', '"']);
+    let path = Path::new(program);
+    if path.is_absolute() {
+        return path.is_file();
+    }
+    std::env::var_os("PATH")
+        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
+}
+
+fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
+    let mut checks = Vec::new();
+    let settings_json = places.claude_dir.join("settings.json");
+    let text = read(&settings_json).unwrap_or_default();
+    for event in ["SessionEnd", "PostCompact"] {
+        match edit::hook_commands(&settings_json, &text, event) {
+            Err(e) => checks.push(broken(crate::error::message(&e), None)),
+            Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {
+                Some(c) if program_exists(c.split_whitespace().next().unwrap_or_default()) => {
+                    checks.push(ok(format!("{event} hook: {c}")))
+                }
+                Some(c) => checks.push(broken(
+                    format!("{event} hook runs a program that does not exist: {c}"),
+                    None,
+                )),
+                None => checks.push(missing(format!(
+                    "{event} hook: not in {}",
+                    settings_json.display()
+                ))),
+            },
+        }
+    }
+    checks.push(state(last_job(settings)));
+    let claude_json = read(&places.claude_json).unwrap_or_default();
+    checks.push(match edit::claude_mcp(&places.claude_json, &claude_json) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!(
+            "MCP server: not in {}",
+            places.claude_json.display()
+        )),
+        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+    });
+    checks.push(import_check(
+        &places.claude_dir.join("CLAUDE.md"),
+        &places.memory_md(&places.agent),
+    ));
+    checks
+}
+
+fn last_job(settings: &Settings) -> Check {
+    match crate::store::jobs::JobQueue::open_existing(&settings.state_dir()) {
+        Ok(Some(q)) => match q.last() {
+            Ok(Some(job)) if job.state == "failed" => broken(
+                format!(
+                    "last hook job ({} of {}, {}): failed: {}",
+                    job.kind,
+                    job.session_id,
+                    job.updated_at,
+                    job.last_error.unwrap_or_default()
+                ),
+                Some("memsync status; memsync capture jobs".into()),
+            ),
+            Ok(Some(job)) => ok(format!(
+                "last hook job: {} of {} {} at {}",
+                job.kind, job.session_id, job.state, job.updated_at
+            )),
+            Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
+            Err(e) => broken(crate::error::message(&e), None),
+        },
+        Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
+        Err(e) => broken(crate::error::message(&e), None),
+    }
+}
+
+fn mcp_check(command: &str) -> Check {
+    if program_exists(command) {
+        ok(format!("MCP server: {command} mcp"))
+    } else {
+        broken(
+            format!("MCP server points at {command}, which does not exist"),
+            None,
+        )
+    }
+}
+
+/// CLAUDE.md / AGENTS.md: memsync's block is there and the file it names exists.
+fn import_check(file: &Path, memory: &Path) -> Check {
+    let text = read(file).unwrap_or_default();
+    match edit::md_block_body(&text) {
+        None => missing(format!("{}: no memsync block", file.display())),
+        Some(body) if !body.contains(&*memory.to_string_lossy()) => broken(
+            format!(
+                "{}: memsync's block names another MEMORY.md than {}",
+                file.display(),
+                memory.display()
+            ),
+            None,
+        ),
+        Some(_) if memory.is_file() => ok(format!(
+            "{} points the agent at {}",
+            file.display(),
+            memory.display()
+        )),
+        Some(_) => broken(
+            format!("{} does not exist yet", memory.display()),
+            Some("memsync sync".into()),
+        ),
+    }
+}
+
+fn codex(settings: &Settings, places: &Places) -> Vec<Check> {
+    let config = places.codex_home.join("config.toml");
+    let text = read(&config).unwrap_or_default();
+    let mut checks = vec![match edit::codex_mcp(&config, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!("MCP server: not in {}", config.display())),
+        Ok(Some((command, _))) => mcp_check(&command),
+    }];
+    checks.push(import_check(
+        &places.codex_home.join("AGENTS.md"),
+        &places.memory_md(&places.agent),
+    ));
+    checks.push(state(harvest_check(settings, "codex")));
+    checks
+}
+
+fn harvest_check(settings: &Settings, harness: &str) -> Check {
+    let h = &settings.config.harvest;
+    if h.enabled && h.harnesses.iter().any(|x| x == harness) {
+        ok(format!(
+            "harvest: the daemon captures finished {harness} sessions every {} s",
+            h.interval_seconds
+        ))
+    } else if h.enabled {
+        broken(
+            format!("harvest.harnesses leaves out {harness}"),
+            Some(format!("add {harness} to harvest.harnesses")),
+        )
+    } else {
+        missing("harvest: not enabled (it has no end-of-session hook)")
+    }
+}
+
+fn openclaw(settings: &Settings, places: &Places) -> Vec<Check> {
+    let mut checks = vec![state(harvest_check(settings, "openclaw"))];
+    let workspace = places.openclaw_workspace();
+    let same = std::fs::canonicalize(&workspace).is_ok_and(|w| w == places.workspace);
+    let memory = if same {
+        places.memory_md("default")
+    } else {
+        workspace.join("MEMORY.md")
+    };
+    let mirrored = same || settings.config.mirrors.iter().any(|m| m.dir == workspace);
+    if !mirrored {
+        checks.push(missing(format!(
+            "no mirror renders MEMORY.md into {}",
+            workspace.display()
+        )));
+        return checks;
+    }
+    checks.push(match read(&memory) {
+        None => broken(
+            format!("{} does not exist yet", memory.display()),
+            Some("memsync sync".into()),
+        ),
+        Some(text) if text.chars().count() > OPENCLAW_FILE_LIMIT => broken(
+            format!(
+                "{} has {} characters; OpenClaw reads the first {OPENCLAW_FILE_LIMIT}",
+                memory.display(),
+                text.chars().count()
+            ),
+            Some("lower memory_md.budget_bytes".into()),
+        ),
+        Some(_) => ok(format!("OpenClaw reads {}", memory.display())),
+    });
+    checks
+}

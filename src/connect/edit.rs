@@ -1,0 +1,425 @@
+//! Edits to the harnesses' own files, each keeping every byte it does not own:
+//! JSON through a concrete syntax tree (`jsonc-parser`), TOML through
+//! `toml_edit`, markdown and YAML through a marked block.
+//!
+//! Owns: adding and taking out memsync's hooks, MCP entries and blocks.
+//! Must not: read or write files (the caller does, atomically, with backups).
+
+use std::path::Path;
+
+use jsonc_parser::ParseOptions;
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+
+use crate::error::{ConnectError, Result};
+use crate::project::file::{block_range_with, splice_with, unsplice};
+
+/// memsync's block in CLAUDE.md and AGENTS.md.
+pub const MD_BEGIN: &str = "<!-- memsync:connect begin";
+pub const MD_END: &str = "<!-- memsync:connect end -->";
+/// memsync's block in its own machine config.
+pub const YAML_BEGIN: &str = "# memsync connect: begin";
+pub const YAML_END: &str = "# memsync connect: end";
+
+/// `text` with memsync's markdown block holding `body` (added at the end when absent).
+pub fn set_md_block(text: &str, body: &str) -> String {
+    let block = format!(
+        "{MD_BEGIN}: managed by `memsync connect`; `memsync disconnect` removes it -->\n{body}{MD_END}\n"
+    );
+    splice_with(text, &block, block_range_with(text, MD_BEGIN, MD_END))
+}
+
+/// `text` without memsync's markdown block.
+pub fn remove_md_block(text: &str) -> String {
+    match block_range_with(text, MD_BEGIN, MD_END) {
+        Some(range) => unsplice(text, range),
+        None => text.to_string(),
+    }
+}
+
+/// The body of memsync's markdown block, if there is one.
+pub fn md_block_body(text: &str) -> Option<&str> {
+    let (b, e) = block_range_with(text, MD_BEGIN, MD_END)?;
+    let block = &text[b..e];
+    let start = block.find('\n')? + 1;
+    let end = block.rfind(MD_END)?;
+    block.get(start..end)
+}
+
+/// `text` with memsync's YAML block holding `body`, or without it for `None`.
+pub fn set_yaml_block(text: &str, body: Option<&str>) -> String {
+    let range = block_range_with(text, YAML_BEGIN, YAML_END);
+    match body {
+        Some(body) => {
+            let block = format!(
+                "{YAML_BEGIN} (managed by `memsync connect`; `memsync disconnect` removes it)\n{body}{YAML_END}\n"
+            );
+            splice_with(text, &block, range)
+        }
+        None => range.map_or_else(|| text.to_string(), |r| unsplice(text, r)),
+    }
+}
+
+/// The YAML outside memsync's block, parsed: the keys the user wrote.
+pub fn yaml_outside_block(path: &Path, text: &str) -> Result<serde_yaml::Value> {
+    let outside = match block_range_with(text, YAML_BEGIN, YAML_END) {
+        Some(r) => unsplice(text, r),
+        None => text.to_string(),
+    };
+    if outside.trim().is_empty() {
+        return Ok(serde_yaml::Value::Null);
+    }
+    serde_yaml::from_str(&outside).map_err(|e| unreadable(path, format!("not valid YAML: {e}")))
+}
+
+/// Claude Code reads its JSON files with a strict parser (no comments, no
+/// trailing commas), so a file serde_json refuses is broken for Claude too.
+fn parse_json(path: &Path, text: &str) -> Result<CstRootNode> {
+    let source = if text.trim().is_empty() { "{}\n" } else { text };
+    match serde_json::from_str::<serde_json::Value>(source) {
+        Ok(serde_json::Value::Object(_)) => {}
+        Ok(_) => return Err(unreadable(path, "not a JSON object at the top")),
+        Err(e) => return Err(unreadable(path, format!("not valid JSON: {e}"))),
+    }
+    CstRootNode::parse(source, &ParseOptions::default())
+        .map_err(|e| unreadable(path, format!("not valid JSON: {e}")))
+}
+
+fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
+    ConnectError::Unreadable {
+        path: path.to_path_buf(),
+        reason: format!("{}; left untouched", reason.into()),
+    }
+    .into()
+}
+
+/// A Claude Code hook handler's command runs memsync's capture hook.
+pub fn is_memsync_hook(command: &str) -> bool {
+    let words: Vec<&str> = command.split_whitespace().collect();
+    let runs_memsync = words.iter().any(|w| {
+        w.trim_matches(['\'', '"'])
+            .rsplit('/')
+            .next()
+            .is_some_and(|name| name == "memsync")
+    });
+    runs_memsync && command.contains("capture --hook claude-code")
+}
+
+/// The commands of every handler under `event` in settings.json's `hooks`.
+pub fn hook_commands(path: &Path, text: &str, event: &str) -> Result<Vec<String>> {
+    let root = parse_json(path, text)?;
+    let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
+        return Ok(Vec::new());
+    };
+    let value = hooks.get(event).and_then(|p| p.to_serde_value());
+    let mut commands = Vec::new();
+    for group in value
+        .iter()
+        .flat_map(|v| v.as_array().into_iter().flatten())
+    {
+        for handler in group["hooks"].as_array().into_iter().flatten() {
+            if let Some(c) = handler["command"].as_str() {
+                commands.push(c.to_string());
+            }
+        }
+    }
+    Ok(commands)
+}
+
+/// Adds a handler running `command` under each event that has no memsync
+/// hook yet, in a matcher group of its own; other hooks stay as they are.
+pub fn add_hooks(path: &Path, text: &str, events: &[&str], command: &str) -> Result<String> {
+    let mut missing = Vec::new();
+    for event in events {
+        if !hook_commands(path, text, event)?
+            .iter()
+            .any(|c| is_memsync_hook(c))
+        {
+            missing.push(*event);
+        }
+    }
+    if missing.is_empty() {
+        return Ok(text.to_string());
+    }
+    let root = parse_json(path, text)?;
+    let hooks = root.object_value_or_set().object_value_or_set("hooks");
+    for event in missing {
+        let handler = CstInputValue::Object(vec![
+            ("type".into(), "command".into()),
+            ("command".into(), command.into()),
+            ("timeout".into(), 30u64.into()),
+        ]);
+        let group =
+            CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))]);
+        let list = hooks.array_value_or_set(event);
+        if !list.elements().is_empty() {
+            // One group per line, rather than a long line with a block after it.
+            list.ensure_multiline();
+        }
+        list.append(group);
+    }
+    Ok(root.to_string())
+}
+
+/// Takes out the handlers whose command is one of `ours`, then the groups,
+/// event lists and `hooks` object that this left empty.
+pub fn remove_hooks(path: &Path, text: &str, ours: &[String]) -> Result<String> {
+    let root = parse_json(path, text)?;
+    let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
+        return Ok(text.to_string());
+    };
+    for event in hooks.properties() {
+        let Some(groups) = event.array_value() else {
+            continue;
+        };
+        for group in groups.elements() {
+            let Some(handlers) = group.as_object().and_then(|g| g.array_value("hooks")) else {
+                continue;
+            };
+            for handler in handlers.elements() {
+                let command = handler.to_serde_value();
+                let command = command.as_ref().and_then(|v| v["command"].as_str());
+                if command.is_some_and(|c| ours.iter().any(|o| o == c)) {
+                    handler.remove();
+                }
+            }
+            if handlers.elements().is_empty() {
+                group.remove();
+            }
+        }
+        if groups.elements().is_empty() {
+            event.remove();
+        }
+    }
+    remove_if_empty(&hooks);
+    Ok(root.to_string())
+}
+
+fn remove_if_empty(object: &CstObject) {
+    if object.properties().is_empty()
+        && let Some(prop) = object.parent().and_then(|p| p.as_object_prop())
+    {
+        prop.remove();
+    }
+}
+
+/// The `mcpServers.memsync` entry of a Claude Code user config, if any.
+pub fn claude_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> {
+    let root = parse_json(path, text)?;
+    Ok(root
+        .object_value()
+        .and_then(|o| o.object_value("mcpServers"))
+        .and_then(|m| m.get("memsync"))
+        .and_then(|p| p.to_serde_value()))
+}
+
+/// Sets `mcpServers.memsync` to a stdio server running `exe args`.
+pub fn set_claude_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Result<String> {
+    let wanted = serde_json::json!({ "type": "stdio", "command": exe, "args": args, "env": {} });
+    if claude_mcp(path, text)?.as_ref() == Some(&wanted) {
+        return Ok(text.to_string());
+    }
+    let root = parse_json(path, text)?;
+    let servers = root.object_value_or_set().object_value_or_set("mcpServers");
+    let value = CstInputValue::Object(vec![
+        ("type".into(), "stdio".into()),
+        ("command".into(), exe.into()),
+        (
+            "args".into(),
+            CstInputValue::Array(args.iter().map(|a| a.as_str().into()).collect()),
+        ),
+        ("env".into(), CstInputValue::Object(Vec::new())),
+    ]);
+    match servers.get("memsync") {
+        Some(prop) => prop.set_value(value),
+        None => {
+            servers.append("memsync", value);
+        }
+    }
+    Ok(root.to_string())
+}
+
+/// Takes `mcpServers.memsync` out, and `mcpServers` if that left it empty.
+pub fn remove_claude_mcp(path: &Path, text: &str) -> Result<String> {
+    let root = parse_json(path, text)?;
+    let Some(servers) = root
+        .object_value()
+        .and_then(|o| o.object_value("mcpServers"))
+    else {
+        return Ok(text.to_string());
+    };
+    let Some(prop) = servers.get("memsync") else {
+        return Ok(text.to_string());
+    };
+    prop.remove();
+    remove_if_empty(&servers);
+    Ok(root.to_string())
+}
+
+/// Whether a JSON text is nothing but an empty object (memsync's creation, undone).
+pub fn is_empty_json(text: &str) -> bool {
+    serde_json::from_str::<serde_json::Value>(text)
+        .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
+}
+
+fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
+    text.parse::<toml_edit::DocumentMut>()
+        .map_err(|e| unreadable(path, format!("not valid TOML: {}", e.to_string().trim())))
+}
+
+/// The `[mcp_servers.memsync]` table of a Codex config, as (command, args).
+pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)>> {
+    let doc = parse_toml(path, text)?;
+    let Some(server) = doc
+        .get("mcp_servers")
+        .and_then(|t| t.get("memsync"))
+        .and_then(|s| s.as_table_like())
+    else {
+        return Ok(None);
+    };
+    let command = server
+        .get("command")
+        .and_then(|c| c.as_str())
+        .unwrap_or_default()
+        .to_string();
+    let args = server
+        .get("args")
+        .and_then(|a| a.as_array())
+        .map(|a| {
+            a.iter()
+                .filter_map(|v| v.as_str().map(String::from))
+                .collect()
+        })
+        .unwrap_or_default();
+    Ok(Some((command, args)))
+}
+
+/// Sets `[mcp_servers.memsync]`; comments and the order of everything else survive.
+pub fn set_codex_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Result<String> {
+    if codex_mcp(path, text)? == Some((exe.to_string(), args.to_vec())) {
+        return Ok(text.to_string());
+    }
+    let mut doc = parse_toml(path, text)?;
+    let servers = doc
+        .entry("mcp_servers")
+        .or_insert_with(|| {
+            let mut t = toml_edit::Table::new();
+            t.set_implicit(true);
+            toml_edit::Item::Table(t)
+        })
+        .as_table_mut()
+        .ok_or_else(|| unreadable(path, "`mcp_servers` is not a table"))?;
+    let mut server = toml_edit::Table::new();
+    server.insert("command", toml_edit::value(exe));
+    let mut list = toml_edit::Array::new();
+    for a in args {
+        list.push(a.as_str());
+    }
+    server.insert("args", toml_edit::value(list));
+    server.decor_mut().set_prefix(
+        "\n# Added by `memsync connect codex`; `memsync disconnect codex` removes it.\n",
+    );
+    servers.insert("memsync", toml_edit::Item::Table(server));
+    Ok(doc.to_string())
+}
+
+/// Takes `[mcp_servers.memsync]` out, and `mcp_servers` if that left it empty.
+pub fn remove_codex_mcp(path: &Path, text: &str) -> Result<String> {
+    let mut doc = parse_toml(path, text)?;
+    let Some(servers) = doc
+        .get_mut("mcp_servers")
+        .and_then(|t| t.as_table_like_mut())
+    else {
+        return Ok(text.to_string());
+    };
+    if servers.remove("memsync").is_none() {
+        return Ok(text.to_string());
+    }
+    if servers.is_empty() {
+        doc.remove("mcp_servers");
+    }
+    Ok(doc.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const P: &str = "settings.json";
+
+    #[test]
+    fn hooks_are_added_beside_existing_ones_and_taken_out_again() {
+        let text = "{\n  \"model\": \"opus\",\n  \"hooks\": {\n    \"SessionEnd\": [\n      { \"hooks\": [ { \"type\": \"command\", \"command\": \"notify-send bye\" } ] }\n    ]\n  }\n}\n";
+        let added = add_hooks(
+            Path::new(P),
+            text,
+            &["SessionEnd", "PostCompact"],
+            "memsync capture --hook claude-code",
+        )
+        .unwrap();
+        assert!(added.contains("notify-send bye"), "{added}");
+        assert_eq!(
+            hook_commands(Path::new(P), &added, "SessionEnd")
+                .unwrap()
+                .len(),
+            2
+        );
+        assert_eq!(
+            add_hooks(
+                Path::new(P),
+                &added,
+                &["SessionEnd", "PostCompact"],
+                "memsync capture --hook claude-code"
+            )
+            .unwrap(),
+            added
+        );
+        let removed = remove_hooks(
+            Path::new(P),
+            &added,
+            &["memsync capture --hook claude-code".into()],
+        )
+        .unwrap();
+        let v: serde_json::Value = serde_json::from_str(&removed).unwrap();
+        let original: serde_json::Value = serde_json::from_str(text).unwrap();
+        assert_eq!(v, original, "{removed}");
+    }
+
+    #[test]
+    fn a_memsync_hook_is_recognised_by_program_and_arguments() {
+        assert!(is_memsync_hook("memsync capture --hook claude-code"));
+        assert!(is_memsync_hook(
+            "'/home/a b/.cargo/bin/memsync' --workspace /w capture --hook claude-code"
+        ));
+        assert!(!is_memsync_hook("memsync-fork capture --hook claude-code"));
+        assert!(!is_memsync_hook("memsync status"));
+    }
+
+    #[test]
+    fn broken_json_and_toml_are_refused() {
+        assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], "x").is_err());
+        assert!(add_hooks(Path::new(P), "// c\n{}", &["SessionEnd"], "x").is_err());
+        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", "m", &[]).is_err());
+    }
+
+    #[test]
+    fn codex_table_keeps_comments_and_goes_cleanly() {
+        let text = "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let added =
+            set_codex_mcp(Path::new("c.toml"), text, "/bin/memsync", &["mcp".into()]).unwrap();
+        assert!(added.starts_with(text.trim_end()), "{added}");
+        assert_eq!(
+            codex_mcp(Path::new("c.toml"), &added).unwrap(),
+            Some(("/bin/memsync".into(), vec!["mcp".into()]))
+        );
+        assert_eq!(remove_codex_mcp(Path::new("c.toml"), &added).unwrap(), text);
+    }
+
+    #[test]
+    fn markdown_block_is_replaced_in_place_and_removed() {
+        let text = "# Mine\n\nkeep me\n";
+        let one = set_md_block(text, "@/w/MEMORY.md\n");
+        assert_eq!(set_md_block(&one, "@/w/MEMORY.md\n"), one);
+        assert_eq!(md_block_body(&one), Some("@/w/MEMORY.md\n"));
+        assert_eq!(remove_md_block(&one), text);
+    }
+}

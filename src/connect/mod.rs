@@ -1,0 +1,322 @@
+//! `connect` and `disconnect`: wire a harness to its memory (hooks, the MCP
+//! server, the instructions file that makes the agent read MEMORY.md, harvest)
+//! and take all of it back out again.
+//!
+//! Owns: planning and applying those edits, with a backup of each file on
+//! memsync's first change, atomic writes, and the record that makes the undo
+//! exact. Must not: touch the workspace (the caller syncs it afterwards).
+
+mod doctor;
+pub mod edit;
+mod plans;
+mod record;
+
+use std::path::{Path, PathBuf};
+
+use serde::Serialize;
+
+pub use doctor::{Check, Doctor, HarnessReport, Level, doctor};
+pub use plans::Places;
+use record::Record;
+
+use crate::error::{ConnectError, Error, Result};
+
+/// A harness `connect` knows how to wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Target {
+    ClaudeCode,
+    Codex,
+    OpenClaw,
+}
+
+impl Target {
+    pub const ALL: [Target; 3] = [Target::ClaudeCode, Target::Codex, Target::OpenClaw];
+
+    pub fn parse(s: &str) -> Option<Target> {
+        Target::ALL.into_iter().find(|t| t.as_str() == s)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Target::ClaudeCode => "claude-code",
+            Target::Codex => "codex",
+            Target::OpenClaw => "openclaw",
+        }
+    }
+}
+
+/// What happens to one file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Action {
+    Create,
+    Update,
+    Remove,
+}
+
+/// One file's change, planned or done.
+#[derive(Debug, Clone, Serialize)]
+pub struct Change {
+    pub path: PathBuf,
+    pub action: Action,
+    /// What memsync adds or takes out, in words.
+    pub what: String,
+    /// The copy of the file as it was before memsync's first change.
+    pub backup: Option<PathBuf>,
+    #[serde(skip)]
+    before: Option<String>,
+    #[serde(skip)]
+    after: Option<String>,
+}
+
+/// What `connect` or `disconnect` did (or, with `--dry-run`, would do).
+#[derive(Debug, Clone, Serialize)]
+pub struct Report {
+    pub harness: Target,
+    pub connect: bool,
+    pub dry_run: bool,
+    pub changes: Vec<Change>,
+    /// Things the user should know: where MEMORY.md is, what to restart.
+    pub notes: Vec<String>,
+}
+
+/// A file's new text from its path (for errors) and current text.
+type TextEdit = Box<dyn Fn(&Path, &str) -> Result<String>>;
+
+const MIRROR_BLOCK: &str = "memsync's ledger block (the mirror)";
+
+/// An edit memsync makes to one file, and how to take it back out.
+pub(crate) struct Edit {
+    path: PathBuf,
+    what: String,
+    apply: TextEdit,
+    undo: TextEdit,
+    /// When the undo leaves this, a file memsync created is removed.
+    empty: fn(&str) -> bool,
+    /// Disconnect takes all of memsync out of the file (false for the machine
+    /// config while another connected harness still needs its block).
+    whole: bool,
+}
+
+/// Wires `target` to the workspace in `places`.
+pub fn connect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
+    let mut record = Record::load(&places.record)?;
+    let plan = plans::plan(target, places, &record, true)?;
+    let mut changes = Vec::new();
+    for edit in &plan.edits {
+        let current = read_text(&edit.path)?;
+        let after = (edit.apply)(&edit.path, current.as_deref().unwrap_or(""))?;
+        if current.as_deref() != Some(after.as_str()) {
+            changes.push(change(edit, current, Some(after)));
+        }
+    }
+    if !dry_run {
+        apply(&mut changes, &mut record, true)?;
+        if let Some(mirror) = &plan.mirror {
+            back_up_mirror(&mirror.dir)?;
+        }
+        record.harnesses.insert(target.as_str().into());
+        record.hooks.extend(plan.hook_command.clone());
+        if plan.mirror.is_some() {
+            record.mirror = plan.mirror.clone();
+        }
+        record.save(&places.record)?;
+    }
+    Ok(Report {
+        harness: target,
+        connect: true,
+        dry_run,
+        changes,
+        notes: plan.notes,
+    })
+}
+
+/// Takes out everything `connect target` added: a file memsync created and
+/// nobody edited since goes, a file it changed and nobody edited since gets
+/// its old bytes back, and otherwise only memsync's keys or block go.
+pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
+    let mut record = Record::load(&places.record)?;
+    let plan = plans::plan(target, places, &record, false)?;
+    let mut changes = Vec::new();
+    for edit in &plan.edits {
+        let Some(current) = read_text(&edit.path)? else {
+            continue;
+        };
+        let after = undone(edit, &record, &current)?;
+        if after.as_deref() != Some(current.as_str()) {
+            changes.push(change(edit, Some(current), after));
+        }
+    }
+    if let Some(mirror) = &plan.mirror {
+        for (path, before, after) in crate::project::mirror::unmirror_plan(&mirror.dir)
+            .map_err(|e| Error::io(&mirror.dir, e))?
+        {
+            let what = MIRROR_BLOCK.to_string();
+            changes.push(Change {
+                action: if after.is_some() {
+                    Action::Update
+                } else {
+                    Action::Remove
+                },
+                path,
+                what,
+                backup: None,
+                before: Some(before),
+                after,
+            });
+        }
+    }
+    if !dry_run {
+        apply(&mut changes, &mut record, false)?;
+        for edit in plan.edits.iter().filter(|e| e.whole) {
+            record.files.remove(&edit.path);
+        }
+        for c in &changes {
+            if plan.mirror.is_some() && c.what == MIRROR_BLOCK {
+                record.files.remove(&c.path);
+            }
+            drop_redundant_backup(&c.path)?;
+        }
+        record.harnesses.remove(target.as_str());
+        if target == Target::ClaudeCode {
+            record.hooks.clear();
+        }
+        if target == Target::OpenClaw {
+            record.mirror = None;
+        }
+        record.save(&places.record)?;
+    }
+    Ok(Report {
+        harness: target,
+        connect: false,
+        dry_run,
+        changes,
+        notes: plan.notes,
+    })
+}
+
+/// The text `edit` leaves after disconnect; `None` removes the file.
+fn undone(edit: &Edit, record: &Record, current: &str) -> Result<Option<String>> {
+    if edit.whole
+        && let Some(original) = record.untouched_original(&edit.path, current)
+    {
+        return Ok(original);
+    }
+    let after = (edit.undo)(&edit.path, current)?;
+    let created = record.files.get(&edit.path).is_some_and(|f| f.created);
+    Ok((!(edit.whole && created && (edit.empty)(&after))).then_some(after))
+}
+
+fn change(edit: &Edit, before: Option<String>, after: Option<String>) -> Change {
+    let action = match (&before, &after) {
+        (None, _) => Action::Create,
+        (Some(_), None) => Action::Remove,
+        (Some(_), Some(_)) => Action::Update,
+    };
+    Change {
+        path: edit.path.clone(),
+        action,
+        what: edit.what.clone(),
+        backup: None,
+        before,
+        after,
+    }
+}
+
+/// Writes every change: a backup of a file memsync changes for the first
+/// time, then the new text atomically (through a symlink to its target, so
+/// dotfile managers keep their link), then the record.
+fn apply(changes: &mut [Change], record: &mut Record, back_up: bool) -> Result<()> {
+    for c in changes.iter_mut() {
+        let target = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
+        if let (Some(before), false, true) =
+            (&c.before, record.files.contains_key(&c.path), back_up)
+        {
+            let backup = backup_path(&c.path);
+            if !backup.exists() {
+                crate::files::write_atomic(&backup, before.as_bytes())
+                    .map_err(|e| Error::io(&backup, e))?;
+            }
+            c.backup = Some(backup);
+        }
+        match &c.after {
+            Some(after) => {
+                if let Some(dir) = target.parent() {
+                    record.make_dirs(dir)?;
+                }
+                crate::files::write_atomic(&target, after.as_bytes())
+                    .map_err(|e| Error::io(&target, e))?;
+                record.wrote(&c.path, c.before.as_deref(), after);
+            }
+            None => match std::fs::remove_file(&target) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+                Err(e) => return Err(Error::io(&target, e)),
+            },
+        }
+    }
+    Ok(())
+}
+
+/// Backs up OpenClaw's own MEMORY.md and daily notes before the mirror first
+/// adds memsync's block to them (the projection writes them from then on).
+fn back_up_mirror(dir: &Path) -> Result<()> {
+    let mut files = vec![dir.join("MEMORY.md")];
+    if let Ok(entries) = std::fs::read_dir(dir.join("memory")) {
+        files.extend(
+            entries
+                .flatten()
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "md")),
+        );
+    }
+    for file in files {
+        let backup = backup_path(&file);
+        let Ok(text) = std::fs::read(&file) else {
+            continue;
+        };
+        let has_block =
+            crate::project::file::block_range(&String::from_utf8_lossy(&text)).is_some();
+        if !has_block && !backup.exists() {
+            crate::files::write_atomic(&backup, &text).map_err(|e| Error::io(&backup, e))?;
+        }
+    }
+    Ok(())
+}
+
+/// After an exact undo the backup holds what the file holds (or the file is
+/// gone with memsync's creation): it is no longer needed.
+fn drop_redundant_backup(path: &Path) -> Result<()> {
+    let backup = backup_path(path);
+    let (Ok(saved), Ok(current)) = (std::fs::read(&backup), std::fs::read(path)) else {
+        return Ok(());
+    };
+    if saved == current {
+        std::fs::remove_file(&backup).map_err(|e| Error::io(&backup, e))?;
+    }
+    Ok(())
+}
+
+/// `settings.json` -> `settings.json.memsync-backup`.
+pub fn backup_path(path: &Path) -> PathBuf {
+    let mut name = path.file_name().unwrap_or_default().to_os_string();
+    name.push(".memsync-backup");
+    path.with_file_name(name)
+}
+
+/// The file's text; `None` when it does not exist. A file that is not UTF-8
+/// is not memsync's to edit.
+fn read_text(path: &Path) -> Result<Option<String>> {
+    match std::fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
+            ConnectError::Unreadable {
+                path: path.to_path_buf(),
+                reason: "not UTF-8 text; left untouched".into(),
+            }
+            .into()
+        }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(Error::io(path, e)),
+    }
+}

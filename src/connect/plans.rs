@@ -1,0 +1,378 @@
+//! What `connect` changes for each harness, and where those files live.
+//!
+//! - Claude Code: SessionEnd and PostCompact hooks in `settings.json`, the
+//!   MCP server in the user config (`~/.claude.json`), and a block in
+//!   `CLAUDE.md` importing MEMORY.md (`@path`).
+//! - Codex: `[mcp_servers.memsync]` in `config.toml`, a block in `AGENTS.md`
+//!   saying where MEMORY.md is, and harvest in memsync's machine config.
+//! - OpenClaw: harvest, and a mirror of agent `main`'s MEMORY.md and daily
+//!   logs in OpenClaw's workspace when that is not the memsync workspace.
+//!
+//! Owns: the plan per harness. Must not: write anything.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+use serde_yaml::Value;
+
+use super::record::Record;
+use super::{Edit, Target, edit};
+use crate::config::{Env, MirrorConfig, Settings};
+use crate::error::{ConfigError, ConnectError, Error, Result};
+use crate::harvest::Harness;
+
+/// Every path `connect` reads or writes, resolved once (tests point them at temp dirs).
+#[derive(Debug, Clone)]
+pub struct Places {
+    /// The memsync binary the hooks and MCP entries run.
+    pub exe: PathBuf,
+    pub workspace: PathBuf,
+    /// The memsync agent of Claude Code and Codex sessions (`harvest.agent`).
+    pub agent: String,
+    pub claude_dir: PathBuf,
+    /// Claude Code's user config, where user-scope MCP servers live.
+    pub claude_json: PathBuf,
+    pub codex_home: PathBuf,
+    pub openclaw_dir: PathBuf,
+    /// memsync's machine config (harvest and mirrors are machine settings).
+    pub machine_config: PathBuf,
+    /// The connection record.
+    pub record: PathBuf,
+}
+
+impl Places {
+    pub fn resolve(settings: &Settings, env: &Env, config_flag: Option<&Path>) -> Result<Places> {
+        let home = env.home.clone().ok_or(ConfigError::Environment {
+            var: "HOME",
+            needed_for: "the harnesses' files are found under it",
+        })?;
+        let exe = std::env::current_exe().map_err(|e| Error::io("<current executable>", e))?;
+        let workspace =
+            std::fs::canonicalize(&settings.root).map_err(|e| Error::io(&settings.root, e))?;
+        let harvest = &settings.config.harvest;
+        let dir = |h: Harness| h.home(harvest, env).unwrap_or_else(|| home.clone());
+        let claude_dir = dir(Harness::ClaudeCode);
+        // With CLAUDE_CONFIG_DIR, Claude Code keeps its user config inside that folder.
+        let claude_json = match &env.claude_config_dir {
+            Some(d) => d.join(".claude.json"),
+            None => home.join(".claude.json"),
+        };
+        let machine_config = env
+            .machine_config(config_flag)
+            .map(|(p, _)| p)
+            .unwrap_or_else(|| home.join(".config/memsync/config.yaml"));
+        let state = env
+            .xdg_state_home
+            .clone()
+            .unwrap_or_else(|| home.join(".local/state"));
+        Ok(Places {
+            exe,
+            workspace,
+            agent: harvest.agent.clone(),
+            claude_dir,
+            claude_json,
+            codex_home: dir(Harness::Codex),
+            openclaw_dir: dir(Harness::OpenClaw),
+            machine_config,
+            record: state.join("memsync/connect.json"),
+        })
+    }
+
+    /// The MEMORY.md of `agent`, absolute.
+    pub fn memory_md(&self, agent: &str) -> PathBuf {
+        self.workspace.join(crate::project::memory_md_path(agent))
+    }
+
+    /// The command Claude Code runs at the end of a session.
+    pub fn hook_command(&self) -> String {
+        let mut words = vec![
+            shell_word(&self.exe.to_string_lossy()),
+            "--workspace".into(),
+            shell_word(&self.workspace.to_string_lossy()),
+        ];
+        if self.agent != "default" {
+            words.push("--agent".into());
+            words.push(shell_word(&self.agent));
+        }
+        words.extend(["capture", "--hook", "claude-code"].map(String::from));
+        words.join(" ")
+    }
+
+    /// The arguments of the MCP server entry.
+    pub fn mcp_args(&self) -> Vec<String> {
+        vec![
+            "--workspace".into(),
+            self.workspace.to_string_lossy().into_owned(),
+            "mcp".into(),
+        ]
+    }
+
+    /// OpenClaw's workspace: `agents.defaults.workspace` in `openclaw.json`,
+    /// else `<state dir>/workspace`.
+    pub fn openclaw_workspace(&self) -> PathBuf {
+        let configured = std::fs::read_to_string(self.openclaw_dir.join("openclaw.json"))
+            .ok()
+            .and_then(|text| {
+                jsonc_parser::parse_to_serde_value::<serde_json::Value>(&text, &Default::default())
+                    .ok()
+            })
+            .and_then(|v| {
+                v.pointer("/agents/defaults/workspace")
+                    .and_then(|w| w.as_str())
+                    .map(String::from)
+            });
+        match configured {
+            Some(w) => match (w.strip_prefix("~/"), self.openclaw_dir.parent()) {
+                (Some(rest), Some(home)) if self.openclaw_dir.ends_with(".openclaw") => {
+                    home.join(rest)
+                }
+                _ => PathBuf::from(w),
+            },
+            None => self.openclaw_dir.join("workspace"),
+        }
+    }
+}
+
+/// A word the shell reads back as itself.
+fn shell_word(s: &str) -> String {
+    let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
+    if !s.is_empty() && s.chars().all(plain) {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', "'\\''"))
+    }
+}
+
+/// The edits of one harness, and what the record should remember.
+pub(super) struct Plan {
+    pub edits: Vec<Edit>,
+    pub hook_command: Option<String>,
+    pub mirror: Option<MirrorConfig>,
+    pub notes: Vec<String>,
+}
+
+pub(super) fn plan(
+    target: Target,
+    places: &Places,
+    record: &Record,
+    connecting: bool,
+) -> Result<Plan> {
+    let mut plan = Plan {
+        edits: Vec::new(),
+        hook_command: None,
+        mirror: None,
+        notes: Vec::new(),
+    };
+    match target {
+        Target::ClaudeCode => claude_code(places, record, &mut plan),
+        Target::Codex => codex(places, &mut plan),
+        Target::OpenClaw => openclaw(places, record, connecting, &mut plan),
+    }
+    if target != Target::ClaudeCode {
+        plan.edits
+            .push(machine_config(target, places, record, connecting));
+    }
+    Ok(plan)
+}
+
+fn empty_text(text: &str) -> bool {
+    text.trim().is_empty()
+}
+
+fn claude_code(places: &Places, record: &Record, plan: &mut Plan) {
+    let command = places.hook_command();
+    let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
+    ours.push(command.clone());
+    let hook = command.clone();
+    plan.edits.push(Edit {
+        path: places.claude_dir.join("settings.json"),
+        what: "SessionEnd and PostCompact hooks running `memsync capture --hook claude-code`"
+            .into(),
+        apply: Box::new(move |p, t| edit::add_hooks(p, t, &["SessionEnd", "PostCompact"], &hook)),
+        undo: Box::new(move |p, t| edit::remove_hooks(p, t, &ours)),
+        empty: edit::is_empty_json,
+        whole: true,
+    });
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    plan.edits.push(Edit {
+        path: places.claude_json.clone(),
+        what: "the `memsync` MCP server (user scope)".into(),
+        apply: Box::new(move |p, t| edit::set_claude_mcp(p, t, &exe, &args)),
+        undo: Box::new(edit::remove_claude_mcp),
+        empty: edit::is_empty_json,
+        whole: true,
+    });
+    let memory = places.memory_md(&places.agent);
+    let body = format!("@{}\n", memory.display());
+    plan.edits.push(Edit {
+        path: places.claude_dir.join("CLAUDE.md"),
+        what: format!("a block importing {}", memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+    });
+    plan.hook_command = Some(command);
+    plan.notes.push(format!(
+        "Claude Code reads {} at start-up (an @import in CLAUDE.md); a new session picks it up",
+        memory.display()
+    ));
+}
+
+/// The instruction Codex gets: where MEMORY.md is and which tools reach further.
+pub fn codex_instruction(memory: &Path) -> String {
+    format!(
+        "## Memory of earlier sessions (memsync)\n\n\
+         `{}` is the ledger of your recent sessions on this machine, newest first: one line per \
+         session saying what was asked and done, with links to its summary. Read it before work \
+         that may continue an earlier session. To look further back, use the `memsync` MCP tools: \
+         `memory_search` (full text), `memory_recent` (the ledger as data) and `memory_get` (one \
+         session's summary or transcript).\n",
+        memory.display()
+    )
+}
+
+fn codex(places: &Places, plan: &mut Plan) {
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    plan.edits.push(Edit {
+        path: places.codex_home.join("config.toml"),
+        what: "[mcp_servers.memsync]".into(),
+        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, &exe, &args)),
+        undo: Box::new(edit::remove_codex_mcp),
+        empty: empty_text,
+        whole: true,
+    });
+    let memory = places.memory_md(&places.agent);
+    let body = codex_instruction(&memory);
+    plan.edits.push(Edit {
+        path: places.codex_home.join("AGENTS.md"),
+        what: format!("a block pointing Codex at {}", memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+    });
+    plan.notes.push(
+        "Codex has no end-of-session hook: `memsync watch` harvests its finished sessions \
+         (restart the daemon to pick up harvest.enabled)"
+            .into(),
+    );
+}
+
+/// The OpenClaw agent whose workspace is the default one.
+const OPENCLAW_AGENT: &str = "main";
+
+fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan) {
+    let workspace = places.openclaw_workspace();
+    let same = std::fs::canonicalize(&workspace).is_ok_and(|w| w == places.workspace);
+    plan.mirror = if connecting {
+        (!same).then(|| MirrorConfig {
+            agent: OPENCLAW_AGENT.into(),
+            dir: workspace.clone(),
+        })
+    } else {
+        record.mirror.clone()
+    };
+    plan.notes.push(if same {
+        format!(
+            "OpenClaw's workspace is this workspace: it reads MEMORY.md there; agent `{OPENCLAW_AGENT}`'s ledger is {}",
+            places.memory_md(OPENCLAW_AGENT).display()
+        )
+    } else {
+        format!(
+            "OpenClaw reads {}/MEMORY.md and memory/YYYY-MM-DD.md: memsync renders agent `{OPENCLAW_AGENT}`'s block there on every sync (restart `memsync watch` to pick it up)",
+            workspace.display()
+        )
+    });
+}
+
+/// memsync's block in its machine config: harvest while Codex or OpenClaw is
+/// connected, and OpenClaw's mirror. Shared, so disconnect keeps what the
+/// other harnesses still need.
+fn machine_config(target: Target, places: &Places, record: &Record, connecting: bool) -> Edit {
+    let mut harnesses: BTreeSet<String> = record.harnesses.clone();
+    let mut remaining = harnesses.clone();
+    harnesses.insert(target.as_str().into());
+    remaining.remove(target.as_str());
+    let needs_harvest = |set: &BTreeSet<String>| set.contains("codex") || set.contains("openclaw");
+    let connect_mirror = match target {
+        Target::OpenClaw if connecting => {
+            let w = places.openclaw_workspace();
+            let same = std::fs::canonicalize(&w).is_ok_and(|w| w == places.workspace);
+            (!same).then(|| MirrorConfig {
+                agent: OPENCLAW_AGENT.into(),
+                dir: w,
+            })
+        }
+        _ => record.mirror.clone(),
+    };
+    let keep_mirror = if target == Target::OpenClaw {
+        None
+    } else {
+        record.mirror.clone()
+    };
+    let (apply_harvest, undo_harvest) = (needs_harvest(&harnesses), needs_harvest(&remaining));
+    Edit {
+        path: places.machine_config.clone(),
+        what: "harvest.enabled and mirrors in memsync's machine config".into(),
+        apply: Box::new(move |p, t| machine_text(p, t, apply_harvest, connect_mirror.as_ref())),
+        undo: Box::new(move |p, t| machine_text(p, t, undo_harvest, keep_mirror.as_ref())),
+        empty: empty_text,
+        whole: !undo_harvest,
+    }
+}
+
+/// The machine config with memsync's block saying what is needed; keys the
+/// user wrote are never rewritten (a conflict is an error that says what to add).
+fn machine_text(
+    path: &Path,
+    text: &str,
+    harvest: bool,
+    mirror: Option<&MirrorConfig>,
+) -> Result<String> {
+    let outside = edit::yaml_outside_block(path, text)?;
+    let conflict = |reason: String| -> Error {
+        ConnectError::Conflict {
+            path: path.to_path_buf(),
+            reason,
+        }
+        .into()
+    };
+    let mut body = String::new();
+    if harvest {
+        match outside.get("harvest") {
+            None => body.push_str("harvest:\n  enabled: true\n"),
+            Some(h) if h.get("enabled").and_then(Value::as_bool) == Some(true) => {}
+            Some(_) => return Err(conflict(
+                "`harvest:` is set here without `enabled: true`; add `enabled: true` under it (memsync does not rewrite keys you wrote) and run connect again".into(),
+            )),
+        }
+    }
+    if let Some(m) = mirror {
+        let dir = m.dir.to_string_lossy();
+        match outside.get("mirrors") {
+            None => body.push_str(&format!(
+                "mirrors:\n  - agent: {}\n    dir: {}\n",
+                m.agent,
+                serde_json::to_string(&dir).unwrap_or_default()
+            )),
+            Some(list)
+                if list.as_sequence().is_some_and(|l| {
+                    l.iter().any(|e| {
+                        e.get("agent").and_then(Value::as_str) == Some(&m.agent)
+                            && e.get("dir").and_then(Value::as_str) == Some(&dir)
+                    })
+                }) => {}
+            Some(_) => {
+                return Err(conflict(format!(
+                    "`mirrors:` is set here; add {{agent: {}, dir: {dir}}} to it yourself and run connect again",
+                    m.agent
+                )));
+            }
+        }
+    }
+    Ok(edit::set_yaml_block(
+        text,
+        (!body.is_empty()).then_some(body.as_str()),
+    ))
+}
