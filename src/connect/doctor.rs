@@ -145,6 +145,14 @@ fn program_exists(program: &str) -> bool {
         .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
 }
 
+/// The program of a shell command line: a single-quoted word whole, else up to the first blank.
+fn first_word(command: &str) -> &str {
+    match command.strip_prefix('\'') {
+        Some(rest) => rest.split('\'').next().unwrap_or_default(),
+        None => command.split_whitespace().next().unwrap_or_default(),
+    }
+}
+
 fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = Vec::new();
     let settings_json = places.claude_dir.join("settings.json");
@@ -153,7 +161,7 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
         match edit::hook_commands(&settings_json, &text, event) {
             Err(e) => checks.push(broken(crate::error::message(&e), None)),
             Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {
-                Some(c) if program_exists(c.split_whitespace().next().unwrap_or_default()) => {
+                Some(c) if program_exists(first_word(c)) => {
                     checks.push(ok(format!("{event} hook: {c}")))
                 }
                 Some(c) => checks.push(broken(
@@ -311,4 +319,18 @@ fn openclaw(settings: &Settings, places: &Places) -> Vec<Check> {
         Some(_) => ok(format!("OpenClaw reads {}", memory.display())),
     });
     checks
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_program_of_a_hook_command_keeps_a_quoted_path_whole() {
+        assert_eq!(
+            first_word("'/home/a b/memsync' --workspace x"),
+            "/home/a b/memsync"
+        );
+        assert_eq!(first_word("/usr/bin/memsync capture"), "/usr/bin/memsync");
+    }
 }
