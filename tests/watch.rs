@@ -175,6 +175,42 @@ fn an_idle_workspace_causes_no_batches() {
     drop(daemon);
 }
 
+/// Context switches of every thread of a process: each one is a wake-up.
+fn wake_ups(pid: i32) -> i64 {
+    std::fs::read_dir(format!("/proc/{pid}/task"))
+        .unwrap()
+        .flatten()
+        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
+        .flat_map(|status| {
+            status
+                .lines()
+                .filter(|l| l.contains("ctxt_switches:"))
+                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+                .collect::<Vec<_>>()
+        })
+        .sum()
+}
+
+#[test]
+fn an_idle_daemon_sleeps_until_something_changes() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "w-sleep", recent(3)));
+    let daemon = Daemon::start(ws.root());
+    std::thread::sleep(Duration::from_millis(500));
+    let before = wake_ups(daemon.pid());
+    std::thread::sleep(Duration::from_secs(3));
+    let woke = wake_ups(daemon.pid()) - before;
+    // A fixed 50 ms tick would be 60 wake-ups; a few stray ones (the kernel
+    // moving a thread) are not a timer.
+    assert!(woke <= 5, "{woke} wake-ups in 3 s of quiet");
+    // And it still wakes for a change.
+    ws.add(&session("default", "w-wake", recent(1)));
+    wait_for(&daemon.log, "the new session", || {
+        memory_md(ws.root()).contains("session=w-wake")
+    });
+    drop(daemon);
+}
+
 #[test]
 fn kill_9_then_restart_ends_in_the_clean_result() {
     let ws = Workspace::new();

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use chrono::Utc;
 use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
-use notify_debouncer_full::{DebounceEventResult, Debouncer, RecommendedCache, new_debouncer_opt};
 use serde::{Deserialize, Serialize};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
@@ -93,7 +92,7 @@ pub fn run(load: impl Fn() -> Result<Settings>) -> Result<()> {
 
 /// What woke the daemon.
 enum Wake {
-    Events(DebounceEventResult),
+    Event(RawEvent),
     Reload,
     Stop,
     Timer,
@@ -107,9 +106,16 @@ struct Daemon<L> {
     rules: ScanRules,
     root: PathBuf,
     index: Index,
-    events: UnboundedReceiver<DebounceEventResult>,
-    sender: UnboundedSender<DebounceEventResult>,
-    watcher: Option<Debouncer<notify::RecommendedWatcher, RecommendedCache>>,
+    events: UnboundedReceiver<RawEvent>,
+    sender: UnboundedSender<RawEvent>,
+    watcher: Option<notify::RecommendedWatcher>,
+    /// Events gathered since the last batch: reconciled once the tree has
+    /// been quiet for `watch.debounce_ms` (or after `MAX_GATHER` of activity).
+    /// The timer is armed only while something is pending, so an idle
+    /// daemon sleeps until the next event.
+    pending: Vec<RawEvent>,
+    /// (first event of the batch, latest event).
+    pending_at: Option<(Instant, Instant)>,
     state: DaemonState,
     _lock: DaemonLock,
     next_full: Instant,
@@ -137,6 +143,12 @@ struct Retry {
     attempt: u32,
     at: Instant,
 }
+
+/// One event as notify delivers it.
+type RawEvent = notify::Result<notify::Event>;
+
+/// A tree that never goes quiet is still reconciled this often.
+const MAX_GATHER: Duration = Duration::from_secs(2);
 
 /// How long a git workspace must be quiet before the daemon commits projections.
 const GIT_QUIET: Duration = Duration::from_secs(1);
@@ -169,6 +181,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             events,
             sender,
             watcher: None,
+            pending: Vec::new(),
+            pending_at: None,
             state,
             _lock: lock,
             next_full,
@@ -207,7 +221,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         loop {
             let deadline = self.next_wake(watchdog)?;
             let wake = tokio::select! {
-                Some(result) = self.events.recv() => Wake::Events(result),
+                Some(event) = self.events.recv() => Wake::Event(event),
                 _ = hangup.recv() => Wake::Reload,
                 _ = terminate.recv() => Wake::Stop,
                 _ = interrupt.recv() => Wake::Stop,
@@ -215,9 +229,10 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 _ = tokio::time::sleep_until(deadline) => Wake::Timer,
             };
             match wake {
-                Wake::Events(first) => self.on_events(first)?,
+                Wake::Event(event) => self.gather(event),
                 Wake::Reload => self.reload()?,
                 Wake::Stop => break,
+                Wake::Timer if self.batch_due() => self.on_events()?,
                 Wake::Timer => self.on_timer()?,
                 Wake::Jobs => self.run_jobs(),
             }
@@ -262,16 +277,39 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         if let Some(w) = watchdog {
             next = next.min(Instant::now() + w);
         }
+        if let Some(at) = self.batch_at() {
+            next = next.min(at);
+        }
         Ok(next)
+    }
+
+    /// Adds an event (and any already queued behind it) to the pending batch.
+    fn gather(&mut self, event: RawEvent) {
+        self.pending.push(event);
+        while let Ok(more) = self.events.try_recv() {
+            self.pending.push(more);
+        }
+        let now = Instant::now();
+        let first = self.pending_at.map_or(now, |(first, _)| first);
+        self.pending_at = Some((first, now));
+    }
+
+    /// When the pending batch is due: quiet for the debounce, or gathering too long.
+    fn batch_at(&self) -> Option<Instant> {
+        let debounce = Duration::from_millis(self.settings.config.watch.debounce_ms);
+        self.pending_at
+            .map(|(first, last)| (last + debounce).min(first + MAX_GATHER))
+    }
+
+    fn batch_due(&self) -> bool {
+        self.batch_at().is_some_and(|at| Instant::now() >= at)
     }
 
     /// Reconciles what a batch of events names; a rescan flag, an error, a
     /// directory event or a missing root means a full reconcile.
-    fn on_events(&mut self, first: DebounceEventResult) -> Result<()> {
-        let mut batch = vec![first];
-        while let Ok(more) = self.events.try_recv() {
-            batch.push(more);
-        }
+    fn on_events(&mut self) -> Result<()> {
+        let batch = std::mem::take(&mut self.pending);
+        self.pending_at = None;
         let mut paths = BTreeSet::new();
         let mut full_reason = None;
         let mut projection_written = false;
@@ -279,30 +317,26 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let mut activity = false;
         for result in batch {
             match result {
-                Ok(events) => {
-                    for event in events {
-                        // Reads (ours included) never change content: no feedback loop.
-                        if matches!(event.kind, EventKind::Access(_)) {
-                            continue;
-                        }
-                        tracing::debug!(kind = ?event.kind, paths = ?event.paths, "event");
-                        if self.needs_full(&event) {
-                            full_reason = Some("a rescan or directory event");
-                        }
-                        for path in &event.paths {
-                            projection_written |= self.is_projection(path);
-                            activity |= scan::relative(&self.root, path)
-                                .is_some_and(|rel| !self.rules.is_under_excluded(&rel));
-                            if let Some(rel) = self.relevant(path) {
-                                paths.insert(rel);
-                            }
+                Ok(event) => {
+                    // Reads (ours included) never change content: no feedback loop.
+                    if matches!(event.kind, EventKind::Access(_)) {
+                        continue;
+                    }
+                    tracing::debug!(kind = ?event.kind, paths = ?event.paths, "event");
+                    if self.needs_full(&event) {
+                        full_reason = Some("a rescan or directory event");
+                    }
+                    for path in &event.paths {
+                        projection_written |= self.is_projection(path);
+                        activity |= scan::relative(&self.root, path)
+                            .is_some_and(|rel| !self.rules.is_under_excluded(&rel));
+                        if let Some(rel) = self.relevant(path) {
+                            paths.insert(rel);
                         }
                     }
                 }
-                Err(errors) => {
-                    for e in errors {
-                        tracing::warn!(error = %e, "watch error; reconciling everything");
-                    }
+                Err(e) => {
+                    tracing::warn!(error = %e, "watch error; reconciling everything");
                     full_reason = Some("a watcher error");
                 }
             }

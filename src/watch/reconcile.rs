@@ -267,24 +267,18 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// (Re)creates the recursive watch; on failure the daemon polls instead.
     pub(super) fn rewatch(&mut self) {
         self.watcher = None;
-        let debounce = Duration::from_millis(self.settings.config.watch.debounce_ms);
         let sender = self.sender.clone();
-        let handler = move |result: DebounceEventResult| {
-            let _ = sender.send(result);
+        let handler = move |event: notify::Result<notify::Event>| {
+            let _ = sender.send(event);
         };
         // Symlinks are never followed: one watch tree, the workspace itself.
         let config = notify::Config::default().with_follow_symlinks(false);
-        let made = new_debouncer_opt::<_, notify::RecommendedWatcher, RecommendedCache>(
-            debounce,
-            None,
-            handler,
-            RecommendedCache::new(),
-            config,
-        )
-        .and_then(|mut d| {
-            d.watch(&self.root, notify::RecursiveMode::Recursive)
-                .map(|_| d)
-        });
+        let made = <notify::RecommendedWatcher as notify::Watcher>::new(handler, config).and_then(
+            |mut w| {
+                notify::Watcher::watch(&mut w, &self.root, notify::RecursiveMode::Recursive)
+                    .map(|_| w)
+            },
+        );
         match made {
             Ok(d) => {
                 self.watcher = Some(d);
