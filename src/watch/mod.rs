@@ -284,14 +284,33 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     /// Adds an event (and any already queued behind it) to the pending batch.
+    /// Reads never count (a reader polling MEMORY.md must not hold a batch
+    /// back), and events in excluded places (memsync's own state, git's
+    /// objects) do not extend the quiet period.
     fn gather(&mut self, event: RawEvent) {
-        self.pending.push(event);
+        let mut queued = vec![event];
         while let Ok(more) = self.events.try_recv() {
-            self.pending.push(more);
+            queued.push(more);
         }
         let now = Instant::now();
-        let first = self.pending_at.map_or(now, |(first, _)| first);
-        self.pending_at = Some((first, now));
+        for event in queued {
+            if matches!(&event, Ok(e) if matches!(e.kind, EventKind::Access(_))) {
+                continue;
+            }
+            let counts = match &event {
+                Ok(e) => e.paths.iter().any(|p| {
+                    scan::relative(&self.root, p)
+                        .is_none_or(|rel| !self.rules.is_under_excluded(&rel))
+                }),
+                Err(_) => true,
+            };
+            self.pending.push(event);
+            self.pending_at = match self.pending_at {
+                Some((first, _)) if counts => Some((first, now)),
+                Some(at) => Some(at),
+                None => Some((now, now)),
+            };
+        }
     }
 
     /// When the pending batch is due: quiet for the debounce, or gathering too long.
