@@ -289,7 +289,7 @@ fn harvest_check(settings: &Settings, harness: &str) -> Check {
 fn openclaw(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = vec![state(harvest_check(settings, "openclaw"))];
     let workspace = places.openclaw_workspace();
-    let same = std::fs::canonicalize(&workspace).is_ok_and(|w| w == places.workspace);
+    let same = places.openclaw_mirror().is_none();
     let memory = if same {
         places.memory_md("default")
     } else {

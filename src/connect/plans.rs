@@ -262,14 +262,24 @@ fn codex(places: &Places, plan: &mut Plan) {
 /// The OpenClaw agent whose workspace is the default one.
 const OPENCLAW_AGENT: &str = "main";
 
-fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan) {
-    let workspace = places.openclaw_workspace();
-    let same = std::fs::canonicalize(&workspace).is_ok_and(|w| w == places.workspace);
-    plan.mirror = if connecting {
+impl Places {
+    /// The mirror OpenClaw needs: its workspace, unless that is the memsync workspace.
+    pub fn openclaw_mirror(&self) -> Option<MirrorConfig> {
+        let dir = self.openclaw_workspace();
+        let same = std::fs::canonicalize(&dir).is_ok_and(|w| w == self.workspace);
         (!same).then(|| MirrorConfig {
             agent: OPENCLAW_AGENT.into(),
-            dir: workspace.clone(),
+            dir,
         })
+    }
+}
+
+fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan) {
+    let workspace = places.openclaw_workspace();
+    let needed = places.openclaw_mirror();
+    let same = needed.is_none();
+    plan.mirror = if connecting {
+        needed
     } else {
         record.mirror.clone()
     };
@@ -296,14 +306,7 @@ fn machine_config(target: Target, places: &Places, record: &Record, connecting: 
     remaining.remove(target.as_str());
     let needs_harvest = |set: &BTreeSet<String>| set.contains("codex") || set.contains("openclaw");
     let connect_mirror = match target {
-        Target::OpenClaw if connecting => {
-            let w = places.openclaw_workspace();
-            let same = std::fs::canonicalize(&w).is_ok_and(|w| w == places.workspace);
-            (!same).then(|| MirrorConfig {
-                agent: OPENCLAW_AGENT.into(),
-                dir: w,
-            })
-        }
+        Target::OpenClaw if connecting => places.openclaw_mirror(),
         _ => record.mirror.clone(),
     };
     let keep_mirror = if target == Target::OpenClaw {
