@@ -262,15 +262,7 @@ fn apply(changes: &mut [Change], record: &mut Record, back_up: bool) -> Result<(
 /// Backs up OpenClaw's own MEMORY.md and daily notes before the mirror first
 /// adds memsync's block to them (the projection writes them from then on).
 fn back_up_mirror(dir: &Path) -> Result<()> {
-    let mut files = vec![dir.join("MEMORY.md")];
-    if let Ok(entries) = std::fs::read_dir(dir.join("memory")) {
-        files.extend(
-            entries
-                .flatten()
-                .map(|e| e.path())
-                .filter(|p| p.extension().is_some_and(|x| x == "md")),
-        );
-    }
+    let files = crate::project::mirror::mirror_files(dir).map_err(|e| Error::io(dir, e))?;
     for file in files {
         let backup = backup_path(&file);
         let Ok(text) = std::fs::read(&file) else {

@@ -73,10 +73,9 @@ fn mirror_file(root: &Path, rel: &str, target: &Path) -> std::io::Result<()> {
     crate::files::write_atomic(target, new.as_bytes())
 }
 
-/// What taking a mirror away does to each file that holds memsync's block:
-/// the file's text without the block, or `None` when nothing else is left
-/// (memsync created it, so it goes).
-pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option<String>)>> {
+/// The files a mirror in `dir` can hold memsync's block in: MEMORY.md and
+/// `memory/*.md`, sorted (those that exist or not; readers skip missing ones).
+pub fn mirror_files(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
     let mut files = vec![dir.join("MEMORY.md")];
     match std::fs::read_dir(dir.join("memory")) {
         Ok(entries) => {
@@ -91,6 +90,14 @@ pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option
         Err(e) => return Err(e),
     }
     files.sort();
+    Ok(files)
+}
+
+/// What taking a mirror away does to each file that holds memsync's block:
+/// the file's text without the block, or `None` when nothing else is left
+/// (memsync created it, so it goes).
+pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option<String>)>> {
+    let files = mirror_files(dir)?;
     let mut plan = Vec::new();
     for path in files {
         let Ok(text) = std::fs::read_to_string(&path) else {
