@@ -175,20 +175,28 @@ fn an_idle_workspace_causes_no_batches() {
     drop(daemon);
 }
 
-/// Context switches of every thread of a process: each one is a wake-up.
+/// Context switches of one thread, from its `/proc/.../status`: each one is a wake-up.
+fn thread_wake_ups(status: &Path) -> i64 {
+    std::fs::read_to_string(status)
+        .unwrap_or_default()
+        .lines()
+        .filter(|l| l.contains("ctxt_switches:"))
+        .filter_map(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
+        .sum()
+}
+
+/// Wake-ups of every thread of a process.
 fn wake_ups(pid: i32) -> i64 {
     std::fs::read_dir(format!("/proc/{pid}/task"))
         .unwrap()
         .flatten()
-        .filter_map(|t| std::fs::read_to_string(t.path().join("status")).ok())
-        .flat_map(|status| {
-            status
-                .lines()
-                .filter(|l| l.contains("ctxt_switches:"))
-                .filter_map(|l| l.split_whitespace().nth(1)?.parse::<i64>().ok())
-                .collect::<Vec<_>>()
-        })
+        .map(|t| thread_wake_ups(&t.path().join("status")))
         .sum()
+}
+
+/// Wake-ups of the daemon's event loop (the process's main thread).
+fn event_loop_wake_ups(pid: i32) -> i64 {
+    thread_wake_ups(Path::new(&format!("/proc/{pid}/task/{pid}/status")))
 }
 
 #[test]
@@ -203,6 +211,15 @@ fn an_idle_daemon_sleeps_until_something_changes() {
     // A fixed 50 ms tick would be 60 wake-ups; a few stray ones (the kernel
     // moving a thread) are not a timer.
     assert!(woke <= 5, "{woke} wake-ups in 3 s of quiet");
+    // An agent polling MEMORY.md only reads, and reads change nothing: the
+    // event loop sleeps through them (inotify's thread still sees each open).
+    let before = event_loop_wake_ups(daemon.pid());
+    for _ in 0..60 {
+        assert!(memory_md(ws.root()).contains("session=w-sleep"));
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let woke = event_loop_wake_ups(daemon.pid()) - before;
+    assert!(woke <= 5, "the event loop woke {woke} times for 60 reads");
     // And it still wakes for a change.
     ws.add(&session("default", "w-wake", recent(1)));
     wait_for(&daemon.log, "the new session", || {
@@ -560,6 +577,34 @@ fn the_window_rolls_with_no_file_event() {
     wait_for(&daemon.log, "the session entering the window", || {
         memory_md(ws.root()).contains("session=w-soon")
     });
+    assert!(daemon.stop().success());
+}
+
+#[test]
+fn the_window_rolls_while_other_files_keep_changing() {
+    let ws = Workspace::new();
+    ws.add(&session(
+        "default",
+        "w-busy",
+        Utc::now() + chrono::Duration::seconds(2),
+    ));
+    let daemon = Daemon::start(ws.root());
+    assert!(!memory_md(ws.root()).contains("session=w-busy"));
+    // A note edited every 20 ms keeps events (and batches) coming across the
+    // moment the session enters the window: the roll must not be lost to them.
+    let note = ws.root().join("scratch.md");
+    let started = Instant::now();
+    let mut i = 0;
+    while !memory_md(ws.root()).contains("session=w-busy") {
+        assert!(
+            started.elapsed() < Duration::from_secs(15),
+            "the window never rolled while a note was being edited; daemon log:\n{}",
+            std::fs::read_to_string(&daemon.log).unwrap_or_default()
+        );
+        i += 1;
+        std::fs::write(&note, format!("edit {i}\n")).unwrap();
+        std::thread::sleep(Duration::from_millis(20));
+    }
     assert!(daemon.stop().success());
 }
 

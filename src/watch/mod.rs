@@ -135,6 +135,10 @@ struct Daemon<L> {
     harvest: Option<std::thread::JoinHandle<()>>,
     /// When to harvest next (`harvest.enabled`); `None`: soon after start-up.
     next_harvest: Option<Instant>,
+    /// The clock the last render judged the ledger window by. The next roll
+    /// is the first window change after it, so a wake-up for any other
+    /// reason just past a roll cannot skip it.
+    rendered_at: chrono::DateTime<Utc>,
 }
 
 /// Unsettled files to look at again.
@@ -194,6 +198,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             commit_check: None,
             harvest: None,
             next_harvest: None,
+            rendered_at: Utc::now(),
         };
         daemon.git_dir = crate::repo::find_git_dir(&daemon.root);
         daemon.rewatch();
@@ -251,7 +256,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let mut next = self.next_full;
         let now = Utc::now();
         let window = chrono::Duration::days(self.settings.config.memory_md.window_days as i64);
-        if let Some(at) = self.index.next_window_change(now, window)? {
+        if let Some(at) = self.index.next_window_change(self.rendered_at, window)? {
             let wait = (at - now).to_std().unwrap_or_default() + Duration::from_millis(5);
             next = next.min(Instant::now() + wait);
         }
@@ -284,9 +289,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     /// Adds an event (and any already queued behind it) to the pending batch.
-    /// Reads never count (a reader polling MEMORY.md must not hold a batch
-    /// back), and events in excluded places (memsync's own state, git's
-    /// objects) do not extend the quiet period.
+    /// Events in excluded places (memsync's own state, git's objects) do not
+    /// extend the quiet period.
     fn gather(&mut self, event: RawEvent) {
         let mut queued = vec![event];
         while let Ok(more) = self.events.try_recv() {
@@ -294,9 +298,6 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         let now = Instant::now();
         for event in queued {
-            if matches!(&event, Ok(e) if matches!(e.kind, EventKind::Access(_))) {
-                continue;
-            }
             let counts = match &event {
                 Ok(e) => e.paths.iter().any(|p| {
                     scan::relative(&self.root, p)
@@ -337,10 +338,6 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         for result in batch {
             match result {
                 Ok(event) => {
-                    // Reads (ours included) never change content: no feedback loop.
-                    if matches!(event.kind, EventKind::Access(_)) {
-                        continue;
-                    }
                     tracing::debug!(kind = ?event.kind, paths = ?event.paths, "event");
                     if self.needs_full(&event) {
                         full_reason = Some("a rescan or directory event");
@@ -407,6 +404,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         if !self.root.exists() {
             // Never recreate a vanished workspace or drop its rows: wait for it.
+            // Nothing renders meanwhile, so no window roll is owed either.
+            self.rendered_at = Utc::now();
             self.degrade("the workspace root disappeared");
             return Ok(());
         }

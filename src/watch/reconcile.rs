@@ -146,7 +146,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             defer_unsettled: true,
             ..SyncOptions::RENDER
         };
-        let report = pipeline::sync_with(&mut self.index, &self.settings, Utc::now(), opts);
+        self.rendered_at = Utc::now();
+        let report = pipeline::sync_with(&mut self.index, &self.settings, self.rendered_at, opts);
         self.schedule_retry(&report, 0);
         self.record(reason, report)
     }
@@ -165,8 +166,14 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             defer_unsettled: attempt < MAX_DEFERRALS,
             ..SyncOptions::RENDER
         };
-        let report =
-            pipeline::sync_paths(&mut self.index, &self.settings, Utc::now(), opts, &paths);
+        self.rendered_at = Utc::now();
+        let report = pipeline::sync_paths(
+            &mut self.index,
+            &self.settings,
+            self.rendered_at,
+            opts,
+            &paths,
+        );
         self.schedule_retry(&report, attempt);
         let reason = if attempt == 0 {
             "file events"
@@ -269,7 +276,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.watcher = None;
         let sender = self.sender.clone();
         let handler = move |event: notify::Result<notify::Event>| {
-            let _ = sender.send(event);
+            // Reads (ours included) never change content: dropping them here
+            // keeps a reader polling MEMORY.md from waking the daemon at all.
+            if !matches!(&event, Ok(e) if matches!(e.kind, EventKind::Access(_))) {
+                let _ = sender.send(event);
+            }
         };
         // Symlinks are never followed: one watch tree, the workspace itself.
         let config = notify::Config::default().with_follow_symlinks(false);
