@@ -21,6 +21,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
+mod dump;
 pub mod harvest;
 pub mod jobs;
 mod schema;
