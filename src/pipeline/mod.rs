@@ -423,6 +423,13 @@ fn index_changes(
                 }
                 apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
                 report.read += 1;
+                if report.read % REFRESH_EVERY == 0 {
+                    // Bounded memory on a big build: the bodies held for the
+                    // session documents go once their sessions are written. A
+                    // session with files still to come is refreshed again then.
+                    refresh_sessions(b, &touched, config, root)?;
+                    touched.clear();
+                }
             }
             if let Some(p) = changes.progress {
                 p.end();
@@ -442,7 +449,12 @@ fn index_changes(
     })
 }
 
-/// Re-checks the link graph and re-derives the session rows of every touched session.
+/// How many files a batch reads between session refreshes: enough that a
+/// session's files (written together, read in path order) rarely straddle two.
+const REFRESH_EVERY: usize = 1024;
+
+/// Re-checks the link graph and re-derives the session rows of every touched
+/// session, then drops the bodies the batch held for them.
 fn refresh_sessions(
     b: &Batch<'_>,
     touched: &BTreeSet<String>,
@@ -460,7 +472,9 @@ fn refresh_sessions(
         })
         .collect();
     b.replace_touched_graph_problems(&graph_problems)?;
-    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))
+    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))?;
+    b.forget_bodies();
+    Ok(())
 }
 
 /// Counts the problems in the index and records the run.

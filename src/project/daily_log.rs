@@ -20,9 +20,30 @@ use crate::validate::Problem;
 /// (timestamp, line) pairs for one day; sorted, they are in time order.
 type DayEntries = Vec<(String, String)>;
 
+/// Days rendered (and written) together: a month of a busy agent is a few MB.
+const DAYS_PER_PASS: usize = 16;
+
 impl RenderCtx<'_> {
-    /// Renders the dirty days of one agent from one query over their span.
+    /// Renders the dirty days of one agent, a few weeks at a time: one query
+    /// over each group's span, and the group's files written before the next
+    /// is read, so a first render of years of sessions holds one group in memory.
     pub(super) fn render_daily_logs(
+        &self,
+        index: &Index,
+        agent: &str,
+        days: &[NaiveDate],
+        out: &mut RenderOutcome,
+        problems: &mut Vec<Problem>,
+    ) -> Result<()> {
+        for group in days.chunks(DAYS_PER_PASS) {
+            self.render_day_group(index, agent, group, out, problems)?;
+            out.finish(self.root, problems)?;
+        }
+        Ok(())
+    }
+
+    /// Renders a sorted group of days from one query over their span.
+    fn render_day_group(
         &self,
         index: &Index,
         agent: &str,

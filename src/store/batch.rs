@@ -36,6 +36,11 @@ impl Batch<'_> {
         )
     }
 
+    /// Drops the bodies held for session documents already written.
+    pub fn forget_bodies(&self) {
+        self.bodies.borrow_mut().clear();
+    }
+
     /// Forgets every cached stat and hash, so the next scan reads and judges every file again.
     pub fn invalidate_cache(&self) -> Result<()> {
         self.exec("UPDATE files SET mtime_ns = -1, sha256 = NULL", [])
