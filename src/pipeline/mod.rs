@@ -423,7 +423,7 @@ fn index_changes(
                 }
                 apply_read(b, &read, changes.tombstoned_after, &mut touched, report)?;
                 report.read += 1;
-                if report.read % REFRESH_EVERY == 0 {
+                if report.read.is_multiple_of(REFRESH_EVERY) {
                     // Bounded memory on a big build: the bodies held for the
                     // session documents go once their sessions are written. A
                     // session with files still to come is refreshed again then.
