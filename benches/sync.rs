@@ -133,9 +133,9 @@ fn main() {
             .collect(),
     );
     drop(index);
+    let ten = ten_times(tmp.path(), now, &settings);
     let (read_1, read_n) = floor_read_hash(&root);
     let fts = floor_fts(&root);
-    let once = |d: Duration| Timing { median: d, min: d };
     let (read_1, read_n, fts) = (once(read_1), once(read_n), once(fts));
 
     let rows = [
@@ -181,6 +181,17 @@ fn main() {
             "≤ 64 MiB",
         ),
         (
+            "cold sync at 10× (generated with --per-day 500 --older 2500), one run",
+            ms(once(ten.cold)),
+            "≤ 6000 ms",
+        ),
+        (
+            "peak RSS of a cold sync process at 10×",
+            format!("{:.1} MiB", ten.cold_rss as f64 / 1024.0),
+            "≤ 64 MiB",
+        ),
+        ("no-op re-sync at 10×, binary", ms(ten.noop), ""),
+        (
             "render every projection, warm index, no writes",
             ms(render),
             "≤ 20 ms",
@@ -201,6 +212,49 @@ fn main() {
     }
 }
 
+/// The 10× rows: a workspace ten times the default, one cold sync (its time
+/// and peak RSS) and the no-op re-sync after it.
+struct TenTimes {
+    cold: Duration,
+    cold_rss: i64,
+    noop: Timing,
+}
+
+fn ten_times(tmp: &Path, now: chrono::DateTime<chrono::Utc>, settings: &Settings) -> TenTimes {
+    let root = tmp.join("ws10");
+    let shape = Shape {
+        per_day: 500,
+        older: 2500,
+        ..Shape::default()
+    };
+    let g = generate::generate(&root, now, shape, &settings.config).expect("generate 10x");
+    println!(
+        "10× workspace: {} sessions, {} files, {:.1} MB",
+        g.sessions,
+        g.files,
+        g.bytes as f64 / 1e6
+    );
+    std::thread::sleep(Duration::from_millis(2100));
+    let started = Instant::now();
+    let cold_rss = sync(&root);
+    let cold = started.elapsed();
+    let noop = median(
+        (0..3)
+            .map(|_| {
+                time(|| {
+                    sync(&root);
+                })
+            })
+            .collect(),
+    );
+    let _ = std::fs::remove_dir_all(&root);
+    TenTimes {
+        cold,
+        cold_rss,
+        noop,
+    }
+}
+
 fn ms(t: Timing) -> String {
     let f = |d: Duration| d.as_secs_f64() * 1000.0;
     format!("{:.1} ms (min {:.1})", f(t.median), f(t.min))
@@ -218,6 +272,10 @@ fn time(f: impl FnOnce()) -> Duration {
 struct Timing {
     median: Duration,
     min: Duration,
+}
+
+fn once(d: Duration) -> Timing {
+    Timing { median: d, min: d }
 }
 
 fn median(mut v: Vec<Duration>) -> Timing {

@@ -20,11 +20,11 @@ use crate::validate::Problem;
 /// (timestamp, line) pairs for one day; sorted, they are in time order.
 type DayEntries = Vec<(String, String)>;
 
-/// Days rendered (and written) together: a month of a busy agent is a few MB.
-const DAYS_PER_PASS: usize = 16;
+/// Days rendered (and written) together: at 500 sessions a day, 2,000 rows.
+const DAYS_PER_PASS: usize = 4;
 
 impl RenderCtx<'_> {
-    /// Renders the dirty days of one agent, a few weeks at a time: one query
+    /// Renders the dirty days of one agent, a few days at a time: one query
     /// over each group's span, and the group's files written before the next
     /// is read, so a first render of years of sessions holds one group in memory.
     pub(super) fn render_daily_logs(

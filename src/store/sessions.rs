@@ -71,6 +71,31 @@ impl Index {
         )
     }
 
+    /// `sessions_in_window`, one row at a time, until `visit` returns false:
+    /// a renderer that needs a few rows and some counts holds no more.
+    pub fn each_session_in_window(
+        &self,
+        agent: &str,
+        (from, to): (&str, &str),
+        mut visit: impl FnMut(SessionRow) -> bool,
+    ) -> Result<()> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS} FROM sessions WHERE agent_id = ?1 AND membership_ts BETWEEN ?2 AND ?3
+             ORDER BY membership_ts DESC, token DESC"
+        );
+        let mut walk = || -> rusqlite::Result<()> {
+            let mut stmt = self.conn.prepare_cached(&sql)?;
+            let mut rows = stmt.query(params![agent, from, to])?;
+            while let Some(row) = rows.next()? {
+                if !visit(session_row(row)?) {
+                    break;
+                }
+            }
+            Ok(())
+        };
+        walk().map_err(|e| self.err(e))
+    }
+
     /// An agent's sessions that ended, or were compacted, within [from, to].
     pub fn sessions_touching(&self, agent: &str, from: &str, to: &str) -> Result<Vec<SessionRow>> {
         self.rows(
@@ -138,10 +163,13 @@ impl Index {
     /// Projection inputs changed since the last render, as (agent_id,
     /// timestamp) marks, and the highest mark id among them.
     pub fn dirty_marks(&self) -> Result<(Vec<(String, String)>, i64)> {
-        let rows: Vec<(String, String, i64)> =
-            self.rows("SELECT agent_id, ts, id FROM projection_dirty", [], |r| {
-                Ok((r.get(0)?, r.get(1)?, r.get(2)?))
-            })?;
+        // Each distinct mark once (a cold build marks every session more than
+        // once), in one statement so the ids read and the marks read agree.
+        let rows: Vec<(String, String, i64)> = self.rows(
+            "SELECT agent_id, ts, MAX(id) FROM projection_dirty GROUP BY agent_id, ts",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+        )?;
         let through = rows.iter().map(|r| r.2).max().unwrap_or(0);
         Ok((rows.into_iter().map(|(a, t, _)| (a, t)).collect(), through))
     }
