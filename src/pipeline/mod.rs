@@ -297,11 +297,15 @@ fn reconcile(
         .filter(|p| !queued.contains(p.as_str()))
         .filter_map(|p| stat_regular(&settings.root, p))
         .collect();
-    let to_read: Vec<(&ScannedFile, bool)> = artifact_files
+    let mut to_read: Vec<(&ScannedFile, bool)> = artifact_files
         .into_iter()
         .map(|f| (f, false))
         .chain(forced.iter().map(|f| (f, true)))
         .collect();
+    // In name order a capture's files (same time, same token) arrive together,
+    // so the batch's periodic session refresh rarely writes a session twice;
+    // in directory order they were scattered over the whole batch.
+    to_read.sort_unstable_by(|a, b| a.0.path.cmp(&b.0.path));
 
     let first_build = index.is_empty()?;
     if first_build {
