@@ -107,13 +107,6 @@ impl Index {
             .map_err(err)?;
         // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
         conn.set_prepared_statement_cache_capacity(128);
-        // Closing leaves the WAL for the next commit's automatic checkpoint: a
-        // search (a few telemetry pages) then exits without copying and fsyncing.
-        conn.set_db_config(
-            rusqlite::config::DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE,
-            true,
-        )
-        .map_err(err)?;
         // temp_store stays FILE (the default): a statement that dirties more
         // pages than the cache holds keeps their old contents in a statement
         // journal, which SQLite spills to an unlinked temp file after 64 KiB;
