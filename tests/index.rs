@@ -146,6 +146,38 @@ fn deleting_the_index_and_syncing_rebuilds_the_same_content_rows() {
     assert_eq!(ws.content_rows(), before);
 }
 
+/// `search` closes without checkpointing, so its telemetry frames outlive it
+/// in the WAL; a person who deletes only `index.db` must still get a clean
+/// rebuild, not the old log replayed into the new file.
+#[test]
+fn deleting_only_the_index_file_rebuilds_without_replaying_its_old_log() {
+    let ws = mixed_workspace();
+    ws.sync();
+    let before = ws.content_rows();
+    let q = memsync::search::Query {
+        text: "work".into(),
+        limit: 10,
+        ..Default::default()
+    };
+    let hits = commands::search(&ws.settings, &q, now()).unwrap();
+    assert!(!hits.is_empty());
+    let index = ws.settings.index_path();
+    let wal = format!("{}-wal", index.display());
+    assert!(
+        std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0),
+        "search left no log behind, so this test proves nothing"
+    );
+    std::fs::remove_file(&index).unwrap();
+    ws.sync();
+    assert_eq!(ws.content_rows(), before);
+    assert_eq!(count(&ws, "SELECT COUNT(*) FROM telemetry_access"), 0);
+    let check: String = ws
+        .db()
+        .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+        .unwrap();
+    assert_eq!(check, "ok");
+}
+
 /// Spec validation test 10: runtime telemetry survives re-index.
 #[test]
 fn telemetry_survives_reindex_until_explicitly_reset() {

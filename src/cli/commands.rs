@@ -410,6 +410,7 @@ pub fn search(
     now: DateTime<Utc>,
 ) -> Result<Vec<crate::search::Hit>> {
     let index = Index::open(&settings.index_path())?;
+    index.defer_checkpoint()?;
     crate::search::search(&index, &settings.config.search, q, now)
 }
 
@@ -421,6 +422,7 @@ pub fn open(
     now: DateTime<Utc>,
 ) -> Result<crate::session::SessionView> {
     let index = Index::open(&settings.index_path())?;
+    index.defer_checkpoint()?;
     crate::session::open(&index, target, agent, now)
 }
 

@@ -10,6 +10,7 @@
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
+use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
 
 use crate::config::SentenceConfig;
@@ -155,6 +156,21 @@ impl Index {
         }
         *self = Index::open(&self.path)?;
         Ok(())
+    }
+
+    /// For a short-lived reader that records a little telemetry (`search`,
+    /// `open`): closing leaves its few WAL frames for a later checkpoint
+    /// instead of copying and fsyncing them on exit. The next process to open
+    /// the index replays the log's valid frames, so the log is kept short by
+    /// checkpointing whenever it passes 64 pages. A log left beside a deleted
+    /// index is harmless: SQLite deletes the log of an empty database file.
+    pub fn defer_checkpoint(&self) -> Result<()> {
+        self.conn
+            .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
+            .map_err(|e| self.err(e))?;
+        self.conn
+            .execute_batch("PRAGMA wal_autocheckpoint = 64;")
+            .map_err(|e| self.err(e))
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
