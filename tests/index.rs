@@ -178,6 +178,32 @@ fn deleting_only_the_index_file_rebuilds_without_replaying_its_old_log() {
     assert_eq!(check, "ok");
 }
 
+/// Every `search` process leaves its telemetry frames in the log and the next
+/// one replays them all at open, so the log must stay short however many
+/// searches run.
+#[test]
+fn many_searches_keep_the_log_short() {
+    let ws = mixed_workspace();
+    ws.sync();
+    let q = memsync::search::Query {
+        text: "work".into(),
+        limit: 10,
+        ..Default::default()
+    };
+    let wal = format!("{}-wal", ws.settings.index_path().display());
+    let mut longest = 0;
+    for _ in 0..150 {
+        commands::search(&ws.settings, &q, now()).unwrap();
+        longest = longest.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
+    }
+    assert!(
+        longest > 0,
+        "search left no log behind, so this test proves nothing"
+    );
+    // 150 searches append at least 150 frames (600 KiB) to a log never cut short.
+    assert!(longest < 400 * 1024, "the log grew to {longest} bytes");
+}
+
 /// Spec validation test 10: runtime telemetry survives re-index.
 #[test]
 fn telemetry_survives_reindex_until_explicitly_reset() {

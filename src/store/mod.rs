@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use rusqlite::config::DbConfig;
 use rusqlite::{Connection, OptionalExtension, TransactionBehavior, params};
@@ -34,6 +35,11 @@ pub mod views;
 pub use batch::Batch;
 pub use schema::SCHEMA_VERSION;
 use schema::{DERIVED_SCHEMA, DERIVED_TABLES, TELEMETRY_SCHEMA};
+
+/// How long a statement waits for another connection's lock.
+const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
+/// A log that a short-lived reader replays cheaply: 64 pages.
+const SHORT_LOG_BYTES: u64 = 64 * (4096 + 24) + 32;
 pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
 
 /// Where a problem came from, so each phase can replace only its own findings.
@@ -104,8 +110,7 @@ impl Index {
         let err = |source| Error::store(path.to_path_buf(), source);
         let conn = Connection::open(path).map_err(err)?;
         set_private_mode(path);
-        conn.busy_timeout(std::time::Duration::from_secs(10))
-            .map_err(err)?;
+        conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
         // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
         conn.set_prepared_statement_cache_capacity(128);
         // temp_store stays FILE (the default): a statement that dirties more
@@ -159,18 +164,32 @@ impl Index {
     }
 
     /// For a short-lived reader that records a little telemetry (`search`,
-    /// `open`): closing leaves its few WAL frames for a later checkpoint
-    /// instead of copying and fsyncing them on exit. The next process to open
-    /// the index replays the log's valid frames, so the log is kept short by
-    /// checkpointing whenever it passes 64 pages. A log left beside a deleted
-    /// index is harmless: SQLite deletes the log of an empty database file.
+    /// `open`): closing leaves its WAL frames for later instead of copying
+    /// and fsyncing them on exit. Each new process replays the frames left in
+    /// the log (and, having no shared memory from the last one, cannot reuse
+    /// the log's space), so a log past `SHORT_LOG_BYTES` is checkpointed and
+    /// truncated first, without waiting for another connection. A log left
+    /// beside a deleted index is harmless: SQLite deletes the log of an empty
+    /// database file.
     pub fn defer_checkpoint(&self) -> Result<()> {
         self.conn
             .set_db_config(DbConfig::SQLITE_DBCONFIG_NO_CKPT_ON_CLOSE, true)
             .map_err(|e| self.err(e))?;
-        self.conn
-            .execute_batch("PRAGMA wal_autocheckpoint = 64;")
-            .map_err(|e| self.err(e))
+        let log = PathBuf::from(format!("{}-wal", self.path.display()));
+        if !std::fs::metadata(&log).is_ok_and(|m| m.len() > SHORT_LOG_BYTES) {
+            return Ok(());
+        }
+        // Another connection busy with the log: leave it to them this time.
+        let err = |e| self.err(e);
+        self.conn.busy_timeout(Duration::ZERO).map_err(err)?;
+        let checkpoint = self
+            .conn
+            .query_row("PRAGMA wal_checkpoint(TRUNCATE)", [], |_| Ok(()));
+        self.conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        match checkpoint {
+            Err(e) if !is_busy(&e) => Err(self.err(e)),
+            _ => Ok(()),
+        }
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
@@ -478,18 +497,19 @@ fn upsert_meta(conn: &Connection, key: &str, value: &str) -> rusqlite::Result<()
 /// for, so two processes creating it at once (two harvests, a hook and the
 /// daemon) would otherwise fail on "database is locked".
 pub(super) fn execute_when_free(conn: &Connection, sql: &str) -> rusqlite::Result<()> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+    let deadline = std::time::Instant::now() + BUSY_TIMEOUT;
     loop {
         match conn.execute_batch(sql) {
-            Err(e)
-                if e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
-                    && std::time::Instant::now() < deadline =>
-            {
+            Err(e) if is_busy(&e) && std::time::Instant::now() < deadline => {
                 std::thread::sleep(std::time::Duration::from_millis(20));
             }
             done => return done,
         }
     }
+}
+
+fn is_busy(e: &rusqlite::Error) -> bool {
+    e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
 }
 
 /// Keeps a damaged index beside the new one (it may hold telemetry worth a
