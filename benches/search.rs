@@ -78,14 +78,16 @@ fn main() {
     }
 }
 
-/// One `memsync search` process, start to exit.
+/// One `memsync search` process, start to exit, printing its results (not
+/// `-q`, which would skip rendering them) to a pipe nobody reads.
 fn whole_process(root: &Path, query: &str) -> Duration {
     let started = Instant::now();
     let status = Command::new(env!("CARGO_BIN_EXE_memsync"))
-        .args(["-q", "--workspace"])
+        .arg("--workspace")
         .arg(root)
         .args(["search", query])
         .stdout(Stdio::null())
+        .stderr(Stdio::null())
         .status()
         .expect("run memsync search");
     assert!(status.success(), "memsync search {query:?} failed");

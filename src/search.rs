@@ -328,19 +328,44 @@ fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
 
 /// The first column, in the order summary, compaction, transcript, sentence,
 /// that matches the whole query on its own, and its snippet; else the snippet
-/// FTS5 picks across columns. Short columns first keeps this cheap.
+/// FTS5 picks across columns.
 fn best_snippet(index: &Index, fts: &str, fts_id: i64) -> Result<(&'static str, String)> {
-    for (column, kind) in COLUMNS {
-        let name = ["sentence", "summary", "transcript", "compaction"][column];
-        let scoped = format!("{name} : ({fts})");
-        if let Some(text) = snippet(index, &scoped, fts_id, column as i32)? {
-            return Ok((kind, text));
+    if is_one_phrase(fts) {
+        // One query gives every column's snippet, and for one phrase a marked
+        // column is a matching one. Asking column by column costs more: a
+        // column-scoped query scans forward to that column's next match.
+        let snippets = index.column_snippets(fts, fts_id, (MARK_START, MARK_END))?;
+        let first = snippets.and_then(|s| {
+            COLUMNS
+                .iter()
+                .find(|(column, _)| s[*column].contains(MARK_START))
+                .map(|(column, kind)| (*kind, squeeze(&s[*column])))
+        });
+        if let Some(found) = first {
+            return Ok(found);
+        }
+    } else {
+        for (column, kind) in COLUMNS {
+            let name = ["sentence", "summary", "transcript", "compaction"][column];
+            let scoped = format!("{name} : ({fts})");
+            if let Some(text) = snippet(index, &scoped, fts_id, column as i32)? {
+                return Ok((kind, text));
+            }
         }
     }
     Ok((
         "summary",
         snippet(index, fts, fts_id, -1)?.unwrap_or_default(),
     ))
+}
+
+/// Whether an FTS5 query is one quoted phrase (`"a b"`, `"don""t"`), as a
+/// one-word search or a quoted phrase is.
+fn is_one_phrase(fts: &str) -> bool {
+    fts.len() >= 2
+        && fts.starts_with('"')
+        && fts.ends_with('"')
+        && !fts[1..fts.len() - 1].replace("\"\"", "").contains('"')
 }
 
 /// relevance × recency boost × usage boost (the formula in config/memsync.yaml).
@@ -370,7 +395,12 @@ fn score(cfg: &SearchConfig, c: &Candidate, now: DateTime<Utc>) -> f64 {
 /// The snippet of one column of a session's document, if the query matches it.
 fn snippet(index: &Index, fts: &str, fts_id: i64, column: i32) -> Result<Option<String>> {
     let text = index.snippet(fts, fts_id, column, (MARK_START, MARK_END))?;
-    Ok(text.map(|s| s.split_whitespace().collect::<Vec<_>>().join(" ")))
+    Ok(text.as_deref().map(squeeze))
+}
+
+/// A snippet on one line: runs of whitespace, newlines included, become one space.
+fn squeeze(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 /// An FTS5 syntax error is the user's query, not a failure of memsync.
@@ -398,6 +428,24 @@ mod tests {
         assert_eq!(fts_query("say \"hi\" OR bye").unwrap(), "say \"hi\" OR bye");
         assert_eq!(fts_query("pay*").unwrap(), "pay*");
         assert!(fts_query("   ").is_err());
+    }
+
+    #[test]
+    fn one_phrase_is_one_quoted_string_and_nothing_else() {
+        for one in ["\"retry\"", "\"retry the job\"", "\"don\"\"t\""] {
+            assert!(is_one_phrase(one), "{one}");
+        }
+        for many in [
+            "\"a\" \"b\"",
+            "pay*",
+            "\"a\" OR b",
+            "summary : (\"a\")",
+            "\"",
+        ] {
+            assert!(!is_one_phrase(many), "{many}");
+        }
+        assert!(is_one_phrase(&fts_query("retry").unwrap()));
+        assert!(!is_one_phrase(&fts_query("retry backoff").unwrap()));
     }
 
     #[test]

@@ -277,3 +277,37 @@ fn progress_is_drawn_on_a_terminal_and_never_when_piped() {
     let _ = std::fs::remove_file(&log);
     assert!(drawn.contains("indexing"), "{drawn}");
 }
+
+/// The hit points at the first artifact (summary, compaction, transcript)
+/// that holds the whole query on its own, and its snippet marks the match.
+#[test]
+fn a_hit_points_at_the_artifact_that_holds_the_whole_query() {
+    let ws = Workspace::new();
+    let mut s = session("default", "split", now() - Duration::days(1));
+    s.summary.as_mut().unwrap().body = "## Summary\n\nThe wombat escaped again.\n".into();
+    s.transcript.as_mut().unwrap().body =
+        "user: the wombat and the numbat share a burrow\nassistant: noted\n".into();
+    ws.add(&s);
+    ws.sync();
+    let kind_and_snippet = |query: &str| {
+        let hits = search_json(&ws, &[query]);
+        assert_eq!(ids(&hits), ["split"], "{query}");
+        let snippet = hits[0]["snippet"].as_str().unwrap().to_string();
+        (hits[0]["kind"].as_str().unwrap().to_string(), snippet)
+    };
+    // One word, in both: the summary comes first.
+    let (kind, snippet) = kind_and_snippet("wombat");
+    assert_eq!(kind, "summary");
+    assert!(snippet.contains("\u{1}wombat\u{2} escaped"), "{snippet}");
+    // Two words, both only in the transcript; the summary holds one of them.
+    let (kind, snippet) = kind_and_snippet("wombat numbat");
+    assert_eq!(kind, "transcript");
+    assert!(snippet.contains("\u{1}numbat\u{2}"), "{snippet}");
+    // A phrase only the transcript holds.
+    let (kind, _) = kind_and_snippet("\"wombat and the numbat\"");
+    assert_eq!(kind, "transcript");
+    // A phrase only the summary holds.
+    let (kind, snippet) = kind_and_snippet("\"wombat escaped\"");
+    assert_eq!(kind, "summary");
+    assert!(snippet.contains("\u{1}wombat escaped\u{2}"), "{snippet}");
+}

@@ -112,6 +112,33 @@ impl Index {
         Ok(rows.into_iter().next().map(Option::unwrap_or_default))
     }
 
+    /// The snippets of all four columns (sentence, summary, transcript,
+    /// compaction) of one session's document, marked with `start` and `end`,
+    /// if the query matches it. One query at the matching row: a column with
+    /// no mark holds no phrase of the query.
+    pub fn column_snippets(
+        &self,
+        fts: &str,
+        fts_id: i64,
+        (start, end): (char, char),
+    ) -> Result<Option<[String; 4]>> {
+        let (s, e) = (start as u32, end as u32);
+        let one = |c: usize| format!("snippet(session_fts, {c}, char({s}), char({e}), '…', 16)");
+        let sql = format!(
+            "SELECT {}, {}, {}, {} FROM session_fts WHERE session_fts MATCH ?1 AND rowid = ?2",
+            one(0),
+            one(1),
+            one(2),
+            one(3)
+        );
+        let rows: Vec<[String; 4]> = query(&self.conn, &sql, params![fts, fts_id], |r| {
+            let col = |i| r.get::<_, Option<String>>(i).map(Option::unwrap_or_default);
+            Ok([col(0)?, col(1)?, col(2)?, col(3)?])
+        })
+        .map_err(|e| self.err(e))?;
+        Ok(rows.into_iter().next())
+    }
+
     /// Whether a query error is the user's FTS5 syntax rather than a failure.
     pub fn is_query_syntax(e: &Error) -> Option<String> {
         match e.sqlite() {
