@@ -82,11 +82,12 @@ fn assert_same_rows(cold: &str, other: &str, how: &str) {
     }
 }
 
-#[test]
-fn a_generated_workspace_indexes_to_the_same_rows_cold_or_file_by_file() {
+/// A generated workspace of about 1,250 files, an hour old: more than a batch
+/// reads between session refreshes (1,024), so a cold build refreshes some
+/// sessions more than once, and more than a first build needs to be written
+/// without a journal (1,000).
+fn generated_workspace() -> Workspace {
     let ws = Workspace::new();
-    // More files than a batch reads between session refreshes (1,024), so
-    // the cold build refreshes some sessions more than once.
     let shape = Shape {
         days: 3,
         per_day: 130,
@@ -97,6 +98,12 @@ fn a_generated_workspace_indexes_to_the_same_rows_cold_or_file_by_file() {
     let g = generate::generate(ws.root(), now(), shape, &ws.settings.config).expect("generate");
     assert!(g.files > 1100, "{} files", g.files);
     age_files(&ws.settings);
+    ws
+}
+
+#[test]
+fn a_generated_workspace_indexes_to_the_same_rows_cold_or_file_by_file() {
+    let ws = generated_workspace();
     let cold = cold_dump(&ws);
     assert!(cold.contains("## session_fts rows\n"));
     assert_same_rows(&cold, &file_by_file_dump(&ws, 37), "37 files at a time");
@@ -165,4 +172,135 @@ fn the_rows_of_the_example_and_a_generated_workspace_are_pinned() {
         fingerprint(&cold_dump(&example)),
         fingerprint(&cold_dump(&generated))
     ));
+}
+
+const AT: &str = "2026-11-20T12:00:00Z";
+
+/// `memsync -v sync` at a fixed clock, spawned.
+fn sync_command(ws: &Workspace) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_memsync"));
+    cmd.env_remove("MEMSYNC_CONFIG")
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env("TZ", "UTC")
+        .arg("--workspace")
+        .arg(ws.root())
+        .args(["--now", AT, "-v", "sync"]);
+    cmd
+}
+
+/// Runs `memsync -v sync` to the end; its log.
+fn sync_binary(ws: &Workspace) -> String {
+    let out = sync_command(ws).output().expect("memsync runs");
+    let log = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "sync failed: {log}");
+    log
+}
+
+fn dump_of(ws: &Workspace) -> String {
+    Index::open(&ws.settings.index_path())
+        .and_then(|index| index.dump())
+        .expect("dump")
+}
+
+/// What a later reader finds: the journal mode, and whether the mark of an
+/// unfinished unjournaled build is there (read without memsync, which would
+/// discard such an index on open).
+fn journal_and_mark(ws: &Workspace) -> (String, bool) {
+    let db = ws.db();
+    let mode = db
+        .query_row("PRAGMA journal_mode", [], |r| r.get(0))
+        .expect("journal mode");
+    let marked = db
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'first_build_unjournaled')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(false);
+    (mode, marked)
+}
+
+/// Whether a killed build left its mark in the index, or a file too damaged
+/// to read (pages written half-way through the transaction).
+fn left_mid_build(ws: &Workspace) -> bool {
+    ws.db()
+        .query_row(
+            "SELECT EXISTS(SELECT 1 FROM meta WHERE key = 'first_build_unjournaled')",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(true)
+}
+
+#[test]
+fn a_large_first_build_goes_without_a_journal_unless_the_index_is_open_elsewhere() {
+    let ws = generated_workspace();
+    ws.delete_index();
+    let log = sync_binary(&ws);
+    assert!(log.contains("written without a journal"), "{log}");
+    assert_eq!(journal_and_mark(&ws), ("wal".to_string(), false));
+    let alone = dump_of(&ws);
+    // Another connection holding the empty index: the build goes through the
+    // WAL, and the reader sees the rows as soon as it reads again.
+    ws.delete_index();
+    drop(Index::open(&ws.settings.index_path()).expect("empty index"));
+    let reader = ws.db();
+    let count = |db: &rusqlite::Connection| -> i64 {
+        db.query_row("SELECT COUNT(*) FROM files", [], |r| r.get(0))
+            .expect("count")
+    };
+    assert_eq!(count(&reader), 0);
+    let log = sync_binary(&ws);
+    assert!(log.contains("building it through the WAL"), "{log}");
+    assert!(count(&reader) > 1100);
+    drop(reader);
+    assert_same_rows(&alone, &dump_of(&ws), "beside a reader");
+}
+
+#[test]
+fn a_first_build_killed_half_way_is_discarded_and_built_again() {
+    let ws = generated_workspace();
+    ws.delete_index();
+    let started = std::time::Instant::now();
+    sync_binary(&ws);
+    let full = started.elapsed();
+    let clean = dump_of(&ws);
+    let mut marked = 0;
+    for tenth in 2..8 {
+        ws.delete_index();
+        let mut child = sync_command(&ws)
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("spawn");
+        std::thread::sleep(full * tenth / 10);
+        let _ = child.kill();
+        let _ = child.wait();
+        if ws.settings.index_path().exists() {
+            marked += usize::from(left_mid_build(&ws));
+        }
+        let log = sync_binary(&ws);
+        assert_same_rows(
+            &clean,
+            &dump_of(&ws),
+            &format!("after a kill at {tenth}/10: {log}"),
+        );
+        assert_eq!(journal_and_mark(&ws), ("wal".to_string(), false));
+        // No page of the dead build is left behind in the file either.
+        let check: String = ws
+            .db()
+            .query_row("PRAGMA integrity_check", [], |r| r.get(0))
+            .expect("integrity check");
+        assert_eq!(check, "ok", "after a kill at {tenth}/10");
+        let state: Vec<String> = std::fs::read_dir(ws.settings.state_dir())
+            .expect("state dir")
+            .map(|e| e.expect("entry").file_name().to_string_lossy().into_owned())
+            .collect();
+        assert!(
+            !state.iter().any(|f| f.contains("corrupt")),
+            "a dead build's file was kept: {state:?}"
+        );
+    }
+    // The kills must have found builds under way, or this proves nothing.
+    assert!(marked >= 2, "only {marked} of 6 kills landed mid-build");
 }

@@ -307,10 +307,9 @@ fn reconcile(
     // in directory order they were scattered over the whole batch.
     to_read.sort_unstable_by(|a, b| a.0.path.cmp(&b.0.path));
 
-    let first_build = index.is_empty()?;
-    if first_build {
-        index.set_durable(false)?;
-    }
+    // A large first build writes each page once, without a journal.
+    let unjournaled =
+        to_read.len() >= UNJOURNALED_BUILD_FILES && index.begin_unjournaled_build()?;
     report.read = tomb_verdicts.len();
     let changes = Changes {
         tombstones: &tomb_verdicts,
@@ -331,8 +330,8 @@ fn reconcile(
         &mut report,
         started,
     );
-    if first_build {
-        index.set_durable(true)?;
+    if unjournaled {
+        index.end_unjournaled_build(indexed.is_ok())?;
     }
     indexed?;
     if !flipped.is_empty() {
@@ -456,6 +455,11 @@ fn index_changes(
 /// How many files a batch reads between session refreshes: enough that a
 /// session's files (written together, read in path order) rarely straddle two.
 const REFRESH_EVERY: usize = 1024;
+
+/// The fewest files a first build of an empty index must read to be written
+/// without a journal (see `store::first_build`): below it the switch costs
+/// more than it saves, and the index stays readable by others while it builds.
+const UNJOURNALED_BUILD_FILES: usize = 1000;
 
 /// Re-checks the link graph and re-derives the session rows of every touched
 /// session, then drops the bodies the batch held for them.

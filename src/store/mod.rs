@@ -24,6 +24,7 @@ use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
 mod dump;
+mod first_build;
 pub mod harvest;
 pub mod jobs;
 mod schema;
@@ -97,9 +98,17 @@ impl Index {
             create_private_dir(dir)?;
         }
         match Self::open_inner(path) {
+            Ok(mut index) if index.first_build_died() => {
+                index.remake_empty()?;
+                Ok(index)
+            }
             Ok(index) => Ok(index),
             Err(e) if e.sqlite().is_some_and(is_corrupt) => {
-                move_aside(path)?;
+                if first_build::left_by_unjournaled_build(path) {
+                    remove_index_files(path)?;
+                } else {
+                    move_aside(path)?;
+                }
                 Self::open_inner(path)
             }
             Err(e) => Err(e),
@@ -254,16 +263,6 @@ impl Index {
             "SELECT NOT EXISTS(SELECT 1 FROM files) AND NOT EXISTS(SELECT 1 FROM telemetry_access)",
             [],
         )
-    }
-
-    /// Skips fsync while the first build of an empty index runs (see `is_empty`);
-    /// `durable` restores it. A crash mid-build leaves at worst a corrupt file,
-    /// which `open` moves aside and rebuilds.
-    pub fn set_durable(&self, durable: bool) -> Result<()> {
-        let mode = if durable { "NORMAL" } else { "OFF" };
-        self.conn
-            .execute_batch(&format!("PRAGMA synchronous = {mode};"))
-            .map_err(|e| self.err(e))
     }
 
     /// After a session's rows are deleted: drops its telemetry and removes its text.
@@ -506,6 +505,18 @@ pub(super) fn execute_when_free(conn: &Connection, sql: &str) -> rusqlite::Resul
             done => return done,
         }
     }
+}
+
+/// Deletes the index and its journal and logs.
+fn remove_index_files(path: &Path) -> Result<()> {
+    for suffix in ["", "-journal", "-wal", "-shm"] {
+        let file = PathBuf::from(format!("{}{suffix}", path.display()));
+        match std::fs::remove_file(&file) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => return Err(Error::io(&file, e)),
+            _ => {}
+        }
+    }
+    Ok(())
 }
 
 fn is_busy(e: &rusqlite::Error) -> bool {

@@ -1,0 +1,152 @@
+//! The first build of an empty index, written without a journal: every page
+//! goes to the file once, where the WAL would write it to the log and again
+//! at the checkpoint (about 15% of a cold sync).
+//!
+//! Owns: switching an empty index to an exclusive, unjournaled build and
+//! back, and recognising a build that died half-way. Must not: write rows of
+//! its own besides its marker; the rows are the pipeline's batch.
+//!
+//! Without a journal a transaction that fails or dies half-way cannot be
+//! rolled back, so the build marks the index first (durably), holds it
+//! exclusively until it is done, and removes the mark last. An index found
+//! with the mark was empty before the build began: it is deleted and made
+//! again, and nothing is lost.
+
+use super::*;
+
+/// The `meta` key of an unfinished unjournaled build.
+const MARK: &str = "first_build_unjournaled";
+
+/// Whether the file at `path` is a database in rollback-journal mode: memsync
+/// keeps its index in WAL mode except while an unjournaled build runs, so a
+/// damaged file in that mode is what such a build left when it died, with
+/// nothing in it worth keeping.
+pub(super) fn left_by_unjournaled_build(path: &Path) -> bool {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .is_ok_and(|()| header.starts_with(b"SQLite format 3\0") && header[18..20] == [1, 1])
+}
+
+impl Index {
+    /// Switches an empty index to a build that this process alone reads and
+    /// writes, without journal or fsync. False, with nothing changed, when the
+    /// index holds anything or another connection has it open; the caller
+    /// then builds as it always does.
+    pub fn begin_unjournaled_build(&mut self) -> Result<bool> {
+        if !self.is_empty()? {
+            return Ok(false);
+        }
+        let err = |e| Error::store(self.path.clone(), e);
+        self.conn.busy_timeout(Duration::ZERO).map_err(err)?;
+        let switched = self.leave_wal();
+        self.conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
+        if !switched? {
+            tracing::info!(
+                "another connection has the empty index open; building it through the WAL"
+            );
+            return Ok(false);
+        }
+        tracing::info!("first build of an empty index, written without a journal");
+        // Held from here until `end_unjournaled_build`: nobody else can read
+        // the mark while this process lives.
+        self.conn.execute_batch("BEGIN EXCLUSIVE").map_err(err)?;
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta(key, value) VALUES (?1, '1')",
+                [MARK],
+            )
+            .map_err(err)?;
+        self.conn.execute_batch("COMMIT").map_err(err)?;
+        self.sync_file()?;
+        self.conn
+            .execute_batch("PRAGMA synchronous = OFF;")
+            .map_err(err)?;
+        Ok(true)
+    }
+
+    /// Ends the build begun by `begin_unjournaled_build`. When it failed, the
+    /// half-written file is deleted and an empty index opened in its place.
+    pub fn end_unjournaled_build(&mut self, built: bool) -> Result<()> {
+        if !built {
+            return self.remake_empty();
+        }
+        let err = |e| Error::store(self.path.clone(), e);
+        // The rows reach the disk before the mark leaves it.
+        self.sync_file()?;
+        let mode: String = self
+            .conn
+            .query_row("PRAGMA locking_mode = NORMAL", [], |_| Ok(()))
+            .and_then(|()| {
+                self.conn
+                    .query_row("PRAGMA journal_mode = WAL", [], |r| r.get(0))
+            })
+            .map_err(err)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            tracing::warn!(mode, "index not back in WAL mode after its first build");
+        }
+        self.conn
+            .execute_batch("PRAGMA synchronous = NORMAL;")
+            .map_err(err)?;
+        self.conn
+            .execute("DELETE FROM meta WHERE key = ?1", [MARK])
+            .map_err(err)?;
+        Ok(())
+    }
+
+    /// Whether this index is what an unjournaled build left when it died.
+    /// A file too damaged to say is treated as such.
+    pub(super) fn first_build_died(&self) -> bool {
+        self.exists("SELECT EXISTS(SELECT 1 FROM meta WHERE key = ?1)", [MARK])
+            .unwrap_or_else(|e| is_damage(&e))
+    }
+
+    /// Closes this connection, deletes the index and its logs, and opens an
+    /// empty one.
+    pub(super) fn remake_empty(&mut self) -> Result<()> {
+        tracing::warn!(index = %self.path.display(), "an unfinished first build is discarded; building again from markdown");
+        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        remove_index_files(&self.path)?;
+        let path = self.path.clone();
+        *self = Index::open_inner(&path)?;
+        Ok(())
+    }
+
+    /// Leaves WAL for no journal, holding the file exclusively; false (and
+    /// back to normal locking) when another connection has it open.
+    fn leave_wal(&self) -> Result<bool> {
+        let err = |e| Error::store(self.path.clone(), e);
+        let mode = self
+            .conn
+            .query_row("PRAGMA locking_mode = EXCLUSIVE", [], |_| Ok(()))
+            .and_then(|()| {
+                self.conn
+                    .query_row("PRAGMA journal_mode = OFF", [], |r| r.get::<_, String>(0))
+            });
+        match mode {
+            Ok(mode) if mode.eq_ignore_ascii_case("off") => Ok(true),
+            Ok(_) => self.back_to_shared().map(|()| false),
+            Err(e) if is_busy(&e) => self.back_to_shared().map(|()| false),
+            Err(e) => Err(err(e)),
+        }
+    }
+
+    /// Normal locking again; the next read releases the exclusive lock.
+    fn back_to_shared(&self) -> Result<()> {
+        self.conn
+            .query_row("PRAGMA locking_mode = NORMAL", [], |_| Ok(()))
+            .and_then(|()| {
+                self.conn
+                    .query_row("SELECT COUNT(*) FROM meta", [], |_| Ok(()))
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    fn sync_file(&self) -> Result<()> {
+        std::fs::File::open(&self.path)
+            .and_then(|f| f.sync_all())
+            .map_err(|e| Error::io(&self.path, e))
+    }
+}
