@@ -378,7 +378,7 @@ struct Changes<'a> {
     progress: Option<&'a dyn Progress>,
 }
 
-/// Reads and validates `to_read` on every core but one while this thread
+/// Reads and validates `to_read` on every core while this thread
 /// applies the results, and every other change, in one SQLite transaction.
 fn index_changes(
     index: &mut Index,
