@@ -304,3 +304,28 @@ fn a_first_build_killed_half_way_is_discarded_and_built_again() {
     // The kills must have found builds under way, or this proves nothing.
     assert!(marked >= 2, "only {marked} of 6 kills landed mid-build");
 }
+
+#[test]
+fn a_failed_unjournaled_build_leaves_an_empty_index_in_wal_mode() {
+    let ws = Workspace::new();
+    let mut index = Index::open(&ws.settings.index_path()).expect("index");
+    assert!(index.begin_unjournaled_build().expect("begin"));
+    // Rows written, then the build fails: without a journal they cannot be
+    // rolled back, so the whole file is made again.
+    index
+        .batch(|b| {
+            b.put_file(
+                "memory/x.md",
+                "artifact",
+                memsync::scan::FileStat::default(),
+                None,
+                None,
+            )
+        })
+        .expect("batch");
+    assert!(!index.is_empty().expect("is_empty"));
+    index.end_unjournaled_build(false).expect("end");
+    assert!(index.is_empty().expect("is_empty"));
+    drop(index);
+    assert_eq!(journal_and_mark(&ws), ("wal".to_string(), false));
+}

@@ -49,8 +49,19 @@ impl Index {
             return Ok(false);
         }
         tracing::info!("first build of an empty index, written without a journal");
-        // Held from here until `end_unjournaled_build`: nobody else can read
-        // the mark while this process lives.
+        if let Err(e) = self.mark_build() {
+            // Out of WAL mode without the mark: start again from an empty file.
+            self.remake_empty()?;
+            return Err(e);
+        }
+        Ok(true)
+    }
+
+    /// Writes the mark, durably, and turns fsync off for the build. The lock
+    /// taken here is held until `end_unjournaled_build`: nobody else can read
+    /// the mark while this process lives.
+    fn mark_build(&self) -> Result<()> {
+        let err = |e| Error::store(self.path.clone(), e);
         self.conn.execute_batch("BEGIN EXCLUSIVE").map_err(err)?;
         self.conn
             .execute(
@@ -62,18 +73,25 @@ impl Index {
         self.sync_file()?;
         self.conn
             .execute_batch("PRAGMA synchronous = OFF;")
-            .map_err(err)?;
-        Ok(true)
+            .map_err(err)
     }
 
-    /// Ends the build begun by `begin_unjournaled_build`. When it failed, the
-    /// half-written file is deleted and an empty index opened in its place.
+    /// Ends the build begun by `begin_unjournaled_build`. When it failed, or
+    /// the index cannot be made durable and shared again, the half-written
+    /// file is deleted and an empty index opened in its place.
     pub fn end_unjournaled_build(&mut self, built: bool) -> Result<()> {
-        if !built {
-            return self.remake_empty();
+        let back = if built { self.back_to_wal() } else { Ok(()) };
+        if built && back.is_ok() {
+            return Ok(());
         }
+        self.remake_empty()?;
+        back
+    }
+
+    /// Makes the build durable, returns to WAL mode and normal locking, and
+    /// removes the mark, in that order.
+    fn back_to_wal(&self) -> Result<()> {
         let err = |e| Error::store(self.path.clone(), e);
-        // The rows reach the disk before the mark leaves it.
         self.sync_file()?;
         let mode: String = self
             .conn
@@ -84,7 +102,9 @@ impl Index {
             })
             .map_err(err)?;
         if !mode.eq_ignore_ascii_case("wal") {
-            tracing::warn!(mode, "index not back in WAL mode after its first build");
+            let failure = rusqlite::ffi::Error::new(rusqlite::ffi::SQLITE_ERROR);
+            let reason = format!("journal mode {mode}, not WAL, after the first build");
+            return Err(err(rusqlite::Error::SqliteFailure(failure, Some(reason))));
         }
         self.conn
             .execute_batch("PRAGMA synchronous = NORMAL;")
