@@ -36,12 +36,12 @@ pub mod views;
 pub use batch::Batch;
 pub use schema::SCHEMA_VERSION;
 use schema::{DERIVED_SCHEMA, DERIVED_TABLES, TELEMETRY_SCHEMA};
+pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
 
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);
 /// A log that a short-lived reader replays cheaply: 64 pages.
 const SHORT_LOG_BYTES: u64 = 64 * (4096 + 24) + 32;
-pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
 
 /// Where a problem came from, so each phase can replace only its own findings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
