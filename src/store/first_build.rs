@@ -22,11 +22,8 @@ const MARK: &str = "first_build_unjournaled";
 /// damaged file in that mode is what such a build left when it died, with
 /// nothing in it worth keeping.
 pub(super) fn left_by_unjournaled_build(path: &Path) -> bool {
-    use std::io::Read;
-    let mut header = [0u8; 20];
-    std::fs::File::open(path)
-        .and_then(|mut f| f.read_exact(&mut header))
-        .is_ok_and(|()| header.starts_with(b"SQLite format 3\0") && header[18..20] == [1, 1])
+    // Bytes 18 and 19: the file format versions, 1 for a rollback journal, 2 for WAL.
+    database_header(path).is_some_and(|header| header[18..20] == [1, 1])
 }
 
 impl Index {
@@ -38,7 +35,7 @@ impl Index {
         if !self.is_empty()? {
             return Ok(false);
         }
-        let err = |e| Error::store(self.path.clone(), e);
+        let err = |e| self.err(e);
         self.conn.busy_timeout(Duration::ZERO).map_err(err)?;
         let switched = self.leave_wal();
         self.conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
@@ -61,7 +58,7 @@ impl Index {
     /// taken here is held until `end_unjournaled_build`: nobody else can read
     /// the mark while this process lives.
     fn mark_build(&self) -> Result<()> {
-        let err = |e| Error::store(self.path.clone(), e);
+        let err = |e| self.err(e);
         self.conn.execute_batch("BEGIN EXCLUSIVE").map_err(err)?;
         self.conn
             .execute(
@@ -91,7 +88,7 @@ impl Index {
     /// Makes the build durable, returns to WAL mode and normal locking, and
     /// removes the mark, in that order.
     fn back_to_wal(&self) -> Result<()> {
-        let err = |e| Error::store(self.path.clone(), e);
+        let err = |e| self.err(e);
         self.sync_file()?;
         let mode: String = self
             .conn
@@ -126,8 +123,7 @@ impl Index {
     /// empty one.
     pub(super) fn remake_empty(&mut self) -> Result<()> {
         tracing::warn!(index = %self.path.display(), "an unfinished first build is discarded; building again from markdown");
-        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
-        drop(std::mem::replace(&mut self.conn, placeholder));
+        self.close()?;
         remove_index_files(&self.path)?;
         let path = self.path.clone();
         *self = Index::open_inner(&path)?;
@@ -137,7 +133,7 @@ impl Index {
     /// Leaves WAL for no journal, holding the file exclusively; false (and
     /// back to normal locking) when another connection has it open.
     fn leave_wal(&self) -> Result<bool> {
-        let err = |e| Error::store(self.path.clone(), e);
+        let err = |e| self.err(e);
         let mode = self
             .conn
             .query_row("PRAGMA locking_mode = EXCLUSIVE", [], |_| Ok(()))

@@ -146,25 +146,27 @@ impl Index {
     /// False when it was deleted, replaced, truncated or its header overwritten:
     /// then this connection writes to a file nobody else will read.
     pub fn still_on_disk(&self) -> bool {
-        use std::io::Read;
         if self.identity.is_none() || file_identity(&self.path) != self.identity {
             return false;
         }
-        let mut header = [0u8; 16];
-        std::fs::File::open(&self.path)
-            .and_then(|mut f| f.read_exact(&mut header))
-            .is_ok_and(|()| &header == b"SQLite format 3\0")
+        database_header(&self.path).is_some()
+    }
+
+    /// Closes this connection now (the `Index` is unusable until replaced):
+    /// closing deletes `index.db-wal` by name, so it must happen before a new
+    /// file takes that name.
+    fn close(&mut self) -> Result<()> {
+        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
+        drop(std::mem::replace(&mut self.conn, placeholder));
+        self.identity = None;
+        Ok(())
     }
 
     /// Closes this connection and opens the index afresh: a missing file is
     /// created, and one that is not a database (or, with `discard`, any file)
     /// is moved aside first. The caller then rebuilds the rows from markdown.
     pub fn reopen(&mut self, discard: bool) -> Result<()> {
-        // The old connection must close first: closing deletes `index.db-wal`
-        // by name, which must not be the new file's log.
-        let placeholder = Connection::open_in_memory().map_err(|e| self.err(e))?;
-        drop(std::mem::replace(&mut self.conn, placeholder));
-        self.identity = None;
+        self.close()?;
         if discard && self.path.exists() {
             move_aside(&self.path)?;
         }
@@ -533,6 +535,17 @@ fn move_aside(path: &Path) -> Result<()> {
         let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
     }
     Ok(())
+}
+
+/// The first 20 bytes of the file at `path`, if it starts as an SQLite database does.
+fn database_header(path: &Path) -> Option<[u8; 20]> {
+    use std::io::Read;
+    let mut header = [0u8; 20];
+    std::fs::File::open(path)
+        .and_then(|mut f| f.read_exact(&mut header))
+        .ok()
+        .map(|()| header)
+        .filter(|h| h.starts_with(b"SQLite format 3\0"))
 }
 
 fn file_identity(path: &Path) -> Option<(u64, u64)> {
