@@ -158,13 +158,6 @@ impl RenderCtx<'_> {
             agent,
             scope: &format!("day:{day}"),
         };
-        (
-            Some(Pending::new(
-                &target,
-                &existing,
-                &super::splice(&existing, &block),
-            )),
-            problems,
-        )
+        (Some(Pending::new(&target, &existing, block)), problems)
     }
 }

@@ -13,8 +13,30 @@ pub const BLOCK_END: &str = "<!-- memsync:end -->";
 
 /// The file's current text; `None` (with a problem) when it exists but cannot be read.
 pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) -> Option<String> {
+    match std::fs::symlink_metadata(abs) {
+        Ok(meta) if !meta.is_file() => {
+            problems.push(Problem::error(
+                rel,
+                "projection.read",
+                "not a regular file (a directory or a link?); left untouched",
+            ));
+            return None;
+        }
+        _ => {}
+    }
     match std::fs::read(abs) {
         Ok(bytes) => match String::from_utf8(bytes) {
+            Ok(text) if block_count(&text) > 1 => {
+                problems.push(Problem::error(
+                    rel,
+                    "projection.markers",
+                    format!(
+                        "holds {} memsync blocks (a pasted copy?); left untouched until only one `{BLOCK_BEGIN}` … `{BLOCK_END}` pair remains",
+                        block_count(&text)
+                    ),
+                ));
+                None
+            }
             Ok(text) => Some(text),
             Err(_) => {
                 problems.push(Problem::error(
@@ -35,6 +57,14 @@ pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) 
             None
         }
     }
+}
+
+/// How many begin markers the text holds: more than one means a pasted copy,
+/// and memsync cannot tell which block is its own.
+pub fn block_count(text: &str) -> usize {
+    text.split_inclusive('\n')
+        .filter(|line| line.starts_with(BLOCK_BEGIN))
+        .count()
 }
 
 /// The byte range of the managed block: (start of begin line, end of end line).

@@ -73,7 +73,7 @@ impl RenderCtx<'_> {
             agent,
             scope: "memory",
         };
-        self.write(&target, &existing, &super::splice(&existing, &block), out);
+        self.write(&target, &existing, block, out);
         Ok(())
     }
 

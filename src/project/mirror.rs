@@ -56,21 +56,13 @@ fn mirror_file(root: &Path, rel: &str, target: &Path) -> std::io::Result<()> {
     };
     let prefix = format!("[[{}/", root.display());
     let block = source[b..e].replace("[[", &prefix);
-    let existing = match std::fs::read(target) {
-        Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
-            std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8; left untouched")
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(e) => return Err(e),
-    };
-    let new = splice_with(&existing, &block, block_range(&existing));
-    if new == existing {
-        return Ok(());
-    }
-    if let Some(dir) = target.parent() {
-        std::fs::create_dir_all(dir)?;
-    }
-    crate::files::write_atomic(target, new.as_bytes())
+    // OpenClaw's agents append to these files: splice into the text as it is
+    // when written, and keep what they append meanwhile.
+    crate::files::replace_preserving_appends(target, |existing| {
+        (super::file::block_count(existing) <= 1)
+            .then(|| splice_with(existing, &block, block_range(existing)))
+    })?;
+    Ok(())
 }
 
 /// The files a mirror in `dir` can hold memsync's block in: MEMORY.md and

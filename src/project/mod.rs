@@ -332,29 +332,45 @@ struct RenderCtx<'a> {
 }
 
 impl RenderCtx<'_> {
-    /// Queues `new` for writing if it differs from `existing`; `finish` writes.
-    fn write(&self, target: &Target<'_>, existing: &str, new: &str, out: &mut RenderOutcome) {
-        out.pending.push(Pending::new(target, existing, new));
+    /// Queues `block` for splicing into the file if it changes `existing`; `finish` writes.
+    fn write(&self, target: &Target<'_>, existing: &str, block: String, out: &mut RenderOutcome) {
+        out.pending.push(Pending::new(target, existing, block));
     }
 }
 
-/// A rendered projection waiting to be written (`bytes: None` when unchanged).
+/// A rendered block waiting to be spliced into its file (`changed: false`
+/// when the file already holds it).
 #[derive(Debug)]
 struct Pending {
     path: String,
     agent_id: String,
     scope: String,
-    bytes: Option<Vec<u8>>,
+    block: String,
+    changed: bool,
 }
 
 impl Pending {
-    fn new(target: &Target<'_>, existing: &str, new: &str) -> Pending {
+    fn new(target: &Target<'_>, existing: &str, block: String) -> Pending {
         Pending {
             path: target.path.to_string(),
             agent_id: target.agent.to_string(),
             scope: target.scope.to_string(),
-            bytes: (new != existing).then(|| new.as_bytes().to_vec()),
+            changed: splice(existing, &block) != existing,
+            block,
         }
+    }
+
+    /// Splices the block into the file as it is now: text another program
+    /// added since the render read it stays, and so do bytes appended while
+    /// the file is replaced.
+    fn write(&self, root: &Path) -> std::io::Result<bool> {
+        if !self.changed {
+            return Ok(false);
+        }
+        let replaced = crate::files::replace_in_workspace(root, &self.path, |text| {
+            (file::block_count(text) <= 1).then(|| splice(text, &self.block))
+        })?;
+        Ok(replaced == crate::files::Replaced::Written)
     }
 }
 
@@ -363,21 +379,20 @@ impl RenderOutcome {
     /// its own fsyncs), and records what was rendered. A file that cannot be
     /// written is reported and keeps its previous content.
     fn finish(&mut self, root: &Path, problems: &mut Vec<Problem>) -> Result<()> {
-        let results: Vec<std::io::Result<FileStat>> = self
+        let results: Vec<std::io::Result<(bool, FileStat)>> = self
             .pending
             .par_iter()
             .map(|p| {
-                let abs = root.join(&p.path);
-                if let Some(bytes) = &p.bytes {
-                    crate::files::write_in_workspace(root, &p.path, bytes)?;
-                }
-                std::fs::symlink_metadata(&abs).map(|m| FileStat::of(&m))
+                let written = p.write(root)?;
+                let stat =
+                    std::fs::symlink_metadata(root.join(&p.path)).map(|m| FileStat::of(&m))?;
+                Ok((written, stat))
             })
             .collect();
         for (p, result) in std::mem::take(&mut self.pending).into_iter().zip(results) {
             match result {
-                Ok(stat) => {
-                    if p.bytes.is_some() {
+                Ok((written, stat)) => {
+                    if written {
                         self.written.push(p.path.clone());
                     }
                     self.rendered.push(RenderedFile {

@@ -5,7 +5,11 @@
 //! Owns: the file-system primitives every writer shares. Must not: know what
 //! a file means (projections, artifacts and state all call in here).
 
+mod replace;
+
 use std::path::Path;
+
+pub use replace::{Replaced, replace_preserving_appends};
 
 use crate::error::{Error, Result};
 
@@ -60,6 +64,17 @@ pub fn check_real_dirs(root: &Path, rel: &str) -> std::io::Result<()> {
         }
     }
     Ok(())
+}
+
+/// `replace_preserving_appends` for a workspace-relative path, never through
+/// a symlinked directory.
+pub fn replace_in_workspace(
+    root: &Path,
+    rel: &str,
+    render: impl Fn(&str) -> Option<String>,
+) -> std::io::Result<Replaced> {
+    check_real_dirs(root, rel)?;
+    replace_preserving_appends(&root.join(rel), render)
 }
 
 /// `write_atomic` for a workspace-relative path, never through a symlinked directory.
