@@ -48,6 +48,9 @@ fn cold_dump(ws: &Workspace) -> String {
 fn file_by_file_dump(ws: &Workspace, chunk: usize) -> String {
     ws.delete_index();
     let mut index = Index::open(&ws.settings.index_path()).expect("index");
+    // Taken as complete, so `sync_paths` indexes only the paths it is given
+    // instead of building the whole workspace first.
+    index.set_meta(pipeline::COMPLETE, "yes").expect("mark");
     let mut paths = canonical_paths(&ws.settings);
     paths.reverse();
     for part in paths.chunks(chunk) {

@@ -512,3 +512,30 @@ fn projections_wait_for_the_writer_lease() {
     assert!(finished >= released && released.duration_since(started).as_millis() >= 300);
     assert!(ws.read("MEMORY.md").contains("session=leased"));
 }
+
+#[test]
+fn a_pasted_second_block_is_reported_and_nothing_between_markers_is_overwritten() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "one", ts("2026-11-19T10:00:00Z")));
+    ws.sync();
+    let md = ws.read("MEMORY.md");
+    // The user pastes a copy of the block and edits their copy.
+    let pasted = format!("{md}\n{}", md.replace("session=one", "my own note"));
+    ws.write("MEMORY.md", &pasted);
+    ws.add(&session("default", "two", ts("2026-11-19T11:00:00Z")));
+    let out = common::run_at(ws.root(), "2026-11-20T12:00:00Z", &["sync"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("projection.markers"), "{stdout}");
+    assert_eq!(ws.read("MEMORY.md"), pasted);
+}
+
+#[test]
+fn memory_md_that_is_a_directory_fails_sync() {
+    let ws = Workspace::new();
+    std::fs::create_dir(ws.path("MEMORY.md")).expect("mkdir");
+    let out = common::run_at(ws.root(), "2026-11-20T12:00:00Z", &["sync"]);
+    assert_eq!(out.status.code(), Some(3), "{out:?}");
+    assert!(String::from_utf8_lossy(&out.stdout).contains("MEMORY.md: error: projection.read"));
+    assert!(ws.path("MEMORY.md").is_dir());
+}

@@ -84,10 +84,13 @@ pub fn sync(
 }
 
 /// Problems in the workspace's files are not `sync`'s failure (exit 0); a
-/// projection it could not write (disk full, read-only) is: exit 3, and the
-/// next sync retries it.
+/// projection it could not write is: exit 3, and the next sync retries it.
+/// That covers a full or read-only disk, and a file memsync must not touch
+/// (MEMORY.md that is a directory, or holds a pasted second block).
 pub fn sync_exit_status(problems: &[Problem]) -> ExitStatus {
-    if problems.iter().any(|p| p.rule == "projection.write") {
+    let unwritten =
+        |p: &Problem| p.rule.starts_with("projection.") && p.severity == Severity::Error;
+    if problems.iter().any(unwritten) {
         ExitStatus::Runtime
     } else {
         ExitStatus::Ok
@@ -409,7 +412,7 @@ pub fn search(
     q: &crate::search::Query,
     now: DateTime<Utc>,
 ) -> Result<Vec<crate::search::Hit>> {
-    let index = Index::open(&settings.index_path())?;
+    let index = open_built(settings, now)?;
     index.defer_checkpoint()?;
     crate::search::search(&index, &settings.config.search, q, now)
 }
@@ -421,9 +424,20 @@ pub fn open(
     agent: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<crate::session::SessionView> {
-    let index = Index::open(&settings.index_path())?;
+    let index = open_built(settings, now)?;
     index.defer_checkpoint()?;
     crate::session::open(&index, target, agent, now)
+}
+
+/// The index, built from the whole workspace first if it does not hold it
+/// yet (a fresh clone, an index deleted or set aside as damaged): a reader
+/// never answers from a partial index.
+fn open_built(settings: &Settings, now: DateTime<Utc>) -> Result<Index> {
+    let mut index = Index::open(&settings.index_path())?;
+    if index.meta(pipeline::COMPLETE)?.is_none() {
+        pipeline::sync_with(&mut index, settings, now, SyncOptions::INDEX_ONLY)?;
+    }
+    Ok(index)
 }
 
 /// Writes the example workspace into `dir` (or a new temp directory), syncs it,

@@ -31,8 +31,22 @@ fn json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
-/// Runs the command `cli` names and says how the process should exit.
+/// Runs the command `cli` names and says how the process should exit. The
+/// index is derived: a command that finds it damaged sets it aside, says so
+/// once, and runs again on an index rebuilt from markdown.
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
+    match run_command(cli) {
+        Err(Error::Store(crate::error::StoreError::Sqlite { path, source }))
+            if crate::store::is_corrupt(&source) && crate::store::set_aside_if_damaged(&path)? =>
+        {
+            // Setting it aside logged the one line that says so.
+            run_command(cli)
+        }
+        done => done,
+    }
+}
+
+fn run_command(cli: &Cli) -> Result<ExitStatus> {
     let now = cli.now.unwrap_or_else(Utc::now);
     let env = Env::from_process();
     let load = |ws: Option<&Path>| {

@@ -126,7 +126,11 @@ pub fn sync_with(
     let rules = scan_rules(settings)?;
     let scan = scan::scan(&settings.root, &rules)?;
     remove_interrupted_writes(settings, &scan.interrupted_writes);
-    let cache = index.file_cache()?;
+    let mut cache = index.file_cache()?;
+    for path in index.files_without_rows()? {
+        tracing::info!(path = %path, "the index lacks this file's rows; reading it again");
+        cache.remove(&path);
+    }
     tracing::info!(
         files = scan.files.len(),
         ms = started.elapsed().as_millis() as u64,
@@ -176,6 +180,12 @@ pub fn sync_paths(
     let started = Instant::now();
     // A missing root would make every path look deleted: refuse rather than drop rows.
     std::fs::metadata(&settings.root).map_err(|e| crate::Error::io(&settings.root, e))?;
+    if index.meta(COMPLETE)?.is_none() {
+        // A fresh clone, a deleted or rebuilt index: projections rendered from
+        // these paths alone would drop every other session.
+        tracing::info!("the index does not hold the whole workspace yet; syncing all of it");
+        return sync_with(index, settings, now, opts);
+    }
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
     let wanted: BTreeSet<&str> = paths
@@ -205,6 +215,10 @@ pub fn sync_paths(
     }
     reconcile(index, settings, now, opts, plan, started)
 }
+
+/// The meta key a full sync sets once the index holds the whole workspace;
+/// until then nothing renders from a partial index.
+pub const COMPLETE: &str = "complete_since";
 
 /// What one reconcile looks at.
 struct Plan {
@@ -334,6 +348,10 @@ fn reconcile(
         index.end_unjournaled_build(indexed.is_ok())?;
     }
     indexed?;
+    let whole_workspace = plan.scan_problems.is_some();
+    if whole_workspace && index.meta(COMPLETE)?.is_none() {
+        index.set_meta(COMPLETE, "yes")?;
+    }
     if !flipped.is_empty() {
         // A tombstone removed (or restored) sessions: no removed text may linger.
         index.purge_removed_text()?;

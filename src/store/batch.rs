@@ -160,13 +160,15 @@ impl Batch<'_> {
             .prepare_cached("SELECT id FROM artifacts WHERE source_path = ?1")
             .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
             .map_err(|e| self.err(e))?;
+        // Links go even when the row is missing: rows a race left half
+        // written are replaced whole, never doubled.
+        self.exec("DELETE FROM links WHERE source_path = ?1", [path])?;
         let Some(id) = id else { return Ok(()) };
         self.tx
             .prepare_cached("DELETE FROM frontmatter WHERE artifact_id = ?1")
             .and_then(|mut s| s.execute([id]))
             .map_err(|e| self.err(e))?;
-        self.exec("DELETE FROM artifacts WHERE source_path = ?1", [path])?;
-        self.exec("DELETE FROM links WHERE source_path = ?1", [path])
+        self.exec("DELETE FROM artifacts WHERE source_path = ?1", [path])
     }
 
     /// Keeps the last good row of a file that is now invalid or unreadable, marked stale.

@@ -23,6 +23,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
+mod damage;
 mod dump;
 mod first_build;
 pub mod harvest;
@@ -34,6 +35,8 @@ mod touched;
 pub mod views;
 
 pub use batch::Batch;
+use damage::move_aside;
+pub use damage::{is_corrupt, is_damage, set_aside_if_damaged};
 pub use schema::SCHEMA_VERSION;
 use schema::{DERIVED_SCHEMA, DERIVED_TABLES, TELEMETRY_SCHEMA};
 pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
@@ -167,8 +170,8 @@ impl Index {
     /// is moved aside first. The caller then rebuilds the rows from markdown.
     pub fn reopen(&mut self, discard: bool) -> Result<()> {
         self.close()?;
-        if discard && self.path.exists() {
-            move_aside(&self.path)?;
+        if discard {
+            set_aside_if_damaged(&self.path)?;
         }
         *self = Index::open(&self.path)?;
         Ok(())
@@ -340,6 +343,21 @@ impl Index {
         let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files";
         query(&self.conn, sql, [], cached_file).map_err(|e| self.err(e))
     }
+    /// Cached canonical files whose rows are missing: neither an artifact or
+    /// tombstone row, nor a problem that explains the absence, nor a tombstone
+    /// of their session. Only a write interrupted or overtaken by another
+    /// process leaves one; `sync` reads them again instead of trusting the cache.
+    pub fn files_without_rows(&self) -> Result<Vec<String>> {
+        let sql = "SELECT f.path FROM files f
+             WHERE CASE f.class
+                 WHEN 'artifact' THEN NOT EXISTS (SELECT 1 FROM artifacts a WHERE a.source_path = f.path)
+                     AND NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.token = f.token)
+                 WHEN 'tombstone' THEN NOT EXISTS (SELECT 1 FROM tombstones t WHERE t.source_path = f.path)
+                 ELSE 0 END
+               AND NOT EXISTS (SELECT 1 FROM problems p WHERE p.path = f.path)";
+        query(&self.conn, sql, [], |r| r.get(0)).map_err(|e| self.err(e))
+    }
+
     /// The stat cache entries of the given paths.
     pub fn cached_files<'a>(
         &self,
@@ -525,18 +543,6 @@ fn is_busy(e: &rusqlite::Error) -> bool {
     e.sqlite_error_code() == Some(rusqlite::ErrorCode::DatabaseBusy)
 }
 
-/// Keeps a damaged index beside the new one (it may hold telemetry worth a
-/// look) and removes its log files, which belong to no database now.
-fn move_aside(path: &Path) -> Result<()> {
-    let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
-    tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is damaged; rebuilding from markdown");
-    std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
-    for suffix in ["-wal", "-shm"] {
-        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
-    }
-    Ok(())
-}
-
 /// The first 20 bytes of the file at `path`, if it starts as an SQLite database does.
 fn database_header(path: &Path) -> Option<[u8; 20]> {
     use std::io::Read;
@@ -551,17 +557,4 @@ fn database_header(path: &Path) -> Option<[u8; 20]> {
 fn file_identity(path: &Path) -> Option<(u64, u64)> {
     use std::os::unix::fs::MetadataExt;
     std::fs::metadata(path).ok().map(|m| (m.dev(), m.ino()))
-}
-
-/// SQLite's word for a damaged file, as opposed to a busy, full or briefly
-/// failing one (those are retried, never a reason to set the index aside).
-pub fn is_damage(e: &Error) -> bool {
-    e.sqlite().is_some_and(is_corrupt)
-}
-
-fn is_corrupt(e: &rusqlite::Error) -> bool {
-    matches!(
-        e.sqlite_error_code(),
-        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
-    )
 }

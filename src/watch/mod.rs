@@ -224,7 +224,13 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let watchdog = watchdog_interval();
         tracing::info!(root = %self.root.display(), mode = %self.state.mode, "watching");
         loop {
-            let deadline = self.next_wake(watchdog)?;
+            let deadline = match self.next_wake(watchdog) {
+                Ok(deadline) => deadline,
+                Err(e) => {
+                    self.survive(e)?;
+                    tokio::time::Instant::now() + Duration::from_secs(1)
+                }
+            };
             let wake = tokio::select! {
                 Some(event) = self.events.recv() => Wake::Event(event),
                 _ = hangup.recv() => Wake::Reload,
@@ -233,13 +239,22 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 _ = jobs.recv() => Wake::Jobs,
                 _ = tokio::time::sleep_until(deadline) => Wake::Timer,
             };
-            match wake {
-                Wake::Event(event) => self.gather(event),
-                Wake::Reload => self.reload()?,
+            let handled = match wake {
+                Wake::Event(event) => {
+                    self.gather(event);
+                    Ok(())
+                }
+                Wake::Reload => self.reload(),
                 Wake::Stop => break,
-                Wake::Timer if self.batch_due() => self.on_events()?,
-                Wake::Timer => self.on_timer()?,
-                Wake::Jobs => self.run_jobs(),
+                Wake::Timer if self.batch_due() => self.on_events(),
+                Wake::Timer => self.on_timer(),
+                Wake::Jobs => {
+                    self.run_jobs();
+                    Ok(())
+                }
+            };
+            if let Err(e) = handled {
+                self.survive(e)?;
             }
             if watchdog.is_some() {
                 let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
@@ -247,6 +262,19 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         tracing::info!("stopping");
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Stopping]);
+        Ok(())
+    }
+
+    /// The index is derived, so no failure of it stops the daemon: it is
+    /// reopened (set aside first when damaged) and the next batch is a full
+    /// one. Anything else (a configuration that no longer loads) does.
+    fn survive(&mut self, e: Error) -> Result<()> {
+        if !matches!(e, Error::Store(_)) {
+            return Err(e);
+        }
+        tracing::error!(error = %e, "index failed; reopening it and reconciling in full");
+        let damaged = crate::store::is_damage(&e);
+        self.reopen_index(damaged);
         Ok(())
     }
 

@@ -1,0 +1,61 @@
+//! A damaged index: telling damage from a busy or briefly failing file, and
+//! setting a damaged file aside so the index is rebuilt from markdown.
+//!
+//! Owns: the verdict on one index file and moving it out of the way. Must
+//! not: rebuild anything (the caller reopens and syncs).
+
+use std::path::Path;
+
+use rusqlite::Connection;
+
+use super::BUSY_TIMEOUT;
+use crate::error::{Error, Result};
+
+/// Sets the index at `path` aside if it is damaged now: a command that hit a
+/// damaged page rebuilds from markdown instead of failing until someone deletes
+/// the file. A file another process has already replaced with a sound index
+/// (it passes `quick_check`) is kept. True when the file was set aside.
+pub fn set_aside_if_damaged(path: &Path) -> Result<bool> {
+    if !path.exists() {
+        return Ok(false);
+    }
+    let verdict = Connection::open_with_flags(path, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
+        .and_then(|conn| {
+            conn.busy_timeout(BUSY_TIMEOUT)?;
+            conn.query_row("PRAGMA quick_check", [], |r| r.get::<_, String>(0))
+        });
+    match verdict {
+        Ok(verdict) if verdict == "ok" => return Ok(false),
+        Ok(_) => {}
+        Err(e) if is_corrupt(&e) => {}
+        // Busy (a build holds it) or unreadable: not known to be damaged.
+        Err(_) => return Ok(false),
+    }
+    move_aside(path)?;
+    Ok(true)
+}
+
+/// Keeps a damaged index beside the new one (it may hold telemetry worth a
+/// look) and removes its log files, which belong to no database now.
+pub(super) fn move_aside(path: &Path) -> Result<()> {
+    let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
+    tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is damaged; rebuilding from markdown");
+    std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;
+    for suffix in ["-wal", "-shm"] {
+        let _ = std::fs::remove_file(format!("{}{suffix}", path.display()));
+    }
+    Ok(())
+}
+
+/// SQLite's word for a damaged file, as opposed to a busy, full or briefly
+/// failing one (those are retried, never a reason to set the index aside).
+pub fn is_damage(e: &Error) -> bool {
+    e.sqlite().is_some_and(is_corrupt)
+}
+
+pub fn is_corrupt(e: &rusqlite::Error) -> bool {
+    matches!(
+        e.sqlite_error_code(),
+        Some(rusqlite::ErrorCode::NotADatabase) | Some(rusqlite::ErrorCode::DatabaseCorrupt)
+    )
+}
