@@ -338,6 +338,11 @@ fn a_compaction_for_an_unknown_session_is_a_clear_error() {
 
 /// Runs `capture session-end` then a compaction, stopping at `failpoint` if given.
 fn capture_all(f: &Fixture, failpoint: Option<&str>) -> bool {
+    capture_all_at(f, failpoint, (NOW, LATER))
+}
+
+/// `capture_all` with the two captures' clocks given.
+fn capture_all_at(f: &Fixture, failpoint: Option<&str>, (now, later): (&str, &str)) -> bool {
     let t = f.input("t.jsonl", &claude_transcript("s-1", "plain"));
     let body = f.input(
         "c.md",
@@ -355,11 +360,11 @@ fn capture_all(f: &Fixture, failpoint: Option<&str>) -> bool {
         }
     };
     run(f
-        .cmd(NOW)
+        .cmd(now)
         .args(["capture", "session-end", "--transcript"])
         .arg(&t))
         && run(f
-            .cmd(LATER)
+            .cmd(later)
             .args(["capture", "compaction", "--session-id", "s-1", "--body"])
             .arg(&body))
 }
@@ -376,19 +381,22 @@ fn outcome(f: &Fixture) -> (std::collections::BTreeMap<String, Vec<u8>>, Vec<Str
     (tree(&f.root), ws.content_rows())
 }
 
+/// Every point a capture can be cut short at, in the order it reaches them.
+const FAILPOINTS: [&str; 6] = [
+    "after-transcript",
+    "after-summary",
+    "after-manifest",
+    "after-memory-md",
+    "after-index",
+    "after-compaction",
+];
+
 #[test]
 fn spec_8_every_partial_failure_recovers_to_the_uninterrupted_result() {
     let clean = Fixture::new();
     assert!(capture_all(&clean, None));
     let want = outcome(&clean);
-    for failpoint in [
-        "after-transcript",
-        "after-summary",
-        "after-manifest",
-        "after-memory-md",
-        "after-index",
-        "after-compaction",
-    ] {
+    for failpoint in FAILPOINTS {
         // Rerunning the same captures converges.
         let f = Fixture::new();
         assert!(
@@ -412,6 +420,39 @@ fn spec_8_every_partial_failure_recovers_to_the_uninterrupted_result() {
         let g = Fixture::new();
         g.session_end(NOW, "s-1", &[]).success();
         assert_eq!(tree(&f.root), tree(&g.root), "sync after {failpoint}");
+    }
+}
+
+/// Spec crash-state test 8 as it happens: the rerun comes hours later (the
+/// next hook, the next harvest), and still completes the same session.
+#[test]
+fn an_interrupted_capture_rerun_hours_later_completes_the_same_session() {
+    // The compaction is captured at the rerun's own clock; the session-end
+    // files keep the names the first run gave them.
+    let session_end_files = |f: &Fixture| -> Vec<String> {
+        f.memory()
+            .into_iter()
+            .filter(|n| n.contains("--") && !n.ends_with("--compaction.md"))
+            .collect()
+    };
+    let clean = Fixture::new();
+    assert!(capture_all(&clean, None));
+    let names = session_end_files(&clean);
+    for failpoint in FAILPOINTS {
+        let f = Fixture::new();
+        assert!(!capture_all(&f, Some(failpoint)), "{failpoint} not reached");
+        assert!(capture_all_at(
+            &f,
+            None,
+            ("2026-11-21T15:00:00Z", "2026-11-21T15:30:00Z")
+        ));
+        assert_eq!(
+            session_end_files(&f),
+            names,
+            "after a late rerun past {failpoint}"
+        );
+        assert!(f.find("compaction").contains("--"));
+        f.check_is_clean();
     }
 }
 

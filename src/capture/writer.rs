@@ -270,6 +270,20 @@ impl<'a> Writer<'a> {
         )
     }
 
+    /// Where the manifest goes when there is none yet: where the session's
+    /// artifacts already say it is (an earlier run wrote them and was cut
+    /// short, maybe hours ago), else a new one stamped now.
+    fn promised_manifest(&self, current: &SessionFiles) -> (String, DateTime<Utc>) {
+        let prefix = format!("{}/", contract::MEMORY_DIR);
+        let promised = current.files.iter().find_map(|f| {
+            let rel = f.str("manifest_path")?;
+            let name = contract::parse_canonical_name(rel.strip_prefix(&prefix)?)?;
+            (name.kind == ArtifactKind::Manifest && name.token == self.token)
+                .then_some((rel.to_string(), name.captured_at?))
+        });
+        promised.unwrap_or_else(|| (self.path(ArtifactKind::Manifest, self.stamp), self.stamp))
+    }
+
     /// Whether the manifest already records this call as complete.
     pub(super) fn already_captured(&self) -> bool {
         self.existing
@@ -342,12 +356,8 @@ impl<'a> Writer<'a> {
                     manifest_fields(m),
                 ),
                 None => {
-                    let captured_at = self.stamp;
-                    (
-                        self.path(ArtifactKind::Manifest, captured_at),
-                        captured_at,
-                        ManifestFields::default(),
-                    )
+                    let (rel, captured_at) = self.promised_manifest(&current);
+                    (rel, captured_at, ManifestFields::default())
                 }
             };
             let before = fields.clone();
