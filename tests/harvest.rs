@@ -501,3 +501,41 @@ fn the_daemon_with_harvest_enabled_captures_a_new_idle_session_on_its_own() {
     });
     assert!(daemon.stop().success());
 }
+
+#[test]
+fn a_file_over_the_size_limit_is_skipped_unread_and_the_others_are_captured() {
+    let home = Home::new("");
+    home.place_all_four();
+    // 3 GB of holes: read whole, it took harvest to 6.4 GB and an abort.
+    let huge = home.place(
+        "claude/projects/-home-ana-shop/cc-huge.jsonl",
+        "{\"type\":\"user\"}\n",
+    );
+    std::fs::File::options()
+        .write(true)
+        .open(&huge)
+        .and_then(|f| f.set_len(3 << 30))
+        .unwrap();
+    set_mtime(&huge, ago(2 * 3600));
+    let (code, report) = home.harvest(&[]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(count(&report, "captured"), 4, "{report:#}");
+    let skipped = &report["skipped"][0];
+    assert_eq!(
+        skipped["path"].as_str(),
+        Some(huge.to_string_lossy().as_ref())
+    );
+    assert!(
+        skipped["reason"]
+            .as_str()
+            .unwrap()
+            .contains("over harvest.max_file_bytes"),
+        "{skipped}"
+    );
+    // Remembered: the next run does not look at it again.
+    let (_, again) = home.harvest(&[]);
+    assert_eq!(
+        (count(&again, "skipped"), again["unchanged"].as_u64()),
+        (0, Some(5))
+    );
+}

@@ -291,6 +291,9 @@ pub struct HarvestConfig {
     pub max_age_days: u64,
     /// How often the daemon looks, when `enabled`.
     pub interval_seconds: u64,
+    /// Session files larger than this are skipped with their size as the
+    /// reason, never read whole into memory.
+    pub max_file_bytes: u64,
     /// The harnesses to read: claude-code, codex, openclaw, pi.
     pub harnesses: Vec<String>,
     /// Sessions whose project matches one of these globs are not harvested.
@@ -314,6 +317,7 @@ impl Default for HarvestConfig {
             idle_minutes: 30,
             max_age_days: 30,
             interval_seconds: 60,
+            max_file_bytes: 256 * 1024 * 1024,
             harnesses: ["claude-code", "codex", "openclaw", "pi"]
                 .map(String::from)
                 .to_vec(),

@@ -99,6 +99,43 @@ impl Run<'_> {
         }
     }
 
+    /// Skips a file too large to read whole, and remembers it until it changes.
+    fn too_large(
+        &self,
+        f: &SessionFile,
+        stat: FileStat,
+        max: u64,
+        report: &mut HarvestReport,
+    ) -> Result<()> {
+        let reason = format!(
+            "{} bytes, over harvest.max_file_bytes ({max}); not read",
+            stat.size
+        );
+        report
+            .skipped
+            .push(self.entry(f, None, Some(reason.clone())));
+        if self.dry_run {
+            return Ok(());
+        }
+        self.marks.record(
+            &Watermark {
+                path: f.path.to_string_lossy().into_owned(),
+                harness: f.harness.as_str().to_string(),
+                size: stat.size,
+                mtime_ns: stat.mtime_ns,
+                inode: stat.inode,
+                tail_sha256: String::new(),
+                state: "skipped".into(),
+                reason: Some(reason),
+                agent_id: Some(f.agent_id.clone()),
+                session_id: None,
+                attempts: 0,
+                next_attempt_ms: 0,
+            },
+            self.now,
+        )
+    }
+
     /// Decides and does what one file needs.
     pub(super) fn one(
         &self,
@@ -158,6 +195,10 @@ impl Run<'_> {
         {
             report.unchanged += 1;
             return Ok(());
+        }
+        let max = self.settings.config.harvest.max_file_bytes;
+        if stat.size > max {
+            return self.too_large(f, stat, max, report);
         }
         let Ok(bytes) = std::fs::read(&f.path) else {
             report.busy += 1;
