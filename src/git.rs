@@ -37,6 +37,10 @@ fn git(dir: &Path, args: &[&str]) -> Result<Output> {
         .arg("-C")
         .arg(dir)
         .args(args)
+        // `status` and `diff` refresh the index under index.lock when they
+        // can; a person's `git pull` meeting that lock fails ("Unable to
+        // write index"). memsync's reads never take it.
+        .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
         .map_err(|e| Error::io("git", e))
 }
@@ -135,6 +139,13 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
             "memsync projections: union of curated text, managed block regenerated",
         ),
         ("merge.memsync.driver", driver.as_str()),
+        // The daemon may have re-rendered a projection that is not committed
+        // yet (it commits only after a quiet second): a pull that brings a
+        // new MEMORY.md then stashes it, merges, and re-applies it through
+        // the merge driver, instead of refusing with "local changes would be
+        // overwritten".
+        ("merge.autoStash", "true"),
+        ("rebase.autoStash", "true"),
     ] {
         let current = git(root, &["config", "--local", "--get", key])?;
         if String::from_utf8_lossy(&current.stdout).trim() != value {
@@ -267,6 +278,11 @@ pub fn commit_projections(root: &Path, paths: &[String], message: &str) -> Resul
     if chosen.is_empty() {
         return Ok(Committed::Nothing);
     }
+    // Checked again at the last moment: a commit landing between a pull's
+    // fetch and its merge makes the pull fail.
+    if crate::repo::git_running_at(root) {
+        return Ok(Committed::Busy("a git command is running"));
+    }
     let mut add = vec!["add", "--"];
     add.extend(&chosen);
     git_ok(root, &add)?;
@@ -280,6 +296,10 @@ pub fn commit_projections(root: &Path, paths: &[String], message: &str) -> Resul
     )?;
     if changed.is_empty() {
         return Ok(Committed::Nothing);
+    }
+    if crate::repo::git_running_at(root) {
+        // Staged with the work tree's bytes: the next attempt commits them.
+        return Ok(Committed::Busy("a git command is running"));
     }
     let identity = git(root, &["config", "user.email"])?.status.success();
     let mut commit: Vec<&str> = Vec::new();

@@ -45,3 +45,42 @@ pub fn busy(git_dir: &Path) -> Option<&'static str> {
     .find(|(f, _)| git_dir.join(f).exists())
     .map(|(_, why)| why)
 }
+
+/// `git_running_in` for the whole work tree `root` is in (a workspace may be
+/// a folder of a larger repository, and `git pull` runs at its top).
+pub fn git_running_at(root: &Path) -> bool {
+    let top = find_git_dir(root)
+        .filter(|d| d.file_name().is_some_and(|n| n == ".git"))
+        .and_then(|d| d.parent().map(Path::to_path_buf))
+        .unwrap_or_else(|| root.to_path_buf());
+    git_running_in(&top)
+}
+
+/// Whether a git process (other than this one) works in `work_tree` now. A
+/// `git pull` leaves no lock file while it fetches, yet a commit landing
+/// meanwhile makes it fail: the daemon asks this before rendering or
+/// committing. Linux reads /proc; elsewhere the answer is always false and
+/// the lock files above are all there is.
+pub fn git_running_in(work_tree: &Path) -> bool {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return false;
+    };
+    let work_tree = std::fs::canonicalize(work_tree).unwrap_or_else(|_| work_tree.to_path_buf());
+    let me = std::process::id().to_string();
+    entries.flatten().any(|e| {
+        let name = e.file_name();
+        let Some(pid) = name
+            .to_str()
+            .filter(|n| n.bytes().all(|b| b.is_ascii_digit()))
+        else {
+            return false;
+        };
+        if pid == me {
+            return false;
+        }
+        let dir = e.path();
+        // "git", and the helpers it runs ("git-remote-…", "git-upload-pack").
+        let is_git = std::fs::read(dir.join("comm")).is_ok_and(|c| c.starts_with(b"git"));
+        is_git && std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&work_tree))
+    })
+}

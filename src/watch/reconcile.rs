@@ -10,9 +10,14 @@ use super::*;
 impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// Git holds the index, or a merge, rebase, cherry-pick or revert is in
     /// progress: rendering now could make git's next step refuse, so wait.
+    /// A git command running in the work tree counts too: a pull's fetch
+    /// leaves no lock file, and a commit or render landing before its merge
+    /// makes the pull fail.
     pub(super) fn git_busy(&self) -> bool {
         match &self.git_dir {
-            Some(dir) => crate::repo::busy(dir).is_some(),
+            Some(dir) => {
+                crate::repo::busy(dir).is_some() || crate::repo::git_running_at(&self.root)
+            }
             None => self.root.join(".git/index.lock").exists(),
         }
     }
