@@ -10,21 +10,8 @@ use std::time::{Duration, Instant};
 use common::daemon::{Daemon, wait_for};
 
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {} failed in {}:\n{}{}",
-        args.join(" "),
-        dir.display(),
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    try_git(dir, args)
+        .unwrap_or_else(|e| panic!("git {} failed in {}:\n{e}", args.join(" "), dir.display()))
 }
 
 fn memsync(root: &Path, args: &[&str]) -> assert_cmd::assert::Assert {
@@ -579,17 +566,21 @@ fn a_pull_of_500_sessions_reaches_the_projections() {
     assert!(daemon.stop().success());
 }
 
-/// A git command that may fail; its stderr when it does.
-fn try_git(dir: &Path, args: &[&str]) -> Result<(), String> {
+/// A git command that may fail: its stdout, or its output when it fails.
+fn try_git(dir: &Path, args: &[&str]) -> Result<String, String> {
     let out = Command::new("git")
         .arg("-C")
         .arg(dir)
         .args(args)
         .output()
         .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
     match out.status.success() {
-        true => Ok(()),
-        false => Err(String::from_utf8_lossy(&out.stderr).trim().to_string()),
+        true => Ok(stdout),
+        false => Err(format!(
+            "{stdout}{}",
+            String::from_utf8_lossy(&out.stderr).trim()
+        )),
     }
 }
 

@@ -20,24 +20,15 @@ const TEMP_TAG: &str = ".memsync-";
 /// Writes a file atomically: temp file in the same directory, fsync, rename,
 /// fsync the directory. An existing file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
     use std::os::unix::fs::PermissionsExt;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let name = path.file_name().unwrap_or_default().to_string_lossy();
-    let permissions = std::fs::metadata(path)
-        .map(|m| m.permissions())
-        .unwrap_or_else(|_| std::fs::Permissions::from_mode(0o644));
-    let mut file = tempfile::Builder::new()
-        .prefix(&format!(".{name}{TEMP_TAG}{}.", std::process::id()))
-        .permissions(permissions)
-        .tempfile_in(dir)?;
-    file.write_all(bytes)?;
-    file.as_file().sync_all()?;
-    file.persist(path).map_err(|e| e.error)?;
+    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode());
+    let temp = replace::write_temp(dir, path, bytes, mode)?;
+    temp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()
 }
 

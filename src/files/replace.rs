@@ -108,7 +108,9 @@ fn read_text(mut file: &File) -> std::io::Result<(String, u64)> {
     Ok((text, len))
 }
 
-fn write_temp(
+/// The bytes in a synced temporary file beside `path`, named so a crash's
+/// leftover is recognised (`is_interrupted_write`).
+pub(super) fn write_temp(
     dir: &Path,
     path: &Path,
     bytes: &[u8],
