@@ -206,20 +206,31 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             FileClass::Artifact | FileClass::Tombstone => {}
         }
         to_stat.push((entry, rel, class));
+        if to_stat.len() == STAT_CHUNK {
+            stat_all(&mut to_stat, out);
+        }
     }
-    // The stats are the walk's cost (one statx each, relative to the open
-    // directory); spread over the cores they take a fraction of the time.
+    stat_all(&mut to_stat, out);
+}
+
+/// Entries stat-ed at once: a directory of 100,000 files never holds
+/// 100,000 open entries and their full metadata together.
+const STAT_CHUNK: usize = 4096;
+
+/// Stats `entries` (the walk's cost: one statx each, relative to the open
+/// directory) spread over the cores, and adds them to the scan.
+fn stat_all(entries: &mut Vec<(std::fs::DirEntry, String, FileClass)>, out: &mut Scan) {
     use rayon::prelude::*;
-    let stats: Vec<_> = to_stat
-        .into_par_iter()
-        .map(|(entry, rel, class)| (entry.metadata(), rel, class))
+    let stats: Vec<_> = entries
+        .par_drain(..)
+        .map(|(entry, rel, class)| (entry.metadata().map(|m| FileStat::of(&m)), rel, class))
         .collect();
-    for (meta, rel, class) in stats {
-        match meta {
-            Ok(meta) => out.files.push(ScannedFile {
+    for (stat, rel, class) in stats {
+        match stat {
+            Ok(stat) => out.files.push(ScannedFile {
                 path: rel,
                 class,
-                stat: FileStat::of(&meta),
+                stat,
             }),
             Err(e) => out.problems.push(Problem::warning(
                 &rel,

@@ -64,22 +64,23 @@ impl pipeline::Progress for TerminalProgress {
     }
 }
 
+/// Reconciles once and renders; the index is returned so the caller reads
+/// the problems as it prints them.
 pub fn sync(
     settings: &Settings,
     now: DateTime<Utc>,
     progress: Option<&dyn pipeline::Progress>,
-) -> Result<(SyncReport, Vec<Problem>)> {
+) -> Result<(SyncReport, Index)> {
     let started = std::time::Instant::now();
     let mut index = Index::open(&settings.index_path())?;
     let opts = SyncOptions::RENDER.with_progress(progress);
     let report = pipeline::sync_with(&mut index, settings, now, opts)?;
-    let problems = index.problems()?;
     Ok((
         SyncReport {
             duration_ms: started.elapsed().as_millis(),
             ..report
         },
-        problems,
+        index,
     ))
 }
 
@@ -87,14 +88,12 @@ pub fn sync(
 /// projection it could not write is: exit 3, and the next sync retries it.
 /// That covers a full or read-only disk, and a file memsync must not touch
 /// (MEMORY.md that is a directory, or holds a pasted second block).
-pub fn sync_exit_status(problems: &[Problem]) -> ExitStatus {
-    let unwritten =
-        |p: &Problem| p.rule.starts_with("projection.") && p.severity == Severity::Error;
-    if problems.iter().any(unwritten) {
+pub fn sync_exit_status(index: &Index) -> Result<ExitStatus> {
+    Ok(if index.has_error_of("projection.")? {
         ExitStatus::Runtime
     } else {
         ExitStatus::Ok
-    }
+    })
 }
 
 #[derive(Debug, Serialize)]
@@ -120,19 +119,29 @@ pub fn check(
     now: DateTime<Utc>,
     progress: Option<&dyn pipeline::Progress>,
 ) -> Result<CheckReport> {
+    let (counts, index) = check_index(settings, now, progress)?;
+    Ok(CheckReport {
+        problems: index.problems()?,
+        ..counts
+    })
+}
+
+/// [`check`] with the problems left in the index, to be read as they are printed.
+pub fn check_index(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<(CheckReport, Index)> {
     let mut index = Index::open(&settings.index_path())?;
     let opts = SyncOptions::INDEX_ONLY.with_progress(progress);
     pipeline::sync_with(&mut index, settings, now, opts)?;
-    let problems = index.problems()?;
-    let errors = problems
-        .iter()
-        .filter(|p| p.severity == Severity::Error)
-        .count();
-    Ok(CheckReport {
+    let (errors, warnings) = index.problem_counts()?;
+    let counts = CheckReport {
         errors,
-        warnings: problems.len() - errors,
-        problems,
-    })
+        warnings,
+        problems: Vec::new(),
+    };
+    Ok((counts, index))
 }
 
 /// Drops the content rows and rebuilds them from markdown; telemetry stays unless reset.
@@ -217,11 +226,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
             stale: a.stale,
         })
         .collect();
-    let problems = index.problems()?;
-    let errors = problems
-        .iter()
-        .filter(|p| p.severity == Severity::Error)
-        .count();
+    let (errors, warnings) = index.problem_counts()?;
     let dirty: Vec<String> = index.dirty_marks()?.0.into_iter().map(|(a, _)| a).collect();
     let projections = index
         .projection_state()?
@@ -249,8 +254,17 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         agents,
         tombstones: index.tombstone_count()?,
         errors,
-        warnings: problems.len() - errors,
-        problems: group_by_rule(&problems),
+        warnings,
+        problems: index
+            .problems_by_rule(3)?
+            .into_iter()
+            .map(|r| RuleStatus {
+                rule: r.rule,
+                severity: r.severity,
+                count: usize::try_from(r.count).unwrap_or(0),
+                first_paths: r.first_paths,
+            })
+            .collect(),
         projections,
         daemon: crate::watch::daemon_status(&settings.state_dir()),
         jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
@@ -264,25 +278,6 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
     };
     status.health = health(&status);
     Ok(status)
-}
-
-fn group_by_rule(problems: &[Problem]) -> Vec<RuleStatus> {
-    let mut rules: BTreeMap<(std::cmp::Reverse<Severity>, &str), RuleStatus> = BTreeMap::new();
-    for p in problems {
-        let entry = rules
-            .entry((std::cmp::Reverse(p.severity), &p.rule))
-            .or_insert_with(|| RuleStatus {
-                rule: p.rule.clone(),
-                severity: p.severity,
-                count: 0,
-                first_paths: Vec::new(),
-            });
-        entry.count += 1;
-        if entry.first_paths.len() < 3 {
-            entry.first_paths.push(p.path.clone());
-        }
-    }
-    rules.into_values().collect()
 }
 
 /// One line: whether anything needs a person.
@@ -399,7 +394,7 @@ pub struct HookPlaces<'a> {
 
 /// Makes a workspace: its folder and `memory/`, then a first sync. Running it
 /// on an existing workspace only syncs it.
-pub fn init(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Vec<Problem>)> {
+pub fn init(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Index)> {
     let memory = settings.root.join(contract::MEMORY_DIR);
     std::fs::create_dir_all(&memory).map_err(|e| crate::Error::io(&memory, e))?;
     settings.require_workspace()?;
@@ -454,6 +449,8 @@ pub fn demo(
     // The example has no memsync.yaml, so the settings loaded before writing it hold.
     let settings = load(&dir)?;
     crate::example::write(&dir, now, &settings.config)?;
-    let (report, problems) = sync(&settings, now, None)?;
+    let (report, index) = sync(&settings, now, None)?;
+    // The example's handful of problems.
+    let problems = index.problems()?;
     Ok((settings, report, problems))
 }

@@ -31,6 +31,32 @@ fn json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
+/// The problems a sync's text report shows; the rest are `check`'s.
+fn first_problems(index: &crate::store::Index) -> Result<Vec<crate::validate::Problem>> {
+    let mut first = Vec::new();
+    index.each_problem(Some(render::SYNC_PROBLEM_LINES), |p| {
+        first.push(p);
+        Ok(())
+    })?;
+    Ok(first)
+}
+
+/// A sync-like report: JSON with every problem (streamed), or the text `text` makes.
+fn print_sync(
+    cli: &Cli,
+    fields: serde_json::Value,
+    index: &crate::store::Index,
+    text: impl FnOnce() -> Result<String>,
+) -> Result<()> {
+    if cli.json {
+        super::listing::write_json_with_problems(index, fields)
+    } else if cli.quiet {
+        Ok(())
+    } else {
+        write_stdout(text()?.as_bytes())
+    }
+}
+
 /// Runs the command `cli` names and says how the process should exit. The
 /// index is derived: a command that finds it damaged sets it aside, says so
 /// once, and runs again on an index rebuilt from markdown.
@@ -77,13 +103,11 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
     let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
     match &cli.command {
         Command::Sync => {
-            let (report, problems) = super::commands::sync(&existing()?, now, progress)?;
-            let status = super::commands::sync_exit_status(&problems);
-            print(
-                json!({ "report": report, "problems": problems }),
-                render::render_sync(&report, &problems),
-            )?;
-            Ok(status)
+            let (report, index) = super::commands::sync(&existing()?, now, progress)?;
+            print_sync(cli, json!({ "report": report }), &index, || {
+                Ok(render::render_sync(&report, &first_problems(&index)?))
+            })?;
+            super::commands::sync_exit_status(&index)
         }
         Command::Watch => {
             if cli.now.is_some() {
@@ -136,15 +160,22 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             })
         }
         Command::Check => {
-            let report = super::commands::check(&existing()?, now, progress)?;
-            print(json(&report), render::render_check(&report))?;
-            Ok(report.exit_status())
+            let (counts, index) = super::commands::check_index(&existing()?, now, progress)?;
+            if cli.json {
+                super::listing::write_json_with_problems(&index, json(&counts))?;
+            } else if !cli.quiet {
+                super::listing::write_check_text(&index, counts.errors, counts.warnings)?;
+            }
+            Ok(counts.exit_status())
         }
         Command::Reindex { reset_telemetry } => {
             let settings = existing()?;
             let report = super::commands::reindex(&settings, now, *reset_telemetry, progress)?;
-            let problems = crate::store::Index::open(&settings.index_path())?.problems()?;
-            print(json(&report), render::render_sync(&report, &problems))?;
+            let index = crate::store::Index::open(&settings.index_path())?;
+            print(
+                json(&report),
+                render::render_sync(&report, &first_problems(&index)?),
+            )?;
             Ok(ExitStatus::Ok)
         }
         Command::Status => {
@@ -393,12 +424,12 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         }
         Command::Init { dir } => {
             let settings = load(dir.as_deref().or(cli.workspace.as_deref()))?;
-            let (report, problems) = super::commands::init(&settings, now)?;
-            print(
-                json!({ "workspace": settings.root, "report": report, "problems": problems }),
-                render::render_init(&settings, &report),
-            )?;
-            Ok(super::commands::sync_exit_status(&problems))
+            let (report, index) = super::commands::init(&settings, now)?;
+            let fields = json!({ "workspace": settings.root, "report": report });
+            print_sync(cli, fields, &index, || {
+                Ok(render::render_init(&settings, &report))
+            })?;
+            super::commands::sync_exit_status(&index)
         }
         Command::Demo { dir } => {
             let (settings, report, problems) =

