@@ -118,8 +118,44 @@ pub fn normalize_body(body: &str) -> String {
     lines.join("\n")
 }
 
+/// The digest of [`normalize_body`]'s form, hashed as it is read: a 4 MiB
+/// transcript is not copied three times to be checked.
 pub fn body_sha256(body: &str) -> String {
-    sha256_hex(normalize_body(body).as_bytes())
+    let mut hasher = Sha256::new();
+    let (mut emitted, mut pending_empty) = (false, 0usize);
+    for line in body_lines(body) {
+        let line = line.trim_end_matches([' ', '\t']);
+        if line.is_empty() {
+            pending_empty += 1;
+            continue;
+        }
+        // Empty lines count only once a later line shows they are not trailing.
+        for _ in 0..pending_empty + usize::from(emitted) {
+            hasher.update(b"\n");
+        }
+        hasher.update(line.as_bytes());
+        (emitted, pending_empty) = (true, 0);
+    }
+    HEXLOWER.encode(&hasher.finalize())
+}
+
+/// Lines split at `\r\n`, `\r` or `\n`, as `normalize_body` splits them.
+fn body_lines(body: &str) -> impl Iterator<Item = &str> {
+    let mut rest = Some(body);
+    std::iter::from_fn(move || {
+        let text = rest?;
+        match text.find(['\r', '\n']) {
+            Some(i) => {
+                let skip = if text[i..].starts_with("\r\n") { 2 } else { 1 };
+                rest = Some(&text[i + skip..]);
+                Some(&text[..i])
+            }
+            None => {
+                rest = None;
+                Some(text)
+            }
+        }
+    })
 }
 
 pub fn sha256_hex(bytes: &[u8]) -> String {
@@ -258,6 +294,29 @@ impl DayZone {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_streamed_body_digest_is_the_digest_of_the_normalized_body() {
+        for body in [
+            "",
+            "\n",
+            "a",
+            "a\n",
+            "\n\na",
+            "a\r\n\r\nb  \t\n\n",
+            "a\rb\r",
+            " \n \n",
+            "x\n\n\ny\n",
+            "\r\n",
+            "é  \r\n\tz",
+        ] {
+            assert_eq!(
+                body_sha256(body),
+                sha256_hex(normalize_body(body).as_bytes()),
+                "{body:?}"
+            );
+        }
+    }
 
     #[test]
     fn canonical_name_round_trips() {

@@ -35,7 +35,7 @@ use crate::error::{CaptureError, Error, Result};
 use crate::sentence;
 
 pub use sanitize::SANITIZER_VERSION;
-pub use session_end::session_end;
+pub use session_end::{session_end, session_end_of};
 use writer::{OnDisk, Produced, Target, Writer};
 pub(crate) use writer::{session_file_paths, session_ids, session_lock};
 
@@ -49,7 +49,7 @@ pub const FAILPOINT_ENV: &str = "MEMSYNC_FAILPOINT";
 pub const FAILPOINT_EXIT: i32 = 86;
 
 /// Room left under the artifact size limit for the frontmatter.
-const FRONTMATTER_ROOM: u64 = 64 * 1024;
+pub(crate) const FRONTMATTER_ROOM: u64 = 64 * 1024;
 
 /// Stops the process at `name` when `MEMSYNC_FAILPOINT` names it: a crash
 /// between two writes, for the recovery tests.
@@ -72,9 +72,6 @@ pub struct SessionEnd {
     pub ended_at: Option<DateTime<Utc>>,
     /// The transcript file as the harness wrote it.
     pub transcript: PathBuf,
-    /// Its text, when the caller has read it already (harvest reads each file
-    /// once, and captures exactly the bytes its watermark records).
-    pub transcript_text: Option<String>,
     /// A summary body to use instead of `summary.command` or extraction.
     pub summary: Option<PathBuf>,
     pub private: bool,
@@ -205,6 +202,17 @@ fn stored_sentence(f: &OnDisk) -> Option<SentenceMeta> {
             .to_string(),
         generated_at: f.ts("memory_sentence_generated_at")?,
     })
+}
+
+/// The most of a conversation a transcript artifact keeps: the configured
+/// budget, within the artifact size limit.
+pub fn transcript_budget(settings: &Settings) -> usize {
+    let c = &settings.config;
+    let room = c
+        .scan
+        .max_file_bytes
+        .saturating_sub(FRONTMATTER_ROOM.min(c.scan.max_file_bytes / 2));
+    usize::try_from(c.capture.max_transcript_bytes.min(room)).unwrap_or(usize::MAX)
 }
 
 /// A file's text, or stdin's for `-` (lossy: a transcript is never refused for its encoding).

@@ -15,6 +15,7 @@
 //! project (the writer's `finish` runs the pipeline).
 
 use std::collections::BTreeMap;
+use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
@@ -22,12 +23,12 @@ use super::transcript::{self, KNOWN_FORMATS, Transcript};
 use super::writer::{OnDisk, Produced, SessionFiles, Target, Writer};
 use super::{
     CaptureReport, Outcome, SANITIZER_VERSION, SessionEnd, failpoint, fit, gist,
-    inert_invalid_links, memory_sentence, read_input, sanitize, stored_sentence, summary_body,
+    inert_invalid_links, memory_sentence, sanitize, stored_sentence, summary_body,
 };
 use crate::compose::{self, ImmutableFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{CaptureError, Result};
+use crate::error::{CaptureError, Error, Result};
 
 /// The part of the session one capture writes.
 #[derive(Debug, Clone)]
@@ -50,11 +51,20 @@ pub fn session_end(
     now: DateTime<Utc>,
     req: &SessionEnd,
 ) -> Result<CaptureReport> {
-    let raw = match &req.transcript_text {
-        Some(text) => text.clone(),
-        None => read_input(&req.transcript)?,
-    };
-    let t = transcript::read(&raw);
+    let keep = super::transcript_budget(settings);
+    let t = read_transcript(&req.transcript, keep)?.map_err(|e| Error::io(&req.transcript, e))?;
+    session_end_of(settings, now, req, t)
+}
+
+/// [`session_end`] of a transcript the caller has read already (harvest
+/// reads each file once, and captures exactly what its watermark records).
+pub fn session_end_of(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    req: &SessionEnd,
+    t: Transcript,
+) -> Result<CaptureReport> {
+    let keep = super::transcript_budget(settings);
     if !t.understood() {
         return Err(CaptureError::Refused {
             path: req.transcript.clone(),
@@ -107,6 +117,7 @@ pub fn session_end(
         skipped_lines: t.skipped_lines,
         ..Produced::default()
     };
+    note_what_was_left_out(&t, keep, &mut w.notes);
     let mut wrote = false;
     if let Some(part) = plan(&w, &t) {
         write_part(&mut w, settings, req, &t, &id, &part, &mut produced)?;
@@ -124,19 +135,56 @@ pub fn session_end(
         Outcome::AlreadyCaptured
     };
     w.render = !req.defer_render;
+    // The pipeline indexes what was written; the conversation is not needed there.
+    drop(t);
     w.finish(outcome, produced)
 }
 
 /// `N:hash` of the messages held through `end`: the count and a digest of the
 /// last one, so a message that grew after a capture is noticed.
 fn cursor(t: &Transcript, end: usize) -> String {
-    let last = if end == 0 {
-        String::new()
-    } else {
-        t.render(end - 1..end)
+    let digest = match end {
+        0 => contract::body_sha256(""),
+        _ => t.message_digest(end - 1),
     };
-    let digest = contract::body_sha256(&last);
     format!("{end}:{}", &digest[..12])
+}
+
+/// A transcript file (or stdin for `-`), read a line at a time.
+fn read_transcript(path: &Path, keep: usize) -> Result<std::io::Result<Transcript>> {
+    if path == Path::new("-") {
+        return Ok(transcript::read_from(std::io::stdin().lock(), keep));
+    }
+    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    Ok(transcript::read_from(
+        std::io::BufReader::with_capacity(64 * 1024, file),
+        keep,
+    ))
+}
+
+/// Says in the report what the budget and the line limit left out.
+fn note_what_was_left_out(t: &Transcript, keep: usize, notes: &mut Vec<String>) {
+    for cut in &t.cut_lines {
+        notes.push(format!(
+            "line {} of the transcript is {} bytes, over the {} KiB line limit: cut{}",
+            cut.line,
+            cut.bytes,
+            keep / 1024,
+            if t.plain.is_some() {
+                ""
+            } else {
+                " and skipped"
+            }
+        ));
+    }
+    if t.elided > 0 {
+        notes.push(format!(
+            "{} messages ({} bytes) left out: a transcript keeps its first request and answer and its newest {} KiB (capture.max_transcript_bytes)",
+            t.elided,
+            t.elided_bytes,
+            keep / 1024
+        ));
+    }
 }
 
 fn parse_cursor(f: &OnDisk) -> Option<(usize, String)> {
@@ -282,7 +330,12 @@ fn write_part(
         &mut w.notes,
     )?);
     add_redactions(produced, &sanitized.redactions);
-    let so_far = t.prefix(part.end);
+    // Usually the part ends the transcript: no copy of it then.
+    let so_far = if part.end >= t.messages.len() {
+        std::borrow::Cow::Borrowed(t)
+    } else {
+        std::borrow::Cow::Owned(t.prefix(part.end))
+    };
     let summary = summary_body(settings, req, &so_far, &transcript_body, &mut w.notes)?;
     add_redactions(produced, &summary.redactions);
     let summary_text = inert_invalid_links(summary.text);

@@ -382,6 +382,12 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
             "harvest.agent must match ^[a-z0-9][a-z0-9-]*$",
         ));
     }
+    if config.capture.max_transcript_bytes < 64 * 1024 {
+        return Err(Error::config(
+            path,
+            "capture.max_transcript_bytes must be at least 65536 (64 KiB)",
+        ));
+    }
     if config.harvest.interval_seconds == 0 {
         return Err(Error::config(
             path,

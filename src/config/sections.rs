@@ -160,6 +160,10 @@ pub struct CaptureConfig {
     pub job_backoff_seconds: u64,
     /// A worker's claim on a job; a claim older than this is taken over.
     pub job_lease_seconds: u64,
+    /// The most of a conversation one transcript artifact keeps (its first
+    /// request and answer, then the newest messages); also the longest line
+    /// read. Bounds capture's memory and the index's.
+    pub max_transcript_bytes: u64,
 }
 
 impl Default for CaptureConfig {
@@ -169,6 +173,7 @@ impl Default for CaptureConfig {
             job_attempts: 5,
             job_backoff_seconds: 10,
             job_lease_seconds: 300,
+            max_transcript_bytes: 4 * 1024 * 1024,
         }
     }
 }

@@ -62,11 +62,21 @@ fn unchanged(stat: FileStat, w: &Watermark) -> bool {
     stat.size == w.size && stat.mtime_ns == w.mtime_ns && stat.inode == w.inode
 }
 
-/// The digest of the last bytes of `bytes[..end]`.
-fn tail_digest(bytes: &[u8], end: u64) -> String {
-    let end = (end as usize).min(bytes.len());
-    let start = end.saturating_sub(TAIL_BYTES as usize);
-    contract::sha256_hex(&bytes[start..end])
+/// The digest of the last bytes of the file's first `end` bytes: what a
+/// watermark checks to tell an append from a rewrite.
+fn tail_digest(file: &std::fs::File, end: u64) -> std::io::Result<String> {
+    use std::os::unix::fs::FileExt;
+    let start = end.saturating_sub(TAIL_BYTES);
+    let mut buf = vec![0; (end - start) as usize];
+    let mut got = 0;
+    while got < buf.len() {
+        match file.read_at(&mut buf[got..], start + got as u64)? {
+            0 => break,
+            n => got += n,
+        }
+    }
+    buf.truncate(got);
+    Ok(contract::sha256_hex(&buf))
 }
 
 /// One harvest run's settings, shared by every file.
@@ -200,22 +210,28 @@ impl Run<'_> {
         if stat.size > max {
             return self.too_large(f, stat, max, report);
         }
-        let Ok(bytes) = std::fs::read(&f.path) else {
+        let Ok(file) = std::fs::File::open(&f.path) else {
+            report.busy += 1;
+            return Ok(());
+        };
+        // Read a line at a time, within the transcript budget: memory follows
+        // the budget, not the file (a daemon harvests every interval).
+        let keep = capture::transcript_budget(self.settings);
+        let read = transcript::read_from(std::io::BufReader::with_capacity(64 * 1024, &file), keep);
+        let (Ok(t), Ok(tail)) = (read, tail_digest(&file, stat.size)) else {
             report.busy += 1;
             return Ok(());
         };
         // A file that changed while it was read is left for the next run.
-        if stat_of(&f.path) != Some(stat) || bytes.len() as u64 != stat.size {
+        if stat_of(&f.path) != Some(stat) {
             report.busy += 1;
             return Ok(());
         }
         if let Some(w) = mark.as_ref().filter(|w| w.state == "captured")
-            && tail_digest(&bytes, w.size) != w.tail_sha256
+            && tail_digest(&file, w.size).ok().as_ref() != Some(&w.tail_sha256)
         {
-            return self.replaced(f, stat, w, Some(&bytes), report);
+            return self.replaced(f, stat, w, Some(tail), report);
         }
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        let t = transcript::read(&text);
         let session_id = t
             .session_id
             .clone()
@@ -224,14 +240,14 @@ impl Run<'_> {
             report.live += 1;
             return Ok(());
         }
-        let verdict = self.verdict(f, stat, &t, text, session_id.as_deref());
+        let verdict = self.verdict(f, stat, t, session_id.as_deref());
         let mut w = Watermark {
             path: path.clone(),
             harness: f.harness.as_str().to_string(),
             size: stat.size,
             mtime_ns: stat.mtime_ns,
             inode: stat.inode,
-            tail_sha256: tail_digest(&bytes, stat.size),
+            tail_sha256: tail,
             state: String::new(),
             reason: None,
             agent_id: Some(f.agent_id.clone()),
@@ -285,8 +301,7 @@ impl Run<'_> {
         &self,
         f: &SessionFile,
         stat: FileStat,
-        t: &transcript::Transcript,
-        text: String,
+        t: transcript::Transcript,
         session_id: Option<&str>,
     ) -> Verdict {
         let skip = |why: &str| Verdict::Skip(why.to_string());
@@ -340,12 +355,11 @@ impl Run<'_> {
             session_id: Some(session_id.to_string()),
             harness: Some(f.harness.as_str().to_string()),
             transcript: f.path.clone(),
-            transcript_text: Some(text),
             captured_at: Some(mtime(stat).min(self.now)),
             defer_render: true,
             ..Default::default()
         };
-        match capture::session_end(self.settings, self.now, &req) {
+        match capture::session_end_of(self.settings, self.now, &req, t) {
             Ok(done) => Verdict::Captured(Box::new(done)),
             Err(e) => Verdict::Fail {
                 reason: crate::error::message(&e),
@@ -361,7 +375,7 @@ impl Run<'_> {
         f: &SessionFile,
         stat: FileStat,
         old: &Watermark,
-        bytes: Option<&[u8]>,
+        tail: Option<String>,
         report: &mut HarvestReport,
     ) -> Result<()> {
         let reason = format!(
@@ -374,12 +388,11 @@ impl Run<'_> {
         if self.dry_run {
             return Ok(());
         }
-        let tail = match bytes {
-            Some(b) => tail_digest(b, stat.size),
-            None => std::fs::read(&f.path)
-                .map(|b| tail_digest(&b, stat.size))
-                .unwrap_or_default(),
-        };
+        let tail = tail.unwrap_or_else(|| {
+            std::fs::File::open(&f.path)
+                .and_then(|file| tail_digest(&file, stat.size))
+                .unwrap_or_default()
+        });
         let w = Watermark {
             size: stat.size,
             mtime_ns: stat.mtime_ns,

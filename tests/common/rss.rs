@@ -13,13 +13,20 @@ pub struct Run {
 }
 
 /// Runs `memsync --workspace WS ARGS…` (stdout into `stdout`, or discarded)
-/// and measures the process's own peak RSS with `wait4`.
+/// and measures its peak RSS with `wait4`. Linux folds the parent's RSS at
+/// the spawn into the child's figure, so a test that calls this must keep
+/// its own memory small; the figure is then an upper bound.
 #[allow(clippy::zombie_processes)] // wait4 below reaps it
 pub fn run_measured(ws: &Path, args: &[&str], stdout: Option<&Path>) -> Run {
     let out = match stdout {
         Some(path) => Stdio::from(std::fs::File::create(path).expect("stdout file")),
         None => Stdio::null(),
     };
+    let parent = own_peak_kib();
+    assert!(
+        parent < RSS_LIMIT_KIB / 4,
+        "this test process holds {parent} KiB (a backtrace of another failed test?), which wait4 would count as memsync's"
+    );
     let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
         .arg("--workspace")
         .arg(ws)
@@ -67,4 +74,14 @@ pub fn scratch_dir() -> tempfile::TempDir {
         return dir;
     }
     tempfile::tempdir().expect("tempdir")
+}
+
+/// This process's own peak RSS (VmHWM) in KiB.
+fn own_peak_kib() -> i64 {
+    std::fs::read_to_string("/proc/self/status")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .unwrap_or(0)
 }

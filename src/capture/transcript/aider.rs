@@ -23,8 +23,8 @@ pub(super) fn is_aider(text: &str) -> bool {
 /// Commands whose arguments are a request (`/ask why does it fail?`).
 const ASKING: &[&str] = &["/ask", "/code", "/architect", "/context"];
 
-pub(super) fn read(text: &str) -> Transcript {
-    let mut t = Transcript::new(Format::Aider);
+pub(super) fn read(text: &str, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::Aider, keep);
     let mut user: Vec<&str> = Vec::new();
     let mut answer: Vec<&str> = Vec::new();
     let mut calls: Vec<ToolUse> = Vec::new();

@@ -29,13 +29,13 @@ const BOOKKEEPING: &[&str] = &[
 /// The prefix of a compaction summary Claude Code writes as a user message.
 const CONTINUED: &str = "This session is being continued from a previous conversation";
 
-pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
-    let mut t = Transcript::new(Format::ClaudeCode);
+pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::ClaudeCode, keep);
     let mut seen = HashSet::new();
     let mut main_lines = 0usize;
     let mut sidechain_lines = 0usize;
     for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
+        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
             t.skipped_lines += 1;
             continue;
         };

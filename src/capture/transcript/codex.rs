@@ -9,13 +9,13 @@ use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, str_at, text_of, tools};
 
-pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
-    let mut t = Transcript::new(Format::Codex);
-    let mut fallback = Transcript::new(Format::Codex);
+pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::Codex, keep);
+    let mut fallback = Transcript::bounded(Format::Codex, keep);
     let mut events = false;
     let mut metas = 0;
     for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
+        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
             t.skipped_lines += 1;
             continue;
         };

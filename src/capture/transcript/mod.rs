@@ -15,8 +15,13 @@ mod aider;
 mod claude;
 pub mod clean;
 mod codex;
+mod lines;
 mod pi;
+mod source;
 pub mod tools;
+
+pub use lines::{CutLine, LineReader};
+pub use source::{read, read_from};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -47,6 +52,20 @@ pub struct Message {
     pub tools: Vec<ToolUse>,
     /// Lines of one streamed response share this id and are joined.
     id: Option<String>,
+    /// Left out to keep the transcript in its budget: the digest its
+    /// rendering had, for the capture cursor.
+    elided: Option<String>,
+}
+
+impl Message {
+    fn bytes(&self) -> usize {
+        self.text.len()
+            + self
+                .tools
+                .iter()
+                .map(|t| t.target.len() + 16)
+                .sum::<usize>()
+    }
 }
 
 /// A compaction the harness wrote into the session: its summary text.
@@ -105,10 +124,36 @@ pub struct Transcript {
     pub subagent: bool,
     /// Turns the reader dropped as harness noise (heartbeats, injected context).
     pub dropped_turns: usize,
+    /// Lines of the source over the line limit, cut (and so, in JSONL, skipped).
+    pub cut_lines: Vec<CutLine>,
+    /// Messages left out to stay in the budget, and their bytes.
+    pub elided: usize,
+    pub elided_bytes: usize,
+    budget: Budget,
 }
+
+/// What a transcript may hold of the conversation: `keep` bytes of message
+/// text (the first request and answer, then the newest messages), each
+/// message at most a quarter of it.
+#[derive(Debug, Clone, Default)]
+struct Budget {
+    keep: usize,
+    kept: usize,
+    /// The first message of each role with text: never left out (the summary's request).
+    first: [Option<usize>; 2],
+    /// Messages before this one were considered for leaving out.
+    next: usize,
+}
+
+/// No limit: text already in memory (hook payloads, tests).
+pub const UNBOUNDED: usize = usize::MAX;
 
 impl Transcript {
     fn new(format: Format) -> Transcript {
+        Transcript::bounded(format, UNBOUNDED)
+    }
+
+    pub(super) fn bounded(format: Format, keep: usize) -> Transcript {
         Transcript {
             format,
             plain: None,
@@ -121,6 +166,13 @@ impl Transcript {
             ended_at: None,
             subagent: false,
             dropped_turns: 0,
+            cut_lines: Vec::new(),
+            elided: 0,
+            elided_bytes: 0,
+            budget: Budget {
+                keep,
+                ..Budget::default()
+            },
         }
     }
 
@@ -154,7 +206,13 @@ impl Transcript {
             return text.clone();
         }
         let mut out = String::new();
+        let mut gap = 0;
         for m in self.messages.get(range).unwrap_or_default() {
+            if m.elided.is_some() {
+                gap += 1;
+                continue;
+            }
+            self.note_gap(&mut out, std::mem::take(&mut gap));
             if !out.is_empty() {
                 out.push_str("\n\n");
             }
@@ -171,7 +229,32 @@ impl Transcript {
                 out.push_str(&calls.join("\n"));
             }
         }
+        self.note_gap(&mut out, gap);
         out
+    }
+
+    /// The marker where `gap` messages were left out.
+    fn note_gap(&self, out: &mut String, gap: usize) {
+        if gap == 0 {
+            return;
+        }
+        if !out.is_empty() {
+            out.push_str("\n\n");
+        }
+        out.push_str(&format!(
+            "[… {gap} message{} left out by memsync: a transcript keeps its first request and answer and its newest {} KiB (capture.max_transcript_bytes)]",
+            if gap == 1 { "" } else { "s" },
+            self.budget.keep / 1024
+        ));
+    }
+
+    /// A digest of message `i` as rendered, even when it was left out: a
+    /// capture's cursor, which notices a message that grew.
+    pub fn message_digest(&self, i: usize) -> String {
+        match self.messages.get(i).and_then(|m| m.elided.clone()) {
+            Some(digest) => digest,
+            None => crate::contract::body_sha256(&self.render(i..i + 1)),
+        }
     }
 
     /// The messages up to `end`, as a view for summaries of part of a session.
@@ -259,25 +342,62 @@ impl Transcript {
         if text.trim().is_empty() && tools.is_empty() {
             return;
         }
+        let cap = self.budget.keep / 4;
         if let Some(last) = self.messages.last_mut()
             && last.role == role
             && (id.is_some() && last.id == id || role == Role::Assistant)
         {
+            let before = last.bytes();
             if !text.trim().is_empty() {
                 if !last.text.is_empty() {
                     last.text.push_str("\n\n");
                 }
                 last.text.push_str(text.trim());
+                cut_message(&mut last.text, cap);
             }
             last.tools.extend(tools);
+            let after = last.bytes();
+            self.note_kept(role, after.saturating_sub(before));
             return;
         }
-        self.messages.push(Message {
+        let mut text = text.trim().to_string();
+        cut_message(&mut text, cap);
+        let message = Message {
             role,
-            text: text.trim().to_string(),
+            text,
             tools,
             id,
-        });
+            elided: None,
+        };
+        let bytes = message.bytes();
+        self.messages.push(message);
+        self.note_kept(role, bytes);
+    }
+
+    /// Counts `bytes` more of the newest message (of `role`) and leaves out
+    /// the oldest messages while over the budget; never the first request,
+    /// the first answer or the newest message.
+    fn note_kept(&mut self, role: Role, bytes: usize) {
+        let newest = self.messages.len() - 1;
+        let slot = &mut self.budget.first[role as usize];
+        if slot.is_none() && !self.messages[newest].text.is_empty() {
+            *slot = Some(newest);
+        }
+        self.budget.kept += bytes;
+        while self.budget.kept > self.budget.keep && self.budget.next < newest {
+            let i = self.budget.next;
+            self.budget.next += 1;
+            if self.budget.first.contains(&Some(i)) {
+                continue;
+            }
+            let digest = self.message_digest(i);
+            let m = &mut self.messages[i];
+            let bytes = m.bytes();
+            (m.text, m.tools, m.elided) = (String::new(), Vec::new(), Some(digest));
+            self.budget.kept -= bytes;
+            self.elided += 1;
+            self.elided_bytes += bytes;
+        }
     }
 
     /// Adds a compaction unless it is empty or repeats the previous one.
@@ -293,54 +413,25 @@ impl Transcript {
     }
 }
 
-/// Reads a transcript. JSONL is recognised by its first non-empty line being a
-/// JSON object; an Aider chat history by its `# aider chat started at`
-/// header; anything else is plain text.
-pub fn read(text: &str) -> Transcript {
-    let first = text.lines().find(|l| !l.trim().is_empty());
-    let first_value = first.and_then(|l| serde_json::from_str::<Value>(l).ok());
-    match first_value {
-        Some(v) if v.is_object() => read_jsonl(text, &v),
-        _ if aider::is_aider(text) => aider::read(text),
-        _ => {
-            let mut t = Transcript::new(Format::Plain);
-            t.plain = Some(text.to_string());
-            t
-        }
+/// Cuts `text` to `cap` bytes (at a character boundary) with a marker.
+pub(super) fn cut_message(text: &mut String, cap: usize) {
+    if text.len() <= cap {
+        return;
     }
-}
-
-/// Picks the reader from the first object's shape, then feeds it every line.
-fn read_jsonl(text: &str, first: &Value) -> Transcript {
-    let lines = text.lines().filter(|l| !l.trim().is_empty());
-    let has_line_of = |pred: &dyn Fn(&Value) -> bool| {
-        text.lines()
-            .take(50)
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .any(|v| pred(&v))
-    };
-    if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
-        return codex::read(lines);
+    let mut at = cap;
+    while !text.is_char_boundary(at) {
+        at -= 1;
     }
-    if first.get("type").and_then(Value::as_str) == Some("session") {
-        return pi::read(lines);
-    }
-    if has_line_of(&|v| {
-        matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("user" | "assistant")
-        ) && v.get("message").is_some()
-    }) {
-        return claude::read(lines);
-    }
-    generic(lines)
+    let cut = text.len() - at;
+    text.truncate(at);
+    text.push_str(&format!(" [… {cut} bytes cut by memsync]"));
 }
 
 /// `{"role": "user", "content": …}` lines.
-fn generic<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
-    let mut t = Transcript::new(Format::Unknown);
+pub(super) fn generic<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::Unknown, keep);
     for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line) else {
+        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
             t.skipped_lines += 1;
             continue;
         };

@@ -14,12 +14,15 @@ use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
-pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
-    let mut t = Transcript::new(Format::Pi);
+pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::Pi, keep);
     let mut entries = Vec::new();
     for line in lines {
-        match serde_json::from_str::<Value>(line) {
-            Ok(v) if v.is_object() => entries.push(v),
+        match serde_json::from_str::<Value>(line.as_ref()) {
+            Ok(mut v) if v.is_object() => {
+                slim(&mut v);
+                entries.push(v);
+            }
             _ => t.skipped_lines += 1,
         }
     }
@@ -40,6 +43,27 @@ pub(super) fn read<'a>(lines: impl Iterator<Item = &'a str>) -> Transcript {
         }
     }
     t
+}
+
+/// Drops what no reader uses before the entry is kept for the tree walk:
+/// tool results, images and thinking, most of a long session's bytes.
+fn slim(v: &mut Value) {
+    let Some(m) = v.get_mut("message").and_then(Value::as_object_mut) else {
+        return;
+    };
+    let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
+    if !matches!(role, "user" | "assistant" | "compactionSummary") {
+        m.remove("content");
+        return;
+    }
+    if let Some(Value::Array(blocks)) = m.get_mut("content") {
+        blocks.retain(|b| {
+            matches!(
+                b.get("type").and_then(Value::as_str),
+                Some("text" | "input_text" | "output_text" | "toolCall")
+            )
+        });
+    }
 }
 
 fn is_openclaw(v: &Value) -> bool {

@@ -1,0 +1,139 @@
+//! Where a transcript comes from: bytes read a line at a time within a
+//! budget, the format told from the first lines, and the lines handed to
+//! that format's reader. Plain text keeps its opening and its newest lines.
+//!
+//! Owns: format detection and the bounded plain-text form. Must not: know a
+//! format's entries (the readers do).
+
+use std::io::BufRead;
+
+use serde_json::Value;
+
+use super::{
+    Format, LineReader, Transcript, UNBOUNDED, aider, claude, codex, cut_message, generic, pi,
+};
+
+/// Reads a transcript held in memory, whole.
+pub fn read(text: &str) -> Transcript {
+    // Reading from a byte slice cannot fail.
+    read_from(text.as_bytes(), UNBOUNDED).unwrap_or_else(|_| Transcript::new(Format::Unknown))
+}
+
+/// Lines looked at to tell the format.
+const LOOKAHEAD_LINES: usize = 50;
+
+/// Reads a transcript a line at a time, keeping at most `keep` bytes of its
+/// conversation (and of any one line): memory follows `keep`, not the size
+/// of the file. JSONL is recognised by its first non-empty line being a JSON
+/// object; an Aider chat history by its `# aider chat started at` header;
+/// anything else is plain text.
+pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcript> {
+    let mut lines = LineReader::new(reader, keep);
+    let mut head: Vec<String> = Vec::new();
+    let mut head_bytes = 0;
+    while head.len() < LOOKAHEAD_LINES && head_bytes < keep {
+        let Some(line) = lines.next() else { break };
+        head_bytes += line.len();
+        head.push(line);
+    }
+    let first = head.iter().find(|l| !l.trim().is_empty());
+    let first_value = first.and_then(|l| serde_json::from_str::<Value>(l).ok());
+    let mut t = match first_value {
+        Some(v) if v.is_object() => {
+            let reader = jsonl_reader(&head, &v);
+            let all = head
+                .into_iter()
+                .chain(lines.by_ref())
+                .filter(|l| !l.trim().is_empty());
+            match reader {
+                JsonlReader::Codex => codex::read(all, keep),
+                JsonlReader::Pi => pi::read(all, keep),
+                JsonlReader::ClaudeCode => claude::read(all, keep),
+                JsonlReader::Generic => generic(all, keep),
+            }
+        }
+        _ => {
+            let text = bounded_text(head, &mut lines, keep);
+            if aider::is_aider(&text) {
+                aider::read(&text, keep)
+            } else {
+                let mut t = Transcript::bounded(Format::Plain, keep);
+                t.plain = Some(text);
+                t
+            }
+        }
+    };
+    if let Some(e) = lines.error.take() {
+        return Err(e);
+    }
+    t.cut_lines = std::mem::take(&mut lines.cut);
+    Ok(t)
+}
+
+/// Plain text: all of it when it fits in `keep`; else its first quarter and
+/// its newest lines, with a marker where the middle was left out.
+fn bounded_text(head: Vec<String>, rest: &mut impl Iterator<Item = String>, keep: usize) -> String {
+    let mut text = String::new();
+    let mut tail: std::collections::VecDeque<String> = std::collections::VecDeque::new();
+    let (mut tail_bytes, mut left_out) = (0usize, 0usize);
+    let (head_room, tail_room) = (keep / 4, keep - keep / 4);
+    for mut line in head.into_iter().chain(rest) {
+        if text.len() < head_room && tail.is_empty() {
+            // The opening request stays, cut to the room left if it is a paste.
+            cut_message(&mut line, head_room - text.len());
+            text.push_str(&line);
+            text.push('\n');
+            continue;
+        }
+        cut_message(&mut line, tail_room / 2);
+        tail_bytes += line.len() + 1;
+        tail.push_back(line);
+        while tail_bytes > tail_room {
+            let Some(old) = tail.pop_front() else { break };
+            tail_bytes -= old.len() + 1;
+            left_out += old.len() + 1;
+        }
+    }
+    if left_out > 0 {
+        text.push_str(&format!(
+            "\n[… {left_out} bytes left out by memsync: a transcript keeps its first and newest {} KiB (capture.max_transcript_bytes)]\n\n",
+            keep / 1024
+        ));
+    }
+    for line in tail {
+        text.push_str(&line);
+        text.push('\n');
+    }
+    text
+}
+
+enum JsonlReader {
+    Codex,
+    Pi,
+    ClaudeCode,
+    Generic,
+}
+
+/// Picks the reader from the first object's shape and the first lines.
+fn jsonl_reader(head: &[String], first: &Value) -> JsonlReader {
+    let has_line_of = |pred: &dyn Fn(&Value) -> bool| {
+        head.iter()
+            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+            .any(|v| pred(&v))
+    };
+    if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
+        return JsonlReader::Codex;
+    }
+    if first.get("type").and_then(Value::as_str) == Some("session") {
+        return JsonlReader::Pi;
+    }
+    if has_line_of(&|v| {
+        matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) && v.get("message").is_some()
+    }) {
+        return JsonlReader::ClaudeCode;
+    }
+    JsonlReader::Generic
+}
