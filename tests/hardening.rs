@@ -780,3 +780,58 @@ fn the_daemon_opens_no_network_socket() {
     assert!(open.is_empty(), "the daemon holds network sockets {open:?}");
     assert!(daemon.stop().success());
 }
+
+/// Runs the binary where it may read the workspace but not write it: as
+/// `nobody` under root (the files stay root's), else with write permission
+/// taken away for the run.
+fn read_only(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    if unsafe { libc::geteuid() } == 0 {
+        let mut c = Command::new("setpriv");
+        c.args([
+            "--reuid=65534",
+            "--regid=65534",
+            "--clear-groups",
+            env!("CARGO_BIN_EXE_memsync"),
+        ]);
+        return on_workspace(c, ws, Some(AT), args).output().expect("run memsync");
+    }
+    let chmod = |mode: &str| {
+        let ok = Command::new("chmod").args(["-R", mode]).arg(ws.root()).status();
+        assert!(ok.is_ok_and(|s| s.success()), "chmod {mode}");
+    };
+    chmod("a-w");
+    let out = on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, Some(AT), args)
+        .output()
+        .expect("run memsync");
+    chmod("u+w");
+    out
+}
+
+#[test]
+fn a_read_only_workspace_still_answers_search_status_check_and_open() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    ws.add(&session("default", "ro-alpha", common::now()));
+    ws.add(&session("default", "ro-beta", common::now()));
+    ws.cli(&["sync"]).success();
+    // Let nobody in to read (tempfile made the dir 0700).
+    std::fs::set_permissions(ws.root(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
+        .unwrap();
+    let before = common::tree(ws.root());
+    for (args, expect) in [
+        (&["search", "ro-alpha"][..], "ro-alpha"),
+        (&["status"], "2 sessions"),
+        (&["check"], "0 errors, 0 warnings"),
+        (&["open", "ro-beta"], "ro-beta"),
+    ] {
+        let out = read_only(&ws, args);
+        let (stdout, stderr) = (
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr),
+        );
+        assert!(out.status.success(), "{args:?}: {stdout}{stderr}");
+        assert!(stdout.contains(expect), "{args:?}: {stdout}");
+        assert!(stderr.contains("scratch index"), "{args:?} says why: {stderr}");
+    }
+    assert!(common::tree(ws.root()) == before, "nothing in the workspace was written");
+}

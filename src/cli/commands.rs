@@ -131,10 +131,8 @@ pub fn check_index(
     settings: &Settings,
     now: DateTime<Utc>,
     progress: Option<&dyn pipeline::Progress>,
-) -> Result<(CheckReport, Index)> {
-    let mut index = Index::open(&settings.index_path())?;
-    let opts = SyncOptions::INDEX_ONLY.with_progress(progress);
-    pipeline::sync_with(&mut index, settings, now, opts)?;
+) -> Result<(CheckReport, ReadIndex)> {
+    let index = open_for_reading(settings, now, Freshness::Current, progress)?;
     let (errors, warnings) = index.problem_counts()?;
     let counts = CheckReport {
         errors,
@@ -211,7 +209,7 @@ pub struct Status {
 /// Reads the index as it is; runs no sync.
 pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
     let index_path = settings.index_path();
-    let index = Index::open(&index_path)?;
+    let index = open_for_reading(settings, now, Freshness::AsItIs, None)?;
     let window_start =
         contract::format_ts(now - Duration::days(settings.config.memory_md.window_days as i64));
     let window_end = contract::format_ts(now);
@@ -407,7 +405,7 @@ pub fn search(
     q: &crate::search::Query,
     now: DateTime<Utc>,
 ) -> Result<Vec<crate::search::Hit>> {
-    let index = open_built(settings, now)?;
+    let index = open_for_reading(settings, now, Freshness::Complete, None)?;
     index.defer_checkpoint()?;
     crate::search::search(&index, &settings.config.search, q, now)
 }
@@ -419,20 +417,75 @@ pub fn open(
     agent: Option<&str>,
     now: DateTime<Utc>,
 ) -> Result<crate::session::SessionView> {
-    let index = open_built(settings, now)?;
+    let index = open_for_reading(settings, now, Freshness::Complete, None)?;
     index.defer_checkpoint()?;
     crate::session::open(&index, target, agent, now)
 }
 
-/// The index, built from the whole workspace first if it does not hold it
-/// yet (a fresh clone, an index deleted or set aside as damaged): a reader
-/// never answers from a partial index.
-fn open_built(settings: &Settings, now: DateTime<Utc>) -> Result<Index> {
-    let mut index = Index::open(&settings.index_path())?;
-    if index.meta(pipeline::COMPLETE)?.is_none() {
-        pipeline::sync_with(&mut index, settings, now, SyncOptions::INDEX_ONLY)?;
+/// How current the index a reading command uses must be.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Freshness {
+    /// As the last sync left it (`status`).
+    AsItIs,
+    /// Holding the whole workspace, built first if it does not yet (a fresh
+    /// clone, an index set aside as damaged): never a partial answer.
+    Complete,
+    /// Up to date with every file (`check`).
+    Current,
+}
+
+/// The index a reading command answers from. Where this user cannot write
+/// the index (a read-only mount, another user's checkout), a scratch index
+/// is built from the markdown in a temp dir and removed with this value:
+/// `search`, `open`, `status` and `check` still answer, and nothing in the
+/// workspace is written.
+pub struct ReadIndex {
+    index: Index,
+    _scratch: Option<tempfile::TempDir>,
+}
+
+impl std::ops::Deref for ReadIndex {
+    type Target = Index;
+    fn deref(&self) -> &Index {
+        &self.index
     }
-    Ok(index)
+}
+
+fn open_for_reading(
+    settings: &Settings,
+    now: DateTime<Utc>,
+    freshness: Freshness,
+    progress: Option<&dyn pipeline::Progress>,
+) -> Result<ReadIndex> {
+    let path = settings.index_path();
+    let opts = SyncOptions::INDEX_ONLY.with_progress(progress);
+    if crate::files::writable(&path) {
+        let mut index = Index::open(&path)?;
+        let incomplete = || index.meta(pipeline::COMPLETE).map(|m| m.is_none());
+        if freshness == Freshness::Current
+            || (freshness == Freshness::Complete && incomplete()?)
+        {
+            pipeline::sync_with(&mut index, settings, now, opts)?;
+        }
+        return Ok(ReadIndex {
+            index,
+            _scratch: None,
+        });
+    }
+    let scratch = tempfile::Builder::new()
+        .prefix("memsync-scratch-")
+        .tempdir()
+        .map_err(|e| crate::Error::io(std::env::temp_dir(), e))?;
+    tracing::warn!(
+        index = %path.display(),
+        "cannot write the index (a read-only workspace?): answering from a scratch index built from the markdown"
+    );
+    let mut index = Index::open(&scratch.path().join("index.db"))?;
+    pipeline::sync_with(&mut index, settings, now, opts)?;
+    Ok(ReadIndex {
+        index,
+        _scratch: Some(scratch),
+    })
 }
 
 /// Writes the example workspace into `dir` (or a new temp directory), syncs it,

@@ -117,3 +117,23 @@ pub fn set_private_mode(path: &Path) {
     use std::os::unix::fs::PermissionsExt;
     let _ = std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o600));
 }
+
+/// Whether this process may write `path` and create files beside it (as
+/// SQLite's `-wal` and `-shm`): the file if it exists, and its nearest
+/// existing directory. A read-only mount or another user's files say no.
+pub fn writable(path: &Path) -> bool {
+    use std::os::unix::ffi::OsStrExt;
+    let may_write = |p: &Path| {
+        std::ffi::CString::new(p.as_os_str().as_bytes()).is_ok_and(|c| {
+            // SAFETY: access only reads the NUL-terminated path we pass.
+            unsafe { libc::access(c.as_ptr(), libc::W_OK) == 0 }
+        })
+    };
+    if path.symlink_metadata().is_ok() && !may_write(path) {
+        return false;
+    }
+    path.ancestors()
+        .skip(1)
+        .find(|d| d.is_dir())
+        .is_some_and(may_write)
+}
