@@ -793,16 +793,26 @@ fn read_only(ws: &Workspace, args: &[&str]) -> std::process::Output {
             "--clear-groups",
             env!("CARGO_BIN_EXE_memsync"),
         ]);
-        return on_workspace(c, ws, Some(AT), args).output().expect("run memsync");
+        return on_workspace(c, ws, Some(AT), args)
+            .output()
+            .expect("run memsync");
     }
     let chmod = |mode: &str| {
-        let ok = Command::new("chmod").args(["-R", mode]).arg(ws.root()).status();
+        let ok = Command::new("chmod")
+            .args(["-R", mode])
+            .arg(ws.root())
+            .status();
         assert!(ok.is_ok_and(|s| s.success()), "chmod {mode}");
     };
     chmod("a-w");
-    let out = on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, Some(AT), args)
-        .output()
-        .expect("run memsync");
+    let out = on_workspace(
+        Command::new(env!("CARGO_BIN_EXE_memsync")),
+        ws,
+        Some(AT),
+        args,
+    )
+    .output()
+    .expect("run memsync");
     chmod("u+w");
     out
 }
@@ -815,8 +825,11 @@ fn a_read_only_workspace_still_answers_search_status_check_and_open() {
     ws.add(&session("default", "ro-beta", common::now()));
     ws.cli(&["sync"]).success();
     // Let nobody in to read (tempfile made the dir 0700).
-    std::fs::set_permissions(ws.root(), std::os::unix::fs::PermissionsExt::from_mode(0o755))
-        .unwrap();
+    std::fs::set_permissions(
+        ws.root(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
     let before = common::tree(ws.root());
     for (args, expect) in [
         (&["search", "ro-alpha"][..], "ro-alpha"),
@@ -831,7 +844,110 @@ fn a_read_only_workspace_still_answers_search_status_check_and_open() {
         );
         assert!(out.status.success(), "{args:?}: {stdout}{stderr}");
         assert!(stdout.contains(expect), "{args:?}: {stdout}");
-        assert!(stderr.contains("scratch index"), "{args:?} says why: {stderr}");
+        assert!(
+            stderr.contains("scratch index"),
+            "{args:?} says why: {stderr}"
+        );
     }
-    assert!(common::tree(ws.root()) == before, "nothing in the workspace was written");
+    assert!(
+        common::tree(ws.root()) == before,
+        "nothing in the workspace was written"
+    );
+}
+
+#[test]
+fn kill_9_across_daemon_capture_sync_and_rebuild_leaves_every_command_working() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    for i in 0..20 {
+        ws.add(&session(
+            "default",
+            &format!("mix-{i:03}"),
+            common::now() - chrono::Duration::hours(i),
+        ));
+    }
+    let inputs = tempfile::tempdir().unwrap();
+    let daemon_log = inputs.path().join("daemon.log");
+    let mut delays = Delays(0x51_7cc1_b727_220a);
+    let mut landed = 0;
+    // Kills land within the time the last uninterrupted run of the kind took.
+    let mut typical_ms = [400, 100, 100, 100];
+    for run in 0..KILL_MIXED_RUNS {
+        ws.add(&session(
+            "default",
+            &format!("mix-run-{run:03}"),
+            common::now() - chrono::Duration::minutes(run as i64),
+        ));
+        let transcript = inputs.path().join(format!("t-{run}.txt"));
+        std::fs::write(&transcript, transcript_text(run)).unwrap();
+        let kind = run % 4;
+        let command = |ws: &Workspace| match kind {
+            0 => ("daemon", binary_now(ws, &["watch"])),
+            1 => ("capture", capture_cmd(ws, run, &transcript)),
+            2 => ("sync", binary(ws, AT, &["sync"])),
+            _ => ("rebuild", binary(ws, AT, &["reindex"])),
+        };
+        let (what, cmd) = command(&ws);
+        let delay = Duration::from_millis(delays.next_ms(typical_ms[kind]) + 1);
+        landed += usize::from(if what == "daemon" {
+            kill_daemon_after(cmd, delay, &daemon_log)
+        } else {
+            kill_after(cmd, delay)
+        });
+        // Whatever the kill left, every reading command answers.
+        for args in [&["status"][..], &["search", "mix"], &["check"]] {
+            let out = binary(&ws, AT, args).output().unwrap();
+            let code = out.status.code();
+            assert!(
+                code == Some(0) || (args == ["check"] && code == Some(1)),
+                "run {run}, {what} killed after {delay:?}: {args:?} failed: {out:?}"
+            );
+        }
+        if kind != 0 {
+            let started = std::time::Instant::now();
+            let out = command(&ws).1.output().unwrap();
+            assert!(out.status.success(), "run {run}: {what} again: {out:?}");
+            typical_ms[kind] = (started.elapsed().as_millis() as u64).max(5);
+        }
+    }
+    let out = binary(&ws, AT, &["sync"]).output().unwrap();
+    assert!(out.status.success(), "the last sync: {out:?}");
+    let (_, clean_rows) = Workspace::copy_of(ws.root()).synced_state(common::now());
+    assert_eq!(ws.content_rows(), clean_rows, "rows equal a clean build");
+    let log = std::fs::read_to_string(&daemon_log).unwrap_or_default();
+    assert!(
+        !log.contains("constraint failed"),
+        "the daemon logged: {log}"
+    );
+    eprintln!(
+        "kill -9 across daemon, capture, sync and rebuild: {landed} of {KILL_MIXED_RUNS} kills landed mid-run"
+    );
+    assert!(
+        landed >= KILL_MIXED_RUNS / 2,
+        "only {landed} kills landed mid-run"
+    );
+}
+
+/// memsync on the real clock (the daemon refuses `--now`).
+fn binary_now(ws: &Workspace, args: &[&str]) -> Command {
+    on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, None, args)
+}
+
+/// Like [`kill_after`], with the daemon's log appended to `log`.
+fn kill_daemon_after(mut cmd: Command, delay: Duration, log: &Path) -> bool {
+    let file = std::fs::File::options()
+        .create(true)
+        .append(true)
+        .open(log)
+        .unwrap();
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(file))
+        .spawn()
+        .expect("spawn");
+    std::thread::sleep(delay);
+    let landed = child.try_wait().unwrap().is_none();
+    let _ = child.kill();
+    let _ = child.wait();
+    landed
 }

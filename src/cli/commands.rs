@@ -462,9 +462,7 @@ fn open_for_reading(
     if crate::files::writable(&path) {
         let mut index = Index::open(&path)?;
         let incomplete = || index.meta(pipeline::COMPLETE).map(|m| m.is_none());
-        if freshness == Freshness::Current
-            || (freshness == Freshness::Complete && incomplete()?)
-        {
+        if freshness == Freshness::Current || (freshness == Freshness::Complete && incomplete()?) {
             pipeline::sync_with(&mut index, settings, now, opts)?;
         }
         return Ok(ReadIndex {

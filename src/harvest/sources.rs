@@ -115,18 +115,27 @@ pub fn list(harness: Harness, home: &Path, default_agent: &str) -> Vec<SessionFi
 }
 
 /// An OpenClaw agent id as a memsync agent id (a path segment of `[a-z0-9-]`).
+/// A valid one is used as it is. Any other is lowercased, every other
+/// character becomes `-`, and it ends in `-` and six hex digits of its
+/// SHA-256: `Main` and `main` stay two agents (folding them mixed two
+/// agents' memory), and so do `work_bot` and `work-bot`.
 fn agent_id(openclaw: &str) -> String {
+    if crate::contract::is_valid_agent_id(openclaw) {
+        return openclaw.to_string();
+    }
     let mapped: String = openclaw
         .to_lowercase()
         .chars()
         .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
         .collect();
     let trimmed = mapped.trim_matches('-');
-    if crate::contract::is_valid_agent_id(trimmed) {
-        trimmed.to_string()
+    let stem = if crate::contract::is_valid_agent_id(trimmed) {
+        trimmed
     } else {
-        "openclaw".to_string()
-    }
+        "openclaw"
+    };
+    let digest = crate::contract::sha256_hex(openclaw.as_bytes());
+    format!("{stem}-{}", &digest[..6])
 }
 
 /// The real directories in `dir` (symlinks are not followed).
@@ -165,7 +174,24 @@ mod tests {
     #[test]
     fn openclaw_agent_ids_become_path_segments() {
         assert_eq!(agent_id("main"), "main");
-        assert_eq!(agent_id("Work_Bot"), "work-bot");
-        assert_eq!(agent_id("../.."), "openclaw");
+        assert_eq!(agent_id("work-bot"), "work-bot");
+        let folded = [
+            "Main", "MAIN", "Work_Bot", "work_bot", "../..", "日本", "中文",
+        ]
+        .map(agent_id);
+        for id in &folded {
+            assert!(crate::contract::is_valid_agent_id(id), "{id}");
+        }
+        assert!(folded[0].starts_with("main-") && folded[2].starts_with("work-bot-"));
+        assert!(folded[4].starts_with("openclaw-"));
+        let mut distinct = folded.to_vec();
+        distinct.extend(["main".to_string(), "work-bot".to_string()]);
+        distinct.sort();
+        distinct.dedup();
+        assert_eq!(
+            distinct.len(),
+            folded.len() + 2,
+            "no two OpenClaw agents share one: {folded:?}"
+        );
     }
 }

@@ -28,6 +28,10 @@ pub const KILL_SYNC_RUNS: usize = 50;
 /// `kill -9` at a random moment of a `capture session-end`.
 pub const KILL_CAPTURE_RUNS: usize = 50;
 
+/// `kill -9` at a random moment of one of the daemon, a capture, a sync and a
+/// rebuild (`reindex`), in turn.
+pub const KILL_MIXED_RUNS: usize = 60;
+
 /// Rounds of `sync` and two `capture`s started together beside a running daemon.
 pub const CONCURRENT_ROUNDS: usize = 5;
 
@@ -552,6 +556,15 @@ pub const FAULTS: &[Fault] = &[
         test: (
             "tests/hardening.rs",
             "kill_9_at_random_moments_of_capture_always_leaves_a_recoverable_state",
+        ),
+    },
+    Fault {
+        fault: "`kill -9` at a random moment of the daemon, a capture, a sync and a `reindex`, in turn",
+        runs: KILL_MIXED_RUNS,
+        outcome: "after every kill `status`, `search` and `check` answer; the daemon logs no constraint error; the rows end equal to a clean build",
+        test: (
+            "tests/hardening.rs",
+            "kill_9_across_daemon_capture_sync_and_rebuild_leaves_every_command_working",
         ),
     },
     Fault {
