@@ -145,10 +145,15 @@ impl Delays {
 
 /// Starts `cmd`, waits `delay`, then SIGKILLs it (if it is still running).
 /// True when the kill landed before the command finished.
-fn kill_after(mut cmd: Command, delay: Duration) -> bool {
+fn kill_after(cmd: Command, delay: Duration) -> bool {
+    kill_logged_after(cmd, delay, Stdio::null())
+}
+
+/// [`kill_after`], with the command's stderr going to `log`.
+fn kill_logged_after(mut cmd: Command, delay: Duration, log: Stdio) -> bool {
     let mut child = cmd
         .stdout(Stdio::null())
-        .stderr(Stdio::null())
+        .stderr(log)
         .spawn()
         .expect("spawn");
     std::thread::sleep(delay);
@@ -890,7 +895,11 @@ fn kill_9_across_daemon_capture_sync_and_rebuild_leaves_every_command_working() 
         let (what, cmd) = command(&ws);
         let delay = Duration::from_millis(delays.next_ms(typical_ms[kind]) + 1);
         landed += usize::from(if what == "daemon" {
-            kill_daemon_after(cmd, delay, &daemon_log)
+            let log = std::fs::File::options()
+                .create(true)
+                .append(true)
+                .open(&daemon_log);
+            kill_logged_after(cmd, delay, Stdio::from(log.unwrap()))
         } else {
             kill_after(cmd, delay)
         });
@@ -931,23 +940,4 @@ fn kill_9_across_daemon_capture_sync_and_rebuild_leaves_every_command_working() 
 /// memsync on the real clock (the daemon refuses `--now`).
 fn binary_now(ws: &Workspace, args: &[&str]) -> Command {
     on_workspace(Command::new(env!("CARGO_BIN_EXE_memsync")), ws, None, args)
-}
-
-/// Like [`kill_after`], with the daemon's log appended to `log`.
-fn kill_daemon_after(mut cmd: Command, delay: Duration, log: &Path) -> bool {
-    let file = std::fs::File::options()
-        .create(true)
-        .append(true)
-        .open(log)
-        .unwrap();
-    let mut child = cmd
-        .stdout(Stdio::null())
-        .stderr(Stdio::from(file))
-        .spawn()
-        .expect("spawn");
-    std::thread::sleep(delay);
-    let landed = child.try_wait().unwrap().is_none();
-    let _ = child.kill();
-    let _ = child.wait();
-    landed
 }
