@@ -129,6 +129,8 @@ struct Daemon<L> {
     git_dir: Option<PathBuf>,
     /// Projections re-rendered but not yet committed (git was busy).
     uncommitted: BTreeSet<String>,
+    /// Blobs this daemon put in git's index for a commit that has not landed yet.
+    own_staging: crate::git::OwnStaging,
     /// When to look for projections another memsync process wrote.
     commit_check: Option<Instant>,
     /// The thread harvesting the harness folders, while it runs.
@@ -195,6 +197,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             jobs: None,
             git_dir: None,
             uncommitted: BTreeSet::new(),
+            own_staging: Default::default(),
             commit_check: None,
             harvest: None,
             next_harvest: None,

@@ -54,6 +54,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             &self.root,
             &paths,
             &self.settings.config.git.commit_message,
+            &mut self.own_staging,
         ) {
             Ok(crate::git::Committed::Busy(why)) => {
                 tracing::debug!(why, "projection commit waits for git");

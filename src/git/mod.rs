@@ -14,6 +14,9 @@ use crate::config::{AutoCommit, Settings};
 use crate::error::{Error, GitError, Result};
 use crate::project::file::{self as block, BLOCK_BEGIN, BLOCK_END};
 
+mod commit;
+pub use commit::{Committed, OwnStaging, commit_projections, dirty_projections};
+
 /// The managed block in `.gitignore` and `.gitattributes`.
 const GIT_BLOCK_BEGIN: &str = "# memsync:begin";
 const GIT_BLOCK_END: &str = "# memsync:end";
@@ -212,111 +215,6 @@ pub fn auto_commit_enabled(settings: &Settings) -> bool {
         AutoCommit::Auto => git(&settings.root, &["config", "--get", "merge.memsync.driver"])
             .is_ok_and(|o| o.status.success()),
     }
-}
-
-/// Projection files git sees as modified or untracked, relative to `root`.
-pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
-    let status = git_ok(
-        root,
-        &[
-            "status",
-            "--porcelain",
-            "--untracked-files=all",
-            "--no-renames",
-            "--",
-            ".",
-        ],
-    )?;
-    Ok(status
-        .lines()
-        .filter_map(|l| l.get(3..))
-        .map(|p| p.trim_matches('"'))
-        .filter_map(|p| p.strip_prefix(prefix.as_str()))
-        .filter(|p| crate::scan::classify(p) == crate::scan::FileClass::Projection)
-        .map(String::from)
-        .collect())
-}
-
-/// What a projection commit did.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Committed {
-    /// The commit was made with these paths.
-    Paths(Vec<String>),
-    /// Nothing to commit (ignored, staged by the user, or unchanged).
-    Nothing,
-    /// Git is busy; try again later.
-    Busy(&'static str),
-}
-
-/// Commits the projection files memsync re-rendered, and only those: not an
-/// ignored file, not one the user has staged changes to.
-pub fn commit_projections(root: &Path, paths: &[String], message: &str) -> Result<Committed> {
-    let Some(dir) = git_dir(root) else {
-        return Ok(Committed::Nothing);
-    };
-    if let Some(why) = crate::repo::busy(&dir) {
-        return Ok(Committed::Busy(why));
-    }
-    // Staged with other bytes than the work tree holds: the user's, left alone.
-    // (Staged with exactly these bytes, by memsync's own earlier attempt or not, is safe to commit.)
-    let staged = git_ok(root, &["diff", "--cached", "--name-only", "--relative"])?;
-    let unstaged = git_ok(root, &["diff", "--name-only", "--relative"])?;
-    let staged: Vec<&str> = staged
-        .lines()
-        .filter(|p| unstaged.lines().any(|u| u == *p))
-        .collect();
-    let mut chosen = Vec::new();
-    for p in paths {
-        let ignored = git(root, &["check-ignore", "-q", "--", p])?
-            .status
-            .success();
-        if !ignored && !staged.contains(&p.as_str()) {
-            chosen.push(p.as_str());
-        }
-    }
-    if chosen.is_empty() {
-        return Ok(Committed::Nothing);
-    }
-    // Checked again at the last moment: a commit landing between a pull's
-    // fetch and its merge makes the pull fail.
-    if crate::repo::git_running_at(root) {
-        return Ok(Committed::Busy("a git command is running"));
-    }
-    let mut add = vec!["add", "--"];
-    add.extend(&chosen);
-    git_ok(root, &add)?;
-    let changed = git_ok(
-        root,
-        &[
-            &["diff", "--cached", "--name-only", "--relative", "--"][..],
-            &chosen,
-        ]
-        .concat(),
-    )?;
-    if changed.is_empty() {
-        return Ok(Committed::Nothing);
-    }
-    if crate::repo::git_running_at(root) {
-        // Staged with the work tree's bytes: the next attempt commits them.
-        return Ok(Committed::Busy("a git command is running"));
-    }
-    let identity = git(root, &["config", "user.email"])?.status.success();
-    let mut commit: Vec<&str> = Vec::new();
-    if !identity {
-        commit.extend([
-            "-c",
-            "user.name=memsync",
-            "-c",
-            "user.email=memsync@localhost",
-        ]);
-    }
-    commit.extend(["commit", "--no-verify", "--quiet", "-m", message, "--"]);
-    commit.extend(&chosen);
-    git_ok(root, &commit)?;
-    Ok(Committed::Paths(
-        chosen.iter().map(|s| s.to_string()).collect(),
-    ))
 }
 
 /// A projection file split around its managed block.

@@ -1,0 +1,292 @@
+//! The daemon's projection commits, made with git's plumbing so that a
+//! person's `git pull` beside the daemon never fails because of memsync.
+//!
+//! `git commit` holds `index.lock` for its whole run and moves HEAD before
+//! it writes the index: a pull whose fetch ends in that window cannot
+//! fast-forward its work tree, and an `add` left behind by a busy attempt
+//! looked like the user's staging for ever after. Here the objects are
+//! written first (invisible to anyone), then the real index takes the
+//! committed blobs (one short `update-index`), and HEAD moves last with a
+//! compare-and-swap (`update-ref HEAD new old`). At every moment the index
+//! holds either what HEAD holds or what HEAD is about to hold, so a pull
+//! that sees HEAD move under its fetch fast-forwards without touching a file.
+//!
+//! Owns: the commit. Must not: commit a path the user staged other bytes
+//! for, a symlink, or an ignored file; run while git is busy.
+
+use std::collections::BTreeMap;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Stdio};
+
+use super::{git, git_dir, git_ok};
+use crate::error::{Error, GitError, Result};
+
+/// The temporary index the commit's tree is built in, inside the git dir
+/// (one daemon per workspace, so one name is enough).
+const SCRATCH_INDEX: &str = "memsync-commit.index";
+
+/// Projection files git sees as modified or untracked, relative to `root`.
+pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
+    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
+    let status = git_ok(
+        root,
+        &[
+            "status",
+            "--porcelain",
+            "--untracked-files=all",
+            "--no-renames",
+            "--",
+            ".",
+        ],
+    )?;
+    Ok(status
+        .lines()
+        .filter_map(|l| l.get(3..))
+        .map(|p| p.trim_matches('"'))
+        .filter_map(|p| p.strip_prefix(prefix.as_str()))
+        .filter(|p| crate::scan::classify(p) == crate::scan::FileClass::Projection)
+        .map(String::from)
+        .collect())
+}
+
+/// What a projection commit did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Committed {
+    /// The commit was made with these paths.
+    Paths(Vec<String>),
+    /// Nothing to commit (ignored, staged by the user, or unchanged).
+    Nothing,
+    /// Git is busy; try again later.
+    Busy(&'static str),
+}
+
+/// Blobs memsync itself put in the index, by path from the top of the work
+/// tree: a staged entry holding one of them is memsync's, not the user's,
+/// even when the file has been re-rendered since.
+pub type OwnStaging = BTreeMap<String, String>;
+
+/// One entry of `ls-files -s` or `ls-tree`: mode and blob id.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Entry {
+    mode: String,
+    blob: String,
+}
+
+/// Commits the projection files memsync re-rendered, and only those: not an
+/// ignored file, not a symlink, not one the user staged other bytes for.
+pub fn commit_projections(
+    root: &Path,
+    paths: &[String],
+    message: &str,
+    own: &mut OwnStaging,
+) -> Result<Committed> {
+    let Some(dir) = git_dir(root) else {
+        return Ok(Committed::Nothing);
+    };
+    if let Some(why) = crate::repo::busy(&dir) {
+        return Ok(Committed::Busy(why));
+    }
+    let top = std::path::PathBuf::from(git_ok(root, &["rev-parse", "--show-toplevel"])?);
+    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
+    let head = git_ok(&top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]).ok();
+    let candidates = candidates(root, &prefix, paths)?;
+    if candidates.is_empty() {
+        return Ok(Committed::Nothing);
+    }
+    let index = entries(&top, &["ls-files", "-s", "-z", "--"], &candidates)?;
+    let committed = match &head {
+        Some(h) => entries(&top, &["ls-tree", "-z", h, "--"], &candidates)?,
+        None => BTreeMap::new(),
+    };
+    let blobs = hash_objects(&top, &candidates)?;
+    let mut changes = Vec::new();
+    for (path, blob) in candidates.iter().zip(blobs) {
+        let in_head = committed.get(path);
+        if let Some(staged) = index.get(path)
+            && Some(staged) != in_head
+            && staged.blob != blob
+            && own.get(path) != Some(&staged.blob)
+        {
+            continue; // the user's staging: left alone
+        }
+        if in_head.is_some_and(|e| e.blob == blob) {
+            continue;
+        }
+        let mode = in_head.map_or("100644", |e| e.mode.as_str()).to_string();
+        changes.push((path.clone(), Entry { mode, blob }));
+    }
+    if changes.is_empty() {
+        return Ok(Committed::Nothing);
+    }
+    let tree = build_tree(&top, &dir, head.as_deref(), &changes)?;
+    let commit = commit_tree(&top, &tree, head.as_deref(), message)?;
+    // Nothing anyone can see has changed yet; from here on it does.
+    if crate::repo::git_running_at(root) {
+        return Ok(Committed::Busy("a git command is running"));
+    }
+    if update_index(&top, None, &changes).is_err() {
+        return Ok(Committed::Busy("index.lock exists"));
+    }
+    for (path, e) in &changes {
+        own.insert(path.clone(), e.blob.clone());
+    }
+    if crate::repo::git_running_at(root) {
+        // The index holds the blobs, marked as memsync's: the next attempt commits them.
+        return Ok(Committed::Busy("a git command is running"));
+    }
+    let old = head.unwrap_or_default();
+    if git_ok(&top, &["update-ref", "-m", message, "HEAD", &commit, &old]).is_err() {
+        return Ok(Committed::Busy("HEAD moved while committing"));
+    }
+    let mut done = Vec::new();
+    for (path, _) in changes {
+        own.remove(&path);
+        done.push(
+            path.strip_prefix(prefix.as_str())
+                .unwrap_or(&path)
+                .to_string(),
+        );
+    }
+    Ok(Committed::Paths(done))
+}
+
+/// The paths (from the top of the work tree) worth committing: regular
+/// files that git does not ignore.
+fn candidates(root: &Path, prefix: &str, paths: &[String]) -> Result<Vec<String>> {
+    let mut out = Vec::new();
+    for p in paths {
+        let regular = std::fs::symlink_metadata(root.join(p)).is_ok_and(|m| m.is_file());
+        let ignored = git(root, &["check-ignore", "-q", "--", p])?
+            .status
+            .success();
+        if regular && !ignored {
+            out.push(format!("{prefix}{p}"));
+        }
+    }
+    Ok(out)
+}
+
+/// `ls-files -s -z` or `ls-tree -z` output for `paths`, by path.
+fn entries(top: &Path, args: &[&str], paths: &[String]) -> Result<BTreeMap<String, Entry>> {
+    let mut all: Vec<&str> = args.to_vec();
+    all.extend(paths.iter().map(String::as_str));
+    let out = git(top, &all)?;
+    if !out.status.success() {
+        return Err(command_error(&all, &out.stderr));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    Ok(text
+        .split('\0')
+        .filter_map(|line| {
+            let (meta, path) = line.split_once('\t')?;
+            let mut f = meta.split(' ');
+            let mode = f.next()?.to_string();
+            // ls-files: mode blob stage; ls-tree: mode type blob.
+            let second = f.next()?;
+            let blob = if second == "blob" { f.next()? } else { second };
+            Some((
+                path.to_string(),
+                Entry {
+                    mode,
+                    blob: blob.to_string(),
+                },
+            ))
+        })
+        .collect())
+}
+
+/// Writes the files' current bytes as blobs; their ids in order.
+fn hash_objects(top: &Path, paths: &[String]) -> Result<Vec<String>> {
+    let mut args = vec!["hash-object", "-w", "--"];
+    args.extend(paths.iter().map(String::as_str));
+    let ids: Vec<String> = git_ok(top, &args)?.lines().map(String::from).collect();
+    if ids.len() != paths.len() {
+        return Err(command_error(&args, b"fewer ids than paths"));
+    }
+    Ok(ids)
+}
+
+/// HEAD's tree with `changes` applied, built in a scratch index.
+fn build_tree(
+    top: &Path,
+    git_dir: &Path,
+    head: Option<&str>,
+    changes: &[(String, Entry)],
+) -> Result<String> {
+    let scratch = git_dir.join(SCRATCH_INDEX);
+    let read = match head {
+        Some(h) => vec!["read-tree", h],
+        None => vec!["read-tree", "--empty"],
+    };
+    let result = run(top, Some(&scratch), &read, None)
+        .and_then(|_| update_index(top, Some(&scratch), changes))
+        .and_then(|_| run(top, Some(&scratch), &["write-tree"], None));
+    let _ = std::fs::remove_file(&scratch);
+    result
+}
+
+/// Sets index entries (the real index, or `index` when given) in one
+/// `update-index --index-info`.
+fn update_index(top: &Path, index: Option<&Path>, changes: &[(String, Entry)]) -> Result<String> {
+    let mut input = Vec::new();
+    for (path, e) in changes {
+        input.extend_from_slice(format!("{} {}\t{path}\0", e.mode, e.blob).as_bytes());
+    }
+    let args = ["update-index", "-z", "--index-info"];
+    run(top, index, &args, Some(&input))
+}
+
+/// Runs git at `top` with an optional `GIT_INDEX_FILE` and stdin.
+fn run(top: &Path, index: Option<&Path>, args: &[&str], input: Option<&[u8]>) -> Result<String> {
+    let mut cmd = Command::new("git");
+    cmd.arg("-C")
+        .arg(top)
+        .args(args)
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    if let Some(i) = index {
+        cmd.env("GIT_INDEX_FILE", i);
+    }
+    let mut child = cmd.spawn().map_err(|e| Error::io("git", e))?;
+    if let Some(mut stdin) = child.stdin.take() {
+        stdin
+            .write_all(input.unwrap_or_default())
+            .map_err(|e| Error::io("git", e))?;
+    }
+    let out = child.wait_with_output().map_err(|e| Error::io("git", e))?;
+    if !out.status.success() {
+        return Err(command_error(args, &out.stderr));
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
+}
+
+/// The commit object for `tree` on top of `parent`, under the user's
+/// identity when git has one and memsync's otherwise.
+fn commit_tree(top: &Path, tree: &str, parent: Option<&str>, message: &str) -> Result<String> {
+    let identity = git(top, &["config", "user.email"])?.status.success();
+    let mut args: Vec<&str> = Vec::new();
+    if !identity {
+        args.extend([
+            "-c",
+            "user.name=memsync",
+            "-c",
+            "user.email=memsync@localhost",
+        ]);
+    }
+    args.extend(["commit-tree", tree, "-m", message]);
+    if let Some(p) = parent {
+        args.extend(["-p", p]);
+    }
+    git_ok(top, &args)
+}
+
+fn command_error(args: &[&str], stderr: &[u8]) -> Error {
+    GitError::Command {
+        args: args.join(" "),
+        stderr: String::from_utf8_lossy(stderr).trim().to_string(),
+    }
+    .into()
+}
