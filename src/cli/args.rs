@@ -182,6 +182,9 @@ pub enum Command {
         /// Say which files would change, and how; write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Replace an MCP server entry named `memsync` that memsync did not write.
+        #[arg(long)]
+        force: bool,
     },
     /// Take out everything `connect` added to a harness's files (exactly, when
     /// nobody edited them since).

@@ -29,14 +29,9 @@ pub fn render_connect(report: &Report) -> String {
         };
         let part = if report.connect { "" } else { "without " };
         let _ = writeln!(out, "  {action:<7}{}: {part}{}", c.path.display(), c.what);
-        if let Some(b) = &c.backup {
-            let _ = writeln!(out, "         backup of the original: {}", b.display());
-        }
     }
-    if report.connect {
-        for n in &report.notes {
-            let _ = writeln!(out, "  note: {n}");
-        }
+    for n in &report.notes {
+        let _ = writeln!(out, "  note: {n}");
     }
     out
 }

@@ -387,10 +387,14 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 ExitStatus::Ok
             })
         }
-        Command::Connect { harness, dry_run } => {
+        Command::Connect {
+            harness,
+            dry_run,
+            force,
+        } => {
             let settings = existing()?;
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
-            let report = crate::connect::connect(*harness, &places, *dry_run)?;
+            let report = crate::connect::connect(*harness, &places, *dry_run, *force)?;
             if !dry_run {
                 // Render MEMORY.md (and OpenClaw's mirror) with the config connect wrote,
                 // so the file the agent is pointed at exists now.

@@ -152,7 +152,8 @@ pub fn add_hooks(path: &Path, text: &str, events: &[&str], command: &str) -> Res
             CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))]);
         let list = hooks.array_value_or_set(event);
         if !list.elements().is_empty() {
-            // One group per line, rather than a long line with a block after it.
+            // One group per line, rather than a long line with a block after
+            // it (only layout: the undo patch puts it back).
             list.ensure_multiline();
         }
         list.append(group);
@@ -212,11 +213,22 @@ pub fn claude_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> 
         .and_then(|p| p.to_serde_value()))
 }
 
-/// Sets `mcpServers.memsync` to a stdio server running `exe args`.
-pub fn set_claude_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Result<String> {
+/// Sets `mcpServers.memsync` to a stdio server running `exe args`. An entry
+/// of that name memsync did not write (other arguments, and `replace` not
+/// given) is the user's: a conflict, never overwritten.
+pub fn set_claude_mcp(
+    path: &Path,
+    text: &str,
+    (exe, args): (&str, &[String]),
+    replace: bool,
+) -> Result<String> {
     let wanted = serde_json::json!({ "type": "stdio", "command": exe, "args": args, "env": {} });
-    if claude_mcp(path, text)?.as_ref() == Some(&wanted) {
-        return Ok(text.to_string());
+    match claude_mcp(path, text)? {
+        Some(e) if e == wanted => return Ok(text.to_string()),
+        Some(e) if !replace && e["args"] != wanted["args"] => {
+            return Err(foreign_entry(path, "claude-code"));
+        }
+        _ => {}
     }
     let root = parse_json(path, text)?;
     let servers = root.object_value_or_set().object_value_or_set("mcpServers");
@@ -238,8 +250,24 @@ pub fn set_claude_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Re
     Ok(root.to_string())
 }
 
-/// Takes `mcpServers.memsync` out, and `mcpServers` if that left it empty.
-pub fn remove_claude_mcp(path: &Path, text: &str) -> Result<String> {
+/// The conflict of an MCP entry named `memsync` that memsync did not write.
+fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
+    ConnectError::Conflict {
+        path: path.to_path_buf(),
+        reason: format!(
+            "already has an MCP server named `memsync` that memsync did not write; left as it is (remove it, or run `memsync connect {harness} --force` to replace it)"
+        ),
+    }
+    .into()
+}
+
+/// Takes `mcpServers.memsync` out when it runs `args` (memsync's entry for
+/// this workspace), and `mcpServers` if that left it empty. One with other
+/// arguments is the user's and stays.
+pub fn remove_claude_mcp(path: &Path, text: &str, args: &[String]) -> Result<String> {
+    if claude_mcp(path, text)?.is_some_and(|e| e["args"] != serde_json::json!(args)) {
+        return Ok(text.to_string());
+    }
     let root = parse_json(path, text)?;
     let Some(servers) = root
         .object_value()
@@ -293,10 +321,19 @@ pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)
     Ok(Some((command, args)))
 }
 
-/// Sets `[mcp_servers.memsync]`; comments and the order of everything else survive.
-pub fn set_codex_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Result<String> {
-    if codex_mcp(path, text)? == Some((exe.to_string(), args.to_vec())) {
-        return Ok(text.to_string());
+/// Sets `[mcp_servers.memsync]`; comments and the order of everything else
+/// survive. An entry of that name with other arguments is the user's (see
+/// `set_claude_mcp`).
+pub fn set_codex_mcp(
+    path: &Path,
+    text: &str,
+    (exe, args): (&str, &[String]),
+    replace: bool,
+) -> Result<String> {
+    match codex_mcp(path, text)? {
+        Some((c, a)) if c == exe && a == args => return Ok(text.to_string()),
+        Some((_, a)) if !replace && a != args => return Err(foreign_entry(path, "codex")),
+        _ => {}
     }
     let mut doc = parse_toml(path, text)?;
     let servers = doc
@@ -322,8 +359,12 @@ pub fn set_codex_mcp(path: &Path, text: &str, exe: &str, args: &[String]) -> Res
     Ok(doc.to_string())
 }
 
-/// Takes `[mcp_servers.memsync]` out, and `mcp_servers` if that left it empty.
-pub fn remove_codex_mcp(path: &Path, text: &str) -> Result<String> {
+/// Takes `[mcp_servers.memsync]` out when it runs `args`, and `mcp_servers`
+/// if that left it empty.
+pub fn remove_codex_mcp(path: &Path, text: &str, args: &[String]) -> Result<String> {
+    if codex_mcp(path, text)?.is_some_and(|(_, a)| a != args) {
+        return Ok(text.to_string());
+    }
     let mut doc = parse_toml(path, text)?;
     let Some(servers) = doc
         .get_mut("mcp_servers")
@@ -398,20 +439,24 @@ mod tests {
     fn broken_json_and_toml_are_refused() {
         assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], "x").is_err());
         assert!(add_hooks(Path::new(P), "// c\n{}", &["SessionEnd"], "x").is_err());
-        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", "m", &[]).is_err());
+        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false).is_err());
     }
 
     #[test]
     fn codex_table_keeps_comments_and_goes_cleanly() {
         let text = "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n";
+        let args = ["mcp".to_string()];
         let added =
-            set_codex_mcp(Path::new("c.toml"), text, "/bin/memsync", &["mcp".into()]).unwrap();
+            set_codex_mcp(Path::new("c.toml"), text, ("/bin/memsync", &args), false).unwrap();
         assert!(added.starts_with(text.trim_end()), "{added}");
         assert_eq!(
             codex_mcp(Path::new("c.toml"), &added).unwrap(),
             Some(("/bin/memsync".into(), vec!["mcp".into()]))
         );
-        assert_eq!(remove_codex_mcp(Path::new("c.toml"), &added).unwrap(), text);
+        assert_eq!(
+            remove_codex_mcp(Path::new("c.toml"), &added, &args).unwrap(),
+            text
+        );
     }
 
     #[test]

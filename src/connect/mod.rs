@@ -2,9 +2,12 @@
 //! server, the instructions file that makes the agent read MEMORY.md, harvest)
 //! and take all of it back out again.
 //!
-//! Owns: planning and applying those edits, with a backup of each file on
-//! memsync's first change, atomic writes, and the record that makes the undo
-//! exact. Must not: touch the workspace (the caller syncs it afterwards).
+//! Owns: planning and applying those edits, atomic writes that keep each
+//! file's mode, and the record that makes the undo exact. No copy of a
+//! harness file is kept anywhere (they hold API keys and tokens): the undo
+//! takes memsync's parts out. Must not: touch the workspace (the caller
+//! syncs it afterwards), write through a dangling symlink, into a read-only
+//! file or anything but a regular file, or replace an entry it did not write.
 
 mod doctor;
 pub mod edit;
@@ -62,8 +65,9 @@ pub struct Change {
     pub action: Action,
     /// What memsync adds or takes out, in words.
     pub what: String,
-    /// The copy of the file as it was before memsync's first change.
-    pub backup: Option<PathBuf>,
+    /// Mode of a file memsync creates (less the umask); one that exists keeps its own.
+    #[serde(skip)]
+    new_mode: u32,
     #[serde(skip)]
     before: Option<String>,
     #[serde(skip)]
@@ -97,12 +101,16 @@ pub(crate) struct Edit {
     /// Disconnect takes all of memsync out of the file (false for the machine
     /// config while another connected harness still needs its block).
     whole: bool,
+    /// Mode of the file when memsync creates it (less the umask): 0600 for
+    /// the files harnesses keep secrets in, as the harnesses themselves do.
+    new_mode: u32,
 }
 
 /// Wires `target` to the workspace in `places`.
-pub fn connect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
+/// `force` replaces an MCP entry named `memsync` that memsync did not write.
+pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> Result<Report> {
     let mut record = Record::load(&places.record)?;
-    let plan = plans::plan(target, places, &record, true)?;
+    let mut plan = plans::plan(target, places, &record, true, force)?;
     let mut changes = Vec::new();
     for edit in &plan.edits {
         let current = read_text(&edit.path)?;
@@ -111,8 +119,10 @@ pub fn connect(target: Target, places: &Places, dry_run: bool) -> Result<Report>
             changes.push(change(edit, current, Some(after)));
         }
     }
+    check_writable(&changes)?;
+    plan.notes.extend(old_backups(&changes));
     if !dry_run {
-        apply(&mut changes, &mut record, true)?;
+        apply(&changes, &mut record)?;
         if let Some(mirror) = &plan.mirror {
             back_up_mirror(&mirror.dir)?;
         }
@@ -137,13 +147,26 @@ pub fn connect(target: Target, places: &Places, dry_run: bool) -> Result<Report>
 /// its old bytes back, and otherwise only memsync's keys or block go.
 pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
     let mut record = Record::load(&places.record)?;
-    let plan = plans::plan(target, places, &record, false)?;
+    let plan = plans::plan(target, places, &record, false, false)?;
+    // The plan's notes are for connecting; these say what disconnect could not do.
+    let mut notes = Vec::new();
     let mut changes = Vec::new();
     for edit in &plan.edits {
         let Some(current) = read_text(&edit.path)? else {
             continue;
         };
         let after = undone(edit, &record, &current)?;
+        if record.untouched(&edit.path, &current)
+            && edit.whole
+            && !after
+                .as_deref()
+                .is_none_or(|a| record.is_original(&edit.path, a))
+        {
+            notes.push(format!(
+                "{}: memsync's part is taken out, but the file's layout is not byte for byte what it was before connect (memsync keeps no copy of it)",
+                edit.path.display()
+            ));
+        }
         if after.as_deref() != Some(current.as_str()) {
             changes.push(change(edit, Some(current), after));
         }
@@ -161,14 +184,15 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
                 },
                 path,
                 what,
-                backup: None,
+                new_mode: 0o644,
                 before: Some(before),
                 after,
             });
         }
     }
+    check_writable(&changes)?;
     if !dry_run {
-        apply(&mut changes, &mut record, false)?;
+        apply(&changes, &mut record)?;
         for edit in plan.edits.iter().filter(|e| e.whole) {
             record.files.remove(&edit.path);
         }
@@ -192,16 +216,21 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
         connect: false,
         dry_run,
         changes,
-        notes: plan.notes,
+        notes,
     })
 }
 
-/// The text `edit` leaves after disconnect; `None` removes the file.
+/// The text `edit` leaves after disconnect; `None` removes the file (one
+/// memsync created that holds nothing else now).
 fn undone(edit: &Edit, record: &Record, current: &str) -> Result<Option<String>> {
-    if edit.whole
-        && let Some(original) = record.untouched_original(&edit.path, current)
-    {
-        return Ok(original);
+    if edit.whole && record.untouched(&edit.path, current) {
+        let created = record.files.get(&edit.path).is_some_and(|f| f.created);
+        if created {
+            return Ok(None);
+        }
+        if let Some(original) = record.restored(&edit.path, current) {
+            return Ok(Some(original));
+        }
     }
     let after = (edit.undo)(&edit.path, current)?;
     let created = record.files.get(&edit.path).is_some_and(|f| f.created);
@@ -218,34 +247,68 @@ fn change(edit: &Edit, before: Option<String>, after: Option<String>) -> Change 
         path: edit.path.clone(),
         action,
         what: edit.what.clone(),
-        backup: None,
+        new_mode: edit.new_mode,
         before,
         after,
     }
 }
 
-/// Writes every change: a backup of a file memsync changes for the first
-/// time, then the new text atomically (through a symlink to its target, so
-/// dotfile managers keep their link), then the record.
-fn apply(changes: &mut [Change], record: &mut Record, back_up: bool) -> Result<()> {
-    for c in changes.iter_mut() {
-        let target = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
-        if let (Some(before), false, true) =
-            (&c.before, record.files.contains_key(&c.path), back_up)
-        {
-            let backup = backup_path(&c.path);
-            if !backup.exists() {
-                crate::files::write_atomic(&backup, before.as_bytes())
-                    .map_err(|e| Error::io(&backup, e))?;
+/// Refuses, before anything is written, a change to a file this user
+/// cannot write: a read-only file is the user's way of saying "not this one".
+fn check_writable(changes: &[Change]) -> Result<()> {
+    use std::os::unix::fs::PermissionsExt;
+    for c in changes {
+        // The mode too, not only access(2): root may write anything.
+        let read_only =
+            std::fs::metadata(&c.path).is_ok_and(|m| m.permissions().mode() & 0o200 == 0);
+        if c.before.is_some() && (read_only || !crate::files::writable(&c.path)) {
+            return Err(ConnectError::Unreadable {
+                path: c.path.clone(),
+                reason: "read-only; left untouched (make it writable, or make the change by hand)"
+                    .into(),
             }
-            c.backup = Some(backup);
+            .into());
         }
+    }
+    Ok(())
+}
+
+/// Copies an older memsync left beside the files it changes (they can hold
+/// API keys): made no more readable than the file itself, and named.
+fn old_backups(changes: &[Change]) -> Vec<String> {
+    use std::os::unix::fs::PermissionsExt;
+    let mut notes = Vec::new();
+    for c in changes {
+        let backup = backup_path(&c.path);
+        let Ok(meta) = std::fs::metadata(&backup) else {
+            continue;
+        };
+        let own = std::fs::metadata(&c.path).map_or(0o600, |m| m.permissions().mode() & 0o777);
+        let mode = meta.permissions().mode() & 0o777;
+        if mode & !own != 0 {
+            let _ = std::fs::set_permissions(&backup, std::fs::Permissions::from_mode(mode & own));
+        }
+        notes.push(format!(
+            "{} is a copy an older memsync made before its first change (it may hold your keys; now mode {:o}): memsync no longer needs it, delete it when you do not",
+            backup.display(),
+            mode & own
+        ));
+    }
+    notes
+}
+
+/// Writes every change atomically (through a symlink to its target, so
+/// dotfile managers keep their link), keeping the file's mode, and notes it
+/// in the record.
+fn apply(changes: &[Change], record: &mut Record) -> Result<()> {
+    for c in changes {
+        let target = std::fs::canonicalize(&c.path).unwrap_or_else(|_| c.path.clone());
         match &c.after {
             Some(after) => {
                 if let Some(dir) = target.parent() {
                     record.make_dirs(dir)?;
                 }
-                crate::files::write_atomic(&target, after.as_bytes())
+                crate::files::write_atomic_mode(&target, after.as_bytes(), c.new_mode)
                     .map_err(|e| Error::io(&target, e))?;
                 record.wrote(&c.path, c.before.as_deref(), after);
             }
@@ -271,7 +334,12 @@ fn back_up_mirror(dir: &Path) -> Result<()> {
         let has_block =
             crate::project::file::block_range(&String::from_utf8_lossy(&text)).is_some();
         if !has_block && !backup.exists() {
-            crate::files::write_atomic(&backup, &text).map_err(|e| Error::io(&backup, e))?;
+            // No more readable than the notes it copies.
+            let mode = std::fs::metadata(&file).map_or(0o600, |m| {
+                std::os::unix::fs::PermissionsExt::mode(&m.permissions())
+            });
+            crate::files::write_atomic_mode(&backup, &text, mode & 0o777)
+                .map_err(|e| Error::io(&backup, e))?;
         }
     }
     Ok(())
@@ -298,17 +366,38 @@ pub fn backup_path(path: &Path) -> PathBuf {
 }
 
 /// The file's text; `None` when it does not exist. A file that is not UTF-8
-/// is not memsync's to edit.
+/// is not memsync's to edit, nor is anything but a regular file (reading a
+/// FIFO would hang), nor a symlink to nothing (writing would replace the link).
 fn read_text(path: &Path) -> Result<Option<String>> {
+    let refuse = |reason: String| -> Error {
+        ConnectError::Unreadable {
+            path: path.to_path_buf(),
+            reason,
+        }
+        .into()
+    };
+    let link = std::fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink());
+    match std::fs::metadata(path) {
+        Ok(m) if !m.is_file() => {
+            return Err(refuse(
+                "not a regular file (a directory, FIFO or device); left untouched".into(),
+            ));
+        }
+        Ok(_) => {}
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound && link => {
+            let to = std::fs::read_link(path).unwrap_or_default();
+            return Err(refuse(format!(
+                "a symbolic link to {}, which does not exist; left untouched (create the target, or remove the link)",
+                to.display()
+            )));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(Error::io(path, e)),
+    }
     match std::fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|_| {
-            ConnectError::Unreadable {
-                path: path.to_path_buf(),
-                reason: "not UTF-8 text; left untouched".into(),
-            }
-            .into()
-        }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Ok(bytes) => String::from_utf8(bytes)
+            .map(Some)
+            .map_err(|_| refuse("not UTF-8 text; left untouched".into())),
         Err(e) => Err(Error::io(path, e)),
     }
 }

@@ -156,6 +156,7 @@ pub(super) fn plan(
     places: &Places,
     record: &Record,
     connecting: bool,
+    force: bool,
 ) -> Result<Plan> {
     let mut plan = Plan {
         edits: Vec::new(),
@@ -164,8 +165,8 @@ pub(super) fn plan(
         notes: Vec::new(),
     };
     match target {
-        Target::ClaudeCode => claude_code(places, record, &mut plan),
-        Target::Codex => codex(places, &mut plan),
+        Target::ClaudeCode => claude_code(places, record, force, &mut plan),
+        Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, &mut plan),
     }
     if target != Target::ClaudeCode {
@@ -179,7 +180,14 @@ fn empty_text(text: &str) -> bool {
     text.trim().is_empty()
 }
 
-fn claude_code(places: &Places, record: &Record, plan: &mut Plan) {
+/// Whether `connect` may replace an MCP entry named `memsync` with other
+/// arguments: `--force`, or memsync wrote it (this harness is connected, to
+/// another workspace or from another binary).
+fn may_replace(record: &Record, target: Target, force: bool) -> bool {
+    force || record.harnesses.contains(target.as_str())
+}
+
+fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let command = places.hook_command();
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
     ours.push(command.clone());
@@ -192,15 +200,19 @@ fn claude_code(places: &Places, record: &Record, plan: &mut Plan) {
         undo: Box::new(move |p, t| edit::remove_hooks(p, t, &ours)),
         empty: edit::is_empty_json,
         whole: true,
+        new_mode: 0o644,
     });
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (ours, replace) = (args.clone(), may_replace(record, Target::ClaudeCode, force));
     plan.edits.push(Edit {
         path: places.claude_json.clone(),
         what: "the `memsync` MCP server (user scope)".into(),
-        apply: Box::new(move |p, t| edit::set_claude_mcp(p, t, &exe, &args)),
-        undo: Box::new(edit::remove_claude_mcp),
+        apply: Box::new(move |p, t| edit::set_claude_mcp(p, t, (&exe, &args), replace)),
+        undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &ours)),
         empty: edit::is_empty_json,
         whole: true,
+        // Claude Code keeps OAuth tokens and API keys in it, and makes it 0600.
+        new_mode: 0o600,
     });
     let memory = places.memory_md(&places.agent);
     let body = format!("@{}\n", memory.display());
@@ -211,6 +223,7 @@ fn claude_code(places: &Places, record: &Record, plan: &mut Plan) {
         undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
         empty: empty_text,
         whole: true,
+        new_mode: 0o644,
     });
     plan.hook_command = Some(command);
     plan.notes.push(format!(
@@ -232,15 +245,18 @@ pub fn codex_instruction(memory: &Path) -> String {
     )
 }
 
-fn codex(places: &Places, plan: &mut Plan) {
+fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (ours, replace) = (args.clone(), may_replace(record, Target::Codex, force));
     plan.edits.push(Edit {
         path: places.codex_home.join("config.toml"),
         what: "[mcp_servers.memsync]".into(),
-        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, &exe, &args)),
-        undo: Box::new(edit::remove_codex_mcp),
+        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace)),
+        undo: Box::new(move |p, t| edit::remove_codex_mcp(p, t, &ours)),
         empty: empty_text,
         whole: true,
+        // MCP servers' `env` tables hold tokens.
+        new_mode: 0o600,
     });
     let memory = places.memory_md(&places.agent);
     let body = codex_instruction(&memory);
@@ -251,6 +267,7 @@ fn codex(places: &Places, plan: &mut Plan) {
         undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
         empty: empty_text,
         whole: true,
+        new_mode: 0o644,
     });
     plan.notes.push(
         "Codex has no end-of-session hook: `memsync watch` harvests its finished sessions \
@@ -322,6 +339,7 @@ fn machine_config(target: Target, places: &Places, record: &Record, connecting: 
         undo: Box::new(move |p, t| machine_text(p, t, undo_harvest, keep_mirror.as_ref())),
         empty: empty_text,
         whole: !undo_harvest,
+        new_mode: 0o644,
     }
 }
 

@@ -1,8 +1,12 @@
 //! The connection record: which harnesses `connect` wired up, and for each
-//! file it changed, whether it created the file and what the file held
-//! before, so `disconnect` can undo exactly what `connect` did.
+//! file it changed, whether it created the file and checksums of what it
+//! wrote and of what was there before. It holds no text of those files: a
+//! harness file can hold API keys and tokens, and a copy of it would be one
+//! more place for them. `disconnect` undoes by taking memsync's own parts
+//! out, which also works after the harness rewrote the file.
 //!
-//! Owns: `$XDG_STATE_HOME/memsync/connect.json`. Must not: edit the files it describes.
+//! Owns: `$XDG_STATE_HOME/memsync/connect.json` (mode 0600). Must not: edit
+//! the files it describes.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -32,10 +36,82 @@ pub struct Record {
 pub struct FileRecord {
     /// memsync created the file.
     pub created: bool,
-    /// The text before memsync's first change (after the user's last edit), if the file existed.
-    pub before: Option<String>,
+    /// sha256 of the text before memsync's first change, if the file existed:
+    /// `disconnect` says so when taking memsync's parts out of an untouched
+    /// file does not give those bytes back.
+    #[serde(default)]
+    pub original: Option<String>,
     /// sha256 of the text memsync wrote last: equal to the file's means nobody edited it since.
     pub written: String,
+    /// How to turn the text memsync wrote back into the original, while
+    /// nobody edited it: the span memsync's edit covers, and the few bytes of
+    /// layout (whitespace and brackets, never words) it replaced there.
+    #[serde(default)]
+    pub undo: Option<Patch>,
+}
+
+/// How to take memsync's edit back out of the text it wrote: byte spans of
+/// that text and what replaces each (the layout memsync changed there).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Patch(Vec<Hunk>);
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Hunk {
+    pub at: usize,
+    pub len: usize,
+    pub text: String,
+}
+
+impl Patch {
+    /// The patch that turns `after` back into `original`, when every byte
+    /// of the original that memsync's edit replaced is layout: whitespace
+    /// and JSON/TOML punctuation. Anything else could be the user's (a key,
+    /// a token) and is never copied: then there is no patch.
+    pub fn between(original: &str, after: &str) -> Option<Patch> {
+        let diff = similar::TextDiff::configure()
+            .timeout(std::time::Duration::from_millis(500))
+            .diff_chars(original, after);
+        let (old_at, new_at) = (char_offsets(original), char_offsets(after));
+        let mut hunks = Vec::new();
+        for op in diff.ops() {
+            if let similar::DiffOp::Equal { .. } = op {
+                continue;
+            }
+            let (old, new) = (op.old_range(), op.new_range());
+            let text = &original[old_at[old.start]..old_at[old.end]];
+            if !text
+                .chars()
+                .all(|c| c.is_whitespace() || "[]{},:=".contains(c))
+            {
+                return None;
+            }
+            hunks.push(Hunk {
+                at: new_at[new.start],
+                len: new_at[new.end] - new_at[new.start],
+                text: text.to_string(),
+            });
+        }
+        Some(Patch(hunks))
+    }
+
+    /// `current` with every span replaced, if they all lie inside it.
+    pub fn apply(&self, current: &str) -> Option<String> {
+        let mut text = current.to_string();
+        for h in self.0.iter().rev() {
+            let end = h.at.checked_add(h.len)?;
+            text.get(h.at..end)?;
+            text.replace_range(h.at..end, &h.text);
+        }
+        Some(text)
+    }
+}
+
+/// The byte offset of every char of `text`, and its length at the end.
+fn char_offsets(text: &str) -> Vec<usize> {
+    text.char_indices()
+        .map(|(i, _)| i)
+        .chain(std::iter::once(text.len()))
+        .collect()
 }
 
 impl Record {
@@ -74,7 +150,8 @@ impl Record {
             self.make_dirs(dir)?;
         }
         let text = serde_json::to_string_pretty(self).unwrap_or_default();
-        crate::files::write_atomic(path, text.as_bytes()).map_err(|e| Error::io(path, e))
+        crate::files::write_atomic_mode(path, text.as_bytes(), 0o600)
+            .map_err(|e| Error::io(path, e))
     }
 
     /// Creates `dir` and the parents it lacks, remembering the ones it made.
@@ -90,36 +167,74 @@ impl Record {
     }
 
     /// Notes that memsync changed `path` from `before` to `after`. The first
-    /// change keeps what was there; a later one keeps the user's edits since.
+    /// change keeps the checksum of what was there; a later one keeps the
+    /// user's edits since.
     pub fn wrote(&mut self, path: &Path, before: Option<&str>, after: &str) {
-        let written = crate::contract::sha256_hex(after.as_bytes());
-        let entry = self.files.get(path).cloned();
-        let record = match entry {
-            Some(old)
-                if before.map(|b| crate::contract::sha256_hex(b.as_bytes()))
-                    == Some(old.written.clone()) =>
-            {
-                FileRecord { written, ..old }
+        let sha = |t: &str| crate::contract::sha256_hex(t.as_bytes());
+        let written = sha(after);
+        let old = self.files.get(path).cloned();
+        let record = match (old, before) {
+            // Untouched since memsync's last write: the original stays the undo's goal.
+            (Some(old), Some(b)) if sha(b) == old.written => {
+                let original = self.restored(path, b);
+                FileRecord {
+                    written,
+                    undo: original.and_then(|o| Patch::between(&o, after)),
+                    ..old
+                }
             }
-            Some(old) => FileRecord {
-                created: old.created && before.is_none(),
-                before: before.map(String::from),
-                written,
-            },
-            None => FileRecord {
-                created: before.is_none(),
-                before: before.map(String::from),
+            (old, _) => FileRecord {
+                created: old.is_none_or(|o| o.created) && before.is_none(),
+                original: before.map(sha),
+                undo: before.and_then(|b| Patch::between(b, after)),
                 written,
             },
         };
         self.files.insert(path.to_path_buf(), record);
     }
 
-    /// The file as it was before memsync, when nobody changed it since memsync
-    /// wrote it: `Some(None)` means memsync created it.
-    pub fn untouched_original(&self, path: &Path, current: &str) -> Option<Option<String>> {
-        let record = self.files.get(path)?;
-        (record.written == crate::contract::sha256_hex(current.as_bytes()))
-            .then(|| record.before.clone())
+    /// The file as it was before memsync, rebuilt from `current` when
+    /// nobody edited it since memsync wrote it and the undo patch gives
+    /// exactly the original's bytes back.
+    pub fn restored(&self, path: &Path, current: &str) -> Option<String> {
+        let r = self.files.get(path)?;
+        if r.written != crate::contract::sha256_hex(current.as_bytes()) {
+            return None;
+        }
+        let text = r.undo.as_ref()?.apply(current)?;
+        self.is_original(path, &text).then_some(text)
+    }
+
+    /// Whether `current` is what memsync wrote last (nobody edited it since).
+    pub fn untouched(&self, path: &Path, current: &str) -> bool {
+        self.files
+            .get(path)
+            .is_some_and(|r| r.written == crate::contract::sha256_hex(current.as_bytes()))
+    }
+
+    /// Whether `text` is the file as it was before memsync's first change.
+    pub fn is_original(&self, path: &Path, text: &str) -> bool {
+        self.files.get(path).and_then(|r| r.original.as_deref())
+            == Some(crate::contract::sha256_hex(text.as_bytes()).as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_patch_undoes_an_insertion_and_never_holds_a_word() {
+        let original = "{\n  \"primaryApiKey\": \"sk-secret\"\n}\n";
+        let after = "{\n  \"primaryApiKey\": \"sk-secret\",\n  \"mcpServers\": {\n    \"memsync\": {}\n  }\n}\n";
+        let patch = Patch::between(original, after).unwrap();
+        assert_eq!(patch.apply(after).as_deref(), Some(original));
+        let json = serde_json::to_string(&patch).unwrap();
+        assert!(!json.contains("sk-secret") && !json.contains("primaryApiKey"), "{json}");
+    }
+
+    #[test]
+    fn an_edit_that_replaced_the_users_words_has_no_patch() {
+        assert_eq!(Patch::between("model = \"o3\"\n", "model = \"o4\"\n"), None);
     }
 }

@@ -20,14 +20,25 @@ const TEMP_TAG: &str = ".memsync-";
 /// Writes a file atomically: temp file in the same directory, fsync, rename,
 /// fsync the directory. An existing file's permissions are kept.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    write_atomic_mode(path, bytes, 0o644)
+}
+
+/// `write_atomic`, giving a file that does not exist yet `new_mode` (less
+/// the umask); a file that exists keeps its own mode.
+pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
         _ => Path::new("."),
     };
     std::fs::create_dir_all(dir)?;
-    let mode = std::fs::metadata(path).map_or(0o644, |m| m.permissions().mode());
-    let temp = replace::write_temp(dir, path, bytes, mode)?;
+    let existing = std::fs::metadata(path).ok().map(|m| m.permissions().mode());
+    let temp = replace::write_temp(dir, path, bytes, existing.unwrap_or(new_mode))?;
+    if let Some(mode) = existing {
+        // Created under the umask; an existing file keeps exactly its mode.
+        temp.as_file()
+            .set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+    }
     temp.persist(path).map_err(|e| e.error)?;
     std::fs::File::open(dir)?.sync_all()
 }

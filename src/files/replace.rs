@@ -53,11 +53,16 @@ pub fn replace_preserving_appends(
         let Some(new) = render(&text).filter(|n| *n != text) else {
             return Ok(Replaced::Unchanged);
         };
-        let mode = match &old {
-            Some(file) => file.metadata()?.permissions().mode(),
-            None => 0o644,
+        let existing = match &old {
+            Some(file) => Some(file.metadata()?.permissions().mode()),
+            None => None,
         };
-        let temp = write_temp(dir, path, new.as_bytes(), mode)?;
+        let temp = write_temp(dir, path, new.as_bytes(), existing.unwrap_or(0o644))?;
+        if let Some(mode) = existing {
+            // Created under the umask; an existing file keeps exactly its mode.
+            temp.as_file()
+                .set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
+        }
         match &old {
             Some(file) => {
                 // Someone replaced the whole file (an editor's save, a git

@@ -1,0 +1,93 @@
+//! A fake home directory for `connect`, `disconnect` and `doctor`: Claude
+//! Code, Codex and OpenClaw folders and a workspace, in a temp dir.
+
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+use serde_json::Value;
+
+use super::memsync_bin;
+
+/// A home with Claude Code, Codex and OpenClaw folders, and a workspace.
+pub struct Home {
+    pub dir: tempfile::TempDir,
+}
+
+impl Home {
+    pub fn new() -> Home {
+        let home = Home {
+            dir: tempfile::tempdir().unwrap(),
+        };
+        for d in [".claude", ".codex", ".openclaw/workspace", "ws"] {
+            std::fs::create_dir_all(home.path(d)).unwrap();
+        }
+        std::fs::write(
+            home.path("ws/memsync.yaml"),
+            "daily_logs:\n  timezone: UTC\n",
+        )
+        .unwrap();
+        home
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.dir.path().join(rel)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        std::fs::write(self.path(rel), text).unwrap();
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        std::fs::read_to_string(self.path(rel)).unwrap_or_default()
+    }
+
+    pub fn cmd(&self) -> assert_cmd::Command {
+        let mut cmd = memsync_bin();
+        cmd.env("HOME", self.dir.path())
+            .env("XDG_CONFIG_HOME", self.path(".config"))
+            .env("XDG_STATE_HOME", self.path(".local/state"))
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("CODEX_HOME")
+            .env_remove("OPENCLAW_STATE_DIR")
+            .arg("--workspace")
+            .arg(self.path("ws"));
+        cmd
+    }
+
+    /// Runs memsync and returns its exit code and JSON report.
+    pub fn run(&self, args: &[&str]) -> (i32, Value) {
+        let out = self.cmd().arg("--json").args(args).output().unwrap();
+        let json = serde_json::from_slice(&out.stdout).unwrap_or(Value::Null);
+        (out.status.code().unwrap_or(-1), json)
+    }
+
+    /// Every file of the home outside the workspace, with its bytes.
+    pub fn files(&self) -> BTreeMap<String, Vec<u8>> {
+        walkdir::WalkDir::new(self.dir.path())
+            .into_iter()
+            .filter_entry(|e| e.file_name() != "ws")
+            .filter_map(Result::ok)
+            .filter(|e| !e.file_type().is_dir())
+            .map(|e| {
+                let rel = e.path().strip_prefix(self.dir.path()).unwrap();
+                // A FIFO or a link to nothing stands for itself (reading would hang or fail).
+                let bytes = match e.file_type().is_file() {
+                    true => std::fs::read(e.path()).unwrap(),
+                    false => format!("{:?}", e.file_type()).into_bytes(),
+                };
+                (rel.display().to_string(), bytes)
+            })
+            .collect()
+    }
+
+    /// Every directory of the home outside the workspace.
+    pub fn dirs(&self) -> Vec<String> {
+        walkdir::WalkDir::new(self.dir.path())
+            .into_iter()
+            .filter_entry(|e| e.file_name() != "ws")
+            .filter_map(Result::ok)
+            .filter(|e| e.file_type().is_dir())
+            .map(|e| e.path().display().to_string())
+            .collect()
+    }
+}
