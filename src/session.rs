@@ -124,8 +124,12 @@ pub fn body(settings: &Settings, view: &SessionView, kind: ArtifactKind) -> Resu
         }
         .into());
     };
+    // Never through a symlink that replaced the indexed file.
     let abs = settings.root.join(&a.path);
-    let text = std::fs::read_to_string(&abs).map_err(|e| Error::io(&abs, e))?;
+    let (mut file, _) =
+        crate::files::open_regular(&settings.root, &a.path).map_err(|e| Error::io(&abs, e))?;
+    let mut text = String::new();
+    std::io::Read::read_to_string(&mut file, &mut text).map_err(|e| Error::io(&abs, e))?;
     let body = crate::parse::split_frontmatter(&text)
         .map(|(_, body)| body.to_string())
         .unwrap_or(text);

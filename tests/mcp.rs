@@ -248,3 +248,167 @@ async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
     assert!(!recent.to_string().contains(&token));
     client.cancel().await.unwrap();
 }
+
+/// A file outside the workspace that a committed symlink could point at.
+const SECRET: &str = "-----BEGIN OPENSSH PRIVATE KEY----- not-a-real-key";
+
+#[tokio::test(flavor = "current_thread")]
+async fn memory_get_serves_only_indexed_artifacts_and_never_through_a_symlink() {
+    let (tmp, root) = demo();
+    let secret = tmp.path().join("id_rsa");
+    std::fs::write(&secret, SECRET).unwrap();
+    let client = connect(&root).await;
+    let found = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
+    let path = found["hits"][0]["path"].as_str().unwrap().to_string();
+    let token = found["hits"][0]["token"].as_str().unwrap().to_string();
+    // A name the index never saw, and an indexed file swapped for a link.
+    let unseen = path.replace(&token, "zzzzzzzzzzzzzzzz");
+    std::os::unix::fs::symlink(&secret, root.join(&unseen)).unwrap();
+    let summary = found["hits"][0]["artifacts"]
+        .as_array()
+        .and_then(|a| {
+            a.iter()
+                .find_map(|p| p.as_str().filter(|p| p.ends_with("--summary.md")))
+        })
+        .unwrap_or(&path)
+        .to_string();
+    std::fs::remove_file(root.join(&summary)).unwrap();
+    std::os::unix::fs::symlink(&secret, root.join(&summary)).unwrap();
+
+    let says = refusal(&call(&client, "memory_get", json!({ "path": unseen })).await);
+    assert!(says.contains("not an artifact the index holds"), "{says}");
+    let says = refusal(&call(&client, "memory_get", json!({ "path": summary })).await);
+    assert!(says.contains("symbolic link"), "{says}");
+    let session = call(&client, "memory_get", json!({ "session": token })).await;
+    assert!(!text(&session).contains("OPENSSH"), "{}", text(&session));
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_forgotten_sessions_file_back_from_a_stale_clone_is_not_served_by_path() {
+    let (_tmp, root) = demo();
+    let memory = root.join("memory");
+    let client = connect(&root).await;
+    let found = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
+    let token = found["hits"][0]["token"].as_str().unwrap().to_string();
+    client.cancel().await.unwrap();
+    let files: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(&memory)
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().contains(&token))
+        .map(|e| (e.path(), std::fs::read(e.path()).unwrap()))
+        .collect();
+    assert!(!files.is_empty());
+    common::memsync_bin()
+        .arg("--workspace")
+        .arg(&root)
+        .args(["--now", NOW, "-q", "forget", &token, "--reason", "secret"])
+        .assert()
+        .success();
+    for (p, bytes) in &files {
+        std::fs::write(p, bytes).unwrap();
+    }
+    let client = connect(&root).await;
+    for (p, _) in &files {
+        let rel = p.strip_prefix(&root).unwrap().to_str().unwrap();
+        let says = refusal(&call(&client, "memory_get", json!({ "path": rel })).await);
+        assert!(
+            says.contains("forgotten") || says.contains("not an artifact the index holds"),
+            "{rel}: {says}"
+        );
+    }
+    client.cancel().await.unwrap();
+}
+
+#[tokio::test(flavor = "current_thread")]
+async fn a_long_transcript_comes_in_windows_within_the_reply_budget() {
+    let (_tmp, root) = demo();
+    let config = memsync::config::Config::default();
+    let mut s = common::session("default", "long-one", common::ts("2026-11-19T10:00:00Z"));
+    let line = format!("assistant: {}\n", "step ".repeat(20));
+    s.transcript.as_mut().unwrap().body = line.repeat(6_000);
+    memsync::compose::write_files(&root, &s.files(&config)).unwrap();
+    let client = connect(&root).await;
+    let first = answer(&call(&client, "memory_get", json!({ "session": "long-one" })).await);
+    let text_len = first["transcript"].as_str().unwrap().len();
+    assert!(text_len <= memsync::mcp::tools::REPLY_BYTES, "{text_len}");
+    let next = first["transcript_lines"]["next_start_line"]
+        .as_u64()
+        .unwrap();
+    let shown = first["transcript_lines"]["end_line"].as_u64().unwrap();
+    assert_eq!(next, shown + 1);
+    let second = answer(
+        &call(
+            &client,
+            "memory_get",
+            json!({ "session": "long-one", "start_line": next }),
+        )
+        .await,
+    );
+    assert_eq!(second["transcript_lines"]["start_line"], next);
+    assert!(
+        second["transcript"]
+            .as_str()
+            .unwrap()
+            .starts_with("assistant: step")
+    );
+    client.cancel().await.unwrap();
+}
+
+#[test]
+fn every_line_that_is_not_a_message_gets_a_json_rpc_error_and_the_server_carries_on() {
+    use std::io::{BufRead, Write};
+    let (_tmp, root) = demo();
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memsync"))
+        .arg("--workspace")
+        .arg(&root)
+        .args(["--now", NOW, "mcp"])
+        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
+        .env_remove("MEMSYNC_CONFIG")
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let init = r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#;
+    let huge = "x".repeat(17 * 1024 * 1024);
+    for line in [
+        init,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        "not json at all",
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/list""#,
+        r#"{"id":3,"method":"tools/list"}"#,
+        huge.as_str(),
+        r#"{"jsonrpc":"2.0","id":4,"method":"tools/list"}"#,
+    ] {
+        stdin.write_all(line.as_bytes()).unwrap();
+        stdin.write_all(b"\n").unwrap();
+    }
+    drop(stdin);
+    let replies: Vec<Value> = std::io::BufReader::new(child.stdout.take().unwrap())
+        .lines()
+        .map(|l| serde_json::from_str(&l.unwrap()).unwrap())
+        .collect();
+    assert!(child.wait().unwrap().success());
+    let errors: Vec<(Value, i64)> = replies
+        .iter()
+        .filter_map(|r| Some((r["id"].clone(), r["error"]["code"].as_i64()?)))
+        .collect();
+    assert_eq!(
+        errors,
+        [
+            (Value::Null, -32700),
+            (Value::Null, -32700),
+            (json!(3), -32600),
+            (Value::Null, -32600)
+        ],
+        "{replies:#?}"
+    );
+    assert!(
+        replies
+            .iter()
+            .any(|r| r["id"] == 4 && r["result"]["tools"].is_array()),
+        "{replies:#?}"
+    );
+}

@@ -230,7 +230,10 @@ mod tests {
         let patch = Patch::between(original, after).unwrap();
         assert_eq!(patch.apply(after).as_deref(), Some(original));
         let json = serde_json::to_string(&patch).unwrap();
-        assert!(!json.contains("sk-secret") && !json.contains("primaryApiKey"), "{json}");
+        assert!(
+            !json.contains("sk-secret") && !json.contains("primaryApiKey"),
+            "{json}"
+        );
     }
 
     #[test]

@@ -43,6 +43,32 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::R
     std::fs::File::open(dir)?.sync_all()
 }
 
+/// Opens `rel` under `root` for reading only if it is a regular file reached
+/// through no symbolic link (neither a directory on the way nor the file
+/// itself): what memsync serves to an agent is never a file outside the
+/// workspace that a committed link points at.
+pub fn open_regular(root: &Path, rel: &str) -> std::io::Result<(std::fs::File, u64)> {
+    use std::os::unix::fs::OpenOptionsExt;
+    check_real_dirs(root, rel)?;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK)
+        .open(root.join(rel))
+        .map_err(|e| match e.raw_os_error() {
+            Some(libc::ELOOP) => std::io::Error::other(format!(
+                "{rel} is a symbolic link; memsync never reads through one"
+            )),
+            _ => e,
+        })?;
+    let meta = file.metadata()?;
+    if !meta.is_file() {
+        return Err(std::io::Error::other(format!(
+            "{rel} is not a regular file"
+        )));
+    }
+    Ok((file, meta.len()))
+}
+
 /// Refuses a workspace path reached through a symbolic link: the directories
 /// of `rel` under `root` must be real directories (or not exist yet), so no
 /// command reads, writes or deletes outside the workspace by following one.

@@ -11,6 +11,7 @@
 //! Owns: the protocol glue. Must not: write a canonical file, or print to
 //! stdout anything but protocol messages (logs go to stderr).
 
+mod framing;
 pub mod tools;
 
 use std::sync::Mutex;
@@ -137,14 +138,25 @@ pub fn run(settings: Settings, sync_first: bool, fixed_now: Option<DateTime<Utc>
         .build()
         .map_err(|e| Error::io("<tokio runtime>", e))?;
     runtime.block_on(async move {
+        // stdin -> framing (errors for what is not a message) -> SDK -> stdout.
+        let out = framing::stdout();
+        let (to_server, server_in) = tokio::io::duplex(1 << 16);
+        let (server_out, from_server) = tokio::io::duplex(1 << 16);
+        let forward = tokio::spawn(framing::forward_output(from_server, out.clone()));
+        let input = tokio::spawn(framing::filter_input(to_server, out));
+        let stdio_error = |e: String| Error::io("<stdio>", std::io::Error::other(e));
         let service = server
-            .serve(rmcp::transport::stdio())
+            .serve((server_in, server_out))
             .await
-            .map_err(|e| Error::io("<stdio>", std::io::Error::other(e.to_string())))?;
+            .map_err(|e| stdio_error(e.to_string()))?;
         service
             .waiting()
             .await
-            .map_err(|e| Error::io("<stdio>", std::io::Error::other(e.to_string())))?;
-        Ok(())
+            .map_err(|e| stdio_error(e.to_string()))?;
+        let _ = forward.await;
+        match input.await {
+            Ok(Err(e)) => Err(Error::io("<stdin>", e)),
+            _ => Ok(()),
+        }
     })
 }

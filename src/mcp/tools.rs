@@ -111,7 +111,7 @@ pub fn get(index: &Index, settings: &Settings, args: GetArgs, now: DateTime<Utc>
         (Some(session), None) => {
             get_session(index, settings, &session, args.agent.as_deref(), lines, now)
         }
-        (None, Some(path)) => get_path(settings, &path, lines),
+        (None, Some(path)) => get_path(index, settings, &path, lines),
         _ => Err("send either `session` (a token, session id or key) or `path`, not both".into()),
     }
 }
@@ -135,20 +135,34 @@ fn get_session(
             "session {session:?} was forgotten; nothing of it is kept"
         ));
     }
+    // Each part within the reply budget; the transcript's lines by window.
     let body = |kind| crate::session::body(settings, &view, kind).ok();
-    let transcript = body(ArtifactKind::Transcript).map(|t| slice(&t, lines));
+    let part = |kind| body(kind).map(|t| window(t.as_bytes(), (None, None))["text"].clone());
+    let transcript = body(ArtifactKind::Transcript).map(|t| window(t.as_bytes(), lines));
     Ok(json!({
         "session": view,
-        "summary": body(ArtifactKind::Summary),
-        "compaction": body(ArtifactKind::Compaction),
-        "transcript": transcript,
-        "manifest": body(ArtifactKind::Manifest),
+        "summary": part(ArtifactKind::Summary),
+        "compaction": part(ArtifactKind::Compaction),
+        "transcript": transcript.as_ref().map(|w| w["text"].clone()),
+        "transcript_lines": transcript.map(|mut w| {
+            w.as_object_mut().map(|o| o.remove("text"));
+            w
+        }),
+        "manifest": part(ArtifactKind::Manifest),
     }))
 }
 
-/// One canonical artifact by path: refused outside `memory/` or when it is
-/// not named as an artifact, so no other file of the workspace can be read.
-fn get_path(settings: &Settings, path: &str, lines: (Option<u32>, Option<u32>)) -> ToolResult {
+/// One canonical artifact by path: refused outside `memory/`, when it is not
+/// named as an artifact, when the index does not hold it (a file that
+/// arrived unseen, one the scan refused), when its session was forgotten (a
+/// stale clone brought it back), and when it is reached through a symbolic
+/// link: no other file, inside the workspace or out, can be read this way.
+fn get_path(
+    index: &Index,
+    settings: &Settings,
+    path: &str,
+    lines: (Option<u32>, Option<u32>),
+) -> ToolResult {
     let refuse = |why: &str| {
         Err(format!(
             "path {path:?}: {why}; send a path from memory_search or memory_get"
@@ -160,24 +174,56 @@ fn get_path(settings: &Settings, path: &str, lines: (Option<u32>, Option<u32>)) 
     if name.contains('/') || name.contains("..") || contract::parse_canonical_name(name).is_none() {
         return refuse("not a canonical artifact (memory/{captured_at}--{token}--{kind}.md)");
     }
-    crate::files::check_real_dirs(&settings.root, path).map_err(|e| e.to_string())?;
-    let text = std::fs::read_to_string(settings.root.join(path))
+    let fail = |e: crate::error::Error| crate::error::message(&e);
+    let Some((agent, token)) = index.artifact_session(path).map_err(fail)? else {
+        return refuse("not an artifact the index holds");
+    };
+    if index.tombstone_of(&agent, &token).map_err(fail)?.is_some() {
+        return Err(format!(
+            "path {path:?}: its session was forgotten; nothing of it is kept"
+        ));
+    }
+    let (file, _) = crate::files::open_regular(&settings.root, path)
         .map_err(|e| format!("path {path:?}: {e}"))?;
-    Ok(json!({ "path": path, "text": slice(&text, lines) }))
+    let mut reply = window(std::io::BufReader::new(file), lines);
+    reply["path"] = json!(path);
+    Ok(reply)
 }
 
-/// Lines `start..=end` (1-based) of `text`, or all of it.
-fn slice(text: &str, (start, end): (Option<u32>, Option<u32>)) -> String {
-    if start.is_none() && end.is_none() {
-        return text.to_string();
+/// At most this much text in one reply; `next_start_line` reaches the rest.
+pub const REPLY_BYTES: usize = 256 * 1024;
+
+/// Lines `start..=end` (1-based) of `text`, or all of it, within
+/// `REPLY_BYTES`: `{text, start_line, end_line, next_start_line}`. A line
+/// longer than the budget is cut with a marker; the file is read a line at a
+/// time, so a 100 MB file costs what one reply does.
+fn window(text: impl std::io::BufRead, (start, end): (Option<u32>, Option<u32>)) -> Value {
+    let first = start.unwrap_or(1).max(1) as usize;
+    let last = end.map_or(usize::MAX, |e| e as usize);
+    let mut out = String::new();
+    let (mut n, mut shown, mut next) = (0, 0, None);
+    for line in crate::capture::transcript::LineReader::new(text, REPLY_BYTES) {
+        n += 1;
+        if n < first {
+            continue;
+        }
+        if n > last {
+            break;
+        }
+        if !out.is_empty() && out.len() + line.len() + 1 > REPLY_BYTES {
+            next = Some(n);
+            break;
+        }
+        out.push_str(&line);
+        out.push('\n');
+        shown = n;
     }
-    let first = start.unwrap_or(1).max(1) as usize - 1;
-    let count = end.map_or(usize::MAX, |e| (e as usize).saturating_sub(first));
-    text.lines()
-        .skip(first)
-        .take(count)
-        .map(|l| format!("{l}\n"))
-        .collect()
+    json!({
+        "text": out,
+        "start_line": first,
+        "end_line": shown,
+        "next_start_line": next,
+    })
 }
 
 pub fn recent(

@@ -238,6 +238,18 @@ impl Index {
             .next())
     }
 
+    /// The session (agent, token) of the artifact row at `path`, if the index holds one.
+    pub fn artifact_session(&self, path: &str) -> Result<Option<(String, String)>> {
+        Ok(self
+            .rows(
+                "SELECT agent_id, token FROM artifacts WHERE source_path = ?1 AND token IS NOT NULL",
+                [path],
+                |r| Ok((r.get(0)?, r.get(1)?)),
+            )?
+            .into_iter()
+            .next())
+    }
+
     pub fn tombstone_of(&self, agent: &str, token: &str) -> Result<Option<TombstoneRow>> {
         Ok(self.rows(
             "SELECT source_path, removed_at, reason FROM tombstones WHERE agent_id = ?1 AND token = ?2",
