@@ -318,3 +318,43 @@ fn a_non_utf8_file_name_is_reported_and_skipped() {
     );
     assert_eq!(report.errors, 0);
 }
+
+#[test]
+fn a_file_name_with_newlines_and_escapes_cannot_forge_a_line_or_drive_the_terminal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("demo");
+    common::memsync_bin()
+        .args(["-q", "demo"])
+        .arg(&root)
+        .assert()
+        .success();
+    // A name git can deliver: a newline, a forged summary line, a clear-screen.
+    let evil = "evil\n0 errors, 0 warnings\u{1b}[2J\u{202e}.md";
+    std::fs::create_dir_all(root.join("memory/tombstones")).unwrap();
+    std::fs::write(root.join("memory/tombstones").join(evil), "x").unwrap();
+    for args in [&["check"][..], &["sync"], &["status"]] {
+        let out = common::memsync_bin()
+            .arg("--workspace")
+            .arg(&root)
+            .args(args)
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            !stdout.contains('\u{1b}') && !stdout.contains('\u{202e}'),
+            "{args:?}: {stdout}"
+        );
+        assert!(
+            !stdout
+                .lines()
+                .any(|l| l.starts_with("0 errors, 0 warnings")),
+            "{args:?}: {stdout}"
+        );
+        if args == ["check"] {
+            assert!(
+                stdout.contains(r"memory/tombstones/evil\n0 errors, 0 warnings\x1b[2J\u{202e}.md"),
+                "{stdout}"
+            );
+        }
+    }
+}

@@ -52,11 +52,39 @@ pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
 pub fn problem_line(p: &Problem) -> String {
     format!(
         "{}: {}: {}: {}",
-        p.path,
+        shown(&p.path),
         p.severity.as_str(),
         p.rule,
-        p.reason
+        shown(&p.reason)
     )
+}
+
+/// Text from the workspace (a file name git delivered, a sentence, a
+/// snippet) as it may reach a terminal: control characters and bidi
+/// overrides escaped, so a name cannot forge a line ("0 errors") or drive
+/// the terminal (clear the screen). `--json` escapes them already.
+pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
+    shown_keeping(text, &[])
+}
+
+fn shown_keeping<'a>(text: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
+    let unsafe_char = |c: char| {
+        !keep.contains(&c)
+            && (c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
+    };
+    if !text.chars().any(unsafe_char) {
+        return std::borrow::Cow::Borrowed(text);
+    }
+    text.chars()
+        .map(|c| match c {
+            c if !unsafe_char(c) => c.to_string(),
+            '\n' => "\\n".into(),
+            '\t' => "\\t".into(),
+            '\r' => "\\r".into(),
+            c if (c as u32) < 0x100 => format!("\\x{:02x}", c as u32),
+            c => format!("\\u{{{:x}}}", c as u32),
+        })
+        .collect()
 }
 
 pub fn render_status(s: &Status) -> String {
@@ -118,7 +146,7 @@ pub fn render_status(s: &Status) -> String {
             r.severity.as_str(),
             r.rule,
             r.count,
-            r.first_paths.join(", ")
+            shown(&r.first_paths.join(", "))
         );
     }
     let _ = writeln!(out, "daemon      {}", daemon_line(&s.daemon));
@@ -135,9 +163,9 @@ pub fn render_status(s: &Status) -> String {
                 job.id,
                 job.state,
                 job.kind,
-                job.session_id,
+                shown(&job.session_id),
                 job.attempts,
-                job.last_error.as_deref().unwrap_or("")
+                shown(job.last_error.as_deref().unwrap_or(""))
             );
         }
     }
@@ -177,7 +205,7 @@ pub fn render_status(s: &Status) -> String {
         } else {
             "stale: the next sync renders it"
         };
-        let _ = writeln!(out, "  {:<40} {state}", p.path);
+        let _ = writeln!(out, "  {:<40} {state}", shown(&p.path));
     }
     let fresh_logs = logs.iter().filter(|p| p.fresh).count();
     let _ = writeln!(out, "  {fresh_logs} of {} daily logs fresh", logs.len());
@@ -296,9 +324,12 @@ fn highlight(snippet: &str, color: bool) -> String {
     } else {
         ("**", "**")
     };
-    snippet
-        .replace(crate::search::MARK_START, start)
-        .replace(crate::search::MARK_END, end)
+    shown_keeping(
+        snippet,
+        &[crate::search::MARK_START, crate::search::MARK_END],
+    )
+    .replace(crate::search::MARK_START, start)
+    .replace(crate::search::MARK_END, end)
 }
 
 pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
@@ -314,21 +345,21 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
             i + 1,
             h.membership_ts,
             h.agent_id,
-            identity,
-            h.project.as_deref().unwrap_or("none"),
+            shown(identity),
+            shown(h.project.as_deref().unwrap_or("none")),
             h.kind,
             h.score
         );
-        let _ = writeln!(out, "   {}", h.sentence);
+        let _ = writeln!(out, "   {}", shown(&h.sentence));
         let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
-        let _ = writeln!(out, "   {}", h.links.join(" "));
+        let _ = writeln!(out, "   {}", shown(&h.links.join(" ")));
     }
     out
 }
 
 pub fn render_open(v: &crate::session::SessionView) -> String {
     let mut out = String::new();
-    let show = |o: &Option<String>| o.clone().unwrap_or_else(|| "none".into());
+    let show = |o: &Option<String>| shown(o.as_deref().unwrap_or("none")).into_owned();
     let _ = writeln!(
         out,
         "session   {} (agent {}, token {})",
@@ -340,7 +371,9 @@ pub fn render_open(v: &crate::session::SessionView) -> String {
         let _ = writeln!(
             out,
             "FORGOTTEN {} — {} ({})",
-            f.removed_at, f.reason, f.tombstone
+            f.removed_at,
+            shown(&f.reason),
+            shown(&f.tombstone)
         );
     }
     let _ = writeln!(out, "key       {}", show(&v.session_key));
@@ -354,7 +387,13 @@ pub fn render_open(v: &crate::session::SessionView) -> String {
     let _ = writeln!(out, "opened    {} times", v.accesses);
     let _ = writeln!(out, "artifacts");
     for a in &v.artifacts {
-        let _ = writeln!(out, "  {:<10} {:<7} {}", a.kind, a.state, a.wikilink);
+        let _ = writeln!(
+            out,
+            "  {:<10} {:<7} {}",
+            a.kind,
+            a.state,
+            shown(&a.wikilink)
+        );
     }
     if !v.problems.is_empty() {
         let _ = writeln!(out, "problems");
@@ -485,7 +524,13 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
                 .as_deref()
                 .map(|s| format!(": {s}"))
                 .unwrap_or_default();
-            let _ = writeln!(out, "  {label} {}{session}{reason}", e.path);
+            let _ = writeln!(
+                out,
+                "  {label} {}{}{}",
+                shown(&e.path),
+                shown(&session),
+                shown(&reason)
+            );
         }
     }
     out
