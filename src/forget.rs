@@ -34,6 +34,8 @@ pub struct ForgetReport {
     pub removed: Vec<String>,
     pub projections_written: Vec<String>,
     pub jobs_removed: usize,
+    /// In a git work tree: the history that still holds the session's text.
+    pub git_history: Option<crate::git::SessionHistory>,
 }
 
 /// Forgets the session named by `target`: a token, a session id or a session key.
@@ -87,6 +89,7 @@ pub fn forget(
             jobs_removed += queue.forget(&agent_id, id)?;
         }
     }
+    let git_history = crate::git::session_history(&settings.root, &token);
     Ok(ForgetReport {
         outcome,
         agent_id,
@@ -95,6 +98,7 @@ pub fn forget(
         removed,
         projections_written: report.projections_written,
         jobs_removed,
+        git_history,
     })
 }
 

@@ -140,3 +140,45 @@ fn forget_resolves_a_session_key_and_scopes_by_agent() {
     ws.cli(&["forget", "id-1", "--reason", "r"]).success();
     ws.cli(&["check"]).success();
 }
+
+fn git(root: &std::path::Path, args: &[&str]) -> String {
+    let out = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(args)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn forget_in_a_git_work_tree_says_history_still_holds_the_text_and_how_to_remove_it() {
+    let (ws, _paths) = workspace();
+    let root = ws.root();
+    git(root, &["init", "-q", "-b", "main"]);
+    git(root, &["config", "user.name", "Test"]);
+    git(root, &["config", "user.email", "test@example.com"]);
+    git(root, &["add", "-A"]);
+    git(root, &["commit", "-q", "-m", "sessions"]);
+    let out = forget(&ws, "private-1").success();
+    let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
+    assert!(
+        stdout.contains("warning: git history still holds this session's text (1 commits)"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("git filter-repo --invert-paths --path memory/"),
+        "{stdout}"
+    );
+    // The warning is true: the text is in history, and memsync did not rewrite it.
+    assert!(git(root, &["log", "-p", "--all"]).contains(UNIQUE));
+    // Without git, or with nothing committed, there is no warning.
+    let (plain, _) = workspace();
+    let out = forget(&plain, "private-1").success();
+    assert!(!String::from_utf8_lossy(&out.get_output().stdout).contains("git history"));
+}

@@ -207,6 +207,51 @@ fn shell_quote(s: &str) -> String {
     }
 }
 
+/// What git history still holds of a forgotten session.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionHistory {
+    /// Commits, on any branch, that touch one of the session's files.
+    pub commits: usize,
+    /// The files' paths from the top of the repository.
+    pub paths: Vec<String>,
+    /// How to take them out of history (memsync does not rewrite it).
+    pub recipe: String,
+}
+
+/// The commits of the repository `root` is in that hold a file of session
+/// `token` (its artifacts are named `…--{token}--{kind}.md`), if any.
+pub fn session_history(root: &Path, token: &str) -> Option<SessionHistory> {
+    git_dir(root)?;
+    let spec = format!(":(top,glob)**/*--{token}--*.md");
+    let commits = git_ok(root, &["log", "--all", "--format=%H", "--", &spec]).ok()?;
+    let commits = commits.lines().filter(|l| !l.is_empty()).count();
+    if commits == 0 {
+        return None;
+    }
+    let names = git_ok(
+        root,
+        &["log", "--all", "--name-only", "--format=", "--", &spec],
+    )
+    .ok()?;
+    let paths: std::collections::BTreeSet<String> = names
+        .lines()
+        .filter(|l| !l.is_empty())
+        .map(String::from)
+        .collect();
+    let mut recipe = String::from("git filter-repo --invert-paths");
+    for p in &paths {
+        recipe.push_str(&format!(" --path {}", shell_quote(p)));
+    }
+    recipe.push_str(
+        "  (then force-push every branch; every other clone and fork keeps the text until it is re-cloned)",
+    );
+    Some(SessionHistory {
+        commits,
+        paths: paths.into_iter().collect(),
+        recipe,
+    })
+}
+
 /// Whether the daemon commits projections here.
 pub fn auto_commit_enabled(settings: &Settings) -> bool {
     match settings.config.git.auto_commit {
