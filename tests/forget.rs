@@ -167,8 +167,11 @@ fn forget_in_a_git_work_tree_says_history_still_holds_the_text_and_how_to_remove
     git(root, &["commit", "-q", "-m", "sessions"]);
     let out = forget(&ws, "private-1").success();
     let stdout = String::from_utf8(out.get_output().stdout.clone()).unwrap();
-    assert!(
-        stdout.contains("warning: git history still holds this session's text (1 commits)"),
+    assert_eq!(
+        stdout
+            .matches("warning: git history still holds this session's text (1 commits)")
+            .count(),
+        1,
         "{stdout}"
     );
     assert!(

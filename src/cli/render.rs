@@ -304,14 +304,6 @@ pub fn render_forget(r: &crate::forget::ForgetReport) -> String {
     if r.jobs_removed > 0 {
         let _ = writeln!(out, "  removed {} queued jobs", r.jobs_removed);
     }
-    if let Some(h) = &r.git_history {
-        let _ = writeln!(
-            out,
-            "  warning: git history still holds this session's text ({} commits); the files are gone from the work tree only. To take it out of history:\n    {}",
-            h.commits,
-            shown(&h.recipe)
-        );
-    }
     if !r.projections_written.is_empty() {
         let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
     }
