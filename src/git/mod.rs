@@ -223,19 +223,26 @@ pub struct SessionHistory {
 pub fn session_history(root: &Path, token: &str) -> Option<SessionHistory> {
     git_dir(root)?;
     let spec = format!(":(top,glob)**/*--{token}--*.md");
-    let commits = git_ok(root, &["log", "--all", "--format=%H", "--", &spec]).ok()?;
-    let commits = commits.lines().filter(|l| !l.is_empty()).count();
+    // One walk of history: a "commit" line per commit, then its paths.
+    let log = git_ok(
+        root,
+        &[
+            "log",
+            "--all",
+            "--name-only",
+            "--format=commit %H",
+            "--",
+            &spec,
+        ],
+    )
+    .ok()?;
+    let commits = log.lines().filter(|l| l.starts_with("commit ")).count();
     if commits == 0 {
         return None;
     }
-    let names = git_ok(
-        root,
-        &["log", "--all", "--name-only", "--format=", "--", &spec],
-    )
-    .ok()?;
-    let paths: std::collections::BTreeSet<String> = names
+    let paths: std::collections::BTreeSet<String> = log
         .lines()
-        .filter(|l| !l.is_empty())
+        .filter(|l| !l.is_empty() && !l.starts_with("commit "))
         .map(String::from)
         .collect();
     let mut recipe = String::from("git filter-repo --invert-paths");
