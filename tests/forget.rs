@@ -5,7 +5,7 @@
 mod common;
 
 use chrono::Duration;
-use common::{Workspace, files_containing, memsync_bin, now, session};
+use common::{Workspace, files_containing, git, memsync_bin, now, session};
 
 const UNIQUE: &str = "zebracorn42";
 
@@ -139,21 +139,6 @@ fn forget_resolves_a_session_key_and_scopes_by_agent() {
         .code(2);
     ws.cli(&["forget", "id-1", "--reason", "r"]).success();
     ws.cli(&["check"]).success();
-}
-
-fn git(root: &std::path::Path, args: &[&str]) -> String {
-    let out = std::process::Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 #[test]

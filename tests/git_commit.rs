@@ -5,23 +5,12 @@
 mod common;
 
 use std::path::Path;
-use std::process::Command;
 
 use memsync::git::{Committed, OwnStaging, commit_projections};
 
+/// Git's answer without its last line end.
 fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .arg("-C")
-        .arg(dir)
-        .args(args)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim_end().to_string()
+    common::git(dir, args).trim_end().to_string()
 }
 
 /// A repository whose first commit holds MEMORY.md and a user's file.
