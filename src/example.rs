@@ -139,7 +139,20 @@ pub fn write(dir: &Path, now: DateTime<Utc>, config: &Config) -> Result<()> {
     files.extend(compaction(now, config));
     files.push(forgotten(now, config));
     files.extend(curated_and_invalid(now, config));
-    compose::write_files(dir, &files)
+    compose::write_files(dir, &files)?;
+    // `doctor` must never suggest wiring a harness to the demo.
+    let marker = dir.join(crate::STATE_DIR).join(DEMO_MARKER);
+    crate::files::create_private_dir(&dir.join(crate::STATE_DIR))?;
+    crate::files::write_atomic(&marker, b"made by `memsync demo`\n")
+        .map_err(|e| Error::io(&marker, e))
+}
+
+/// The file in the state directory that says a workspace is the demo.
+pub const DEMO_MARKER: &str = "demo";
+
+/// Whether `root` is a workspace `memsync demo` made.
+pub fn is_demo(root: &Path) -> bool {
+    root.join(crate::STATE_DIR).join(DEMO_MARKER).is_file()
 }
 
 /// A harness that stored a low-signal sentence as `ok`: `check` warns, and the

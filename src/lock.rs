@@ -72,3 +72,15 @@ impl PidLock {
             .is_ok_and(|f| matches!(f.try_lock(), Err(TryLockError::WouldBlock)))
     }
 }
+
+/// Sends `signal` to the daemon of the workspace whose state is in
+/// `state_dir`, if one runs; whether it was sent.
+pub fn signal_daemon(state_dir: &Path, signal: libc::c_int) -> bool {
+    PidLock::is_held(state_dir, DAEMON_LOCK)
+        && std::fs::read_to_string(state_dir.join(DAEMON_LOCK))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+            .filter(|pid| *pid > 0)
+            // SAFETY: kill(2) with a pid read from the daemon's own lock, which it holds.
+            .is_some_and(|pid| unsafe { libc::kill(pid, signal) } == 0)
+}

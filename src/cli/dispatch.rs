@@ -378,6 +378,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                     .map(|s| crate::search::parse_since(s, now))
                     .transpose()?,
                 dry_run: *dry_run,
+                daemon: false,
             };
             let report = crate::harvest::harvest(&settings, &env, now, &opts)?;
             print(json(&report), render::render_harvest(&report))?;
@@ -394,11 +395,13 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         } => {
             let settings = existing()?;
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
-            let report = crate::connect::connect(*harness, &places, *dry_run, *force)?;
+            let mut report = crate::connect::connect(*harness, &places, *dry_run, *force)?;
             if !dry_run {
-                // Render MEMORY.md (and OpenClaw's mirror) with the config connect wrote,
-                // so the file the agent is pointed at exists now.
+                // Render MEMORY.md (and OpenClaw's mirror) with the settings connect
+                // recorded, so the file the agent is pointed at exists now.
                 super::commands::sync(&existing()?, now, None)?;
+                let needs_daemon = *harness != crate::connect::Target::ClaudeCode;
+                report.notes.extend(reload_daemon(&settings, needs_daemon));
             }
             print(json(&report), super::connect::render_connect(&report))?;
             Ok(ExitStatus::Ok)
@@ -406,12 +409,22 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         Command::Disconnect { harness, dry_run } => {
             let settings = existing()?;
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
-            let report = crate::connect::disconnect(*harness, &places, *dry_run)?;
+            let mut report = crate::connect::disconnect(*harness, &places, *dry_run)?;
+            if !dry_run {
+                report.notes.extend(reload_daemon(&settings, false));
+            }
             print(json(&report), super::connect::render_connect(&report))?;
             Ok(ExitStatus::Ok)
         }
         Command::Doctor => {
-            let settings = existing()?;
+            // With no workspace named anywhere, the one `connect` wired.
+            let mut settings = load(cli.workspace.as_deref())?;
+            if settings.sources.root_from == crate::config::DEFAULT_ROOT_FROM
+                && let Some(ws) = crate::connect::recorded_workspace(&env)
+            {
+                settings = load(Some(&ws))?;
+            }
+            settings.require_workspace()?;
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             let doctor = crate::connect::doctor(&settings, &places)?;
             print(json(&doctor), super::connect::render_doctor(&doctor))?;
@@ -470,5 +483,17 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             )?;
             Ok(ExitStatus::Ok)
         }
+    }
+}
+
+/// Has the workspace's daemon reload its settings (harvest and the mirror
+/// follow what is connected), and says what happened.
+fn reload_daemon(settings: &Settings, needs_daemon: bool) -> Option<String> {
+    if crate::lock::signal_daemon(&settings.state_dir(), libc::SIGHUP) {
+        Some("the running `memsync watch` reloaded its settings".into())
+    } else {
+        needs_daemon.then(|| {
+            "no `memsync watch` runs for this workspace: harvest and the mirror work only while it runs (memsync service install)".into()
+        })
     }
 }

@@ -14,6 +14,7 @@ use serde_yaml::Value;
 
 use crate::error::{ConfigError, Error, Result};
 
+mod connected;
 mod sections;
 
 pub use sections::*;
@@ -49,6 +50,8 @@ pub struct ConfigSources {
     pub workspace: Option<PathBuf>,
     /// What named the workspace root: `--workspace`, a variable, the config, or the default.
     pub root_from: &'static str,
+    /// connect's record, when it turned on harvest or a mirror for this workspace.
+    pub connect: Option<PathBuf>,
 }
 
 /// The environment that decides the config file and workspace root; passed in so
@@ -106,6 +109,15 @@ impl Env {
             .or_else(|| self.home.as_ref().map(|h| h.join(".config")))?;
         Some((base.join("memsync").join("config.yaml"), false))
     }
+
+    /// Where `connect` keeps its record: `$XDG_STATE_HOME/memsync/connect.json`.
+    pub fn connect_record(&self) -> Option<PathBuf> {
+        let state = self
+            .xdg_state_home
+            .clone()
+            .or_else(|| self.home.as_ref().map(|h| h.join(".local/state")))?;
+        Some(state.join("memsync").join("connect.json"))
+    }
 }
 
 /// A loaded configuration together with the resolved workspace root.
@@ -148,7 +160,12 @@ impl Settings {
             merge(&mut merged, value);
             sources.workspace = Some(ws_path.clone());
         }
-        let config: Config = from_value(&merged, sources.workspace.as_deref())?;
+        let mut config: Config = from_value(&merged, sources.workspace.as_deref())?;
+        if let Some(record) = env.connect_record()
+            && connected::apply(&mut config, &merged, &root, &record)?
+        {
+            sources.connect = Some(record);
+        }
         validate(
             &config,
             sources.workspace.as_deref().or(sources.machine.as_deref()),
@@ -191,6 +208,9 @@ impl Settings {
         }
     }
 }
+
+/// `ConfigSources::root_from` when nothing named the workspace.
+pub const DEFAULT_ROOT_FROM: &str = "the default ~/.agents";
 
 /// `--workspace DIR` > `MEMSYNC_WORKSPACE` > `SIGNET_WORKSPACE` > `SIGNET_PATH` >
 /// config `workspace` > `~/.agents`.
@@ -249,7 +269,7 @@ fn resolve_root_from(
         ),
         (
             env.home.as_ref().map(|h| h.join(".agents")),
-            "the default ~/.agents",
+            DEFAULT_ROOT_FROM,
         ),
     ];
     candidates

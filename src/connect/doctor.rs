@@ -3,7 +3,7 @@
 //!
 //! Owns: the checks. Must not: change anything.
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
@@ -11,6 +11,7 @@ use super::plans::Places;
 use super::{Target, edit};
 use crate::config::Settings;
 use crate::error::Result;
+use crate::harvest::Harness;
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -60,10 +61,14 @@ impl Doctor {
     }
 }
 
-/// OpenClaw injects each file up to this many characters.
-const OPENCLAW_FILE_LIMIT: usize = 20_000;
+/// OpenClaw injects each workspace file up to `agents.defaults.bootstrapMaxChars`
+/// characters; this is its default when unset.
+const OPENCLAW_FILE_LIMIT: u64 = 12_000;
 
 pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
+    let record = super::record::Record::load(&places.record)?;
+    let demo = crate::example::is_demo(&settings.root);
+    let daemon_running = crate::service::daemon_running(settings);
     let mut harnesses = Vec::new();
     for (target, dir) in [
         (Target::ClaudeCode, &places.claude_dir),
@@ -73,18 +78,39 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         if !dir.is_dir() {
             continue;
         }
+        let elsewhere = record
+            .workspaces
+            .get(target.as_str())
+            .filter(|w| **w != places.workspace);
+        if let Some(w) = elsewhere {
+            // Its checks would measure it against the wrong workspace.
+            harnesses.push(HarnessReport {
+                harness: target,
+                dir: dir.clone(),
+                connected: true,
+                checks: vec![state(ok(format!(
+                    "connected to another workspace, {}: `memsync --workspace {} doctor` checks it",
+                    w.display(),
+                    super::plans::shell_word(&w.to_string_lossy())
+                )))],
+            });
+            continue;
+        }
         let mut checks = match target {
             Target::ClaudeCode => claude_code(settings, places),
-            Target::Codex => codex(settings, places),
-            Target::OpenClaw => openclaw(settings, places),
+            Target::Codex => codex(settings, places, daemon_running),
+            Target::OpenClaw => openclaw(settings, places, daemon_running),
         };
-        let connected = checks.iter().any(|c| c.part && c.level != Level::Missing);
-        let fix = format!("memsync connect {}", target.as_str());
+        let connected = record.harnesses.contains(target.as_str())
+            || checks.iter().any(|c| c.part && c.level != Level::Missing);
+        let fix = connect_fix(target, &places.workspace, demo);
         for c in &mut checks {
             // A gap in a harness that is partly connected is broken; in one
             // never connected it is only not set up.
-            if c.level == Level::Missing && connected {
-                c.level = Level::Broken;
+            match c.level {
+                Level::Missing if connected => c.level = Level::Broken,
+                Level::Broken if !connected && !c.part => c.level = Level::Missing,
+                _ => {}
             }
             if c.level != Level::Ok && c.fix.is_none() {
                 c.fix = Some(fix.clone());
@@ -99,9 +125,26 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
     }
     Ok(Doctor {
         workspace: places.workspace.clone(),
-        daemon_running: crate::service::daemon_running(settings),
+        daemon_running,
         harnesses,
     })
+}
+
+/// The command that connects `target` to this workspace, naming it (so it
+/// holds whatever the environment says); never one that wires a harness to
+/// the demo.
+fn connect_fix(target: Target, workspace: &Path, demo: bool) -> String {
+    if demo {
+        return format!(
+            "this is the demo workspace; connect your own: memsync init DIR && memsync --workspace DIR connect {}",
+            target.as_str()
+        );
+    }
+    format!(
+        "memsync --workspace {} connect {}",
+        super::plans::shell_word(&workspace.to_string_lossy()),
+        target.as_str()
+    )
 }
 
 fn check(level: Level, what: impl Into<String>, fix: Option<String>) -> Check {
@@ -253,7 +296,7 @@ fn import_check(file: &Path, memory: &Path) -> Check {
     }
 }
 
-fn codex(settings: &Settings, places: &Places) -> Vec<Check> {
+fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let config = places.codex_home.join("config.toml");
     let text = read(&config).unwrap_or_default();
     let mut checks = vec![match edit::codex_mcp(&config, &text) {
@@ -265,29 +308,118 @@ fn codex(settings: &Settings, places: &Places) -> Vec<Check> {
         &places.codex_home.join("AGENTS.md"),
         &places.memory_md(&places.agent),
     ));
-    checks.push(state(harvest_check(settings, "codex")));
+    checks.push(state(harvest_check(
+        settings,
+        places,
+        Harness::Codex,
+        daemon,
+    )));
     checks
 }
 
-fn harvest_check(settings: &Settings, harness: &str) -> Check {
+/// Harvest is how Codex and OpenClaw sessions arrive: it must be on, find
+/// sessions it can read, and run (the daemon, or a person running it).
+fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon: bool) -> Check {
     let h = &settings.config.harvest;
-    if h.enabled && h.harnesses.iter().any(|x| x == harness) {
-        ok(format!(
-            "harvest: the daemon captures finished {harness} sessions every {} s",
+    let name = harness.as_str();
+    if !h.enabled {
+        return missing("harvest: not enabled (it has no end-of-session hook)");
+    }
+    if !h.harnesses.iter().any(|x| x == name) {
+        return broken(
+            format!("harvest.harnesses leaves out {name}"),
+            Some(format!("add {name} to harvest.harnesses")),
+        );
+    }
+    let home = match harness {
+        Harness::Codex => &places.codex_home,
+        _ => &places.openclaw_dir,
+    };
+    let sessions =
+        crate::harvest::sources::list(harness, home, &settings.config.harvest.agent).len();
+    if sessions == 0 {
+        return unreadable_sessions(harness, home);
+    }
+    if daemon {
+        return ok(format!(
+            "harvest: the daemon captures finished {name} sessions every {} s ({sessions} session files found)",
             h.interval_seconds
-        ))
-    } else if h.enabled {
-        broken(
-            format!("harvest.harnesses leaves out {harness}"),
-            Some(format!("add {harness} to harvest.harnesses")),
-        )
-    } else {
-        missing("harvest: not enabled (it has no end-of-session hook)")
+        ));
+    }
+    let last = crate::store::harvest::Watermarks::open_existing(&settings.state_dir())
+        .ok()
+        .flatten()
+        .and_then(|w| w.last_run("manual").ok().flatten());
+    match last {
+        Some(at) => ok(format!(
+            "harvest: no daemon runs; {sessions} {name} session files, brought in only when you run `memsync harvest` (last at {at})"
+        )),
+        None => broken(
+            format!(
+                "harvest: no daemon runs and `memsync harvest` never ran, so no {name} session reaches the workspace"
+            ),
+            Some("memsync service install (or run `memsync watch`)".into()),
+        ),
     }
 }
 
-fn openclaw(settings: &Settings, places: &Places) -> Vec<Check> {
-    let mut checks = vec![state(harvest_check(settings, "openclaw"))];
+/// Why harvest finds no session of `harness` under `home`, and what to do.
+fn unreadable_sessions(harness: Harness, home: &Path) -> Check {
+    let databases: Vec<PathBuf> = match harness {
+        Harness::OpenClaw => subdirs(&home.join("agents"))
+            .into_iter()
+            .flat_map(|a| subfiles(&a.join("agent")))
+            .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
+            .collect(),
+        _ => Vec::new(),
+    };
+    match databases.first() {
+        Some(db) => broken(
+            format!(
+                "harvest: OpenClaw keeps its sessions in {} (SQLite), and this memsync reads only agents/<id>/sessions/*.jsonl: no OpenClaw session reaches the workspace",
+                db.display()
+            ),
+            Some("none yet: a memsync that reads OpenClaw's session database".into()),
+        ),
+        None => broken(
+            format!(
+                "harvest: no {} session under {}: nothing to capture yet, or it keeps them where memsync does not look",
+                harness.as_str(),
+                home.display()
+            ),
+            Some(format!(
+                "run {} once, then `memsync harvest`",
+                harness.as_str()
+            )),
+        ),
+    }
+}
+
+fn subdirs(dir: &Path) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
+}
+
+fn subfiles(dir: &Path) -> Vec<PathBuf> {
+    entries(dir).into_iter().filter(|p| p.is_file()).collect()
+}
+
+fn entries(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .collect();
+    out.sort();
+    out
+}
+
+fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
+    let mut checks = vec![state(harvest_check(
+        settings,
+        places,
+        Harness::OpenClaw,
+        daemon,
+    ))];
     let workspace = places.openclaw_workspace();
     let same = places.openclaw_mirror().is_none();
     let memory = if same {
@@ -303,14 +435,45 @@ fn openclaw(settings: &Settings, places: &Places) -> Vec<Check> {
         )));
         return checks;
     }
+    if !same {
+        use crate::project::mirror::{Readiness, readiness};
+        match readiness(&workspace) {
+            Readiness::Ready => {}
+            Readiness::FirstRun => {
+                checks.push(state(ok(format!(
+                    "OpenClaw's first run is not over ({} is there): memsync writes MEMORY.md there once OpenClaw has removed it",
+                    workspace.join("BOOTSTRAP.md").display()
+                ))));
+                return checks;
+            }
+            Readiness::NotSetUp => {
+                checks.push(state(missing(format!(
+                    "OpenClaw has not set up {} yet: memsync writes MEMORY.md there once it has",
+                    workspace.display()
+                ))));
+                if let Some(c) = checks.last_mut() {
+                    c.fix =
+                        Some("start OpenClaw once; memsync writes there at its next sync".into());
+                }
+                return checks;
+            }
+        }
+    }
+    let (limit, from) = match places
+        .openclaw_setting("/agents/defaults/bootstrapMaxChars")
+        .and_then(|v| v.as_u64())
+    {
+        Some(n) => (n, "its agents.defaults.bootstrapMaxChars"),
+        None => (OPENCLAW_FILE_LIMIT, "its default limit"),
+    };
     checks.push(match read(&memory) {
         None => broken(
             format!("{} does not exist yet", memory.display()),
             Some("memsync sync".into()),
         ),
-        Some(text) if text.chars().count() > OPENCLAW_FILE_LIMIT => broken(
+        Some(text) if text.chars().count() as u64 > limit => broken(
             format!(
-                "{} has {} characters; OpenClaw reads the first {OPENCLAW_FILE_LIMIT}",
+                "{} has {} characters; OpenClaw reads the first {limit} ({from})",
                 memory.display(),
                 text.chars().count()
             ),

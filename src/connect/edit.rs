@@ -16,7 +16,7 @@ use crate::project::file::{block_range_with, splice_with, unsplice};
 /// memsync's block in CLAUDE.md and AGENTS.md.
 pub const MD_BEGIN: &str = "<!-- memsync:connect begin";
 pub const MD_END: &str = "<!-- memsync:connect end -->";
-/// memsync's block in its own machine config.
+/// The block older memsyncs wrote into their own machine config.
 pub const YAML_BEGIN: &str = "# memsync connect: begin";
 pub const YAML_END: &str = "# memsync connect: end";
 
@@ -45,30 +45,36 @@ pub fn md_block_body(text: &str) -> Option<&str> {
     block.get(start..end)
 }
 
-/// `text` with memsync's YAML block holding `body`, or without it for `None`.
-pub fn set_yaml_block(text: &str, body: Option<&str>) -> String {
-    let range = block_range_with(text, YAML_BEGIN, YAML_END);
-    match body {
-        Some(body) => {
-            let block = format!(
-                "{YAML_BEGIN} (managed by `memsync connect`; `memsync disconnect` removes it)\n{body}{YAML_END}\n"
-            );
-            splice_with(text, &block, range)
-        }
-        None => range.map_or_else(|| text.to_string(), |r| unsplice(text, r)),
-    }
+/// `text` without the block older memsyncs wrote into their machine config
+/// (those settings come from connect's record now), when the block holds
+/// only what memsync wrote: `harvest.enabled: true` and mirrors. `None` when
+/// there is no such block, or someone added keys to it (then it stays).
+pub fn without_legacy_yaml_block(text: &str) -> Option<String> {
+    use serde_yaml::Value;
+    let (b, e) = block_range_with(text, YAML_BEGIN, YAML_END)?;
+    let body: Value = serde_yaml::from_str(&text[b..e]).ok()?;
+    let mirror = |e: &Value| {
+        e.as_mapping()
+            .is_some_and(|m| m.len() == 2 && m.contains_key("agent") && m.contains_key("dir"))
+    };
+    let ours = |(k, v): (&Value, &Value)| match k.as_str() {
+        Some("harvest") => v.as_mapping().is_some_and(|h| {
+            h.len() == 1 && h.get("enabled").and_then(Value::as_bool) == Some(true)
+        }),
+        Some("mirrors") => v.as_sequence().is_some_and(|l| l.iter().all(mirror)),
+        _ => false,
+    };
+    let only_ours = match &body {
+        Value::Null => true,
+        Value::Mapping(m) => m.iter().all(ours),
+        _ => false,
+    };
+    only_ours.then(|| unsplice(text, (b, e)))
 }
 
-/// The YAML outside memsync's block, parsed: the keys the user wrote.
-pub fn yaml_outside_block(path: &Path, text: &str) -> Result<serde_yaml::Value> {
-    let outside = match block_range_with(text, YAML_BEGIN, YAML_END) {
-        Some(r) => unsplice(text, r),
-        None => text.to_string(),
-    };
-    if outside.trim().is_empty() {
-        return Ok(serde_yaml::Value::Null);
-    }
-    serde_yaml::from_str(&outside).map_err(|e| unreadable(path, format!("not valid YAML: {e}")))
+/// Whether memsync's old block is in `text` at all.
+pub fn has_legacy_yaml_block(text: &str) -> bool {
+    block_range_with(text, YAML_BEGIN, YAML_END).is_some()
 }
 
 /// Claude Code reads its JSON files with a strict parser (no comments, no

@@ -30,6 +30,7 @@ use crate::error::{ConnectError, Error, Result};
 pub enum Target {
     ClaudeCode,
     Codex,
+    #[serde(rename = "openclaw")]
     OpenClaw,
 }
 
@@ -110,6 +111,7 @@ pub(crate) struct Edit {
 /// `force` replaces an MCP entry named `memsync` that memsync did not write.
 pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> Result<Report> {
     let mut record = Record::load(&places.record)?;
+    record.adopt_unplaced(&places.workspace);
     let mut plan = plans::plan(target, places, &record, true, force)?;
     let mut changes = Vec::new();
     for edit in &plan.edits {
@@ -124,9 +126,16 @@ pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> R
     if !dry_run {
         apply(&changes, &mut record)?;
         if let Some(mirror) = &plan.mirror {
-            back_up_mirror(&mirror.dir)?;
+            // The daemon may create it; the disconnect takes it out again if empty.
+            let notes = mirror.dir.join("memory");
+            if !notes.exists() {
+                record.dirs.insert(notes);
+            }
         }
         record.harnesses.insert(target.as_str().into());
+        record
+            .workspaces
+            .insert(target.as_str().into(), places.workspace.clone());
         record.hooks.extend(plan.hook_command.clone());
         if plan.mirror.is_some() {
             record.mirror = plan.mirror.clone();
@@ -142,11 +151,22 @@ pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> R
     })
 }
 
+/// The workspace `connect` wired the harnesses to (Claude Code's first),
+/// for commands run with no workspace named anywhere.
+pub fn recorded_workspace(env: &crate::config::Env) -> Option<PathBuf> {
+    let record = Record::load(&env.connect_record()?).ok()?;
+    let ws = &record.workspaces;
+    ws.get(Target::ClaudeCode.as_str())
+        .or_else(|| ws.values().next())
+        .cloned()
+}
+
 /// Takes out everything `connect target` added: a file memsync created and
 /// nobody edited since goes, a file it changed and nobody edited since gets
 /// its old bytes back, and otherwise only memsync's keys or block go.
 pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
     let mut record = Record::load(&places.record)?;
+    record.adopt_unplaced(&places.workspace);
     let plan = plans::plan(target, places, &record, false, false)?;
     // The plan's notes are for connecting; these say what disconnect could not do.
     let mut notes = Vec::new();
@@ -200,9 +220,16 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
             if plan.mirror.is_some() && c.what == MIRROR_BLOCK {
                 record.files.remove(&c.path);
             }
-            drop_redundant_backup(&c.path)?;
+        }
+        if let Some(mirror) = &plan.mirror {
+            let notes = mirror.dir.join("memory");
+            if record.dirs.remove(&notes) {
+                // Only if empty: OpenClaw's own notes may be in it by now.
+                let _ = std::fs::remove_dir(&notes);
+            }
         }
         record.harnesses.remove(target.as_str());
+        record.workspaces.remove(target.as_str());
         if target == Target::ClaudeCode {
             record.hooks.clear();
         }
@@ -318,42 +345,6 @@ fn apply(changes: &[Change], record: &mut Record) -> Result<()> {
                 Err(e) => return Err(Error::io(&target, e)),
             },
         }
-    }
-    Ok(())
-}
-
-/// Backs up OpenClaw's own MEMORY.md and daily notes before the mirror first
-/// adds memsync's block to them (the projection writes them from then on).
-fn back_up_mirror(dir: &Path) -> Result<()> {
-    let files = crate::project::mirror::mirror_files(dir).map_err(|e| Error::io(dir, e))?;
-    for file in files {
-        let backup = backup_path(&file);
-        let Ok(text) = std::fs::read(&file) else {
-            continue;
-        };
-        let has_block =
-            crate::project::file::block_range(&String::from_utf8_lossy(&text)).is_some();
-        if !has_block && !backup.exists() {
-            // No more readable than the notes it copies.
-            let mode = std::fs::metadata(&file).map_or(0o600, |m| {
-                std::os::unix::fs::PermissionsExt::mode(&m.permissions())
-            });
-            crate::files::write_atomic_mode(&backup, &text, mode & 0o777)
-                .map_err(|e| Error::io(&backup, e))?;
-        }
-    }
-    Ok(())
-}
-
-/// After an exact undo the backup holds what the file holds (or the file is
-/// gone with memsync's creation): it is no longer needed.
-fn drop_redundant_backup(path: &Path) -> Result<()> {
-    let backup = backup_path(path);
-    let (Ok(saved), Ok(current)) = (std::fs::read(&backup), std::fs::read(path)) else {
-        return Ok(());
-    };
-    if saved == current {
-        std::fs::remove_file(&backup).map_err(|e| Error::io(&backup, e))?;
     }
     Ok(())
 }

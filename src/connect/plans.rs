@@ -4,13 +4,12 @@
 //!   MCP server in the user config (`~/.claude.json`), and a block in
 //!   `CLAUDE.md` importing MEMORY.md (`@path`).
 //! - Codex: `[mcp_servers.memsync]` in `config.toml`, a block in `AGENTS.md`
-//!   saying where MEMORY.md is, and harvest in memsync's machine config.
+//!   saying where MEMORY.md is, and harvest (from connect's record).
 //! - OpenClaw: harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
 //!
 //! Owns: the plan per harness. Must not: write anything.
 
-use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde_yaml::Value;
@@ -18,7 +17,7 @@ use serde_yaml::Value;
 use super::record::Record;
 use super::{Edit, Target, edit};
 use crate::config::{Env, MirrorConfig, Settings};
-use crate::error::{ConfigError, ConnectError, Error, Result};
+use crate::error::{ConfigError, Error, Result};
 use crate::harvest::Harness;
 
 /// Every path `connect` reads or writes, resolved once (tests point them at temp dirs).
@@ -61,10 +60,6 @@ impl Places {
             .machine_config(config_flag)
             .map(|(p, _)| p)
             .unwrap_or_else(|| home.join(".config/memsync/config.yaml"));
-        let state = env
-            .xdg_state_home
-            .clone()
-            .unwrap_or_else(|| home.join(".local/state"));
         Ok(Places {
             exe,
             workspace,
@@ -74,7 +69,9 @@ impl Places {
             codex_home: dir(Harness::Codex),
             openclaw_dir: dir(Harness::OpenClaw),
             machine_config,
-            record: state.join("memsync/connect.json"),
+            record: env
+                .connect_record()
+                .unwrap_or_else(|| home.join(".local/state/memsync/connect.json")),
         })
     }
 
@@ -110,17 +107,9 @@ impl Places {
     /// OpenClaw's workspace: `agents.defaults.workspace` in `openclaw.json`,
     /// else `<state dir>/workspace`.
     pub fn openclaw_workspace(&self) -> PathBuf {
-        let configured = std::fs::read_to_string(self.openclaw_dir.join("openclaw.json"))
-            .ok()
-            .and_then(|text| {
-                jsonc_parser::parse_to_serde_value::<serde_json::Value>(&text, &Default::default())
-                    .ok()
-            })
-            .and_then(|v| {
-                v.pointer("/agents/defaults/workspace")
-                    .and_then(|w| w.as_str())
-                    .map(String::from)
-            });
+        let configured = self
+            .openclaw_setting("/agents/defaults/workspace")
+            .and_then(|w| w.as_str().map(String::from));
         match configured {
             Some(w) => match (w.strip_prefix("~/"), self.openclaw_dir.parent()) {
                 (Some(rest), Some(home)) if self.openclaw_dir.ends_with(".openclaw") => {
@@ -133,8 +122,19 @@ impl Places {
     }
 }
 
+impl Places {
+    /// A value of OpenClaw's `openclaw.json` (JSON5-ish: comments allowed).
+    pub fn openclaw_setting(&self, pointer: &str) -> Option<serde_json::Value> {
+        let text = std::fs::read_to_string(self.openclaw_dir.join("openclaw.json")).ok()?;
+        let value =
+            jsonc_parser::parse_to_serde_value::<serde_json::Value>(&text, &Default::default())
+                .ok()?;
+        value.pointer(pointer).cloned()
+    }
+}
+
 /// A word the shell reads back as itself.
-fn shell_word(s: &str) -> String {
+pub(super) fn shell_word(s: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
     if !s.is_empty() && s.chars().all(plain) {
         s.to_string()
@@ -169,10 +169,10 @@ pub(super) fn plan(
         Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, &mut plan),
     }
-    if target != Target::ClaudeCode {
-        plan.edits
-            .push(machine_config(target, places, record, connecting));
+    if connecting && target != Target::ClaudeCode {
+        harvest_off_note(places, &mut plan);
     }
+    legacy_machine_block(places, &mut plan);
     Ok(plan)
 }
 
@@ -270,9 +270,7 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         new_mode: 0o644,
     });
     plan.notes.push(
-        "Codex has no end-of-session hook: `memsync watch` harvests its finished sessions \
-         (restart the daemon to pick up harvest.enabled)"
-            .into(),
+        "Codex has no end-of-session hook: `memsync watch` harvests its finished sessions".into(),
     );
 }
 
@@ -307,93 +305,73 @@ fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan)
         )
     } else {
         format!(
-            "OpenClaw reads {}/MEMORY.md and memory/YYYY-MM-DD.md: memsync renders agent `{OPENCLAW_AGENT}`'s block there on every sync (restart `memsync watch` to pick it up)",
+            "OpenClaw reads {}/MEMORY.md and memory/YYYY-MM-DD.md: memsync renders agent `{OPENCLAW_AGENT}`'s block there on every sync",
             workspace.display()
         )
     });
+    use crate::project::mirror::{Readiness, readiness};
+    match readiness(&workspace) {
+        _ if same || !connecting => {}
+        Readiness::Ready => {}
+        Readiness::FirstRun => plan.notes.push(format!(
+            "OpenClaw's first run is not over ({} is there): memsync writes nothing into that folder until OpenClaw has removed it, so its first-run ritual still happens",
+            workspace.join("BOOTSTRAP.md").display()
+        )),
+        Readiness::NotSetUp => plan.notes.push(format!(
+            "OpenClaw has not set up {} yet: memsync writes nothing there until it has (start OpenClaw once), since a MEMORY.md there would make OpenClaw skip its first-run ritual",
+            workspace.display()
+        )),
+    }
 }
 
-/// memsync's block in its machine config: harvest while Codex or OpenClaw is
-/// connected, and OpenClaw's mirror. Shared, so disconnect keeps what the
-/// other harnesses still need.
-fn machine_config(target: Target, places: &Places, record: &Record, connecting: bool) -> Edit {
-    let mut harnesses: BTreeSet<String> = record.harnesses.clone();
-    let mut remaining = harnesses.clone();
-    harnesses.insert(target.as_str().into());
-    remaining.remove(target.as_str());
-    let needs_harvest = |set: &BTreeSet<String>| set.contains("codex") || set.contains("openclaw");
-    let connect_mirror = match target {
-        Target::OpenClaw if connecting => places.openclaw_mirror(),
-        _ => record.mirror.clone(),
+/// The block older memsyncs wrote into their machine config, taken out
+/// when it holds only what they wrote: harvest and the mirror come from
+/// connect's record now, and the config file is the user's alone. One the
+/// user added keys to stays, with a note.
+fn legacy_machine_block(places: &Places, plan: &mut Plan) {
+    let path = places.machine_config.clone();
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return;
     };
-    let keep_mirror = if target == Target::OpenClaw {
-        None
-    } else {
-        record.mirror.clone()
-    };
-    let (apply_harvest, undo_harvest) = (needs_harvest(&harnesses), needs_harvest(&remaining));
-    Edit {
-        path: places.machine_config.clone(),
-        what: "harvest.enabled and mirrors in memsync's machine config".into(),
-        apply: Box::new(move |p, t| machine_text(p, t, apply_harvest, connect_mirror.as_ref())),
-        undo: Box::new(move |p, t| machine_text(p, t, undo_harvest, keep_mirror.as_ref())),
+    if !edit::has_legacy_yaml_block(&text) {
+        return;
+    }
+    if edit::without_legacy_yaml_block(&text).is_none() {
+        plan.notes.push(format!(
+            "{}: the `# memsync connect` block an older memsync wrote holds keys you added, so it stays as it is; memsync no longer needs it (delete its two marker lines, and `harvest.enabled` if you want harvest off without Codex or OpenClaw)",
+            path.display()
+        ));
+        return;
+    }
+    let take_out =
+        |_: &Path, t: &str| Ok(edit::without_legacy_yaml_block(t).unwrap_or_else(|| t.to_string()));
+    plan.edits.push(Edit {
+        path,
+        what: "the `# memsync connect` block an older memsync wrote (these settings live in connect's record now)".into(),
+        apply: Box::new(take_out),
+        undo: Box::new(take_out),
         empty: empty_text,
-        whole: !undo_harvest,
+        whole: true,
         new_mode: 0o644,
-    }
+    });
 }
 
-/// The machine config with memsync's block saying what is needed; keys the
-/// user wrote are never rewritten (a conflict is an error that says what to add).
-fn machine_text(
-    path: &Path,
-    text: &str,
-    harvest: bool,
-    mirror: Option<&MirrorConfig>,
-) -> Result<String> {
-    let outside = edit::yaml_outside_block(path, text)?;
-    let conflict = |reason: String| -> Error {
-        ConnectError::Conflict {
-            path: path.to_path_buf(),
-            reason,
-        }
-        .into()
-    };
-    let mut body = String::new();
-    if harvest {
-        match outside.get("harvest") {
-            None => body.push_str("harvest:\n  enabled: true\n"),
-            Some(h) if h.get("enabled").and_then(Value::as_bool) == Some(true) => {}
-            Some(_) => return Err(conflict(
-                "`harvest:` is set here without `enabled: true`; add `enabled: true` under it (memsync does not rewrite keys you wrote) and run connect again".into(),
-            )),
-        }
+/// A note when the user's machine config turns harvest off: Codex and
+/// OpenClaw sessions then never reach the workspace.
+fn harvest_off_note(places: &Places, plan: &mut Plan) {
+    let off = std::fs::read_to_string(&places.machine_config)
+        .ok()
+        .and_then(|t| serde_yaml::from_str::<Value>(&t).ok())
+        .is_some_and(|v| {
+            v.get("harvest")
+                .and_then(|h| h.get("enabled"))
+                .and_then(Value::as_bool)
+                == Some(false)
+        });
+    if off {
+        plan.notes.push(format!(
+            "{} sets `harvest.enabled: false`, which wins over connect: this harness's sessions are not captured until you remove it",
+            places.machine_config.display()
+        ));
     }
-    if let Some(m) = mirror {
-        let dir = m.dir.to_string_lossy();
-        match outside.get("mirrors") {
-            None => body.push_str(&format!(
-                "mirrors:\n  - agent: {}\n    dir: {}\n",
-                m.agent,
-                serde_json::to_string(&dir).unwrap_or_default()
-            )),
-            Some(list)
-                if list.as_sequence().is_some_and(|l| {
-                    l.iter().any(|e| {
-                        e.get("agent").and_then(Value::as_str) == Some(&m.agent)
-                            && e.get("dir").and_then(Value::as_str) == Some(&dir)
-                    })
-                }) => {}
-            Some(_) => {
-                return Err(conflict(format!(
-                    "`mirrors:` is set here; add {{agent: {}, dir: {dir}}} to it yourself and run connect again",
-                    m.agent
-                )));
-            }
-        }
-    }
-    Ok(edit::set_yaml_block(
-        text,
-        (!body.is_empty()).then_some(body.as_str()),
-    ))
 }

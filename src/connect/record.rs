@@ -21,6 +21,10 @@ use crate::error::{ConnectError, Error, Result};
 pub struct Record {
     /// The harnesses connected on this machine.
     pub harnesses: BTreeSet<String>,
+    /// The workspace each harness is connected to. Config loading reads it
+    /// (with `mirror`): harvest is on for a workspace while Codex or OpenClaw
+    /// is connected to it (`config::connected`).
+    pub workspaces: BTreeMap<String, PathBuf>,
     /// Every file memsync changed, by absolute path.
     pub files: BTreeMap<PathBuf, FileRecord>,
     /// The Claude Code hook commands memsync wrote (only these are taken out).
@@ -152,6 +156,17 @@ impl Record {
         let text = serde_json::to_string_pretty(self).unwrap_or_default();
         crate::files::write_atomic_mode(path, text.as_bytes(), 0o600)
             .map_err(|e| Error::io(path, e))
+    }
+
+    /// A record an older memsync wrote names no workspace per harness (its
+    /// settings lived in the machine config, for every workspace): its
+    /// harnesses belong to the workspace connect runs for now.
+    pub fn adopt_unplaced(&mut self, workspace: &Path) {
+        for h in &self.harnesses {
+            self.workspaces
+                .entry(h.clone())
+                .or_insert_with(|| workspace.to_path_buf());
+        }
     }
 
     /// Creates `dir` and the parents it lacks, remembering the ones it made.

@@ -38,6 +38,8 @@ pub struct HarvestOptions {
     pub since: Option<DateTime<Utc>>,
     /// Report what would be captured; capture and record nothing.
     pub dry_run: bool,
+    /// The daemon runs it (else a person did): `doctor` tells them apart.
+    pub daemon: bool,
 }
 
 /// One file the report names.
@@ -143,6 +145,9 @@ pub fn harvest(
             let key = f.path.to_string_lossy().into_owned();
             run.one(&f, known.get(&key), &mut report)?;
         }
+    }
+    if !opts.dry_run {
+        marks.ran(if opts.daemon { "daemon" } else { "manual" }, now)?;
     }
     // Captures only indexed; the projections are rendered once for the run.
     if !report.captured.is_empty() || !report.continued.is_empty() {

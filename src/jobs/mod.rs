@@ -227,13 +227,7 @@ fn run_one(
 /// detached worker process that drains it.
 pub fn wake_worker(settings: &Settings, config_flag: Option<&Path>) -> Result<&'static str> {
     let state_dir = settings.state_dir();
-    if crate::lock::PidLock::is_held(&state_dir, crate::lock::DAEMON_LOCK)
-        && let Some(pid) = std::fs::read_to_string(state_dir.join(crate::lock::DAEMON_LOCK))
-            .ok()
-            .and_then(|s| s.trim().parse::<i32>().ok())
-        // SAFETY: kill(2) with a pid read from the daemon's own lock, which it holds.
-        && unsafe { libc::kill(pid, libc::SIGUSR1) } == 0
-    {
+    if crate::lock::signal_daemon(&state_dir, libc::SIGUSR1) {
         return Ok("daemon");
     }
     use std::os::unix::process::CommandExt;

@@ -3,7 +3,10 @@
 //!
 //! Owns: mapping a projection path to its mirror path, and splicing the
 //! workspace file's managed block into the mirror file. Must not: change a
-//! byte of a mirror file outside memsync's block, or write inside the workspace.
+//! byte of a mirror file outside memsync's block, write inside the workspace,
+//! or write into a folder its harness has not set up yet: OpenClaw takes a
+//! MEMORY.md or a `memory/` folder as "set up already" and deletes
+//! BOOTSTRAP.md, so its first-run ritual would never happen.
 
 use std::path::{Path, PathBuf};
 
@@ -20,6 +23,11 @@ pub(super) fn mirror_rendered(root: &Path, mirrors: &[MirrorConfig], rendered: &
             tracing::warn!(dir = %m.dir.display(), "mirror is the workspace itself; skipped");
             continue;
         }
+        let state = readiness(&m.dir);
+        if state != Readiness::Ready {
+            tracing::debug!(dir = %m.dir.display(), ?state, "mirror waits");
+            continue;
+        }
         for f in rendered.iter().filter(|f| f.agent_id == m.agent) {
             let Some(rel) = mirror_rel(&f.path, &m.agent) else {
                 continue;
@@ -28,6 +36,56 @@ pub(super) fn mirror_rendered(root: &Path, mirrors: &[MirrorConfig], rendered: &
                 tracing::warn!(file = %m.dir.join(rel).display(), error = %e, "mirror not written");
             }
         }
+    }
+}
+
+/// Mirrors MEMORY.md into every ready mirror that lacks memsync's block
+/// although this pass did not render it: a folder that just became ready
+/// (OpenClaw's first run ended) gets the ledger without waiting for the
+/// next session. One small read per mirror and pass.
+pub(super) fn mirror_missing(root: &Path, mirrors: &[MirrorConfig]) {
+    for m in mirrors {
+        if same_dir(root, &m.dir) || readiness(&m.dir) != Readiness::Ready {
+            continue;
+        }
+        let target = m.dir.join("MEMORY.md");
+        let has_block =
+            std::fs::read_to_string(&target).is_ok_and(|text| block_range(&text).is_some());
+        let source = super::memory_md_path(&m.agent);
+        if !has_block
+            && root.join(&source).is_file()
+            && let Err(e) = mirror_file(root, &source, &target)
+        {
+            tracing::warn!(file = %target.display(), error = %e, "mirror not written");
+        }
+    }
+}
+
+/// Whether a mirror folder may be written now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Readiness {
+    Ready,
+    /// The folder does not exist, or holds nothing its harness wrote yet.
+    NotSetUp,
+    /// `BOOTSTRAP.md` is there: OpenClaw's first run has not finished.
+    FirstRun,
+}
+
+/// OpenClaw's rule, kept from the other side: its first run is pending
+/// while BOOTSTRAP.md exists, and a folder with no AGENTS.md, MEMORY.md or
+/// `memory/` has not been set up (it would seed BOOTSTRAP.md there, unless
+/// memsync's MEMORY.md were already in it).
+pub fn readiness(dir: &Path) -> Readiness {
+    if dir.join("BOOTSTRAP.md").exists() {
+        return Readiness::FirstRun;
+    }
+    let set_up = ["AGENTS.md", "MEMORY.md", "memory"]
+        .iter()
+        .any(|name| dir.join(name).exists());
+    if set_up {
+        Readiness::Ready
+    } else {
+        Readiness::NotSetUp
     }
 }
 
@@ -107,6 +165,20 @@ pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_mirror_waits_for_openclaws_first_run_to_finish() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = dir.path().join("workspace");
+        assert_eq!(readiness(&ws), Readiness::NotSetUp, "no folder yet");
+        std::fs::create_dir(&ws).unwrap();
+        assert_eq!(readiness(&ws), Readiness::NotSetUp, "an empty folder");
+        std::fs::write(ws.join("AGENTS.md"), "# AGENTS\n").unwrap();
+        std::fs::write(ws.join("BOOTSTRAP.md"), "# BOOTSTRAP\n").unwrap();
+        assert_eq!(readiness(&ws), Readiness::FirstRun);
+        std::fs::remove_file(ws.join("BOOTSTRAP.md")).unwrap();
+        assert_eq!(readiness(&ws), Readiness::Ready);
+    }
 
     #[test]
     fn mirror_paths_drop_the_agent_folder() {

@@ -112,6 +112,7 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
     let writing = std::time::Instant::now();
     out.finish(&settings.root, &mut problems)?;
     mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered);
+    mirror::mirror_missing(&settings.root, &cfg.mirrors);
     tracing::debug!(
         files = out.written.len(),
         ms = writing.elapsed().as_millis() as u64,

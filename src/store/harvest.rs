@@ -37,6 +37,11 @@ CREATE TABLE IF NOT EXISTS harvest_files (
     next_attempt_ms INTEGER NOT NULL DEFAULT 0,
     updated_at TEXT NOT NULL
 );
+-- The last run of each kind (daemon | manual), for doctor.
+CREATE TABLE IF NOT EXISTS harvest_runs (
+    by TEXT PRIMARY KEY,
+    at TEXT NOT NULL
+);
 CREATE TABLE IF NOT EXISTS harvest_leases (
     path TEXT PRIMARY KEY,
     owner TEXT NOT NULL,
@@ -116,6 +121,28 @@ impl Watermarks {
 
     fn err(&self, source: rusqlite::Error) -> Error {
         Error::store(self.path.clone(), source)
+    }
+
+    /// Notes that a run by `by` (`daemon` or `manual`) finished at `at`.
+    pub fn ran(&self, by: &str, at: DateTime<Utc>) -> Result<()> {
+        self.conn
+            .execute(
+                "INSERT INTO harvest_runs (by, at) VALUES (?1, ?2)
+                 ON CONFLICT (by) DO UPDATE SET at = excluded.at",
+                params![by, contract::format_ts(at)],
+            )
+            .map_err(|e| self.err(e))?;
+        Ok(())
+    }
+
+    /// When the last run by `by` finished.
+    pub fn last_run(&self, by: &str) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT at FROM harvest_runs WHERE by = ?1", [by], |r| {
+                r.get(0)
+            })
+            .optional()
+            .map_err(|e| self.err(e))
     }
 
     /// Every watermark, by path: one query for a whole run.

@@ -119,7 +119,10 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let settings = self.settings.clone();
         self.harvest = Some(std::thread::spawn(move || {
             let env = crate::config::Env::from_process();
-            let opts = crate::harvest::HarvestOptions::default();
+            let opts = crate::harvest::HarvestOptions {
+                daemon: true,
+                ..Default::default()
+            };
             match crate::harvest::harvest(&settings, &env, Utc::now(), &opts) {
                 Ok(r) => tracing::info!(
                     captured = r.captured.len(),

@@ -29,6 +29,27 @@ impl Home {
         home
     }
 
+    /// A finished Codex session where Codex keeps them, for harvest.
+    pub fn codex_session(&self) {
+        let dir = self.path(".codex/sessions/2026/11/20");
+        std::fs::create_dir_all(&dir).unwrap();
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/harness/codex.jsonl");
+        std::fs::copy(
+            fixture,
+            dir.join("rollout-2026-11-20T10-00-00-0195f1c2-aaaa-7000-8000-000000000001.jsonl"),
+        )
+        .unwrap();
+    }
+
+    /// OpenClaw's workspace as OpenClaw leaves it after its first run.
+    pub fn openclaw_set_up(&self) {
+        self.write(
+            ".openclaw/workspace/AGENTS.md",
+            "# AGENTS.md - Your Workspace\n",
+        );
+    }
+
     pub fn path(&self, rel: &str) -> PathBuf {
         self.dir.path().join(rel)
     }
@@ -42,6 +63,11 @@ impl Home {
     }
 
     pub fn cmd(&self) -> assert_cmd::Command {
+        self.cmd_in(&self.path("ws"))
+    }
+
+    /// `cmd` on another workspace.
+    pub fn cmd_in(&self, workspace: &std::path::Path) -> assert_cmd::Command {
         let mut cmd = memsync_bin();
         cmd.env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.path(".config"))
@@ -50,7 +76,7 @@ impl Home {
             .env_remove("CODEX_HOME")
             .env_remove("OPENCLAW_STATE_DIR")
             .arg("--workspace")
-            .arg(self.path("ws"));
+            .arg(workspace);
         cmd
     }
 

@@ -1,0 +1,70 @@
+//! The settings `connect` owns: harvest while Codex or OpenClaw is connected
+//! to this workspace, and OpenClaw's mirror. They come from connect's record
+//! (`$XDG_STATE_HOME/memsync/connect.json`), never from a block written into
+//! the config file the user edits: so no key the user wrote is ever rewritten,
+//! and disconnecting the last harness that needs one takes it away. A key
+//! the user set wins over them.
+//!
+//! Owns: reading those parts of the record. Must not: write anything.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+use serde_yaml::Value;
+
+use super::{Config, MirrorConfig};
+use crate::error::{Error, Result};
+
+/// The harnesses whose sessions only harvest brings in (no end-of-session hook).
+const HARVESTED: [&str; 2] = ["codex", "openclaw"];
+
+/// The parts of connect's record that are settings.
+#[derive(Debug, Default, Deserialize)]
+#[serde(default)]
+struct Connected {
+    /// The workspace each connected harness was wired to.
+    workspaces: BTreeMap<String, PathBuf>,
+    mirror: Option<MirrorConfig>,
+}
+
+/// Adds what the record says to `config` for the workspace at `root`;
+/// `merged` is the YAML the user wrote. Returns whether anything came from it.
+pub(super) fn apply(
+    config: &mut Config,
+    merged: &Value,
+    root: &Path,
+    record: &Path,
+) -> Result<bool> {
+    let text = match std::fs::read_to_string(record) {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(Error::config(record, e.to_string())),
+    };
+    let connected: Connected = serde_json::from_str(&text).map_err(|e| {
+        Error::config(
+            record,
+            format!("not a connection record ({e}); fix it, or remove it and run `memsync connect` again"),
+        )
+    })?;
+    let Ok(root) = std::fs::canonicalize(root) else {
+        return Ok(false);
+    };
+    let here = |harness: &str| connected.workspaces.get(harness) == Some(&root);
+    let mut used = false;
+    let user_set_harvest = merged
+        .get("harvest")
+        .and_then(|h| h.get("enabled"))
+        .is_some();
+    if !user_set_harvest && HARVESTED.iter().any(|h| here(h)) {
+        config.harvest.enabled = true;
+        used = true;
+    }
+    if let Some(m) = connected.mirror.filter(|_| here("openclaw")) {
+        if !config.mirrors.contains(&m) {
+            config.mirrors.push(m);
+        }
+        used = true;
+    }
+    Ok(used)
+}
