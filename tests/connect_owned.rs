@@ -266,3 +266,18 @@ fn doctor_measures_openclaws_memory_md_against_openclaws_configured_limit() {
         "{size}"
     );
 }
+
+#[test]
+fn a_broken_connect_record_stops_no_command_but_doctor_names_it() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.path(".local/state/memsync")).unwrap();
+    home.write(".local/state/memsync/connect.json", "{ not json");
+    home.cmd().arg("sync").assert().success();
+    let out = home.cmd().arg("doctor").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("connect.json") && err.contains("left untouched"),
+        "{err}"
+    );
+}

@@ -130,11 +130,13 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             };
             let settings = existing()?;
             let places = Places::resolve(&settings, &env)?;
-            let plan = service::plan(action, service::this_platform(), &places);
-            let mut text = if dry_run {
-                service::describe(action, &plan)
+            let strict = service::strict_hardening(&settings);
+            let plan = service::plan(action, service::this_platform(), &places, strict);
+            let (mut text, failed) = if dry_run {
+                (service::describe(action, &plan), false)
             } else {
-                service::apply(action, &plan)?
+                let outcome = service::apply(action, &plan)?;
+                (outcome.text, outcome.failed)
             };
             if action == Action::Install
                 && let Some(note) = service::harvest_note(&settings)
@@ -142,15 +144,23 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 text.push_str(&note);
             }
             if action != Action::Status || dry_run {
-                print(json!({ "file": plan.file, "output": text }), text)?;
-                return Ok(ExitStatus::Ok);
+                print(
+                    json!({ "file": plan.file, "unit": plan.unit, "failed": failed, "output": text }),
+                    text,
+                )?;
+                // The unit is written, but nothing runs: say so in the exit code.
+                return Ok(if failed {
+                    ExitStatus::Problems
+                } else {
+                    ExitStatus::Ok
+                });
             }
             // A status that reports a stopped service says so in its exit code too.
-            let installed = plan.file.exists();
+            let installed = plan.marker.exists();
             let running = service::daemon_running(&settings);
             text.push_str(&service::verdict(installed, running));
             print(
-                json!({ "file": plan.file, "installed": installed, "running": running, "output": text }),
+                json!({ "file": plan.file, "unit": plan.unit, "installed": installed, "running": running, "output": text }),
                 text,
             )?;
             Ok(if installed && running {

@@ -14,7 +14,6 @@ use serde::Deserialize;
 use serde_yaml::Value;
 
 use super::{Config, MirrorConfig};
-use crate::error::{Error, Result};
 
 /// The harnesses whose sessions only harvest brings in (no end-of-session hook).
 const HARVESTED: [&str; 2] = ["codex", "openclaw"];
@@ -30,25 +29,26 @@ struct Connected {
 
 /// Adds what the record says to `config` for the workspace at `root`;
 /// `merged` is the YAML the user wrote. Returns whether anything came from it.
-pub(super) fn apply(
-    config: &mut Config,
-    merged: &Value,
-    root: &Path,
-    record: &Path,
-) -> Result<bool> {
-    let text = match std::fs::read_to_string(record) {
-        Ok(t) => t,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(false),
-        Err(e) => return Err(Error::config(record, e.to_string())),
+/// A record that cannot be read adds nothing and stops nothing: it is
+/// memsync's state, not the user's config (`doctor` and `connect` report it),
+/// and a command run as another user may not even see it.
+pub(super) fn apply(config: &mut Config, merged: &Value, root: &Path, record: &Path) -> bool {
+    let connected = match std::fs::read_to_string(record) {
+        Ok(text) => match serde_json::from_str::<Connected>(&text) {
+            Ok(c) => c,
+            Err(e) => {
+                tracing::warn!(file = %record.display(), error = %e, "connect's record is not readable; harvest and mirrors from connect are off");
+                return false;
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return false,
+        Err(e) => {
+            tracing::debug!(file = %record.display(), error = %e, "connect's record cannot be read");
+            return false;
+        }
     };
-    let connected: Connected = serde_json::from_str(&text).map_err(|e| {
-        Error::config(
-            record,
-            format!("not a connection record ({e}); fix it, or remove it and run `memsync connect` again"),
-        )
-    })?;
     let Ok(root) = std::fs::canonicalize(root) else {
-        return Ok(false);
+        return false;
     };
     let here = |harness: &str| connected.workspaces.get(harness) == Some(&root);
     let mut used = false;
@@ -66,5 +66,5 @@ pub(super) fn apply(
         }
         used = true;
     }
-    Ok(used)
+    used
 }

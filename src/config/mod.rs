@@ -162,7 +162,7 @@ impl Settings {
         }
         let mut config: Config = from_value(&merged, sources.workspace.as_deref())?;
         if let Some(record) = env.connect_record()
-            && connected::apply(&mut config, &merged, &root, &record)?
+            && connected::apply(&mut config, &merged, &root, &record)
         {
             sources.connect = Some(record);
         }

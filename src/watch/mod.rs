@@ -226,6 +226,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Ready]);
         let watchdog = watchdog_interval();
         tracing::info!(root = %self.root.display(), mode = %self.state.mode, "watching");
+        if let Some(warning) = crate::service::hardening_warning(&self.settings) {
+            tracing::warn!("{warning}");
+        }
         loop {
             let deadline = match self.next_wake(watchdog) {
                 Ok(deadline) => deadline,
@@ -466,6 +469,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                     self.settings = settings;
                     self.rules = rules;
                     tracing::info!("configuration reloaded");
+                    if let Some(warning) = crate::service::hardening_warning(&self.settings) {
+                        tracing::warn!("{warning}");
+                    }
                 }
                 Err(e) => {
                     tracing::error!(error = %e, "configuration not reloaded; keeping the previous one")
