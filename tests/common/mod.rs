@@ -4,6 +4,7 @@
 
 pub mod daemon;
 pub mod hardening;
+pub mod harness;
 pub mod home;
 pub mod hostile_values;
 pub mod rss;

@@ -1,0 +1,59 @@
+//! The real harness programs for the end-to-end suite, and the fake model
+//! server they talk to on 127.0.0.1 (`tests/e2e/fake_model.py`).
+//!
+//! `.ci/e2e-install` installs the pinned programs from the npm registry and
+//! names them in `MEMSYNC_E2E_CLAUDE`; without it a test says it is skipped,
+//! except under `CI=true`, where a missing program is a failure.
+
+use std::io::{BufRead, BufReader};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+/// The harness binary named by `var`, or `None` (skipped) outside CI.
+pub fn program(var: &str) -> Option<PathBuf> {
+    match std::env::var_os(var).map(PathBuf::from) {
+        Some(p) if p.is_file() => Some(p),
+        _ if std::env::var("CI").is_ok_and(|v| v == "true") => {
+            panic!("{var} must name the harness under CI: run .ci/e2e-install first")
+        }
+        _ => {
+            eprintln!("skipped: {var} is not set (bash .ci/e2e-install sets it)");
+            None
+        }
+    }
+}
+
+/// The fake model server, killed on drop.
+pub struct FakeModel {
+    child: Child,
+    pub port: u16,
+}
+
+impl FakeModel {
+    pub fn start() -> FakeModel {
+        let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/fake_model.py");
+        let mut child = Command::new("python3")
+            .arg(script)
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("python3 runs the fake model server");
+        let mut line = String::new();
+        BufReader::new(child.stdout.take().unwrap())
+            .read_line(&mut line)
+            .unwrap();
+        let port = line.trim().parse().expect("the server prints its port");
+        FakeModel { child, port }
+    }
+
+    pub fn base_url(&self) -> String {
+        format!("http://127.0.0.1:{}", self.port)
+    }
+}
+
+impl Drop for FakeModel {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}

@@ -1,0 +1,130 @@
+//! End to end with the real Claude Code (the pinned npm version) against a
+//! fake model server on 127.0.0.1: `connect` wires it, a real `claude -p`
+//! session ends and its SessionEnd hook captures it into the workspace,
+//! `doctor` passes while connected, and `disconnect` gives every file back
+//! (issue 27's done-when). The API key in `~/.claude.json` reaches no file
+//! memsync writes.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::time::{Duration, Instant};
+
+use common::harness::{FakeModel, program};
+use common::home::Home;
+use serde_json::Value;
+
+const KEY: &str = "sk-ant-api03-FAKEKEYFORE2ETESTS0123456789";
+const SETTINGS: &str =
+    "{\n  \"model\": \"opus\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
+
+/// Every file under `dir` that contains `needle`.
+fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<String> {
+    walkdir::WalkDir::new(dir)
+        .into_iter()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_type().is_file())
+        .filter(|e| {
+            std::fs::read(e.path()).is_ok_and(|b| String::from_utf8_lossy(&b).contains(needle))
+        })
+        .map(|e| e.path().display().to_string())
+        .collect()
+}
+
+#[test]
+fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
+    let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
+        return;
+    };
+    let home = Home::new();
+    home.write(
+        ".claude.json",
+        &format!("{{\n  \"primaryApiKey\": \"{KEY}\",\n  \"hasCompletedOnboarding\": true\n}}\n"),
+    );
+    std::fs::set_permissions(
+        home.path(".claude.json"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    home.write(".claude/settings.json", SETTINGS);
+    // The project sits in a temp dir, which the ledger leaves out by default.
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "claude-code"]);
+    assert_eq!(code, 0, "{report}");
+
+    let model = FakeModel::start();
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let out = std::process::Command::new(&claude)
+        .args(["-p", "Add a hello function to hello.py"])
+        .current_dir(&project)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("ANTHROPIC_BASE_URL", model.base_url())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("hello function"),
+        "{said}"
+    );
+
+    // The SessionEnd hook hands the session to memsync; its job finishes on its own.
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while !home.read("ws/MEMORY.md").contains("hello function") {
+        assert!(
+            Instant::now() < deadline,
+            "the session never reached MEMORY.md"
+        );
+        std::thread::sleep(Duration::from_millis(200));
+    }
+    let summary = walkdir::WalkDir::new(home.path("ws/memory"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a summary");
+    assert!(summary.contains("harness: \"claude-code\""), "{summary}");
+    assert!(
+        summary.contains("## Request\n\nAdd a hello function"),
+        "{summary}"
+    );
+
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "doctor while connected: {doctor}");
+
+    let claude_json = home.read(".claude.json");
+    let (code, report) = home.run(&["disconnect", "claude-code"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".claude/settings.json"), SETTINGS);
+    assert!(!home.path(".claude/CLAUDE.md").exists());
+    // Claude Code rewrote .claude.json while it ran: what it wrote stays, memsync's entry goes.
+    let mut expected: Value = serde_json::from_str(&claude_json).unwrap();
+    let servers = expected["mcpServers"].as_object_mut().unwrap();
+    servers.remove("memsync");
+    if servers.is_empty() {
+        expected.as_object_mut().unwrap().remove("mcpServers");
+    }
+    let after: Value = serde_json::from_str(&home.read(".claude.json")).unwrap();
+    assert_eq!(after, expected);
+    assert_eq!(after["primaryApiKey"], KEY);
+    let mode = std::fs::metadata(home.path(".claude.json"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    for dir in ["ws", ".local/state"] {
+        let leaked = files_holding(&home.path(dir), KEY);
+        assert!(leaked.is_empty(), "the key reached {leaked:?}");
+    }
+}
