@@ -169,16 +169,8 @@ fn the_mirror_waits_for_openclaws_first_run_and_disconnect_takes_out_what_it_mad
 fn doctor_with_no_workspace_named_checks_the_one_connect_wired() {
     let home = Home::new();
     home.run(&["connect", "claude-code"]);
-    let out = common::memsync_bin()
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env_remove("MEMSYNC_WORKSPACE")
-        .env_remove("SIGNET_WORKSPACE")
-        .env_remove("SIGNET_PATH")
-        .env_remove("CLAUDE_CONFIG_DIR")
-        .env_remove("CODEX_HOME")
-        .env_remove("OPENCLAW_STATE_DIR")
+    let out = home
+        .cmd_nowhere()
         .args(["--json", "doctor"])
         .output()
         .unwrap();

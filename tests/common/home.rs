@@ -68,15 +68,27 @@ impl Home {
 
     /// `cmd` on another workspace.
     pub fn cmd_in(&self, workspace: &std::path::Path) -> assert_cmd::Command {
+        let mut cmd = self.cmd_nowhere();
+        cmd.arg("--workspace").arg(workspace);
+        cmd
+    }
+
+    /// memsync in this home with no workspace named anywhere (no flag, no variable).
+    pub fn cmd_nowhere(&self) -> assert_cmd::Command {
         let mut cmd = memsync_bin();
         cmd.env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.path(".config"))
-            .env("XDG_STATE_HOME", self.path(".local/state"))
-            .env_remove("CLAUDE_CONFIG_DIR")
-            .env_remove("CODEX_HOME")
-            .env_remove("OPENCLAW_STATE_DIR")
-            .arg("--workspace")
-            .arg(workspace);
+            .env("XDG_STATE_HOME", self.path(".local/state"));
+        for var in [
+            "CLAUDE_CONFIG_DIR",
+            "CODEX_HOME",
+            "OPENCLAW_STATE_DIR",
+            "MEMSYNC_WORKSPACE",
+            "SIGNET_WORKSPACE",
+            "SIGNET_PATH",
+        ] {
+            cmd.env_remove(var);
+        }
         cmd
     }
 
