@@ -3,7 +3,7 @@
 //!
 //! Owns: the checks. Must not: change anything.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use serde::Serialize;
 
@@ -365,12 +365,8 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
 
 /// Why harvest finds no session of `harness` under `home`, and what to do.
 fn unreadable_sessions(harness: Harness, home: &Path) -> Check {
-    let databases: Vec<PathBuf> = match harness {
-        Harness::OpenClaw => subdirs(&home.join("agents"))
-            .into_iter()
-            .flat_map(|a| subfiles(&a.join("agent")))
-            .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
-            .collect(),
+    let databases = match harness {
+        Harness::OpenClaw => crate::harvest::sources::openclaw_databases(home),
         _ => Vec::new(),
     };
     match databases.first() {
@@ -393,24 +389,6 @@ fn unreadable_sessions(harness: Harness, home: &Path) -> Check {
             )),
         ),
     }
-}
-
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
-    entries(dir).into_iter().filter(|p| p.is_dir()).collect()
-}
-
-fn subfiles(dir: &Path) -> Vec<PathBuf> {
-    entries(dir).into_iter().filter(|p| p.is_file()).collect()
-}
-
-fn entries(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .into_iter()
-        .flatten()
-        .filter_map(|e| e.ok().map(|e| e.path()))
-        .collect();
-    out.sort();
-    out
 }
 
 fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {

@@ -139,6 +139,25 @@ fn agent_id(openclaw: &str) -> String {
 }
 
 /// The real directories in `dir` (symlinks are not followed).
+/// OpenClaw's per-agent session databases (`agents/<id>/agent/*.sqlite`),
+/// where its current versions keep sessions this reader does not read yet.
+pub fn openclaw_databases(home: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = subdirs(&home.join("agents"))
+        .iter()
+        .flat_map(|a| {
+            std::fs::read_dir(a.join("agent"))
+                .into_iter()
+                .flatten()
+                .flatten()
+        })
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
+        .collect();
+    out.sort();
+    out
+}
+
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
