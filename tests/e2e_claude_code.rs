@@ -10,6 +10,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
+use common::files_containing;
 use common::harness::{FakeModel, program};
 use common::home::Home;
 use serde_json::Value;
@@ -17,19 +18,6 @@ use serde_json::Value;
 const KEY: &str = "sk-ant-api03-FAKEKEYFORE2ETESTS0123456789";
 const SETTINGS: &str =
     "{\n  \"model\": \"opus\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
-
-/// Every file under `dir` that contains `needle`.
-fn files_holding(dir: &std::path::Path, needle: &str) -> Vec<String> {
-    walkdir::WalkDir::new(dir)
-        .into_iter()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_type().is_file())
-        .filter(|e| {
-            std::fs::read(e.path()).is_ok_and(|b| String::from_utf8_lossy(&b).contains(needle))
-        })
-        .map(|e| e.path().display().to_string())
-        .collect()
-}
 
 #[test]
 fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
@@ -124,7 +112,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     assert_eq!(mode & 0o777, 0o600);
 
     for dir in ["ws", ".local/state"] {
-        let leaked = files_holding(&home.path(dir), KEY);
+        let leaked = files_containing(&home.path(dir), KEY);
         assert!(leaked.is_empty(), "the key reached {leaked:?}");
     }
 }

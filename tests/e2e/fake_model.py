@@ -1,6 +1,7 @@
 """A fake model server on 127.0.0.1 for the end-to-end suite: it answers the
-Anthropic Messages API (streaming or not) with canned words, so the real
-harness programs run a whole session offline. It prints its port on stdout,
+Anthropic Messages API (streaming or not, for Claude Code) and the OpenAI
+Responses API (streamed, for Codex) with canned words, so the real harness
+programs run a whole session offline. It prints its port on stdout,
 logs each request path to stderr, and never listens on another address.
 
 The reply: the model's text is REPLY (below), plus the request count, so a
@@ -55,11 +56,11 @@ class Handler(BaseHTTPRequestHandler):
         path = self.path.split("?")[0]
         if path.endswith("/count_tokens"):
             return self.send(200, {"input_tokens": 42})
+        if path.endswith("/responses"):
+            return self.responses_api(req)
         if not path.endswith("/v1/messages"):
             return self.send(200, {})
-        with Handler.lock:
-            Handler.count += 1
-            n = Handler.count
+        n = self.next_count()
         model = req.get("model", "claude-fake")
         text = f"{REPLY} (reply {n})"
         usage = {"input_tokens": 42, "output_tokens": 17}
@@ -87,6 +88,46 @@ class Handler(BaseHTTPRequestHandler):
                                   "delta": {"stop_reason": "end_turn", "stop_sequence": None},
                                   "usage": {"output_tokens": 17}}),
             sse("message_stop", {"type": "message_stop"}),
+        ]
+        self.send(200, b"".join(chunks), "text/event-stream")
+
+
+    @staticmethod
+    def next_count():
+        with Handler.lock:
+            Handler.count += 1
+            return Handler.count
+
+    def responses_api(self, req):
+        """One assistant message, as the Responses API streams it (Codex 0.169)."""
+        n = self.next_count()
+        text = f"{REPLY} (reply {n})"
+        rid = f"resp_fake{n:04d}"
+        item = {
+            "type": "message",
+            "id": f"msg_fake{n:04d}",
+            "role": "assistant",
+            "status": "completed",
+            "content": [{"type": "output_text", "text": text, "annotations": []}],
+        }
+        usage = {"input_tokens": 42, "input_tokens_details": {"cached_tokens": 0},
+                 "output_tokens": 17, "output_tokens_details": {"reasoning_tokens": 0},
+                 "total_tokens": 59}
+        base = {"id": rid, "object": "response", "model": req.get("model", "gpt-fake")}
+        chunks = [
+            sse("response.created", {"type": "response.created",
+                                     "response": dict(base, status="in_progress")}),
+            sse("response.output_item.added", {"type": "response.output_item.added",
+                                               "output_index": 0,
+                                               "item": dict(item, content=[], status="in_progress")}),
+            sse("response.output_text.delta", {"type": "response.output_text.delta",
+                                               "item_id": item["id"], "output_index": 0,
+                                               "content_index": 0, "delta": text}),
+            sse("response.output_item.done", {"type": "response.output_item.done",
+                                              "output_index": 0, "item": item}),
+            sse("response.completed", {"type": "response.completed",
+                                       "response": dict(base, status="completed",
+                                                        output=[item], usage=usage)}),
         ]
         self.send(200, b"".join(chunks), "text/event-stream")
 

@@ -1,0 +1,126 @@
+//! End to end with the real Codex (the pinned npm version) against the fake
+//! model server on 127.0.0.1: `connect codex` wires it, a real `codex exec`
+//! session (which starts memsync's MCP server) is harvested into the
+//! workspace, `doctor` passes while connected, and `disconnect` gives
+//! `config.toml` and `AGENTS.md` back byte for byte (issue 27's done-when).
+//! The provider's token in the user's 0600 `config.toml` reaches no file
+//! memsync writes.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+
+use common::files_containing;
+use common::harness::{FakeModel, program};
+use common::home::Home;
+
+const TOKEN: &str = "sk-proj-FAKETOKENFORE2ETESTS0123456789";
+const AGENTS_MD: &str = "# Global instructions\n\nAlways write tests first.\n";
+
+/// The user's own Codex config: a model provider on the fake server, with a
+/// secret in an MCP server's `env` beside it.
+fn config_toml(port: u16) -> String {
+    format!(
+        "# my codex setup\nmodel = \"gpt-5.5\"\nmodel_provider = \"fake\"\n\n\
+         [model_providers.fake]\nname = \"fake\"\nbase_url = \"http://127.0.0.1:{port}/v1\"\n\
+         wire_api = \"responses\"\nenv_key = \"FAKE_OPENAI_KEY\"\n\n\
+         [mcp_servers.notes]\ncommand = \"true\"\nenabled = false\nenv = {{ NOTES_TOKEN = \"{TOKEN}\" }}\n"
+    )
+}
+
+#[test]
+fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
+    let Some(codex) = program("MEMSYNC_E2E_CODEX") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = Home::new();
+    let config = config_toml(model.port);
+    home.write(".codex/config.toml", &config);
+    std::fs::set_permissions(
+        home.path(".codex/config.toml"),
+        std::fs::Permissions::from_mode(0o600),
+    )
+    .unwrap();
+    home.write(".codex/AGENTS.md", AGENTS_MD);
+    // The project sits in a temp dir, which the ledger leaves out by default.
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    // The user's machine config harvests a session as soon as it ends;
+    // connect must leave it as it is.
+    let machine = "harvest:\n  idle_minutes: 0\n";
+    std::fs::create_dir_all(home.path(".config/memsync")).unwrap();
+    home.write(".config/memsync/config.yaml", machine);
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        home.read(".codex/config.toml")
+            .contains("[mcp_servers.memsync]")
+    );
+
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let out = std::process::Command::new(&codex)
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "Add a hello function to hello.py",
+        ])
+        .current_dir(&project)
+        .stdin(std::process::Stdio::null())
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("FAKE_OPENAI_KEY", "sk-fake")
+        .env_remove("CODEX_HOME")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("hello function"),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+
+    let (code, report) = home.run(&["harvest", "--harness", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        home.read("ws/MEMORY.md").contains("hello function"),
+        "{report}\n{}",
+        home.read("ws/MEMORY.md")
+    );
+    let summary = walkdir::WalkDir::new(home.path("ws/memory"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a summary");
+    assert!(summary.contains("harness: \"codex\""), "{summary}");
+    assert!(
+        summary.contains("## Request\n\nAdd a hello function"),
+        "{summary}"
+    );
+
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "doctor while connected: {doctor}");
+
+    let (code, report) = home.run(&["disconnect", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".codex/config.toml"), config);
+    assert_eq!(home.read(".codex/AGENTS.md"), AGENTS_MD);
+    assert_eq!(home.read(".config/memsync/config.yaml"), machine);
+    let mode = std::fs::metadata(home.path(".codex/config.toml"))
+        .unwrap()
+        .permissions()
+        .mode();
+    assert_eq!(mode & 0o777, 0o600);
+
+    for dir in ["ws", ".local/state"] {
+        let leaked = files_containing(&home.path(dir), TOKEN);
+        assert!(leaked.is_empty(), "the token reached {leaked:?}");
+    }
+}
