@@ -2,12 +2,14 @@
 //! in `../shared/realdata/` (read in place), in-process, each into a fresh
 //! workspace (read, clean, sanitize, summarize, sentence, write, index,
 //! render): the median and the slowest of `RUNS` captures per file, against
-//! the 100 ms budget. Skipped, with a message, when the folder is absent.
+//! the 100 ms budget, and the sanitizer's share of a capture (the median time
+//! to sanitize the file's rendered transcript, over the median capture; the
+//! budget is 20 %). Skipped, with a message, when the folder is absent.
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use memsync::capture::{self, SessionEnd};
+use memsync::capture::{self, SessionEnd, sanitize, transcript};
 use memsync::config::{Env, Settings};
 
 const RUNS: usize = 5;
@@ -26,10 +28,11 @@ fn main() {
         .collect();
     files.sort();
     println!(
-        "{:<44} {:>9} {:>8} {:>8} {:>6}",
-        "session file", "size KiB", "p50 ms", "max ms", "files"
+        "{:<44} {:>9} {:>8} {:>8} {:>6} {:>10}",
+        "session file", "size KiB", "p50 ms", "max ms", "files", "sanitize %"
     );
     let mut over = 0;
+    let mut worst_share: f64 = 0.0;
     for file in &files {
         let mut times = Vec::with_capacity(RUNS);
         let mut written = 0;
@@ -51,13 +54,15 @@ fn main() {
         }
         times.sort();
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let share = 100.0 * ms(sanitize_time(file)) / ms(times[RUNS / 2]);
+        worst_share = worst_share.max(share);
         if times[RUNS - 1] > BUDGET {
             over += 1;
         }
         let size = std::fs::metadata(file).map(|m| m.len()).unwrap_or(0) / 1024;
         let name = file.file_name().unwrap_or_default().to_string_lossy();
         println!(
-            "{name:<44} {size:>9} {:>8.1} {:>8.1} {written:>6}",
+            "{name:<44} {size:>9} {:>8.1} {:>8.1} {written:>6} {share:>10.1}",
             ms(times[RUNS / 2]),
             ms(times[RUNS - 1])
         );
@@ -68,4 +73,21 @@ fn main() {
         files.len(),
         BUDGET.as_millis()
     );
+    println!("the sanitizer takes at most {worst_share:.1} % of a capture (budget 20 %)");
+}
+
+/// The median time to sanitize the whole rendered transcript of `file`.
+fn sanitize_time(file: &Path) -> Duration {
+    let text = std::fs::read_to_string(file).expect("session file");
+    let t = transcript::read(&text);
+    let rendered = t.render(0..t.messages.len());
+    let mut times: Vec<Duration> = (0..RUNS)
+        .map(|_| {
+            let started = Instant::now();
+            std::hint::black_box(sanitize::sanitize(&rendered));
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    times[RUNS / 2]
 }

@@ -88,6 +88,8 @@ fn planted_secrets(dir: &Path) -> Vec<String> {
         r#"appSecret\\?"?:\s*\\?"([A-Za-z0-9]{32})"#,
         r"app secret ：([A-Za-z0-9]{32})",
         r"App Secret\*\*: `([A-Za-z0-9]{32})`",
+        // A Feishu tenant token a tool printed on its own line.
+        r"t-g1[0-9A-Za-z]{30,}",
     ];
     let mut found = Vec::new();
     for file in sessions(dir) {
@@ -197,6 +199,10 @@ fn every_real_session_is_captured_with_its_request_compactions_and_no_secret() {
 
     // No planted secret anywhere under the workspace, the index included.
     let secrets = planted_secrets(&dir);
+    assert!(
+        secrets.iter().any(|s| s.starts_with("t-g1")),
+        "the Feishu token is among them"
+    );
     assert!(
         secrets.len() >= 10,
         "found {} planted secrets",

@@ -39,7 +39,7 @@ fn workspace() -> Workspace {
         compaction: None,
         private: false,
         sentence_version: "memory_sentence_v1".into(),
-        sanitizer_version: "sanitize_transcript_v2".into(),
+        sanitizer_version: "sanitize_transcript_v3".into(),
     });
     ws.sync();
     ws

@@ -1,0 +1,129 @@
+//! `sanitize_transcript_v3`: the deterministic, versioned sanitizer every
+//! transcript (and every captured summary or compaction body) passes through
+//! before a byte of it is written.
+//!
+//! Owns: normalisation and secret redaction of text. Must not: do I/O.
+//!
+//! Order (fixed, part of the version): NUL bytes dropped; line endings, trailing
+//! whitespace and trailing blank lines normalised as in `body-normalized-v1`;
+//! then each rule of [`rules::RULES`] in turn, replacing a secret with
+//! `[REDACTED:<kind>]`; then standalone AWS secret keys. A later version must
+//! get a new id and a migration note (docs/CAPTURE.md).
+//!
+//! The rules find a secret two ways: by its **shape** (a provider's prefix, a
+//! PEM block, a Telegram bot token, four groups of four letters alone on a
+//! line) and by its **context** (what precedes it: a key name in any language,
+//! `PASSWORD '…'` in SQL, `curl -u`, `mysql -p`, a connection string, "the
+//! password is" in prose). Which values a context rule may take is decided in
+//! [`values`], so code and prose stay intact.
+
+mod rules;
+mod values;
+
+use std::collections::BTreeMap;
+
+use regex::Captures;
+
+use rules::{Accept, RULES, Rule};
+
+pub const SANITIZER_VERSION: &str = "sanitize_transcript_v3";
+
+/// Sanitized text and how many secrets of each kind were redacted.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Sanitized {
+    pub text: String,
+    pub redactions: BTreeMap<&'static str, usize>,
+}
+
+/// Sanitizes `text` with `sanitize_transcript_v3`.
+pub fn sanitize(text: &str) -> Sanitized {
+    let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
+    let mut redactions = BTreeMap::new();
+    for rule in RULES.iter() {
+        let mut count = 0;
+        let mut kinds: Vec<&'static str> = Vec::new();
+        let replaced =
+            rule.pattern
+                .replace_all(&text, |caps: &Captures<'_>| match redact(rule, caps) {
+                    Some((out, kind)) => {
+                        count += 1;
+                        kinds.push(kind);
+                        out
+                    }
+                    None => caps[0].to_string(),
+                });
+        if count > 0 {
+            text = replaced.into_owned();
+            for kind in kinds {
+                *redactions.entry(kind).or_insert(0) += 1;
+            }
+        }
+    }
+    let (text, aws) = values::aws_secrets(&text);
+    if aws > 0 {
+        *redactions.entry("aws-secret-key").or_insert(0) += aws;
+    }
+    Sanitized { text, redactions }
+}
+
+/// The replacement for one match and the kind it redacted, or `None` to keep it.
+fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
+    let Some(group) = rule.value_group else {
+        return Some((format!("[REDACTED:{}]", rule.kind), rule.kind));
+    };
+    let whole = caps.get(0)?;
+    let value = caps.get(group)?;
+    // An earlier rule has already taken this one's secret.
+    if whole.as_str().contains("[REDACTED") {
+        return None;
+    }
+    // An unquoted value may run into the next query parameter (`x&page=2`): that part stays.
+    let secret = values::without_next_parameter(value.as_str());
+    let kind = match rule.accept {
+        Accept::Assignment => {
+            if !values::is_secret_value(&caps[1], secret) {
+                return None;
+            }
+            values::assignment_kind(&caps[1])
+        }
+        Accept::ForeignKey => {
+            // A value that runs on into a word (`oubli|é`) is a word, not a password.
+            let explicit = caps.get(2).is_some_and(|sep| !sep.as_str().is_empty());
+            if caps.get(4).is_some() || !values::is_foreign_secret(&caps[1], secret, explicit) {
+                return None;
+            }
+            rule.kind
+        }
+        Accept::Prose => {
+            if !values::is_prose_secret(secret) {
+                return None;
+            }
+            rule.kind
+        }
+        Accept::Paired => {
+            if !values::is_paired_secret(secret) {
+                return None;
+            }
+            rule.kind
+        }
+        Accept::AppPassword => {
+            if !values::is_app_password(secret) {
+                return None;
+            }
+            rule.kind
+        }
+        Accept::NotPlaceholder => {
+            if values::is_placeholder(secret.trim_matches(['"', '\'', '`'])) {
+                return None;
+            }
+            rule.kind
+        }
+    };
+    let start = value.start() - whole.start();
+    let keep_before = &whole.as_str()[..start];
+    let keep_after = &whole.as_str()[start + secret.len()..];
+    Some((format!("{keep_before}[REDACTED:{kind}]{keep_after}"), kind))
+}
+
+#[cfg(test)]
+mod tests;

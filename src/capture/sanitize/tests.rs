@@ -1,0 +1,304 @@
+//! The sanitizer's vectors: what each rule redacts, and text and code it must leave alone.
+
+use super::*;
+
+fn redacted(input: &str) -> String {
+    sanitize(input).text
+}
+
+#[test]
+fn each_kind_is_redacted() {
+    let cases = [
+        (
+            "key sk-ant-api03-abcdefghijklmnopqrstuvwxyz012345",
+            "key [REDACTED:anthropic-api-key]",
+        ),
+        (
+            "OPENAI sk-proj-AbCdEfGhIjKlMnOpQrStUvWx1234",
+            "OPENAI [REDACTED:api-key]",
+        ),
+        (
+            "aws AKIAIOSFODNN7EXAMPLE here",
+            "aws [REDACTED:aws-access-key] here",
+        ),
+        (
+            "AKIABNCSCJHQBZFQF3M6\nkjNlm0R0KG7kJ5KqhTo4ZCvaFK2THmNUQKie9mUf\n",
+            "[REDACTED:aws-access-key]\n[REDACTED:aws-secret-key]",
+        ),
+        (
+            "aws_secret_access_key = wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY",
+            "aws_secret_access_key = [REDACTED:secret]",
+        ),
+        (
+            "gh ghp_abcdefghijklmnopqrstuvwxyz0123456789",
+            "gh [REDACTED:github-token]",
+        ),
+        (
+            "gh github_pat_11ABCDEFG0abcdefghijkl_mnopqrstuvwxyz0123456789",
+            "gh [REDACTED:github-token]",
+        ),
+        (
+            "slack xoxb-123456789012-abcdefghij",
+            "slack [REDACTED:slack-token]",
+        ),
+        (
+            "jwt eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiIxMjM0NTY3ODkwIn0.dozjgNryP4J3jVmNHl0w5N_XgL0n3I9PlFUP0THsR8U",
+            "jwt [REDACTED:jwt]",
+        ),
+        (
+            "Authorization: Bearer abcDEF123456789.xyz",
+            "Authorization: Bearer [REDACTED:bearer]",
+        ),
+        (
+            "DB_PASSWORD=hunter2hunter2",
+            "DB_PASSWORD=[REDACTED:password]",
+        ),
+        (
+            "\"client_secret\": \"s3cr3t-value\"",
+            "\"client_secret\": [REDACTED:secret]",
+        ),
+        (
+            "{\"appId\": \"cli_a1b2\", \"appSecret\": \"ogOdad9lsRS5dUnJjkXRqyEo8Vet1jlG\"}",
+            "{\"appId\": \"cli_a1b2\", \"appSecret\": [REDACTED:secret]}",
+        ),
+        (
+            "app secret ：BpyShg7Sdxukz6MQ59uNMxbrqUqIjjEB",
+            "app secret ：[REDACTED:secret]",
+        ),
+        (
+            "export GITHUB_TOKEN=abc123def456",
+            "export GITHUB_TOKEN=[REDACTED:token]",
+        ),
+        ("api_key: 'k-1234567890'", "api_key: [REDACTED:api-key]"),
+        (
+            "- **飞书 App Secret**: `BpyShg7Sdxukz6MQ59uNMxbrqUqIjjEB`",
+            "- **飞书 App Secret**: [REDACTED:secret]",
+        ),
+        (
+            "Stripe sk_live_cK8nkB6VRLetC6Psnc1OAPZn and rk_live_cK8nkB6VRLetC6Psnc1OAPZn",
+            "Stripe [REDACTED:stripe-key] and [REDACTED:stripe-key]",
+        ),
+        (
+            "mirror uses glpat-9CfNDxlexuamy4D9Ae2z ok",
+            "mirror uses [REDACTED:gitlab-token] ok",
+        ),
+        (
+            "CI：npm_q3C7qhuMk9zUGIAJsam9cDIPYSTGnAvqGCAk",
+            "CI：[REDACTED:npm-token]",
+        ),
+        (
+            "Maps 用 AIzaDgMHxHkt2NumGDbneu7Z_GymloP8M9tJCWi",
+            "Maps 用 [REDACTED:google-api-key]",
+        ),
+        (
+            "DATABASE_URL=postgres://orders_app:0NHLjxkoVVvpWbj8hk@db-7.internal:5432/orders",
+            "DATABASE_URL=postgres://orders_app:[REDACTED:url-password]@db-7.internal:5432/orders",
+        ),
+        (
+            "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA==\n-----END RSA PRIVATE KEY-----\nafter",
+            "[REDACTED:private-key]\nafter",
+        ),
+        (
+            "-----BEGIN PRIVATE KEY-----\nMIIEvQIBADAN\nBgkqhkiG9w0B",
+            "[REDACTED:private-key]",
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(redacted(input), want, "input: {input}");
+    }
+}
+
+#[test]
+fn ordinary_text_and_code_are_left_alone() {
+    let keep = [
+        "sha256 3f79bb7b435b05321651daefd374cdc681dc06faa65e374e38337b88ca046dea",
+        "edit /home/ana/src/token.rs and src/password_reset.rs",
+        "session gwar7autu3gbs32c in [[memory/2026-03-28T22-34-06.792Z--gwar7autu3gbs32c--summary.md|summary]]",
+        "session_token: gwar7autu3gbs32c",
+        "max_tokens: 4096",
+        "the password is too weak, said the linter",
+        "token: null and password=$DB_PASSWORD and secret: <your secret>",
+        "commit a1b2c3d4e5f6a7b8c9d0e1f2a3b4c5d6e7f8a9b0",
+        "ask-anything is not a key, nor is task-1234567890123456789012",
+        "token = resp.json()[\"access_token\"]",
+        "access_token = resp.json()[\"tenant_access_token\"]",
+        "api_key=os.getenv(\"GEMINI_API_KEY\")",
+        "genai.configure(api_key=os.getenv('GEMINI_API_KEY'))",
+        "GITHUB_TOKEN = os.environ.get('GITHUB_TOKEN')",
+        "self._client = OpenAI(api_key=self._api_key)",
+        "password_hash = bcrypt.hashpw(pw.encode(), bcrypt.gensalt())",
+        "def login(username: str, password: str) -> bool:",
+        "const token = await getToken();",
+        "curl -H \"Authorization: bearer YOUR_GITHUB_TOKEN\" https://api.github.com/graphql",
+        "see https://example.com/docs and git@github.com:owner/repo.git",
+        "Release artifact sha256: e3934b5610a6cad4bb0a86e2c72ea9de9c38d2c0aa1556e8364e55968c43e8a3",
+        "apps/app/src/client/components/AppInnerSidebar.tsx",
+        "`[\"MY_TOKEN\", \"HOOK_SECRET\"]`",
+        "secret_key = settings.SECRET_KEY",
+        "Secret: The messages below were generated by the user",
+    ];
+    for input in keep {
+        assert_eq!(redacted(input), input);
+    }
+}
+
+#[test]
+fn sanitizing_is_deterministic_and_idempotent() {
+    let input =
+        "a  \r\nDB_PASSWORD=hunter2hunter2\t\r\n\r\nsk-ant-api03-abcdefghijklmnopqrstuvwxyz\n\n\n";
+    let once = sanitize(input);
+    assert_eq!(once, sanitize(input));
+    assert_eq!(
+        once.text,
+        "a\nDB_PASSWORD=[REDACTED:password]\n\n[REDACTED:anthropic-api-key]"
+    );
+    assert_eq!(sanitize(&once.text).text, once.text);
+    assert_eq!(once.redactions.values().sum::<usize>(), 2);
+}
+
+#[test]
+fn secrets_named_in_other_languages_or_by_context_are_redacted() {
+    let cases = [
+        ("SSH密码：Xk9#mQ2v", "SSH密码：[REDACTED:password]"),
+        (
+            "服务器 root 密码是 abc123456，记得改",
+            "服务器 root 密码是 [REDACTED:password]，记得改",
+        ),
+        ("传密码 Tr0ub4dor&3 给我", "传密码 [REDACTED:password] 给我"),
+        (
+            "密码：admin 用户名：root",
+            "密码：[REDACTED:password] 用户名：root",
+        ),
+        (
+            "パスワードは hunter2hunter です",
+            "パスワードは [REDACTED:password] です",
+        ),
+        ("비밀번호: qwerty1234", "비밀번호: [REDACTED:password]"),
+        ("пароль: qwerty", "пароль: [REDACTED:password]"),
+        (
+            "contraseña: Sup3rS3creta",
+            "contraseña: [REDACTED:password]",
+        ),
+        (
+            "mot de passe : Azerty123!",
+            "mot de passe : [REDACTED:password]",
+        ),
+        ("Passwort: Geheim2024", "Passwort: [REDACTED:password]"),
+        (
+            "ALTER USER app WITH PASSWORD 'Xr4!pq9z';",
+            "ALTER USER app WITH PASSWORD [REDACTED:password];",
+        ),
+        (
+            "CREATE USER 'bob'@'%' IDENTIFIED BY 's3cr3t!';",
+            "CREATE USER 'bob'@'%' IDENTIFIED BY [REDACTED:password];",
+        ),
+        (
+            "Login credentials: admin / Welcome2026",
+            "Login credentials: admin / [REDACTED:password]",
+        ),
+        ("credentials: demo:demo", "credentials: [REDACTED:password]"),
+        (
+            "the password is hunter2 for now",
+            "the password is [REDACTED:password] for now",
+        ),
+        (
+            "Gmail app password:\nabcd efgh ijkl mnop\nthen restart",
+            "Gmail app password:\n[REDACTED:app-password]\nthen restart",
+        ),
+        ("abcd efgh ijkl mnop", "[REDACTED:app-password]"),
+        (
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=Zm9vYmFyYmF6cXV4MTIzNDU2Nzg5MA==;EndpointSuffix=core.windows.net",
+            "DefaultEndpointsProtocol=https;AccountName=acme;AccountKey=[REDACTED:connection-string];EndpointSuffix=core.windows.net",
+        ),
+        (
+            "Server=db;Database=shop;User Id=sa;Password=Passw0rd;",
+            "Server=db;Database=shop;User Id=sa;Password=[REDACTED:connection-string];",
+        ),
+        (
+            "curl -u alice:Wonder1and https://api.example.com",
+            "curl -u alice:[REDACTED:password] https://api.example.com",
+        ),
+        (
+            "mysql -uroot -pS3cretPass shop < dump.sql",
+            "mysql -uroot -p[REDACTED:password] shop < dump.sql",
+        ),
+        (
+            "sshpass -p 'rootpass' ssh root@10.0.0.2",
+            "sshpass -p [REDACTED:password] ssh root@10.0.0.2",
+        ),
+        (
+            "docker login -u bot -p dckrpass registry.local",
+            "docker login -u bot -p [REDACTED:password] registry.local",
+        ),
+        (
+            "tool --password=hunter run",
+            "tool --password=[REDACTED:password] run",
+        ),
+        (
+            "SECRET_KEY=\"django-insecure-x$9k@2!f\"",
+            "SECRET_KEY=[REDACTED:secret]",
+        ),
+        (
+            "DB_PASSWORD=x7&tail rest",
+            "DB_PASSWORD=[REDACTED:password] rest",
+        ),
+        (
+            "XAI_KEY xai-AbCdEfGhIjKlMnOpQrStUvWxYz0123456789 ok",
+            "XAI_KEY [REDACTED:api-key] ok",
+        ),
+        (
+            "groq gsk_AbCdEfGhIjKlMnOpQrStUvWxYz0123456789abcdef",
+            "groq [REDACTED:api-key]",
+        ),
+        (
+            "bot 123456789:AAHdqTcvCH1vGWJxfSeofSAs0K5PALDsaw0 here",
+            "bot [REDACTED:bot-token] here",
+        ),
+        (
+            "- API Token: `t-g1043ymfT3KKNYRXB0ECAKVI2NA0ELXT2GUSHFFH`",
+            "- API Token: `[REDACTED:feishu-token]`",
+        ),
+        (
+            "\"t-g1043ymfT3KKNYRXB0ECAKVI2NA0ELXT2GUSHFFH\"",
+            "\"[REDACTED:feishu-token]\"",
+        ),
+        (
+            "数据库password: Abc12345x，发布用npm_q3C7qhuMk9zUGIAJsam9cDIPYSTGnAvqGCAk的令牌",
+            "数据库password: [REDACTED:password]，发布用[REDACTED:npm-token]的令牌",
+        ),
+        (
+            "url https://x.test/cb?token=AbC123xyz&page=2",
+            "url https://x.test/cb?token=[REDACTED:token]&page=2",
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(redacted(input), want, "input: {input}");
+    }
+}
+
+#[test]
+fn prose_and_code_around_secret_words_stay_in_any_language() {
+    let keep = [
+        "密码错误，请重试",
+        "忘记密码 功能已经实现",
+        "パスワードを変更してください",
+        "пароль неверный",
+        "la contraseña segura es importante",
+        "the password is required",
+        "password (optional) for the admin",
+        "password: str = Field(...)",
+        "make sure this runs",
+        "トークン数: 4096",
+        "docker run -u 1000:1000 image",
+        "mysql -u root -p shop",
+        "print(\"wrong password\")",
+        "password_reset.rs and password-policy.md",
+        "token=$TOKEN curl -u $USER:$PASS https://x.test",
+        "credentials: see the vault",
+        "password hashing with argon2id",
+        "WITH PASSWORD $1",
+    ];
+    for input in keep {
+        assert_eq!(redacted(input), input);
+    }
+}
