@@ -782,3 +782,73 @@ fn a_bad_hook_payload_exits_0_and_shows_as_a_failed_job() {
     hook(&f, "{\"hook_event_name\": \"Stop\", \"session_id\": \"x\"}");
     assert_eq!(jobs(&f)["failed"], 1);
 }
+
+/// The real Claude Code 2.1.331's files (../shared/harness-samples), when present.
+fn harness_sample(rel: &str) -> Option<PathBuf> {
+    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../shared/harness-samples/claude-code-2.1.331")
+        .join(rel);
+    if !p.exists() {
+        eprintln!("skipped: {} is absent", p.display());
+        return None;
+    }
+    Some(p)
+}
+
+#[test]
+fn each_compact_gives_one_compaction_artifact_and_no_analysis_from_hook_or_transcript() {
+    // Two `/compact`s of one real session: the PostCompact payloads (the
+    // second holds the model's raw `<analysis>…<summary>…`) and the transcript
+    // Claude Code kept, which holds both again in its own wording.
+    let Some(transcript) = harness_sample(
+        "transcripts/home/-home-dev-code-proj2/66d2d98f-a87a-4edd-837a-0d27b86d835e.jsonl",
+    ) else {
+        return;
+    };
+    let f = Fixture::new();
+    for payload in [
+        "1795516257478583156-3448.json",
+        "1795516293741269549-6230.json",
+    ] {
+        let path = harness_sample(&format!("hook-payloads/{payload}")).unwrap();
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+        assert_eq!(v["hook_event_name"], "PostCompact");
+        v["transcript_path"] = transcript.to_string_lossy().into();
+        hook(&f, &v.to_string());
+    }
+    wait_until("the compactions to wait", || jobs(&f)["waiting"] == 2);
+    let end = serde_json::json!({
+        "session_id": "66d2d98f-a87a-4edd-837a-0d27b86d835e",
+        "transcript_path": transcript, "cwd": "/home/dev/code/proj2",
+        "hook_event_name": "SessionEnd", "reason": "prompt_input_exit"
+    });
+    hook(&f, &end.to_string());
+    wait_until("all three jobs", || jobs(&f)["succeeded"] == 3);
+
+    let compactions: Vec<String> = f
+        .memory()
+        .into_iter()
+        .filter(|n| n.ends_with("--compaction.md"))
+        .collect();
+    assert_eq!(compactions.len(), 2, "one per /compact: {compactions:?}");
+    for path in files_containing(&f.root, "analysis>") {
+        panic!("the model's analysis reached {}", path.display());
+    }
+    let second = f.read(&format!("memory/{}", compactions[1]));
+    assert!(
+        second
+            .contains("1. Primary Request and Intent: The user asked to add a hello world script"),
+        "{second}"
+    );
+    assert!(
+        !second.contains("This session is being continued"),
+        "{second}"
+    );
+    let memory = f.read("MEMORY.md");
+    assert!(
+        memory.contains("Compacted context of proj2: The user asked to add a hello world script"),
+        "{memory}"
+    );
+    f.check_is_clean();
+}

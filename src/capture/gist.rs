@@ -70,6 +70,7 @@ pub fn compose_compaction(body: &str, project: Option<&str>) -> Option<String> {
             l.trim_start_matches(|c: char| c.is_ascii_digit() || c == '.')
                 .trim()
         })
+        .map(without_label)
         .find(|l| {
             word_count(l) >= 4
                 && !l.ends_with(':')
@@ -87,6 +88,22 @@ pub fn compose_compaction(body: &str, project: Option<&str>) -> Option<String> {
         return None;
     }
     Some(sentence::neutralise(&end_sentence(&s)))
+}
+
+/// A summary line without its section label: "Primary Request and Intent:
+/// The user asked …" says what it summarises after the colon.
+fn without_label(line: &str) -> &str {
+    let line = line.trim_start_matches('*');
+    match line.split_once(':') {
+        Some((label, rest))
+            if (1..=5).contains(&word_count(label))
+                && !label.contains(['`', '/', '('])
+                && word_count(rest) >= 4 =>
+        {
+            rest.trim().trim_start_matches('*').trim()
+        }
+        _ => line,
+    }
 }
 
 /// The subject of the last `git commit -m` the agent ran after the person's

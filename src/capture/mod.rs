@@ -346,6 +346,12 @@ pub fn compaction(
     if w.already_captured() && manifest.str("compaction_path").is_some() {
         return w.finish(Outcome::AlreadyCaptured, Produced::default());
     }
+    // The same summary came the other way (the transcript's copy, at session end).
+    if w.existing.own(ArtifactKind::Compaction, &w.key).is_none()
+        && w.existing.has_compaction(&body)
+    {
+        return w.finish(Outcome::AlreadyCaptured, Produced::default());
+    }
     let flag = |k: &str| {
         manifest
             .frontmatter

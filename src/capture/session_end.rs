@@ -458,11 +458,7 @@ fn write_compactions(
         let s = sanitize::sanitize(&c.text);
         add_redactions(produced, &s.redactions);
         let body = inert_invalid_links(s.text);
-        let sha = contract::body_sha256(&body);
-        if existing
-            .of_kind(ArtifactKind::Compaction)
-            .any(|f| f.body_sha256.as_deref() == Some(sha.as_str()))
-        {
+        if existing.has_compaction(&body) {
             continue;
         }
         let key = super::compaction_key(&body);

@@ -29,6 +29,8 @@ pub(super) struct OnDisk {
     pub(super) captured_at: Option<DateTime<Utc>>,
     pub(super) frontmatter: Mapping,
     pub(super) body_sha256: Option<String>,
+    /// A compaction's [`fingerprint`](super::transcript::compaction::fingerprint).
+    pub(super) summary_print: Option<String>,
 }
 
 impl OnDisk {
@@ -86,16 +88,24 @@ impl SessionFiles {
             let path = format!("{}/{name}", contract::MEMORY_DIR);
             let text =
                 std::fs::read_to_string(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
-            let (frontmatter, body_sha256) = match crate::parse::parse_document(&text) {
-                Ok(doc) => (doc.frontmatter, Some(contract::body_sha256(doc.body))),
-                Err(_) => (Mapping::new(), None),
-            };
+            let (frontmatter, body_sha256, summary_print) =
+                match crate::parse::parse_document(&text) {
+                    Ok(doc) => (
+                        doc.frontmatter,
+                        Some(contract::body_sha256(doc.body)),
+                        (parsed.kind == ArtifactKind::Compaction)
+                            .then(|| super::transcript::compaction::fingerprint(doc.body))
+                            .flatten(),
+                    ),
+                    Err(_) => (Mapping::new(), None, None),
+                };
             files.push(OnDisk {
                 path,
                 kind: parsed.kind,
                 captured_at: parsed.captured_at,
                 frontmatter,
                 body_sha256,
+                summary_print,
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
@@ -109,6 +119,16 @@ impl SessionFiles {
     /// The newest file of a kind (names sort by capture time).
     pub(super) fn newest(&self, kind: ArtifactKind) -> Option<&OnDisk> {
         self.of_kind(kind).last()
+    }
+
+    /// Whether the session holds a compaction with this summary already (the
+    /// hook's copy, when the transcript's arrives, or the other way round).
+    pub(super) fn has_compaction(&self, body: &str) -> bool {
+        let print = super::transcript::compaction::fingerprint(body);
+        print.is_some()
+            && self
+                .of_kind(ArtifactKind::Compaction)
+                .any(|f| f.summary_print == print)
     }
 
     /// The immutable artifact of `kind` an earlier run of this same call wrote.

@@ -159,7 +159,11 @@ pub fn interpret(
             Ok(HookAction::Enqueue(JobRequest::Compaction {
                 agent_id: agent_id.to_string(),
                 session_id: session_id()?,
-                body: crate::capture::sanitize::sanitize(summary).text,
+                // The model's raw text: its `<analysis>` goes, its `<summary>` stays.
+                body: crate::capture::sanitize::sanitize(
+                    &crate::capture::transcript::compaction::summary(summary),
+                )
+                .text,
                 captured_at: now,
             }))
         }

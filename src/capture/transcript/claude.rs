@@ -7,6 +7,7 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
+use super::compaction::CONTINUED;
 use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
 /// Line types that carry no conversation.
@@ -25,9 +26,6 @@ const BOOKKEEPING: &[&str] = &[
     "mode",
     "permission-mode",
 ];
-
-/// The prefix of a compaction summary Claude Code writes as a user message.
-const CONTINUED: &str = "This session is being continued from a previous conversation";
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::ClaudeCode, keep);

@@ -15,6 +15,7 @@ mod aider;
 mod claude;
 pub mod clean;
 mod codex;
+pub mod compaction;
 mod lines;
 mod pi;
 mod source;
@@ -400,14 +401,20 @@ impl Transcript {
         }
     }
 
-    /// Adds a compaction unless it is empty or repeats the previous one.
+    /// Adds a compaction's summary unless it is empty or repeats an earlier one.
     fn push_compaction(&mut self, text: &str, at: Option<&str>) {
-        let text = text.trim();
-        if text.is_empty() || self.compactions.iter().any(|c| c.text == text) {
+        let text = compaction::summary(text);
+        let print = compaction::fingerprint(&text);
+        if print.is_none()
+            || self
+                .compactions
+                .iter()
+                .any(|c| compaction::fingerprint(&c.text) == print)
+        {
             return;
         }
         self.compactions.push(CompactionNote {
-            text: text.to_string(),
+            text,
             at: at.and_then(crate::contract::parse_ts),
         });
     }

@@ -56,10 +56,8 @@ fn codex_prefers_event_messages_and_keeps_compactions() {
     assert_eq!(t.messages.len(), 2);
     assert_eq!(t.commands(), vec!["rg pay"]);
     let texts: Vec<&str> = t.compactions.iter().map(|c| c.text.as_str()).collect();
-    assert_eq!(
-        texts,
-        vec!["Summary: retry added.", "## User\n\nAdd a retry"]
-    );
+    // The "Summary:" heading goes with the wrapping, as in Claude Code's copy.
+    assert_eq!(texts, vec!["retry added.", "## User\n\nAdd a retry"]);
     assert_eq!(
         t.last(Role::Assistant),
         Some("Added backoff in src/pay.rs.")

@@ -1,0 +1,115 @@
+//! A compaction's summary, as the model wrote it, without what wraps it: the
+//! model's `<analysis>` scratch (PostCompact hook payloads) or `Analysis:`
+//! section (older transcripts), the `<summary>` tags, and Claude Code's
+//! preamble and trailer around the copy it keeps in the transcript ("This
+//! session is being continued …", "If you need specific details …"). The hook
+//! and the transcript give the same compaction the same text this way, so it
+//! is captured once.
+//!
+//! Owns: the text of one compaction. Must not: read files or judge secrets.
+
+use super::clean::strip_blocks;
+
+/// Claude Code's first line of the transcript's copy of a compaction.
+pub const CONTINUED: &str = "This session is being continued from a previous conversation";
+
+/// Where Claude Code's instructions to the model after the summary begin.
+const TRAILERS: &[&str] = &[
+    "If you need specific details from before compaction",
+    "Please continue the conversation from where we left it off",
+    "Continue the conversation from where it left off",
+    "The messages after this summary are the most recent messages",
+];
+
+/// The summary proper of a compaction, from a hook payload or a transcript.
+pub fn summary(raw: &str) -> String {
+    let mut text = raw.trim().to_string();
+    if text.starts_with(CONTINUED) {
+        // The preamble is the first line; a reminder block may follow it.
+        text = text
+            .split_once('\n')
+            .map_or("", |(_, rest)| rest)
+            .to_string();
+        text = strip_blocks(&text, &["system-reminder"]);
+    }
+    if let Some(cut) = TRAILERS.iter().filter_map(|t| text.find(t)).min() {
+        text.truncate(cut);
+    }
+    text = strip_blocks(&text, &["analysis"]);
+    if let Some(inner) = tagged(&text, "summary") {
+        text = inner.to_string();
+    }
+    let trimmed = text.trim_start();
+    // Older transcripts: "Analysis:\n…\n\nSummary:\n…".
+    if trimmed.starts_with("Analysis:")
+        && let Some(at) = trimmed.find("\nSummary:")
+    {
+        text = trimmed[at + 1..].to_string();
+    }
+    let trimmed = text.trim();
+    trimmed
+        .strip_prefix("Summary:")
+        .unwrap_or(trimmed)
+        .trim()
+        .to_string()
+}
+
+/// The inside of `<tag>…</tag>` (to the end when the close tag is missing).
+fn tagged<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
+    let open = format!("<{tag}>");
+    let start = text.find(&open)? + open.len();
+    let rest = &text[start..];
+    Some(
+        rest.find(&format!("</{tag}>"))
+            .map_or(rest, |end| &rest[..end]),
+    )
+}
+
+/// What makes two compaction texts the same summary: their letters and
+/// digits, lowercased, hashed; case, markup and spacing are set aside (the
+/// hook's copy and the transcript's may differ in a blank line or a list
+/// marker). `None` for a text with no letters.
+pub fn fingerprint(text: &str) -> Option<String> {
+    let letters: String = text
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    (!letters.is_empty()).then(|| crate::contract::body_sha256(&letters))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HOOK: &str = "<analysis>The user asked for a hello world script; I wrote hello.py.</analysis>\n<summary>\n1. Primary Request and Intent: The user asked to add a hello world script to the project.\n2. Files and Code Sections: hello.py was created.\n</summary>";
+    const TRANSCRIPT: &str = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n<system-reminder>\n<tools-used-before-summary>Read, Write</tools-used-before-summary>\n</system-reminder>\nSummary:\n1. Primary Request and Intent: The user asked to add a hello world script to the project.\n2. Files and Code Sections: hello.py was created.\n\nIf you need specific details from before compaction (like exact code snippets), read the full transcript at: /home/dev/x.jsonl\nContinue the conversation from where it left off without asking the user any further questions.";
+
+    #[test]
+    fn the_hook_and_the_transcript_give_the_same_summary_without_analysis() {
+        let want = "1. Primary Request and Intent: The user asked to add a hello world script to the project.\n2. Files and Code Sections: hello.py was created.";
+        assert_eq!(summary(HOOK), want);
+        assert_eq!(summary(TRANSCRIPT), want);
+        assert_eq!(
+            fingerprint(&summary(HOOK)),
+            fingerprint(&summary(TRANSCRIPT))
+        );
+    }
+
+    #[test]
+    fn an_older_transcripts_analysis_section_and_trailer_are_dropped() {
+        let old = "This session is being continued from a previous conversation that ran out of context. The conversation is summarized below:\nAnalysis:\nLet me chronologically analyze the conversation.\n\nSummary:\n1. Primary Request: fix the retry loop.\nPlease continue the conversation from where we left it off without asking the user any further questions.";
+        assert_eq!(summary(old), "1. Primary Request: fix the retry loop.");
+    }
+
+    #[test]
+    fn a_plain_summary_is_kept_as_it_is() {
+        let plain = "I added hello.py, a hello world script.";
+        assert_eq!(summary(plain), plain);
+        assert_ne!(fingerprint(plain), fingerprint("I added goodbye.py."));
+        assert_eq!(
+            fingerprint(plain),
+            fingerprint("i ADDED hello.py,\n\n a hello world script")
+        );
+    }
+}
