@@ -851,3 +851,25 @@ fn each_compact_gives_one_compaction_artifact_and_no_analysis_from_hook_or_trans
     );
     f.check_is_clean();
 }
+
+#[test]
+fn a_turn_that_announces_then_reports_has_the_report_as_its_outcome() {
+    // Real Claude Code 2.1.331: "I'll create a hello world script.", a Write
+    // call, then "I added hello.py, …".
+    let Some(transcript) = harness_sample(
+        "transcripts/home/-home-dev-code-proj0/dce1eb90-36d4-45da-a4c0-76b8d5ab0281.jsonl",
+    ) else {
+        return;
+    };
+    let f = Fixture::new();
+    let path = transcript.to_string_lossy();
+    f.cmd(LATER)
+        .args(["capture", "session-end", "--transcript", &path])
+        .assert()
+        .success();
+    let summary = f.read(&f.find("summary"));
+    let outcome = summary.split("## Outcome\n\n").nth(1).unwrap_or_default();
+    assert!(outcome.starts_with("I added hello.py"), "{summary}");
+    assert!(!summary.contains("outcome: I'll"), "{summary}");
+    assert!(summary.contains("; outcome: I added hello.py"), "{summary}");
+}

@@ -139,8 +139,8 @@ fn end_sentence(s: &str) -> String {
     format!("{s}.")
 }
 
-/// The first sentence of an answer that says something: "Done!" and
-/// "Good catch!" give way to the sentence after them.
+/// The first sentence of an answer that says something: "Done!", "Good
+/// catch!" and "Let me check." give way to the sentence after them.
 fn outcome_gist(answer: &str) -> String {
     let mut rest = answer.trim();
     let mut first = None;
@@ -149,8 +149,11 @@ fn outcome_gist(answer: &str) -> String {
         if one.is_empty() {
             break;
         }
-        first.get_or_insert_with(|| one.clone());
-        if word_count(&one) >= 4 {
+        let narration = super::outcome::is_narration(&one);
+        if !narration {
+            first.get_or_insert_with(|| one.clone());
+        }
+        if word_count(&one) >= 4 && !narration {
             return one;
         }
         let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
@@ -161,7 +164,7 @@ fn outcome_gist(answer: &str) -> String {
             .unwrap_or_default()
             .trim_start_matches(['.', '!', '?', ' ', '\n']);
     }
-    first.unwrap_or_default()
+    first.unwrap_or_else(|| gist(answer.trim()))
 }
 
 fn plural(n: usize) -> &'static str {

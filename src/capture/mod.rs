@@ -13,6 +13,7 @@
 //! what is missing, and ends with exactly the files an uninterrupted run writes.
 
 mod gist;
+pub mod outcome;
 
 pub mod sanitize;
 mod session_end;

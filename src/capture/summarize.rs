@@ -174,20 +174,9 @@ pub fn substantive(text: &str) -> bool {
     text.starts_with('/') || crate::sentence::word_count(text) >= 3
 }
 
-/// The agent's last answer, cut to its first paragraph (with the next one when
-/// the first only introduces it).
+/// What came of the session (see [`super::outcome`]).
 pub fn outcome(t: &Transcript) -> String {
-    let Some(last) = t.last(Role::Assistant) else {
-        return String::new();
-    };
-    let paras = paragraphs(last);
-    let Some(first) = paras.first() else {
-        return String::new();
-    };
-    if first.ends_with(':') && paras.len() > 1 {
-        return format!("{first}\n\n{}", paras[1]);
-    }
-    first.to_string()
+    super::outcome::outcome(t)
 }
 
 fn section(out: &mut String, title: &str, text: &str) {

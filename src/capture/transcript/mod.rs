@@ -53,12 +53,27 @@ pub struct Message {
     pub tools: Vec<ToolUse>,
     /// Lines of one streamed response share this id and are joined.
     id: Option<String>,
+    /// Where the text written after the turn's last tool call begins: the
+    /// agent's report, as opposed to what it said it was about to do.
+    report_from: usize,
     /// Left out to keep the transcript in its budget: the digest its
     /// rendering had, for the capture cursor.
     elided: Option<String>,
 }
 
 impl Message {
+    /// What the agent said after its last tool call in this turn; the whole
+    /// text when it said nothing after it.
+    pub fn report(&self) -> &str {
+        let from = (self.report_from..=self.text.len())
+            .find(|&i| self.text.is_char_boundary(i))
+            .unwrap_or(self.text.len());
+        match self.text[from..].trim() {
+            "" => self.text.trim(),
+            after => after,
+        }
+    }
+
     fn bytes(&self) -> usize {
         self.text.len()
             + self
@@ -273,11 +288,15 @@ impl Transcript {
     }
 
     pub fn last(&self, role: Role) -> Option<&str> {
+        self.last_message(role).map(|m| m.text.as_str())
+    }
+
+    /// The newest message of `role` that has text.
+    pub fn last_message(&self, role: Role) -> Option<&Message> {
         self.messages
             .iter()
             .rev()
             .find(|m| m.role == role && !m.text.trim().is_empty())
-            .map(|m| m.text.as_str())
     }
 
     /// Every tool call, in order.
@@ -356,6 +375,10 @@ impl Transcript {
                 last.text.push_str(text.trim());
                 cut_message(&mut last.text, cap);
             }
+            // A segment's text comes before its tool calls; what follows them is the report.
+            if !tools.is_empty() {
+                last.report_from = last.text.len();
+            }
             last.tools.extend(tools);
             let after = last.bytes();
             self.note_kept(role, after.saturating_sub(before));
@@ -363,11 +386,13 @@ impl Transcript {
         }
         let mut text = text.trim().to_string();
         cut_message(&mut text, cap);
+        let report_from = if tools.is_empty() { 0 } else { text.len() };
         let message = Message {
             role,
             text,
             tools,
             id,
+            report_from,
             elided: None,
         };
         let bytes = message.bytes();

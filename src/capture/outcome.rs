@@ -1,0 +1,201 @@
+//! What came of a session: what the agent reported at the end of its last
+//! turn, not what it said it was about to do.
+//!
+//! Narration is recognised first by position (the text a turn writes before
+//! its last tool call is intent; what follows the call is the report, in any
+//! language), then, inside the report, by how a sentence opens or ends ("I'll
+//! …", "Let me …", "…하겠습니다", "让我…") when a result follows it. Thinking blocks and their placeholders never count.
+//!
+//! Owns: choosing the outcome text. Must not: shorten it for the sentence
+//! (the gist does) or do I/O.
+
+use super::transcript::{Role, Transcript, clean};
+
+/// Openings of a sentence that announces work instead of reporting it.
+const INTENT_OPENINGS: &[&str] = &[
+    "i'll ",
+    "i will ",
+    "i’ll ",
+    "let me ",
+    "let's ",
+    "now i'll ",
+    "now i will ",
+    "now let me ",
+    "now i need to ",
+    "now i ",
+    "next, i",
+    "next i",
+    "first, i",
+    "first i",
+    "i'm going to ",
+    "i am going to ",
+    "i need to ",
+    "i'll now ",
+    "okay, let me",
+    "ok, let me",
+    "great, let me",
+    "perfect! let me",
+    "perfect! now",
+    "我来",
+    "让我",
+    "讓我",
+    "我将",
+    "我將",
+    "我会",
+    "我會",
+    "我先",
+    "接下来",
+    "下面我",
+    "现在我",
+    "現在我",
+    "首先",
+    "まず",
+    "次に",
+    "では、",
+    "それでは",
+    "먼저",
+    "이제 ",
+    "다음으로",
+    "다음 단계로",
+];
+
+/// Endings of a sentence that announces work: Japanese "…します" / "…しましょう"
+/// / "…していきます", Korean "…하겠습니다" / "…할게요" / "…하겠습니다.".
+const INTENT_ENDINGS: &[&str] = &[
+    "します",
+    "しましょう",
+    "していきます",
+    "してみます",
+    "確認します",
+    "하겠습니다",
+    "할게요",
+    "하겠어요",
+    "해보겠습니다",
+    "살펴보겠습니다",
+];
+
+/// The agent's last report: its final turn's text after its last tool call,
+/// without thinking, from the first paragraph that is not narration (with
+/// the next one when that paragraph only introduces it).
+pub fn outcome(t: &Transcript) -> String {
+    let Some(last) = t.last_message(Role::Assistant) else {
+        return String::new();
+    };
+    let report = without_thinking(last.report());
+    let paras: Vec<&str> = report
+        .split("\n\n")
+        .map(str::trim)
+        .filter(|p| !p.is_empty() && !p.starts_with('#'))
+        .collect();
+    let Some(start) = paras
+        .iter()
+        .position(|p| !is_narration(p) && !p.starts_with("```"))
+        .or(paras.len().checked_sub(1))
+    else {
+        return String::new();
+    };
+    let first = paras[start];
+    match paras.get(start + 1) {
+        Some(next) if first.ends_with([':', '：']) => format!("{first}\n\n{next}"),
+        _ => first.to_string(),
+    }
+}
+
+/// Whether a paragraph or sentence announces what the agent is about to do.
+pub fn is_narration(text: &str) -> bool {
+    let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
+    let lower = t.to_lowercase();
+    let first_sentence = lower
+        .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let core = first_sentence.trim_end_matches(['.', '!', '?', '。', '！', '？', '…', ' ']);
+    // A lead-in ending in a colon is not narration here: before a tool call
+    // it is outside the report already, and inside it it introduces the
+    // result ("Here is metrics_check.py:"), which the outcome joins.
+    INTENT_OPENINGS.iter().any(|o| lower.starts_with(o))
+        || INTENT_ENDINGS.iter().any(|e| core.ends_with(e))
+}
+
+/// A text without `<thinking>` blocks and the placeholders some harnesses
+/// leave where one was (`<thinking-content-7bbeb8e1…>`).
+fn without_thinking(text: &str) -> String {
+    let stripped = clean::strip_blocks(text, &["thinking", "think"]);
+    stripped
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            !(l.starts_with("<thinking") && l.ends_with('>'))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::transcript::read;
+
+    fn claude(lines: &[serde_json::Value]) -> Transcript {
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        read(&text.join("\n"))
+    }
+
+    fn assistant(uuid: &str, content: serde_json::Value) -> serde_json::Value {
+        serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "assistant", "content": content}})
+    }
+
+    #[test]
+    fn the_report_after_the_last_tool_call_is_the_outcome_not_the_announcement() {
+        let t = claude(&[
+            serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+                "message": {"role": "user", "content": "please add a hello world script"}}),
+            assistant(
+                "a1",
+                serde_json::json!([{"type": "text", "text": "I'll create a hello world script."}]),
+            ),
+            assistant(
+                "a2",
+                serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Write",
+                "input": {"file_path": "/p/hello.py", "content": "print('hi')"}}]),
+            ),
+            assistant(
+                "a3",
+                serde_json::json!([{"type": "text", "text": "I added hello.py, which prints hi."}]),
+            ),
+        ]);
+        assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
+    }
+
+    #[test]
+    fn narration_in_any_language_gives_way_to_the_result_that_follows() {
+        for (narration, result) in [
+            (
+                "Let me read the config first.",
+                "The config had a typo in the port; fixed.",
+            ),
+            (
+                "다음 단계로 tasks.md를 생성하겠습니다.",
+                "tasks.md에 65개의 작업을 생성했습니다.",
+            ),
+            (
+                "让我收集本次对话涉及的文件。",
+                "已更新 README.md 和 docs/setup.md。",
+            ),
+            ("では、テストを実行します。", "テストは全て成功しました。"),
+        ] {
+            assert!(is_narration(narration), "{narration}");
+            assert!(!is_narration(result), "{result}");
+        }
+        assert!(!is_narration("I added hello.py."));
+        assert!(!is_narration("65 tasks generated in tasks.md"));
+    }
+
+    #[test]
+    fn thinking_and_its_placeholders_are_never_the_outcome() {
+        let text = "<thinking>weigh options</thinking>\n<thinking-content-7bbeb8e1a2>\n\nFixed the retry loop.";
+        assert_eq!(without_thinking(text).trim(), "Fixed the retry loop.");
+    }
+}
