@@ -203,7 +203,23 @@ fn gist(text: &str) -> String {
         .find(|l| !l.is_empty() && !l.starts_with("```"))
         .unwrap_or_default();
     let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
-    let mut out = first_sentence(line).replace("**", "").replace('`', "");
+    let mut out = first_sentence(line);
+    // "How could I solve this issue:" says its point after the colon.
+    if out.ends_with([':', '：'])
+        && let Some(next) = after(text, &out).and_then(|rest| {
+            // A code block after the colon is not words to add.
+            rest.lines()
+                .map(str::trim)
+                .find(|l| !l.is_empty())
+                .filter(|l| !l.starts_with("```"))
+        })
+    {
+        out = format!(
+            "{out} {}",
+            first_sentence(next.trim_start_matches(['#', '>', '-', '*', ' ']))
+        );
+    }
+    let mut out = short_paths(&out).replace("**", "").replace('`', "");
     out = out.replace(" @", " ");
     for polite in [
         "please ",
@@ -227,6 +243,27 @@ fn gist(text: &str) -> String {
         Some(c) if c.is_lowercase() && !commandish => c.to_uppercase().chain(chars).collect(),
         _ => out,
     }
+}
+
+/// The text after the first occurrence of `part`.
+fn after<'a>(text: &'a str, part: &str) -> Option<&'a str> {
+    text.find(part).map(|i| &text[i + part.len()..])
+}
+
+/// Absolute paths with their last two parts (`…/docs/architecture.md`), so a
+/// request keeps its words when it is clipped.
+fn short_paths(text: &str) -> String {
+    static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(^|[^A-Za-z0-9_.~/-])((?:~|/)[A-Za-z0-9_.~-]*(?:/[A-Za-z0-9_.~@+-]+){3,})",
+        )
+        .expect("pattern compiles")
+    });
+    PATH.replace_all(text, |c: &regex::Captures<'_>| {
+        let parts: Vec<&str> = c[2].rsplitn(3, '/').collect();
+        format!("{}…/{}/{}", &c[1], parts[1], parts[0])
+    })
+    .into_owned()
 }
 
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
@@ -275,6 +312,20 @@ mod tests {
     use super::*;
     use crate::capture::transcript;
     use crate::config::SentenceConfig;
+
+    #[test]
+    fn a_request_keeps_its_point_after_a_colon_and_its_words_around_a_long_path() {
+        assert_eq!(
+            gist("How could I solve this issue:\nthe build fails with E0308 in src/main.rs"),
+            "How could I solve this issue: the build fails with E0308 in src/main.rs"
+        );
+        assert_eq!(
+            gist("基于/home/ana/work/proj/docs/architecture.md 写一个实现计划"),
+            "基于…/docs/architecture.md 写一个实现计划"
+        );
+        // A relative path is the person's words: left whole.
+        assert_eq!(gist("edit src/app/main.rs now"), "edit src/app/main.rs now");
+    }
 
     #[test]
     fn a_session_sentence_says_request_place_and_outcome_and_passes_the_floor() {

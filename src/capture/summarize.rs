@@ -170,8 +170,53 @@ pub fn requests(t: &Transcript) -> Vec<String> {
 /// Whether a request says something on its own (three words, six CJK
 /// characters, or a slash command).
 pub fn substantive(text: &str) -> bool {
-    // A slash command (`/erk:plan-implement 8107`) is a request in itself.
-    text.starts_with('/') || crate::sentence::word_count(text) >= 3
+    let text = text.trim();
+    // A slash command with an argument or a namespace (`/erk:plan-implement
+    // 8107`) is a request in itself; a bare one (`/effort`) steers the harness.
+    if text.starts_with('/') {
+        return text.contains([' ', ':', '\n']);
+    }
+    crate::sentence::word_count(text) >= 3 && !is_greeting(text)
+}
+
+/// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
+fn is_greeting(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "good morning",
+        "good afternoon",
+        "good evening",
+        "yo",
+        "hola",
+        "bonjour",
+        "salut",
+        "ciao",
+        "hallo",
+        "olá",
+        "ola",
+        "привет",
+        "здравствуйте",
+        "你好",
+        "您好",
+        "嗨",
+        "こんにちは",
+        "こんばんは",
+        "おはよう",
+        "안녕",
+    ];
+    let lower = text.to_lowercase();
+    let opens = OPENERS.iter().any(|o| {
+        lower.starts_with(o)
+            && lower[o.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
+    });
+    let asks = text.contains(['?', '？']) && !lower.contains("how are you");
+    opens && !asks && crate::sentence::word_count(text) <= 8
 }
 
 /// What came of the session (see [`super::outcome`]).
@@ -249,6 +294,27 @@ pub fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn greetings_and_bare_slash_commands_are_not_the_request() {
+        for opener in [
+            "hi",
+            "Hello Pi, nice to meet you!",
+            "你好",
+            "/effort",
+            "/model",
+        ] {
+            assert!(!substantive(opener), "{opener}");
+        }
+        for ask in [
+            "Hi, can you fix the failing test in src/pay.rs?",
+            "/erk:plan-implement 8107",
+            "/review src/pay.rs",
+            "hello.py should print goodbye too",
+        ] {
+            assert!(substantive(ask), "{ask}");
+        }
+    }
 
     #[test]
     fn extractive_summary_lists_request_files_commands_and_outcome() {

@@ -104,7 +104,7 @@ pub fn claude_user(text: &str) -> Option<String> {
     if let Some(input) = between(&out, "<bash-input>", "</bash-input>") {
         out = format!("! {}", input.trim());
     }
-    keep(out)
+    person(&out)
 }
 
 /// `<command-name>/x</command-name><command-args>a</command-args>` as `/x a`;
@@ -133,11 +133,15 @@ pub fn codex_user(text: &str) -> Option<String> {
     if CODEX_INJECTED.iter().any(|p| text.starts_with(p)) {
         return None;
     }
-    if text.starts_with("# Context from my IDE setup:") {
+    // IDE preambles ("# Context from my IDE setup:", "# Files mentioned by
+    // the user:") end where the person's request begins.
+    if text.starts_with("# Context from my IDE setup:")
+        || text.starts_with("# Files mentioned by the user:")
+    {
         let (_, request) = text.split_once("## My request for Codex:")?;
-        return keep(request.to_string());
+        return person(request);
     }
-    keep(strip_blocks(
+    person(&strip_blocks(
         text,
         &["environment_context", "user_instructions"],
     ))
@@ -190,7 +194,7 @@ pub fn openclaw_user(text: &str) -> Option<String> {
     if out == "[media attached]" {
         return keep(out);
     }
-    keep(out)
+    person(&out)
 }
 
 /// Chat mentions (`<at user_id="ou_1">demo</at>`) as `@demo`.
@@ -323,6 +327,11 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
     let start = text.find(open)? + open.len();
     let end = text[start..].find(close)? + start;
     Some(&text[start..end])
+}
+
+/// A person's words: without chat, scheduler and queue envelopes, if any remain.
+fn person(text: &str) -> Option<String> {
+    keep(super::envelope::unwrap(text))
 }
 
 fn keep(text: String) -> Option<String> {

@@ -16,6 +16,7 @@ mod claude;
 pub mod clean;
 mod codex;
 pub mod compaction;
+mod envelope;
 mod lines;
 mod pi;
 mod source;

@@ -1,0 +1,149 @@
+//! What chat bridges, schedulers and queues put before a person's words:
+//! `[Telegram Ana (@ana) id:42 2026-02-09 18:46 GMT+1] hi`, `[Thu 2026-03-05
+//! 21:54 GMT+8] …`, `[cron:<id> nightly report] …`, `[Queued messages while
+//! agent was busy]` with its `---` / `Queued #1` lines, `[System: …]`, and the
+//! "Full transcript available at …" line a Claude Code task notification
+//! leaves. Taken off, so the request is what the person (or the job) asked.
+//!
+//! Owns: the text rules for envelopes. Must not: parse JSON lines.
+
+/// Chat networks whose name opens a bridge's envelope.
+const NETWORKS: &[&str] = &[
+    "telegram",
+    "whatsapp",
+    "discord",
+    "slack",
+    "signal",
+    "imessage",
+    "feishu",
+    "lark",
+    "wechat",
+    "weixin",
+    "matrix",
+    "teams",
+    "line",
+    "google chat",
+    "mattermost",
+    "dingtalk",
+    "qq",
+    "email",
+    "sms",
+    "webchat",
+];
+
+/// Lines a harness adds around a message, dropped wherever they stand.
+const HARNESS_LINES: &[&str] = &[
+    "Full transcript available at",
+    "Read the output file to retrieve the result",
+];
+
+/// The person's words without the envelopes before them.
+pub fn unwrap(text: &str) -> String {
+    let mut rest = text.trim_start();
+    loop {
+        let before = rest;
+        if let Some(after) = leading_envelope(rest) {
+            rest = after.trim_start();
+        }
+        // A queue's separators: `---`, `Queued #1`.
+        for marker in ["---", "Queued #"] {
+            if rest.starts_with(marker) {
+                rest = rest.split_once('\n').map_or("", |(_, r)| r).trim_start();
+            }
+        }
+        if rest == before {
+            break;
+        }
+    }
+    rest.lines()
+        .filter(|l| !HARNESS_LINES.iter().any(|h| l.trim_start().starts_with(h)))
+        .collect::<Vec<_>>()
+        .join("\n")
+        .trim()
+        .to_string()
+}
+
+/// The text after a leading `[…]` that is an envelope, not the person's.
+fn leading_envelope(text: &str) -> Option<&str> {
+    let inner_end = text.strip_prefix('[')?.find(']')? + 1;
+    let inner = &text[1..inner_end];
+    if inner.contains('\n') || inner.len() > 300 {
+        return None;
+    }
+    let lower = inner.to_lowercase();
+    let envelope = has_date_time(inner)
+        || lower.starts_with("cron:")
+        || lower.starts_with("queued messages")
+        || lower.starts_with("system:")
+        || lower.starts_with("heartbeat")
+        || NETWORKS
+            .iter()
+            .any(|n| lower.starts_with(n) && lower[n.len()..].starts_with([' ', ':']));
+    envelope.then(|| &text[inner_end + 1..])
+}
+
+/// `2026-02-09 18:46` or `2026-02-09T18:46` somewhere in the text.
+fn has_date_time(s: &str) -> bool {
+    let b = s.as_bytes();
+    let digits =
+        |r: std::ops::Range<usize>| r.clone().all(|i| b.get(i).is_some_and(u8::is_ascii_digit));
+    (0..b.len()).any(|i| {
+        digits(i..i + 4)
+            && b.get(i + 4) == Some(&b'-')
+            && digits(i + 5..i + 7)
+            && b.get(i + 7) == Some(&b'-')
+            && digits(i + 8..i + 10)
+            && matches!(b.get(i + 10), Some(b' ' | b'T'))
+            && digits(i + 11..i + 12)
+            && (b.get(i + 12) == Some(&b':')
+                || (digits(i + 12..i + 13) && b.get(i + 13) == Some(&b':')))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn chat_scheduler_and_queue_envelopes_give_way_to_the_words() {
+        for (wrapped, words) in [
+            (
+                "[Telegram Ana Lima (@ana) id:8812 2026-02-09 18:46 GMT+1] fix the cron backup",
+                "fix the cron backup",
+            ),
+            (
+                "[Thu 2026-03-05 21:54 GMT+8] 帮我整理一下周报",
+                "帮我整理一下周报",
+            ),
+            (
+                "[cron:1f0c2a7e-9b1d-4c55-8e0f-3a2b1c0d9e8f nightly report] Summarise yesterday's errors",
+                "Summarise yesterday's errors",
+            ),
+            (
+                "[Queued messages while agent was busy]\n\n---\nQueued #1\nalso update the README",
+                "also update the README",
+            ),
+            (
+                "[System: restarted] [Feishu 张三 2026-03-01 09:00] 部署到测试环境",
+                "部署到测试环境",
+            ),
+            (
+                "Summarise the run.\nFull transcript available at: /tmp/x.output",
+                "Summarise the run.",
+            ),
+        ] {
+            assert_eq!(unwrap(wrapped), words, "{wrapped}");
+        }
+    }
+
+    #[test]
+    fn brackets_that_are_the_persons_words_stay() {
+        for text in [
+            "[WIP] fix the parser",
+            "[1, 2, 3] is the input",
+            "[draft] 2026 plan",
+        ] {
+            assert_eq!(unwrap(text), text);
+        }
+    }
+}
