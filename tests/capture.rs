@@ -873,3 +873,24 @@ fn a_turn_that_announces_then_reports_has_the_report_as_its_outcome() {
     assert!(!summary.contains("outcome: I'll"), "{summary}");
     assert!(summary.contains("; outcome: I added hello.py"), "{summary}");
 }
+
+#[test]
+fn every_line_type_claude_code_2_1_331_writes_is_read_or_skipped_silently() {
+    let Some(dir) = harness_sample("transcripts") else {
+        return;
+    };
+    for entry in walkdir::WalkDir::new(dir).into_iter().flatten() {
+        if !entry.file_type().is_file() {
+            continue;
+        }
+        let f = Fixture::new();
+        let path = entry.path().to_string_lossy();
+        let out = f
+            .cmd(LATER)
+            .args(["--json", "capture", "session-end", "--transcript", &path])
+            .output()
+            .unwrap();
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        assert_eq!(report["skipped_lines"], 0, "{path}: {report}");
+    }
+}

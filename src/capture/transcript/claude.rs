@@ -25,6 +25,14 @@ const BOOKKEEPING: &[&str] = &[
     "pr-link",
     "mode",
     "permission-mode",
+    // Claude Code 2.1.2xx–2.1.331: request records, tool and cost state.
+    "atis-latch",
+    "api-request",
+    "api-request-blob",
+    "api-request-shape",
+    "tools-used",
+    "cost-state",
+    "file-history-delta",
 ];
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
