@@ -11,7 +11,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use common::files_containing;
-use common::harness::{FakeModel, program};
+use common::harness::{FakeModel, first_summary, program};
 use common::home::Home;
 use serde_json::Value;
 
@@ -75,12 +75,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         );
         std::thread::sleep(Duration::from_millis(200));
     }
-    let summary = walkdir::WalkDir::new(home.path("ws/memory"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .expect("a summary");
+    let summary = first_summary(&home.path("ws"));
     assert!(summary.contains("harness: \"claude-code\""), "{summary}");
     assert!(
         summary.contains("## Request\n\nAdd a hello function"),

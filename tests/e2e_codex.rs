@@ -11,7 +11,7 @@ mod common;
 use std::os::unix::fs::PermissionsExt;
 
 use common::files_containing;
-use common::harness::{FakeModel, program};
+use common::harness::{FakeModel, first_summary, program};
 use common::home::Home;
 
 const TOKEN: &str = "sk-proj-FAKETOKENFORE2ETESTS0123456789";
@@ -93,12 +93,7 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
         "{report}\n{}",
         home.read("ws/MEMORY.md")
     );
-    let summary = walkdir::WalkDir::new(home.path("ws/memory"))
-        .into_iter()
-        .filter_map(Result::ok)
-        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
-        .map(|e| std::fs::read_to_string(e.path()).unwrap())
-        .expect("a summary");
+    let summary = first_summary(&home.path("ws"));
     assert!(summary.contains("harness: \"codex\""), "{summary}");
     assert!(
         summary.contains("## Request\n\nAdd a hello function"),

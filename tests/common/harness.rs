@@ -57,3 +57,13 @@ impl Drop for FakeModel {
         let _ = self.child.wait();
     }
 }
+
+/// The text of the first session summary under `workspace/memory`.
+pub fn first_summary(workspace: &Path) -> String {
+    walkdir::WalkDir::new(workspace.join("memory"))
+        .into_iter()
+        .filter_map(Result::ok)
+        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a summary")
+}

@@ -81,44 +81,21 @@ fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
     let secret = values::without_next_parameter(value.as_str());
     let kind = match rule.accept {
         Accept::Assignment => {
-            if !values::is_secret_value(&caps[1], secret) {
-                return None;
-            }
-            values::assignment_kind(&caps[1])
+            values::is_secret_value(&caps[1], secret).then(|| values::assignment_kind(&caps[1]))
         }
         Accept::ForeignKey => {
             // A value that runs on into a word (`oubli|é`) is a word, not a password.
             let explicit = caps.get(2).is_some_and(|sep| !sep.as_str().is_empty());
-            if caps.get(4).is_some() || !values::is_foreign_secret(&caps[1], secret, explicit) {
-                return None;
-            }
-            rule.kind
+            (caps.get(4).is_none() && values::is_foreign_secret(&caps[1], secret, explicit))
+                .then_some(rule.kind)
         }
-        Accept::Prose => {
-            if !values::is_prose_secret(secret) {
-                return None;
-            }
-            rule.kind
-        }
-        Accept::Paired => {
-            if !values::is_paired_secret(secret) {
-                return None;
-            }
-            rule.kind
-        }
-        Accept::AppPassword => {
-            if !values::is_app_password(secret) {
-                return None;
-            }
-            rule.kind
-        }
+        Accept::Prose => values::is_prose_secret(secret).then_some(rule.kind),
+        Accept::Paired => values::is_paired_secret(secret).then_some(rule.kind),
+        Accept::AppPassword => values::is_app_password(secret).then_some(rule.kind),
         Accept::NotPlaceholder => {
-            if values::is_placeholder(secret.trim_matches(['"', '\'', '`'])) {
-                return None;
-            }
-            rule.kind
+            (!values::is_placeholder(secret.trim_matches(['"', '\'', '`']))).then_some(rule.kind)
         }
-    };
+    }?;
     let start = value.start() - whole.start();
     let keep_before = &whole.as_str()[..start];
     let keep_after = &whole.as_str()[start + secret.len()..];
