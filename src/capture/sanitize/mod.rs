@@ -40,19 +40,23 @@ pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
     for rule in RULES.iter() {
-        let mut count = 0;
-        let mut kinds: Vec<&'static str> = Vec::new();
-        let replaced =
-            rule.pattern
-                .replace_all(&text, |caps: &Captures<'_>| match redact(rule, caps) {
-                    Some((out, kind)) => {
-                        count += 1;
-                        kinds.push(kind);
-                        out
-                    }
-                    None => caps[0].to_string(),
-                });
-        if count > 0 {
+        // A match whose value ends early (`x&next=…`) keeps its tail unscanned
+        // by this pass, and the tail may hold a secret of its own: run the
+        // rule again until it redacts nothing more (idempotence).
+        for _ in 0..8 {
+            let mut kinds: Vec<&'static str> = Vec::new();
+            let replaced =
+                rule.pattern
+                    .replace_all(&text, |caps: &Captures<'_>| match redact(rule, caps) {
+                        Some((out, kind)) => {
+                            kinds.push(kind);
+                            out
+                        }
+                        None => caps[0].to_string(),
+                    });
+            if kinds.is_empty() {
+                break;
+            }
             text = replaced.into_owned();
             for kind in kinds {
                 *redactions.entry(kind).or_insert(0) += 1;
