@@ -39,11 +39,12 @@ pub struct Sanitized {
 pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
-    for rule in RULES.iter() {
-        // A match whose value ends early (`x&next=…`) keeps its tail unscanned
-        // by this pass, and the tail may hold a secret of its own: run the
-        // rule again until it redacts nothing more (idempotence).
-        for _ in 0..8 {
+    // A match whose value ends early (`x&next=…`) leaves its tail unscanned,
+    // and one rule's redaction can expose text to another: run the rules
+    // again until a pass redacts nothing more, so sanitizing is idempotent.
+    for _ in 0..8 {
+        let mut redacted = false;
+        for rule in RULES.iter() {
             let mut kinds: Vec<&'static str> = Vec::new();
             let replaced =
                 rule.pattern
@@ -55,12 +56,16 @@ pub fn sanitize(text: &str) -> Sanitized {
                         None => caps[0].to_string(),
                     });
             if kinds.is_empty() {
-                break;
+                continue;
             }
+            redacted = true;
             text = replaced.into_owned();
             for kind in kinds {
                 *redactions.entry(kind).or_insert(0) += 1;
             }
+        }
+        if !redacted {
+            break;
         }
     }
     let (text, aws) = values::aws_secrets(&text);
