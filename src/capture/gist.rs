@@ -37,7 +37,7 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
     }
     let outcome = match last_commit(t) {
         Some(msg) => format!("committed \"{}\"", clip_words(&msg, OUTCOME_WORDS)),
-        None => clip_words(&outcome_gist(&summarize::outcome(t)), OUTCOME_WORDS),
+        None => clip_words(&outcome_gist(&super::outcome::outcome(t)), OUTCOME_WORDS),
     };
     if !outcome.is_empty() {
         s.push_str("; outcome: ");

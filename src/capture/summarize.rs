@@ -134,7 +134,11 @@ pub fn extractive(t: &Transcript) -> String {
         );
         section(&mut out, "Compactions", &line);
     }
-    section(&mut out, "Outcome", &clip(&outcome(t), OUTCOME_CHARS));
+    section(
+        &mut out,
+        "Outcome",
+        &clip(&super::outcome::outcome(t), OUTCOME_CHARS),
+    );
     if out.is_empty() {
         out.push_str("(no request from a person in this session)");
     }
@@ -217,11 +221,6 @@ fn is_greeting(text: &str) -> bool {
     });
     let asks = text.contains(['?', '？']) && !lower.contains("how are you");
     opens && !asks && crate::sentence::word_count(text) <= 8
-}
-
-/// What came of the session (see [`super::outcome`]).
-pub fn outcome(t: &Transcript) -> String {
-    super::outcome::outcome(t)
 }
 
 fn section(out: &mut String, title: &str, text: &str) {

@@ -82,7 +82,8 @@ fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
     };
     let whole = caps.get(0)?;
     let value = caps.get(group)?;
-    // An earlier rule has already taken this one's secret.
+    // An earlier rule (or pass) has already taken this one's secret; the
+    // value judges in `values` rely on this and never see a redaction.
     if whole.as_str().contains("[REDACTED") {
         return None;
     }

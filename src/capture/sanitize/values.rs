@@ -92,7 +92,7 @@ const TYPE_NAMES: &[&str] = &[
 pub(super) fn is_secret_value(key: &str, value: &str) -> bool {
     let bare = value.trim_matches(['"', '\'', '`']);
     let key = key.to_ascii_lowercase();
-    if bare.chars().count() < 3 || bare.starts_with("[REDACTED") {
+    if bare.chars().count() < 3 {
         return false;
     }
     // The workspace's own tokens (`session_token: gwar7autu3gbs32c`) are identifiers, not secrets.
@@ -190,7 +190,7 @@ pub(super) fn without_next_parameter(value: &str) -> &str {
 /// `clave primaria` or `contraseña segura` stays.
 pub(super) fn is_foreign_secret(key: &str, value: &str, explicit: bool) -> bool {
     let bare = value.trim_end_matches(['.', ',', ';', ':', ')', ']', '}', '!', '?']);
-    if bare.chars().count() < 4 || value.contains("[REDACTED") || is_placeholder(bare) {
+    if bare.chars().count() < 4 || is_placeholder(bare) {
         return false;
     }
     // A count (`トークン: 4096`), not a password.
@@ -210,9 +210,6 @@ fn is_latin_letter(c: char) -> bool {
 /// that looks random, so "the password is required" and a path stay.
 /// Four groups of four letters (a mail app password) count too.
 pub(super) fn is_prose_secret(value: &str) -> bool {
-    if value.contains("[REDACTED") {
-        return false;
-    }
     let bare = value.trim_matches(|c: char| ".,;:!?()[]{}<>".contains(c));
     if is_app_password(bare) {
         return true;
@@ -232,7 +229,6 @@ pub(super) fn is_paired_secret(value: &str) -> bool {
     let bare = value.trim_end_matches(['.', ')', ']']);
     let lower = bare.to_ascii_lowercase();
     bare.chars().count() >= 3
-        && !value.contains("[REDACTED")
         && !is_placeholder(bare)
         && !matches!(lower.as_str(), "password" | "pass" | "passwd" | "pwd")
 }

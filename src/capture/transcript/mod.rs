@@ -90,6 +90,8 @@ impl Message {
 pub struct CompactionNote {
     pub text: String,
     pub at: Option<DateTime<Utc>>,
+    /// Its [`compaction::fingerprint`], to know a repeat.
+    print: String,
 }
 
 /// Which shape the transcript was read as.
@@ -430,17 +432,15 @@ impl Transcript {
     /// Adds a compaction's summary unless it is empty or repeats an earlier one.
     fn push_compaction(&mut self, text: &str, at: Option<&str>) {
         let text = compaction::summary(text);
-        let print = compaction::fingerprint(&text);
-        if print.is_none()
-            || self
-                .compactions
-                .iter()
-                .any(|c| compaction::fingerprint(&c.text) == print)
-        {
+        let Some(print) = compaction::fingerprint(&text) else {
+            return;
+        };
+        if self.compactions.iter().any(|c| c.print == print) {
             return;
         }
         self.compactions.push(CompactionNote {
             text,
+            print,
             at: at.and_then(crate::contract::parse_ts),
         });
     }
