@@ -21,7 +21,14 @@ const OUTCOME_WORDS: usize = 12;
 pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
     let requests = summarize::requests(t);
     let request = requests.first().or(t.plain.as_ref())?;
-    let request = clip_words(&gist(request), REQUEST_WORDS);
+    // When the person only greeted or steered, the session's title says
+    // what it was about; marked as the title, not as their words.
+    let request = match &t.title {
+        Some(title) if !summarize::substantive(request) => {
+            format!("\"{}\" (title)", title.text.trim())
+        }
+        _ => clip_words(&gist(request), REQUEST_WORDS),
+    };
     if request.is_empty() {
         return None;
     }

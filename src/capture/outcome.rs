@@ -78,6 +78,34 @@ const INTENT_ENDINGS: &[&str] = &[
 /// without thinking, from the first paragraph that is not narration (with
 /// the next one when that paragraph only introduces it).
 pub fn outcome(t: &Transcript) -> String {
+    let answer = answer(t);
+    match unanswered_failure(t) {
+        Some(error) if answer.is_empty() || is_narration(&answer) || !answered(t) => {
+            format!("failed: {error}")
+        }
+        _ => answer,
+    }
+}
+
+/// The error of a call that failed after the person's last request, if any.
+fn unanswered_failure(t: &Transcript) -> Option<&str> {
+    let failure = t.failure.as_ref()?;
+    let asked = t.messages.iter().rposition(|m| m.role == Role::User);
+    (asked.is_none_or(|u| failure.after > u)).then_some(failure.error.as_str())
+}
+
+/// Whether the agent reported something after the person's last request
+/// (text after its last tool call, not only before it).
+fn answered(t: &Transcript) -> bool {
+    let asked = t.messages.iter().rposition(|m| m.role == Role::User);
+    let after = asked.map_or(0, |u| u + 1);
+    t.messages[after.min(t.messages.len())..]
+        .iter()
+        .any(|m| m.role == Role::Assistant && m.reported())
+}
+
+/// The agent's last answer, narration and thinking left out.
+fn answer(t: &Transcript) -> String {
     let Some(last) = t.last_message(Role::Assistant) else {
         return String::new();
     };

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::transcript::{self, KNOWN_FORMATS, Transcript};
+use super::transcript::{self, Transcript};
 use super::writer::{OnDisk, Produced, SessionFiles, Target, Writer};
 use super::{
     CaptureReport, Outcome, SANITIZER_VERSION, SessionEnd, failpoint, fit, gist,
@@ -65,12 +65,10 @@ pub fn session_end_of(
     t: Transcript,
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
-    if !t.understood() {
+    if let Some(reason) = t.refusal() {
         return Err(CaptureError::Refused {
             path: req.transcript.clone(),
-            reason: format!(
-                "no reader understands it (no conversation found); memsync reads {KNOWN_FORMATS}"
-            ),
+            reason,
         }
         .into());
     }
@@ -78,9 +76,11 @@ pub fn session_end_of(
         .session_id
         .clone()
         .or_else(|| t.session_id.clone())
+        .or_else(|| transcript::id_in_name(&req.transcript))
         .ok_or_else(|| CaptureError::Input {
             path: req.transcript.clone(),
-            reason: "no --session-id given and the transcript names none".into(),
+            reason: "no --session-id given and neither the transcript nor its file name holds one"
+                .into(),
         })?;
     let mut w = Writer::open(
         settings,

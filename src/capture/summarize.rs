@@ -124,6 +124,18 @@ pub fn extractive(t: &Transcript) -> String {
         .map(|r| clip(&r.replace('\n', " "), LATER_CHARS))
         .collect();
     section(&mut out, "Later requests", &plain_bullets(&later));
+    if let Some(title) = &t.title {
+        let who = if title.by_model {
+            "written by the harness's model, not the person"
+        } else {
+            "named by the person"
+        };
+        section(
+            &mut out,
+            "Title",
+            &format!("{} ({who})", clip(&title.text, LATER_CHARS)),
+        );
+    }
     section(&mut out, "Files", &bullets(&t.files()));
     section(&mut out, "Commands", &bullets(&t.commands()));
     if !t.compactions.is_empty() {

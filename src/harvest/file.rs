@@ -235,6 +235,7 @@ impl Run<'_> {
         let session_id = t
             .session_id
             .clone()
+            .or_else(|| transcript::id_in_name(&f.path))
             .or_else(|| f.path.file_stem().map(|s| s.to_string_lossy().into_owned()));
         if t.ended_at.is_some_and(|end| self.now - end < self.idle) {
             report.live += 1;

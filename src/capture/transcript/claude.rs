@@ -8,7 +8,7 @@ use std::collections::HashSet;
 use serde_json::Value;
 
 use super::compaction::CONTINUED;
-use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+use super::{Format, Role, Title, Transcript, clean, set_once, str_at, text_of, tools};
 
 /// Line types that carry no conversation.
 const BOOKKEEPING: &[&str] = &[
@@ -57,7 +57,11 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         }
         let flag = |k: &str| v.get(k).and_then(Value::as_bool).unwrap_or(false);
         match kind {
-            "user" | "assistant" if flag("isSidechain") => sidechain_lines += 1,
+            "user" | "assistant" if flag("isSidechain") => {
+                sidechain_lines += 1;
+                // A sub-agent's lines carry the session that started it.
+                set_once(&mut t.parent_session, str_at(&v, "sessionId"));
+            }
             "user" => {
                 main_lines += 1;
                 user(&mut t, &v, flag("isMeta"), flag("isCompactSummary"));
@@ -66,17 +70,29 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
                 main_lines += 1;
                 assistant(&mut t, &v);
             }
+            "ai-title" | "custom-title" => title(&mut t, &v),
             k if BOOKKEEPING.contains(&k) => {}
             _ => t.skipped_lines += 1,
         }
     }
     t.subagent = main_lines == 0 && sidechain_lines > 0;
+    if !t.subagent {
+        t.parent_session = None;
+    }
     t
 }
 
 fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
     set_once(&mut t.session_id, str_at(v, "sessionId"));
     let content = &v["message"]["content"];
+    for b in content.as_array().into_iter().flatten() {
+        if b.get("type").and_then(Value::as_str) == Some("tool_result")
+            && b.get("is_error").and_then(Value::as_bool) == Some(true)
+        {
+            let output = text_of(&b["content"]).unwrap_or_default();
+            t.note_failure(&output);
+        }
+    }
     let text = text_of(content);
     let at = v.get("timestamp").and_then(Value::as_str);
     if compact || text.as_deref().is_some_and(|s| s.starts_with(CONTINUED)) {
@@ -98,12 +114,31 @@ fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
     }
 }
 
+/// The newest title; the person's own (`customTitle`) outranks a model's.
+fn title(t: &mut Transcript, v: &Value) {
+    let (text, by_model) = match str_at(v, "customTitle") {
+        Some(text) => (text, false),
+        None => match str_at(v, "aiTitle") {
+            Some(text) => (text, true),
+            None => return,
+        },
+    };
+    if by_model && t.title.as_ref().is_some_and(|old| !old.by_model) {
+        return;
+    }
+    t.title = Some(Title { text, by_model });
+}
+
 fn assistant(t: &mut Transcript, v: &Value) {
     set_once(&mut t.session_id, str_at(v, "sessionId"));
     let message = &v["message"];
     if message.get("model").and_then(Value::as_str) == Some("<synthetic>")
         || v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true)
     {
+        // The harness's stand-in for a failed model request: its text is the error.
+        if v.get("isApiErrorMessage").and_then(Value::as_bool) == Some(true) {
+            t.note_failure(&text_of(&message["content"]).unwrap_or_default());
+        }
         return;
     }
     let mut calls = Vec::new();

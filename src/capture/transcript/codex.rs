@@ -1,96 +1,276 @@
 //! Codex rollout JSONL (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`):
-//! every line an envelope `{timestamp, type, payload}`.
+//! every line an envelope `{timestamp, type, payload}`; legacy files (up to
+//! about September 2025) a bare `{id, timestamp, instructions}` line, then
+//! bare response items.
 //!
-//! Owns: the Codex item types. Plain text comes from `event_msg` user and
-//! agent messages (free of injected context); only a file with none falls
-//! back to `response_item` messages, never both.
+//! Owns: the Codex item types. The conversation comes from one source, never
+//! two (each repeats the others), the best the file has:
+//! 1. `event_msg` `item_completed` items (Codex ≥ 0.16x): messages and tool
+//!    calls in the order they happened;
+//! 2. `event_msg` `user_message`/`agent_message` (free of injected context),
+//!    with the `response_item` tool calls between them;
+//! 3. `response_item` messages and tool calls (oldest files, legacy files).
 
-use serde_json::Value;
+use serde_json::{Value, json};
 
 use super::{Format, Role, Transcript, clean, str_at, text_of, tools};
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::Codex, keep);
-    let mut fallback = Transcript::bounded(Format::Codex, keep);
-    let mut events = false;
-    let mut metas = 0;
-    for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
-            t.skipped_lines += 1;
-            continue;
+    let mut r = Rollout {
+        t: Transcript::bounded(Format::Codex, keep),
+        items: None,
+        responses: Transcript::bounded(Format::Codex, keep),
+        events: false,
+        metas: 0,
+    };
+    for (n, line) in lines.enumerate() {
+        r.line(n, line.as_ref());
+    }
+    r.finish()
+}
+
+struct Rollout {
+    /// The session's facts, compactions and skipped lines; source 2's messages.
+    t: Transcript,
+    /// Source 1, once an `item_completed` is seen.
+    items: Option<Transcript>,
+    /// Source 3.
+    responses: Transcript,
+    /// Whether source 2 has a message.
+    events: bool,
+    metas: usize,
+}
+
+impl Rollout {
+    fn line(&mut self, n: usize, line: &str) {
+        let Ok(v) = serde_json::from_str::<Value>(line) else {
+            self.t.skipped_lines += 1;
+            return;
         };
-        let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
         let at = v.get("timestamp").and_then(Value::as_str);
         if let Some(ts) = at {
-            t.note_time(ts);
+            self.t.note_time(ts);
         }
         let Some(p) = v.get("payload") else {
-            t.skipped_lines += 1;
-            continue;
+            self.legacy_line(n, &v);
+            return;
         };
+        let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
         let ptype = p.get("type").and_then(Value::as_str).unwrap_or_default();
         match (kind, ptype) {
-            ("session_meta", _) => {
-                metas += 1;
-                // Forked rollouts repeat their parent's meta: only the first counts.
-                if metas == 1 {
-                    t.session_id = str_at(p, "id");
-                    t.project = str_at(p, "cwd");
-                    t.subagent = p["source"].get("subagent").is_some();
-                    if let Some(ts) = p.get("timestamp").and_then(Value::as_str) {
-                        t.note_time(ts);
-                    }
-                }
-            }
+            ("session_meta", _) => self.meta(p),
             ("event_msg", "user_message") => {
-                events = true;
+                self.events = true;
                 match str_at(p, "message").as_deref().and_then(clean::codex_user) {
-                    Some(text) => t.push(Role::User, text, Vec::new(), None),
-                    None => t.dropped_turns += 1,
+                    Some(text) => self.t.push(Role::User, text, Vec::new(), None),
+                    None => self.t.dropped_turns += 1,
                 }
             }
             ("event_msg", "agent_message") => {
-                events = true;
+                self.events = true;
                 if let Some(text) = str_at(p, "message").as_deref().and_then(clean::assistant) {
-                    t.push(Role::Assistant, text, Vec::new(), None);
+                    self.t.push(Role::Assistant, text, Vec::new(), None);
                 }
             }
-            ("response_item", "message") => message_item(&mut fallback, p),
-            ("response_item", "function_call") => {
-                let name = p.get("name").and_then(Value::as_str).unwrap_or("tool");
-                let calls = tools::tool_use(name, &p["arguments"]);
-                t.push(Role::Assistant, String::new(), calls, None);
+            ("event_msg", "item_completed") => {
+                let keep = self.t.budget.keep;
+                let items = self
+                    .items
+                    .get_or_insert_with(|| Transcript::bounded(Format::Codex, keep));
+                completed_item(items, &p["item"]);
             }
-            ("response_item", "custom_tool_call") => {
-                let name = p.get("name").and_then(Value::as_str).unwrap_or("tool");
-                let input = p.get("input").and_then(Value::as_str).unwrap_or_default();
-                let calls = if name == "apply_patch" {
-                    tools::patch_files(name, input)
-                } else {
-                    tools::tool_use(name, &serde_json::json!({ "input": input }))
-                };
-                t.push(Role::Assistant, String::new(), calls, None);
-            }
-            ("response_item", "local_shell_call") => {
-                let calls = tools::tool_use("shell", &p["action"]);
-                t.push(Role::Assistant, String::new(), calls, None);
+            ("response_item", _) => self.response_item(p),
+            ("event_msg", "exec_command_end")
+                if p.get("exit_code")
+                    .and_then(Value::as_i64)
+                    .is_some_and(|c| c != 0) =>
+            {
+                let output = str_at(p, "aggregated_output").or_else(|| str_at(p, "stderr"));
+                let output = output.unwrap_or_default();
+                self.t.note_failure(&output);
+                self.responses.note_failure(&output);
             }
             ("compacted", _) => {
                 let text = str_at(p, "message").unwrap_or_else(|| replacement(p));
-                t.push_compaction(&text, at);
+                self.t.push_compaction(&text, at);
             }
             _ => {}
         }
     }
-    if !events {
-        // No event messages: the response items are the conversation.
-        let calls: Vec<_> = t.tool_uses().cloned().collect();
-        t.messages = fallback.messages;
-        if !calls.is_empty() {
-            t.push(Role::Assistant, String::new(), calls, None);
+
+    fn meta(&mut self, p: &Value) {
+        self.metas += 1;
+        // Forked rollouts repeat their parent's meta: only the first counts.
+        if self.metas > 1 {
+            return;
+        }
+        self.t.session_id = str_at(p, "id").or_else(|| str_at(p, "session_id"));
+        self.t.project = str_at(p, "cwd");
+        let subagent = p["source"].get("subagent");
+        self.t.subagent = subagent.is_some();
+        self.t.parent_session = subagent
+            .and_then(|s| s["thread_spawn"].get("parent_thread_id"))
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        if let Some(ts) = p.get("timestamp").and_then(Value::as_str) {
+            self.t.note_time(ts);
         }
     }
-    t
+
+    /// A legacy line: the first is the session's meta, `record_type` lines
+    /// are state markers, the rest are bare response items.
+    fn legacy_line(&mut self, n: usize, v: &Value) {
+        let is_meta = n == 0 && v.get("id").is_some() && v.get("type").is_none();
+        match () {
+            _ if is_meta => self.meta(v),
+            _ if v.get("record_type").is_some() => {}
+            _ if v.get("type").is_some() => self.response_item(v),
+            _ => self.t.skipped_lines += 1,
+        }
+    }
+
+    /// A model-visible item: a message (source 3 only) or a tool call
+    /// (sources 2 and 3).
+    fn response_item(&mut self, p: &Value) {
+        if p.get("type").and_then(Value::as_str) == Some("message") {
+            if self.t.project.is_none() {
+                self.t.project = context_cwd(p);
+            }
+            message_item(&mut self.responses, p);
+            return;
+        }
+        let calls = tool_call(p);
+        if !calls.is_empty() {
+            self.t
+                .push(Role::Assistant, String::new(), calls.clone(), None);
+            self.responses
+                .push(Role::Assistant, String::new(), calls, None);
+        }
+    }
+
+    /// The transcript with the messages of the best source the file has.
+    fn finish(self) -> Transcript {
+        let Rollout {
+            mut t,
+            items,
+            responses,
+            events,
+            ..
+        } = self;
+        let source = match items {
+            Some(items) if items.has_request() || !events => Some(items),
+            _ if events => None,
+            _ => Some(responses),
+        };
+        if let Some(s) = source {
+            (t.messages, t.budget, t.elided, t.elided_bytes) =
+                (s.messages, s.budget, s.elided, s.elided_bytes);
+            (t.dropped_turns, t.failure) = (s.dropped_turns, s.failure);
+        }
+        t
+    }
+}
+
+/// The tool calls of a `response_item` (none for other items).
+fn tool_call(p: &Value) -> Vec<tools::ToolUse> {
+    let name = p.get("name").and_then(Value::as_str).unwrap_or("tool");
+    match p.get("type").and_then(Value::as_str).unwrap_or_default() {
+        // Legacy files call apply_patch as a function with the patch as `input`.
+        "function_call" if name == "apply_patch" => {
+            let args = p
+                .get("arguments")
+                .and_then(Value::as_str)
+                .unwrap_or_default();
+            let args: Value = serde_json::from_str(args).unwrap_or(Value::Null);
+            tools::patch_files(
+                name,
+                args.get("input")
+                    .and_then(Value::as_str)
+                    .unwrap_or_default(),
+            )
+        }
+        "function_call" => tools::tool_use(name, &p["arguments"]),
+        "custom_tool_call" => {
+            let input = p.get("input").and_then(Value::as_str).unwrap_or_default();
+            if name == "apply_patch" {
+                tools::patch_files(name, input)
+            } else {
+                tools::tool_use(name, &json!({ "input": input }))
+            }
+        }
+        "local_shell_call" => tools::tool_use("shell", &p["action"]),
+        _ => Vec::new(),
+    }
+}
+
+/// An `item_completed` item (Codex ≥ 0.16x): a message or a tool call.
+fn completed_item(t: &mut Transcript, item: &Value) {
+    let text = || item_text(&item["content"]);
+    match item.get("type").and_then(Value::as_str).unwrap_or_default() {
+        "UserMessage" => match text().as_deref().and_then(clean::codex_user) {
+            Some(text) => t.push(Role::User, text, Vec::new(), None),
+            None => t.dropped_turns += 1,
+        },
+        "AgentMessage" => {
+            if let Some(text) = text().as_deref().and_then(clean::assistant) {
+                t.push(Role::Assistant, text, Vec::new(), None);
+            }
+        }
+        "FileChange" => {
+            let paths = item["changes"].as_object().into_iter().flatten();
+            let calls = paths.map(|(path, _)| tools::changed("apply_patch", path));
+            t.push(Role::Assistant, String::new(), calls.collect(), None);
+        }
+        "CommandExecution" => {
+            let calls = tools::tool_use("exec_command", &json!({ "command": item["command"] }));
+            t.push(Role::Assistant, String::new(), calls, None);
+            if item
+                .get("exit_code")
+                .and_then(Value::as_i64)
+                .is_some_and(|c| c != 0)
+            {
+                let output = item.get("aggregated_output").and_then(Value::as_str);
+                t.note_failure(output.unwrap_or_default());
+            }
+        }
+        "McpToolCall" => {
+            let server = item.get("server").and_then(Value::as_str).unwrap_or("mcp");
+            let tool = item.get("tool").and_then(Value::as_str).unwrap_or("tool");
+            let name = format!("mcp__{server}__{tool}");
+            let calls = tools::tool_use(&name, &item["arguments"]);
+            t.push(Role::Assistant, String::new(), calls, None);
+        }
+        "WebSearch" => {
+            let calls = tools::tool_use("web_search", item);
+            t.push(Role::Assistant, String::new(), calls, None);
+        }
+        _ => {}
+    }
+}
+
+/// The text blocks of an item's content (`{"type": "Text" | "text", "text"}`).
+fn item_text(content: &Value) -> Option<String> {
+    let blocks = content.as_array()?;
+    let text: Vec<&str> = blocks
+        .iter()
+        .filter(|b| {
+            b.get("type")
+                .and_then(Value::as_str)
+                .is_some_and(|k| k.eq_ignore_ascii_case("text"))
+        })
+        .filter_map(|b| b.get("text").and_then(Value::as_str))
+        .collect();
+    let text = text.join("\n\n");
+    (!text.trim().is_empty()).then(|| text.trim().to_string())
+}
+
+/// A legacy file's project: the `<cwd>` of its injected environment context.
+fn context_cwd(p: &Value) -> Option<String> {
+    let text = text_of(&p["content"])?;
+    let (_, rest) = text.split_once("<environment_context>")?;
+    let (_, rest) = rest.split_once("<cwd>")?;
+    let (cwd, _) = rest.split_once("</cwd>")?;
+    Some(cwd.trim().to_string()).filter(|c| !c.is_empty())
 }
 
 /// A `response_item` message (user or assistant), cleaned of injected context.

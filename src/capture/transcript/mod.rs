@@ -4,8 +4,8 @@
 //! harness injected (IDE preambles, metadata wrappers, slash-command markup,
 //! reminders, heartbeats) dropped or unwrapped. One reader per harness:
 //! [`claude`] (Claude Code), [`codex`], [`pi`] (pi and OpenClaw, which writes
-//! pi's format), [`aider`], and the generic `{"role","content"}` JSONL and
-//! plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
+//! pi's format), [`aider`], [`dialogue`] (`user:`/`assistant:` text), and the
+//! generic `{"role","content"}` JSONL and plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
 //! skipped and counted, never fatal.
 //!
 //! Owns: turning transcript text into a [`Transcript`] and rendering it as
@@ -16,18 +16,21 @@ mod claude;
 pub mod clean;
 mod codex;
 pub mod compaction;
+mod dialogue;
 mod envelope;
+mod facts;
 mod lines;
 mod pi;
 mod source;
 pub mod tools;
 
 pub use lines::{CutLine, LineReader};
-pub use source::{read, read_from};
+pub use source::{id_in_name, read, read_from};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+pub use facts::{Failure, Title};
 pub use tools::{ToolKind, ToolUse};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -73,6 +76,13 @@ impl Message {
             "" => self.text.trim(),
             after => after,
         }
+    }
+
+    /// Whether the turn says anything after its last tool call.
+    pub fn reported(&self) -> bool {
+        self.text
+            .get(self.report_from..)
+            .is_some_and(|after| !after.trim().is_empty())
     }
 
     fn bytes(&self) -> usize {
@@ -141,8 +151,18 @@ pub struct Transcript {
     pub ended_at: Option<DateTime<Utc>>,
     /// A sub-agent's session (Claude Code sidechain, Codex sub-agent source).
     pub subagent: bool,
+    /// The session's title where the harness keeps one: the person's own
+    /// name for it, else one a model wrote (Claude Code `ai-title`). Evidence
+    /// of the topic, never the person's words.
+    pub title: Option<Title>,
+    /// The session that started this one, where the file names it.
+    pub parent_session: Option<String>,
     /// Turns the reader dropped as harness noise (heartbeats, injected context).
     pub dropped_turns: usize,
+    /// The newest tool call or model request that failed, and how many
+    /// messages there were when it did: the outcome of a session that ends
+    /// without an answer.
+    pub failure: Option<Failure>,
     /// Lines of the source over the line limit, cut (and so, in JSONL, skipped).
     pub cut_lines: Vec<CutLine>,
     /// Messages left out to stay in the budget, and their bytes.
@@ -184,6 +204,9 @@ impl Transcript {
             started_at: None,
             ended_at: None,
             subagent: false,
+            parent_session: None,
+            title: None,
+            failure: None,
             dropped_turns: 0,
             cut_lines: Vec::new(),
             elided: 0,

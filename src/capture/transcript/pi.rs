@@ -53,7 +53,16 @@ fn slim(v: &mut Value) {
     };
     let role = m.get("role").and_then(Value::as_str).unwrap_or_default();
     if !matches!(role, "user" | "assistant" | "compactionSummary") {
-        m.remove("content");
+        // A failed call keeps the one line that says what went wrong.
+        let failed = m.get("isError").and_then(Value::as_bool) == Some(true);
+        let error = failed
+            .then(|| m.get("content").and_then(text_of))
+            .flatten()
+            .and_then(|output| super::facts::error_line(&output));
+        match error {
+            Some(line) => m.insert("content".into(), Value::String(line)),
+            None => m.remove("content"),
+        };
         return;
     }
     if let Some(Value::Array(blocks)) = m.get_mut("content") {
@@ -126,6 +135,14 @@ fn message(t: &mut Transcript, m: &Value) {
                 .and_then(clean::assistant)
                 .unwrap_or_default();
             t.push(Role::Assistant, text, calls, None);
+            if m.get("stopReason").and_then(Value::as_str) == Some("error")
+                && let Some(error) = str_at(m, "errorMessage")
+            {
+                t.note_failure(&error);
+            }
+        }
+        Some("toolResult") if m.get("isError").and_then(Value::as_bool) == Some(true) => {
+            t.note_failure(&text.unwrap_or_default());
         }
         Some("compactionSummary") => {
             if let Some(text) = text {

@@ -10,13 +10,32 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use super::{
-    Format, LineReader, Transcript, UNBOUNDED, aider, claude, codex, cut_message, generic, pi,
+    Format, LineReader, Transcript, UNBOUNDED, aider, claude, codex, cut_message, dialogue,
+    generic, pi,
 };
 
 /// Reads a transcript held in memory, whole.
 pub fn read(text: &str) -> Transcript {
     // Reading from a byte slice cannot fail.
     read_from(text.as_bytes(), UNBOUNDED).unwrap_or_else(|_| Transcript::new(Format::Unknown))
+}
+
+/// The session id a harness put in the file's name (`rollout-…-<uuid>.jsonl`,
+/// `<uuid>.jsonl`): the last UUID in it.
+pub fn id_in_name(path: &std::path::Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy();
+    let bytes = stem.as_bytes();
+    let shape = |s: &[u8]| {
+        s.len() == 36
+            && s.iter().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => *b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    };
+    (0..bytes.len().saturating_sub(35))
+        .rev()
+        .find(|&i| shape(&bytes[i..i + 36]))
+        .map(|i| stem[i..i + 36].to_string())
 }
 
 /// Lines looked at to tell the format.
@@ -56,6 +75,8 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
             let text = bounded_text(head, &mut lines, keep);
             if aider::is_aider(&text) {
                 aider::read(&text, keep)
+            } else if let Some(t) = dialogue::read(&text, keep) {
+                t
             } else {
                 let mut t = Transcript::bounded(Format::Plain, keep);
                 t.plain = Some(text);
@@ -122,6 +143,12 @@ fn jsonl_reader(head: &[String], first: &Value) -> JsonlReader {
             .any(|v| pred(&v))
     };
     if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
+        return JsonlReader::Codex;
+    }
+    // Legacy Codex: a bare `{id, timestamp, instructions}` line, state markers.
+    if first.get("id").is_some() && first.get("instructions").is_some()
+        || has_line_of(&|v| v.get("record_type").is_some())
+    {
         return JsonlReader::Codex;
     }
     if first.get("type").and_then(Value::as_str) == Some("session") {

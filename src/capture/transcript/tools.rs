@@ -96,17 +96,22 @@ pub fn tool_use(name: &str, args: &Value) -> Vec<ToolUse> {
     }]
 }
 
+/// A call of `name` that changed the file at `path`.
+pub fn changed(name: &str, path: &str) -> ToolUse {
+    ToolUse {
+        name: name.to_string(),
+        kind: ToolKind::Change,
+        target: one_line(path),
+    }
+}
+
 /// The files an `apply_patch` input names (`*** Update File: path`).
 pub fn patch_files(name: &str, input: &str) -> Vec<ToolUse> {
     let mut out = Vec::new();
     for line in input.lines() {
         for prefix in ["*** Update File: ", "*** Add File: ", "*** Delete File: "] {
             if let Some(path) = line.strip_prefix(prefix) {
-                out.push(ToolUse {
-                    name: name.to_string(),
-                    kind: ToolKind::Change,
-                    target: one_line(path.trim()),
-                });
+                out.push(changed(name, path.trim()));
             }
         }
     }

@@ -1,0 +1,89 @@
+//! What a transcript says about its session beyond the conversation: a
+//! title the harness kept, the newest failed call (the outcome of a session
+//! that ends without an answer), and why a file with nothing to capture is
+//! refused.
+//!
+//! Owns: those facts and their wording. Must not: read a format (the
+//! readers note the facts).
+
+use super::{KNOWN_FORMATS, Transcript};
+
+/// A session title and who wrote it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Title {
+    pub text: String,
+    /// Written by a model, not named by the person.
+    pub by_model: bool,
+}
+
+/// A failed tool call or model request: the line of its output that says
+/// what went wrong.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Failure {
+    /// Messages before it.
+    pub after: usize,
+    pub error: String,
+}
+
+impl Transcript {
+    /// Why a transcript with nothing to capture is refused, in the words a
+    /// person needs: a sub-agent's file, a session of only harness
+    /// bookkeeping or injected turns, or text no reader understands.
+    pub fn refusal(&self) -> Option<String> {
+        if self.subagent {
+            let parent = match &self.parent_session {
+                Some(id) => format!("its parent session {id}"),
+                None => "its parent session".to_string(),
+            };
+            return Some(format!(
+                "a sub-agent's session: every turn in it is a sub-agent's, and {parent} holds the work (capture that one)"
+            ));
+        }
+        if self.understood() {
+            return None;
+        }
+        Some(match self.format.harness() {
+            Some(harness) if self.dropped_turns > 0 => format!(
+                "a {harness} session with no conversation: its {} turn(s) were all injected by the harness (slash-command output, hook, plugin or SDK context), with no request from a person and no answer",
+                self.dropped_turns
+            ),
+            Some(harness) => format!(
+                "a {harness} session with no conversation: it holds only the harness's bookkeeping lines (settings, queue, cost and title records), no turn of a person or an agent"
+            ),
+            None => format!(
+                "no reader understands it (no conversation found); memsync reads {KNOWN_FORMATS}"
+            ),
+        })
+    }
+
+    /// Notes that a tool call or the model request failed with `output`.
+    pub(super) fn note_failure(&mut self, output: &str) {
+        if let Some(error) = error_line(output) {
+            self.failure = Some(Failure {
+                after: self.messages.len(),
+                error,
+            });
+        }
+    }
+}
+
+/// The line of a failed call's output that names the error: a traceback's
+/// last `SomethingError: …`, an `error:`/`fatal:` line, else the last line.
+pub(super) fn error_line(output: &str) -> Option<String> {
+    let lines: Vec<&str> = output
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .collect();
+    let names_error = |l: &&&str| {
+        let head = l.split(':').next().unwrap_or_default();
+        let lower = l.to_ascii_lowercase();
+        l.contains(':') && (head.ends_with("Error") || head.ends_with("Exception"))
+            || ["error", "fatal", "failed", "panicked"]
+                .iter()
+                .any(|w| lower.starts_with(w))
+    };
+    let line = lines.iter().rev().find(names_error).or(lines.last())?;
+    let line: String = line.chars().take(160).collect();
+    Some(line)
+}
