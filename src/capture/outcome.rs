@@ -4,7 +4,9 @@
 //! Narration is recognised first by position (the text a turn writes before
 //! its last tool call is intent; what follows the call is the report, in any
 //! language), then, inside the report, by how a sentence opens or ends ("I'll
-//! …", "Let me …", "…하겠습니다", "让我…") when a result follows it. Thinking blocks and their placeholders never count.
+//! …", "Let me …", "…하겠습니다", "让我…") when a result follows it. Thinking blocks and their
+//! placeholders never count. A session whose last request got no report but
+//! a failed call has that call's error as its outcome.
 //!
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
@@ -225,5 +227,43 @@ mod tests {
     fn thinking_and_its_placeholders_are_never_the_outcome() {
         let text = "<thinking>weigh options</thinking>\n<thinking-content-7bbeb8e1a2>\n\nFixed the retry loop.";
         assert_eq!(without_thinking(text).trim(), "Fixed the retry loop.");
+    }
+
+    fn tool_error(uuid: &str, output: &str) -> serde_json::Value {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": "t1", "is_error": true, "content": output}]}})
+    }
+
+    #[test]
+    fn a_turn_that_ends_in_a_failed_call_without_a_report_has_the_error_as_outcome() {
+        let ask = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "message": {"role": "user", "content": "run the nightly import"}});
+        let run = assistant(
+            "a1",
+            serde_json::json!([{"type": "text", "text": "I'll run the import."},
+                {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python3 import.py"}}]),
+        );
+        let failed = tool_error(
+            "r1",
+            "Traceback (most recent call last):\n  File \"import.py\"\nKeyError: 'DATABASE_URL'\n",
+        );
+        let t = claude(&[ask.clone(), run.clone(), failed.clone()]);
+        assert_eq!(outcome(&t), "failed: KeyError: 'DATABASE_URL'");
+        // A report after the failure is the outcome: the agent said what it made of it.
+        let report = assistant(
+            "a2",
+            serde_json::json!([{"type": "text", "text": "The import needs DATABASE_URL; set it in .env and rerun."}]),
+        );
+        let t = claude(&[ask.clone(), run.clone(), failed.clone(), report]);
+        assert_eq!(
+            outcome(&t),
+            "The import needs DATABASE_URL; set it in .env and rerun."
+        );
+        // A failure before the last request is not this request's outcome.
+        let later = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u2",
+            "message": {"role": "user", "content": "thanks, that is all"}});
+        let t = claude(&[ask, run, failed, later]);
+        assert_eq!(outcome(&t), "I'll run the import.");
     }
 }
