@@ -149,6 +149,11 @@ pub enum CaptureError {
     #[error("{path}: refused: {reason}")]
     Refused { path: PathBuf, reason: String },
 
+    /// A transcript that holds no session of its own to capture (a
+    /// sub-agent's file, a session of only harness bookkeeping).
+    #[error("{path}: nothing to capture: {reason}")]
+    NothingToCapture { path: PathBuf, reason: String },
+
     /// An input (a transcript, a body) that cannot be captured as it is.
     #[error("{path}: {reason}")]
     Input { path: PathBuf, reason: String },
@@ -264,7 +269,9 @@ impl Error {
             | Error::Git(_)
             | Error::Connect(_) => ExitStatus::Usage,
             Error::Capture(CaptureError::Input { .. }) => ExitStatus::Usage,
-            Error::Capture(CaptureError::Refused { .. }) => ExitStatus::Problems,
+            Error::Capture(
+                CaptureError::Refused { .. } | CaptureError::NothingToCapture { .. },
+            ) => ExitStatus::Problems,
             Error::Io { .. } | Error::Store(_) | Error::Locked { .. } => ExitStatus::Runtime,
         }
     }

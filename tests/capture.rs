@@ -783,6 +783,24 @@ fn a_bad_hook_payload_exits_0_and_shows_as_a_failed_job() {
     assert_eq!(jobs(&f)["failed"], 1);
 }
 
+#[test]
+fn a_session_end_whose_transcript_was_never_written_is_skipped_not_failed() {
+    // What `claude mcp list` and `claude mcp get` send: a SessionEnd for a
+    // transcript Claude Code never writes.
+    let f = Fixture::new();
+    let never = f.root.join("never-written.jsonl");
+    let payload = serde_json::json!({
+        "session_id": "9f0e", "transcript_path": never, "cwd": "/home/ana/shop",
+        "hook_event_name": "SessionEnd", "reason": "other"
+    });
+    hook(&f, &payload.to_string());
+    wait_until("the worker", || jobs(&f)["skipped"] == 1);
+    let j = jobs(&f);
+    assert_eq!(j["failed"], 0, "{j}");
+    assert!(j["attention"].as_array().unwrap().is_empty(), "{j}");
+    assert!(!f.root.join("memory").exists() || f.memory().is_empty());
+}
+
 /// The real Claude Code 2.1.331's files (../shared/harness-samples), when present.
 fn harness_sample(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))

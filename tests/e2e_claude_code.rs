@@ -82,6 +82,36 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "{summary}"
     );
 
+    // `claude mcp list` fires SessionEnd for a transcript it never writes:
+    // a skipped job, never a failure that turns doctor red.
+    let listed = std::process::Command::new(&claude)
+        .args(["mcp", "list"])
+        .current_dir(&project)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("ANTHROPIC_BASE_URL", model.base_url())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env_remove("CLAUDE_CONFIG_DIR")
+        .output()
+        .unwrap();
+    let listing = String::from_utf8_lossy(&listed.stdout);
+    assert!(listing.contains("memsync"), "{listing}");
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let (_, status) = home.run(&["status"]);
+        let jobs = &status["jobs"];
+        let settled = jobs["pending"] == 0 && jobs["running"] == 0;
+        if settled && jobs["skipped"].as_i64() >= Some(1) {
+            assert_eq!(jobs["failed"], 0, "{status}");
+            break;
+        }
+        assert!(Instant::now() < deadline, "jobs never settled: {status}");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
     let (code, doctor) = home.run(&["doctor"]);
     assert_eq!(code, 0, "doctor while connected: {doctor}");
 

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::transcript::{self, Transcript};
+use super::transcript::{self, KNOWN_FORMATS, Transcript};
 use super::writer::{OnDisk, Produced, SessionFiles, Target, Writer};
 use super::{
     CaptureReport, Outcome, SANITIZER_VERSION, SessionEnd, failpoint, fit, gist,
@@ -65,10 +65,19 @@ pub fn session_end_of(
     t: Transcript,
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
-    if let Some(reason) = t.refusal() {
-        return Err(CaptureError::Refused {
+    if let Some(reason) = t.nothing_to_capture() {
+        return Err(CaptureError::NothingToCapture {
             path: req.transcript.clone(),
             reason,
+        }
+        .into());
+    }
+    if !t.understood() {
+        return Err(CaptureError::Refused {
+            path: req.transcript.clone(),
+            reason: format!(
+                "no reader understands it (no conversation found); memsync reads {KNOWN_FORMATS}"
+            ),
         }
         .into());
     }

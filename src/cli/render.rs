@@ -153,8 +153,8 @@ pub fn render_status(s: &Status) -> String {
     if let Some(j) = &s.jobs {
         let _ = writeln!(
             out,
-            "jobs        {} pending, {} running, {} waiting, {} failed, {} done",
-            j.pending, j.running, j.waiting, j.failed, j.succeeded
+            "jobs        {} pending, {} running, {} waiting, {} failed, {} done, {} skipped (no session in them)",
+            j.pending, j.running, j.waiting, j.failed, j.succeeded, j.skipped
         );
         for job in &j.attention {
             let _ = writeln!(
@@ -320,8 +320,8 @@ pub fn render_forget(r: &crate::forget::ForgetReport) -> String {
 
 pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
     format!(
-        "capture jobs: {} succeeded, {} to retry, {} waiting for their session, {} failed\n",
-        r.succeeded, r.retried, r.waiting, r.failed
+        "capture jobs: {} succeeded, {} to retry, {} waiting for their session, {} skipped (no session in them), {} failed\n",
+        r.succeeded, r.retried, r.waiting, r.skipped, r.failed
     )
 }
 

@@ -117,7 +117,23 @@ pub struct WorkerReport {
     pub succeeded: usize,
     pub retried: usize,
     pub waiting: usize,
+    /// Hook events that held no session (a transcript never written, a
+    /// sub-agent's file): recorded with the reason, not failures.
+    pub skipped: usize,
     pub failed: usize,
+}
+
+/// Whether a job's error says its hook event held no session to capture:
+/// `claude mcp list` ends a "session" whose transcript is never written.
+fn holds_no_session(request: &JobRequest, e: &Error) -> bool {
+    match e {
+        Error::Capture(crate::error::CaptureError::NothingToCapture { .. }) => true,
+        Error::Io { path, source } => {
+            source.kind() == std::io::ErrorKind::NotFound
+                && matches!(request, JobRequest::SessionEnd { transcript_path, .. } if transcript_path == path)
+        }
+        _ => false,
+    }
 }
 
 /// Queues `request` and returns its job id.
@@ -195,6 +211,10 @@ fn run_one(
                 Some(&format!("no session yet: {why}")),
                 now,
             )
+        }
+        Err(e) if holds_no_session(&request, &e) => {
+            report.skipped += 1;
+            queue.set_state(id, "skipped", 0, Some(&e.to_string()), now)
         }
         Err(e) => {
             let permanent = match &e {
@@ -294,7 +314,8 @@ mod tests {
     }
 
     #[test]
-    fn a_missing_transcript_fails_at_once_and_a_good_job_succeeds() {
+    fn a_transcript_never_written_is_skipped_with_its_reason_and_a_good_job_succeeds() {
+        // `claude mcp list` fires SessionEnd for a transcript it never writes.
         let dir = tempfile::tempdir().unwrap();
         let settings = settings(dir.path());
         let queue = JobQueue::open(&settings.state_dir()).unwrap();
@@ -308,8 +329,21 @@ mod tests {
         std::fs::write(&t, "We fixed src/pay.rs.").unwrap();
         enqueue(&queue, &session_end(t), Utc::now()).unwrap();
         let report = drain(&queue, &settings, Duration::ZERO).unwrap();
-        assert_eq!((report.succeeded, report.failed, report.retried), (1, 1, 0));
+        assert_eq!(
+            (
+                report.succeeded,
+                report.skipped,
+                report.failed,
+                report.retried
+            ),
+            (1, 1, 0, 0)
+        );
         assert!(dir.path().join("MEMORY.md").exists());
+        let stats = queue.stats().unwrap();
+        assert_eq!((stats.skipped, stats.failed), (1, 0));
+        assert!(stats.attention.is_empty(), "{:?}", stats.attention);
+        let last = queue.last().unwrap().unwrap();
+        assert_eq!(last.state, "succeeded");
     }
 
     #[test]

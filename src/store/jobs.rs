@@ -57,6 +57,8 @@ pub struct JobStats {
     pub running: i64,
     pub waiting: i64,
     pub succeeded: i64,
+    /// Hook events that held no session, with the reason in `last_error`.
+    pub skipped: i64,
     pub failed: i64,
     /// Failed and waiting jobs, newest first (at most 10).
     pub attention: Vec<JobRow>,
@@ -255,6 +257,7 @@ impl JobQueue {
                 "running" => stats.running = n,
                 "waiting" => stats.waiting = n,
                 "succeeded" => stats.succeeded = n,
+                "skipped" => stats.skipped = n,
                 _ => stats.failed += n,
             }
         }

@@ -6,7 +6,7 @@
 //! Owns: those facts and their wording. Must not: read a format (the
 //! readers note the facts).
 
-use super::{KNOWN_FORMATS, Transcript};
+use super::Transcript;
 
 /// A session title and who wrote it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,10 +26,11 @@ pub struct Failure {
 }
 
 impl Transcript {
-    /// Why a transcript with nothing to capture is refused, in the words a
-    /// person needs: a sub-agent's file, a session of only harness
-    /// bookkeeping or injected turns, or text no reader understands.
-    pub fn refusal(&self) -> Option<String> {
+    /// Why a transcript a reader understood holds nothing to capture, in the
+    /// words a person needs: a sub-agent's file, a session of only harness
+    /// bookkeeping or injected turns. `None` when it holds a session, or
+    /// when no reader understood it (see [`Transcript::understood`]).
+    pub fn nothing_to_capture(&self) -> Option<String> {
         if self.subagent {
             let parent = match &self.parent_session {
                 Some(id) => format!("its parent session {id}"),
@@ -42,20 +43,21 @@ impl Transcript {
         if self.understood() {
             return None;
         }
-        Some(match self.format.harness() {
-            Some(harness) if self.dropped_turns > 0 => format!(
+        let harness = self.format.harness()?;
+        Some(if self.dropped_turns > 0 {
+            format!(
                 "a {harness} session with no conversation: its {} turn(s) were all injected by the harness (slash-command output, hook, plugin or SDK context), with no request from a person and no answer",
                 self.dropped_turns
-            ),
-            Some(harness) => format!(
+            )
+        } else {
+            format!(
                 "a {harness} session with no conversation: it holds only the harness's bookkeeping lines (settings, queue, cost and title records), no turn of a person or an agent"
-            ),
-            None => format!(
-                "no reader understands it (no conversation found); memsync reads {KNOWN_FORMATS}"
-            ),
+            )
         })
     }
+}
 
+impl Transcript {
     /// Notes that a tool call or the model request failed with `output`.
     pub(super) fn note_failure(&mut self, output: &str) {
         if let Some(error) = error_line(output) {
