@@ -803,14 +803,7 @@ fn a_session_end_whose_transcript_was_never_written_is_skipped_not_failed() {
 
 /// The real Claude Code 2.1.331's files (../shared/harness-samples), when present.
 fn harness_sample(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/harness-samples/claude-code-2.1.331")
-        .join(rel);
-    if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
-    Some(p)
+    common::harness_sample(&format!("claude-code-2.1.331/{rel}"))
 }
 
 #[test]

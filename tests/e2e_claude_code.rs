@@ -19,6 +19,26 @@ const KEY: &str = "sk-ant-api03-FAKEKEYFORE2ETESTS0123456789";
 const SETTINGS: &str =
     "{\n  \"model\": \"opus\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
 
+/// Claude Code run in `project` with the temporary home and the fake model.
+fn claude_in(
+    claude: &std::path::Path,
+    home: &Home,
+    model: &FakeModel,
+    project: &std::path::Path,
+) -> std::process::Command {
+    let mut cmd = std::process::Command::new(claude);
+    cmd.current_dir(project)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("ANTHROPIC_BASE_URL", model.base_url())
+        .env("ANTHROPIC_API_KEY", KEY)
+        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
+        .env("DISABLE_AUTOUPDATER", "1")
+        .env_remove("CLAUDE_CONFIG_DIR");
+    cmd
+}
+
 #[test]
 fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
     let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
@@ -47,17 +67,8 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     let model = FakeModel::start();
     let project = home.path("proj");
     std::fs::create_dir_all(&project).unwrap();
-    let out = std::process::Command::new(&claude)
+    let out = claude_in(&claude, &home, &model, &project)
         .args(["-p", "Add a hello function to hello.py"])
-        .current_dir(&project)
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env("ANTHROPIC_BASE_URL", model.base_url())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
@@ -84,17 +95,8 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
 
     // `claude mcp list` fires SessionEnd for a transcript it never writes:
     // a skipped job, never a failure that turns doctor red.
-    let listed = std::process::Command::new(&claude)
+    let listed = claude_in(&claude, &home, &model, &project)
         .args(["mcp", "list"])
-        .current_dir(&project)
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env("ANTHROPIC_BASE_URL", model.base_url())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
-        .env_remove("CLAUDE_CONFIG_DIR")
         .output()
         .unwrap();
     let listing = String::from_utf8_lossy(&listed.stdout);

@@ -10,7 +10,7 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::run_at;
+use common::{harness_sample as sample, run_at};
 
 const NOW: &str = "2026-11-24T12:00:00Z";
 
@@ -18,18 +18,6 @@ fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/fixtures/harness/versions")
         .join(name)
-}
-
-/// A file the real harness program wrote, or `None` (skipped) without it.
-fn sample(rel: &str) -> Option<PathBuf> {
-    let p = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../shared/harness-samples")
-        .join(rel);
-    if !p.exists() {
-        eprintln!("skipped: {} is absent", p.display());
-        return None;
-    }
-    Some(p)
 }
 
 struct Workspace {
