@@ -362,7 +362,6 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 
 /// A file the real harness programs wrote (`../shared/harness-samples/REL`),
 /// or `None`, said to be skipped, where that folder is absent.
-#[allow(dead_code)]
 pub fn harness_sample(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/harness-samples")
