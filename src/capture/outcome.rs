@@ -81,27 +81,24 @@ const INTENT_ENDINGS: &[&str] = &[
 /// the next one when that paragraph only introduces it).
 pub fn outcome(t: &Transcript) -> String {
     let answer = answer(t);
-    match unanswered_failure(t) {
-        Some(error) if answer.is_empty() || is_narration(&answer) || !answered(t) => {
-            format!("failed: {error}")
+    // Messages after the person's last request: the thread it opened.
+    let thread = t
+        .messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    match t.failure.as_ref().filter(|f| f.after >= thread) {
+        Some(failure) if answer.is_empty() || is_narration(&answer) || !reported(t, thread) => {
+            format!("failed: {}", failure.error)
         }
         _ => answer,
     }
 }
 
-/// The error of a call that failed after the person's last request, if any.
-fn unanswered_failure(t: &Transcript) -> Option<&str> {
-    let failure = t.failure.as_ref()?;
-    let asked = t.messages.iter().rposition(|m| m.role == Role::User);
-    (asked.is_none_or(|u| failure.after > u)).then_some(failure.error.as_str())
-}
-
-/// Whether the agent reported something after the person's last request
-/// (text after its last tool call, not only before it).
-fn answered(t: &Transcript) -> bool {
-    let asked = t.messages.iter().rposition(|m| m.role == Role::User);
-    let after = asked.map_or(0, |u| u + 1);
-    t.messages[after.min(t.messages.len())..]
+/// Whether the agent reported something in messages `thread..` (text after
+/// its last tool call, not only before it).
+fn reported(t: &Transcript, thread: usize) -> bool {
+    t.messages[thread.min(t.messages.len())..]
         .iter()
         .any(|m| m.role == Role::Assistant && m.reported())
 }

@@ -40,6 +40,8 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
     let mut seen = HashSet::new();
     let mut main_lines = 0usize;
     let mut sidechain_lines = 0usize;
+    // A sub-agent's lines carry the session that started it.
+    let mut started_by = None;
     for line in lines {
         let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
             t.skipped_lines += 1;
@@ -59,8 +61,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         match kind {
             "user" | "assistant" if flag("isSidechain") => {
                 sidechain_lines += 1;
-                // A sub-agent's lines carry the session that started it.
-                set_once(&mut t.parent_session, str_at(&v, "sessionId"));
+                set_once(&mut started_by, str_at(&v, "sessionId"));
             }
             "user" => {
                 main_lines += 1;
@@ -76,8 +77,8 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         }
     }
     t.subagent = main_lines == 0 && sidechain_lines > 0;
-    if !t.subagent {
-        t.parent_session = None;
+    if t.subagent {
+        t.parent_session = started_by;
     }
     t
 }
