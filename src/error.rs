@@ -140,6 +140,13 @@ pub enum StoreError {
         #[source]
         source: rusqlite::Error,
     },
+    /// A harness's own database that memsync only reads (OpenClaw's sessions).
+    #[error("{path}: {source}")]
+    Harness {
+        path: PathBuf,
+        #[source]
+        source: rusqlite::Error,
+    },
 }
 
 /// The writer path: what `capture` and `forget` are asked to write.
@@ -249,7 +256,9 @@ impl Error {
     /// The SQLite error underneath, if this is one.
     pub fn sqlite(&self) -> Option<&rusqlite::Error> {
         match self {
-            Error::Store(StoreError::Sqlite { source, .. }) => Some(source),
+            Error::Store(
+                StoreError::Sqlite { source, .. } | StoreError::Harness { source, .. },
+            ) => Some(source),
             _ => None,
         }
     }

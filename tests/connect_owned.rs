@@ -219,7 +219,7 @@ fn doctor_never_suggests_wiring_a_harness_to_the_demo_or_to_another_workspace() 
 }
 
 #[test]
-fn doctor_says_when_openclaw_keeps_its_sessions_where_memsync_does_not_read() {
+fn doctor_names_an_openclaw_session_database_it_cannot_read_as_broken() {
     let home = Home::new();
     home.openclaw_set_up();
     home.run(&["connect", "openclaw"]);
@@ -230,9 +230,25 @@ fn doctor_says_when_openclaw_keeps_its_sessions_where_memsync_does_not_read() {
     assert_eq!(code, 1, "{doctor}");
     let line = harvest_line(&home, "openclaw");
     assert!(
-        line.contains("SQLite") && line.contains("openclaw-agent.sqlite"),
+        line.contains("openclaw-agent.sqlite") && line.contains("not a database"),
         "{line}"
     );
+}
+
+#[test]
+fn doctor_counts_the_sessions_of_openclaws_database_once_harvest_has_run() {
+    let Some(sample) = common::harness_sample("openclaw-2026.9.6/openclaw-agent.sqlite") else {
+        return;
+    };
+    let home = Home::new();
+    home.openclaw_set_up();
+    home.run(&["connect", "openclaw"]);
+    let db = home.path(".openclaw/agents/main/agent");
+    std::fs::create_dir_all(&db).unwrap();
+    std::fs::copy(sample, db.join("openclaw-agent.sqlite")).unwrap();
+    home.run(&["harvest"]);
+    let line = harvest_line(&home, "openclaw");
+    assert!(line.contains("1 openclaw sessions"), "{line}");
 }
 
 #[test]

@@ -478,14 +478,21 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
     };
     let _ = writeln!(
         out,
-        "memsync harvest: {} files in {} folders",
+        "memsync harvest: {} sessions in {} folders",
         crate::harvest::files_listed(r),
-        r.places.iter().filter(|p| p.files > 0).count()
+        r.places
+            .iter()
+            .filter(|p| p.files + p.database_sessions > 0)
+            .count()
     );
     for p in &r.places {
+        let databases = match p.database_sessions {
+            0 => String::new(),
+            n => format!(" + {n} in its database"),
+        };
         let _ = writeln!(
             out,
-            "  {:<12} {:>5} files  {}",
+            "  {:<12} {:>5} files{databases}  {}",
             p.harness.as_str(),
             p.files,
             p.home.as_deref().unwrap_or("(no folder: $HOME unset)")

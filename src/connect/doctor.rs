@@ -335,14 +335,21 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
         Harness::Codex => &places.codex_home,
         _ => &places.openclaw_dir,
     };
-    let sessions =
-        crate::harvest::sources::list(harness, home, &settings.config.harvest.agent).len();
-    if sessions == 0 {
-        return unreadable_sessions(harness, home);
-    }
+    let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {
+        Ok(0) => return no_sessions(harness, home),
+        Ok(n) => n,
+        Err(reason) => {
+            return broken(
+                format!("harvest: no {name} session can be read: {reason}"),
+                Some(format!(
+                    "check that {name} still runs, then `memsync harvest --harness {name}`"
+                )),
+            );
+        }
+    };
     if daemon {
         return ok(format!(
-            "harvest: the daemon captures finished {name} sessions every {} s ({sessions} session files found)",
+            "harvest: the daemon captures finished {name} sessions every {} s ({sessions} sessions found)",
             h.interval_seconds
         ));
     }
@@ -352,7 +359,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
         .and_then(|w| w.last_run("manual").ok().flatten());
     match last {
         Some(at) => ok(format!(
-            "harvest: no daemon runs; {sessions} {name} session files, brought in only when you run `memsync harvest` (last at {at})"
+            "harvest: no daemon runs; {sessions} {name} sessions, brought in only when you run `memsync harvest` (last at {at})"
         )),
         None => broken(
             format!(
@@ -363,32 +370,20 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
     }
 }
 
-/// Why harvest finds no session of `harness` under `home`, and what to do.
-fn unreadable_sessions(harness: Harness, home: &Path) -> Check {
-    let databases = match harness {
-        Harness::OpenClaw => crate::harvest::sources::openclaw_databases(home),
-        _ => Vec::new(),
-    };
-    match databases.first() {
-        Some(db) => broken(
-            format!(
-                "harvest: OpenClaw keeps its sessions in {} (SQLite), and this memsync reads only agents/<id>/sessions/*.jsonl: no OpenClaw session reaches the workspace",
-                db.display()
-            ),
-            Some("none yet: a memsync that reads OpenClaw's session database".into()),
+/// Harvest finds no session of `harness` under `home`: a problem, since
+/// nothing of that harness reaches the workspace.
+fn no_sessions(harness: Harness, home: &Path) -> Check {
+    broken(
+        format!(
+            "harvest: 0 readable {} sessions under {}: nothing to capture yet, or it keeps them where memsync does not look",
+            harness.as_str(),
+            home.display()
         ),
-        None => broken(
-            format!(
-                "harvest: no {} session under {}: nothing to capture yet, or it keeps them where memsync does not look",
-                harness.as_str(),
-                home.display()
-            ),
-            Some(format!(
-                "run {} once, then `memsync harvest`",
-                harness.as_str()
-            )),
-        ),
-    }
+        Some(format!(
+            "run {} once, then `memsync harvest`",
+            harness.as_str()
+        )),
+    )
 }
 
 fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {

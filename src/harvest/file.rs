@@ -48,17 +48,17 @@ impl Exclusions {
 }
 
 /// A regular file's stat (symlinks are not followed), as the scan's cache keeps it.
-fn stat_of(path: &Path) -> Option<FileStat> {
+pub(super) fn stat_of(path: &Path) -> Option<FileStat> {
     let m = std::fs::symlink_metadata(path).ok()?;
     m.is_file().then(|| FileStat::of(&m))
 }
 
-fn mtime(stat: FileStat) -> DateTime<Utc> {
+pub(super) fn mtime(stat: FileStat) -> DateTime<Utc> {
     DateTime::from_timestamp_nanos(stat.mtime_ns)
 }
 
 /// Whether the file is as its watermark recorded it.
-fn unchanged(stat: FileStat, w: &Watermark) -> bool {
+pub(super) fn unchanged(stat: FileStat, w: &Watermark) -> bool {
     stat.size == w.size && stat.mtime_ns == w.mtime_ns && stat.inode == w.inode
 }
 
@@ -92,14 +92,19 @@ pub(super) struct Run<'a> {
 }
 
 /// What became of a file that was read.
-enum Verdict {
+pub(super) enum Verdict {
     Skip(String),
     Fail { reason: String, permanent: bool },
     Captured(Box<capture::CaptureReport>),
 }
 
 impl Run<'_> {
-    fn entry(&self, f: &SessionFile, session_id: Option<String>, reason: Option<String>) -> Entry {
+    pub(super) fn entry(
+        &self,
+        f: &SessionFile,
+        session_id: Option<String>,
+        reason: Option<String>,
+    ) -> Entry {
         Entry {
             path: f.path.display().to_string(),
             harness: f.harness,
@@ -242,8 +247,21 @@ impl Run<'_> {
             return Ok(());
         }
         let verdict = self.verdict(f, stat, t, session_id.as_deref());
+        self.settle(f, (stat, tail), session_id, verdict, mark.as_ref(), report)
+    }
+
+    /// Records what became of a read session (its watermark) and reports it.
+    pub(super) fn settle(
+        &self,
+        f: &SessionFile,
+        (stat, tail): (FileStat, String),
+        session_id: Option<String>,
+        verdict: Verdict,
+        mark: Option<&Watermark>,
+        report: &mut HarvestReport,
+    ) -> Result<()> {
         let mut w = Watermark {
-            path: path.clone(),
+            path: f.path.to_string_lossy().into_owned(),
             harness: f.harness.as_str().to_string(),
             size: stat.size,
             mtime_ns: stat.mtime_ns,
@@ -263,7 +281,7 @@ impl Run<'_> {
                 report.skipped.push(self.entry(f, session_id, Some(reason)));
             }
             Verdict::Fail { reason, permanent } => {
-                let attempts = mark.as_ref().map_or(0, |m| m.attempts) + 1;
+                let attempts = mark.map_or(0, |m| m.attempts) + 1;
                 let cfg = &self.settings.config.capture;
                 let gave_up = permanent || attempts >= i64::from(cfg.job_attempts);
                 let backoff = cfg
@@ -287,7 +305,7 @@ impl Run<'_> {
                 w.state = "captured".into();
                 w.session_id = Some(done.session_id.clone());
                 let e = self.entry(f, Some(done.session_id.clone()), None);
-                match (done.outcome, mark.as_ref().map(|m| m.state.as_str())) {
+                match (done.outcome, mark.map(|m| m.state.as_str())) {
                     (Outcome::AlreadyCaptured, _) => report.already_captured += 1,
                     (Outcome::Written, Some("captured")) => report.continued.push(e),
                     (Outcome::Written, _) => report.captured.push(e),
@@ -298,7 +316,7 @@ impl Run<'_> {
     }
 
     /// The reader's and the rules' verdict on a file's session, and the capture.
-    fn verdict(
+    pub(super) fn verdict(
         &self,
         f: &SessionFile,
         stat: FileStat,

@@ -15,6 +15,7 @@
 //! Owns: choosing what to capture and remembering what was. Must not: write
 //! canonical files itself (it calls `capture`) or run SQL (`store::harvest`).
 
+mod database;
 mod file;
 pub mod sources;
 
@@ -61,6 +62,13 @@ pub struct Place {
     pub harness: Harness,
     pub home: Option<String>,
     pub files: usize,
+    /// Sessions in the harness's own databases (OpenClaw 2026.9 on).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub database_sessions: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// What one run did.
@@ -136,14 +144,24 @@ pub fn harvest(
             .as_deref()
             .map(|h| sources::list(harness, h, &cfg.agent))
             .unwrap_or_default();
+        let place = report.places.len();
         report.places.push(Place {
             harness,
-            home: home.map(|h| h.display().to_string()),
+            home: home.as_ref().map(|h| h.display().to_string()),
             files: files.len(),
+            database_sessions: 0,
         });
         for f in files {
             let key = f.path.to_string_lossy().into_owned();
             run.one(&f, known.get(&key), &mut report)?;
+        }
+        let databases = match (harness, &home) {
+            (Harness::OpenClaw, Some(h)) => sources::openclaw_databases(h),
+            _ => Vec::new(),
+        };
+        for (db, agent) in databases {
+            let held = run.database(&db, &agent, &known, &mut report)?;
+            report.places[place].database_sessions += held;
         }
     }
     if !opts.dry_run {
@@ -157,7 +175,33 @@ pub fn harvest(
     Ok(report)
 }
 
-/// How many files a run listed in all.
+/// How many session files and database sessions a run listed in all.
 pub fn files_listed(report: &HarvestReport) -> usize {
-    report.places.iter().map(|p| p.files).sum()
+    report
+        .places
+        .iter()
+        .map(|p| p.files + p.database_sessions)
+        .sum()
+}
+
+/// How many sessions harvest finds for `harness` under `home`: session
+/// files, and the sessions of OpenClaw's databases. A database that exists
+/// but cannot be read is an error naming it and the reason.
+pub fn sessions_found(
+    harness: Harness,
+    home: &std::path::Path,
+    agent: &str,
+) -> std::result::Result<usize, String> {
+    let mut n = sources::list(harness, home, agent).len();
+    if harness == Harness::OpenClaw {
+        for (db, _) in sources::openclaw_databases(home) {
+            let held = crate::store::openclaw::OpenClawDb::open(&db).and_then(|d| d.sessions());
+            match held {
+                Ok(s) => n += s.len(),
+                Err(e) if crate::store::openclaw::is_busy(&e) => {}
+                Err(e) => return Err(crate::error::message(&e)),
+            }
+        }
+    }
+    Ok(n)
 }

@@ -5,7 +5,9 @@
 //! - Codex: `$CODEX_HOME` or `~/.codex`, `sessions/YYYY/MM/DD/rollout-*.jsonl`
 //!   and `archived_sessions/rollout-*.jsonl`.
 //! - OpenClaw: `$OPENCLAW_STATE_DIR` or `~/.openclaw`,
-//!   `agents/<agent>/sessions/*.jsonl`; the OpenClaw agent is the memsync agent.
+//!   `agents/<agent>/sessions/*.jsonl` (before 2026.9) and the sessions of
+//!   `agents/<agent>/agent/openclaw-agent.sqlite` (2026.9 on); the OpenClaw
+//!   agent is the memsync agent.
 //! - pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/<cwd-slug>/*.jsonl`.
 //!
 //! Each folder can be set in the machine config (`harvest.*_dir`).
@@ -138,26 +140,26 @@ fn agent_id(openclaw: &str) -> String {
     format!("{stem}-{}", &digest[..6])
 }
 
-/// The real directories in `dir` (symlinks are not followed).
-/// OpenClaw's per-agent session databases (`agents/<id>/agent/*.sqlite`),
-/// where its current versions keep sessions this reader does not read yet.
-pub fn openclaw_databases(home: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = subdirs(&home.join("agents"))
-        .iter()
-        .flat_map(|a| {
-            std::fs::read_dir(a.join("agent"))
-                .into_iter()
-                .flatten()
-                .flatten()
+/// OpenClaw's agent database file name (2026.9 and later). Its incognito
+/// twin (`incognito-openclaw-agent.sqlite`) is never read: a person chose
+/// not to keep those sessions.
+pub const OPENCLAW_DATABASE: &str = "openclaw-agent.sqlite";
+
+/// OpenClaw's per-agent session databases (`agents/<id>/agent/openclaw-agent.sqlite`),
+/// each with the memsync agent its sessions belong to.
+pub fn openclaw_databases(home: &Path) -> Vec<(PathBuf, String)> {
+    subdirs(&home.join("agents"))
+        .into_iter()
+        .filter_map(|a| {
+            let db = a.join("agent").join(OPENCLAW_DATABASE);
+            let is_file = std::fs::symlink_metadata(&db).is_ok_and(|m| m.is_file());
+            let name = a.file_name()?.to_string_lossy().into_owned();
+            is_file.then(|| (db, agent_id(&name)))
         })
-        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "sqlite"))
-        .collect();
-    out.sort();
-    out
+        .collect()
 }
 
+/// The real directories in `dir` (symlinks are not followed).
 fn subdirs(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();

@@ -28,6 +28,7 @@ mod dump;
 mod first_build;
 pub mod harvest;
 pub mod jobs;
+pub mod openclaw;
 mod schema;
 pub mod search;
 mod sessions;
