@@ -1,8 +1,9 @@
 //! `cargo bench --bench search`: search latency on the generated ~1,750-session
 //! workspace, in-process with the index open (what `memsync search` pays after
 //! start-up), for one- and three-word queries, common and rare; then the whole
-//! `memsync search` process for the workspace's 30 most common words and for
-//! 30 one-to-three-word phrases taken from its bodies.
+//! `memsync search` process for the workspace's 30 most common words, for
+//! 30 one-to-three-word phrases taken from its bodies, and for 10 Chinese and
+//! Japanese words inside the runs the generator writes.
 
 use std::collections::HashMap;
 use std::path::Path;
@@ -25,6 +26,8 @@ fn main() {
         ("1 word, rare", "signetai"),
         ("3 words", "daemon cache writer"),
         ("3 words, prefix", "dae* cach* writ*"),
+        ("1 Chinese word", "重试"),
+        ("Chinese + Latin", "修复 lint"),
     ];
     println!(
         "{:<18} {:>8} {:>8} {:>8} {:>6}",
@@ -61,6 +64,7 @@ fn main() {
     for (label, queries) in [
         ("the 30 most common words", common_words(&bodies, 30)),
         ("30 phrases of 1-3 words from bodies", phrases(&bodies, 30)),
+        ("10 Chinese and Japanese words", cjk_words()),
     ] {
         let mut times: Vec<Duration> = queries
             .iter()
@@ -76,6 +80,25 @@ fn main() {
             ms(times[n * 95 / 100])
         );
     }
+}
+
+/// Words inside the Chinese and Japanese clauses the generator writes, one
+/// character, two, four, and one beside a Latin word.
+fn cjk_words() -> Vec<String> {
+    [
+        "重试",
+        "退避",
+        "资源调度",
+        "リトライ",
+        "管理",
+        "盘前",
+        "修改配置文件",
+        "试",
+        "修复 lint",
+        "缓存",
+    ]
+    .map(String::from)
+    .to_vec()
 }
 
 /// One `memsync search` process, start to exit, printing its results (not

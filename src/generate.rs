@@ -149,6 +149,24 @@ fn transcript(rng: &mut Rng, bytes: usize) -> String {
     out
 }
 
+/// Clauses of a Chinese- and a Japanese-speaking user, written without spaces
+/// as they are, so search over the workspace meets words inside runs.
+const CJK_CLAUSES: &[&str] = &[
+    "user: 失败后自动重试三次然后退避，修复代码lint问题\n",
+    "user: 资源调度太慢了，请检查缓存和索引的配置\n",
+    "user: パッケージ管理はuvを利用し、リトライ処理を追加してください\n",
+    "user: 每日资讯的盘前摘要需要修改配置文件\n",
+];
+
+/// Every tenth session's transcript gets one clause of [`CJK_CLAUSES`]
+/// (chosen by its number, so the rest of the workspace stays as it was).
+fn with_cjk(mut transcript: String, i: i64) -> String {
+    if i % 10 == 3 {
+        transcript.push_str(CJK_CLAUSES[(i / 10) as usize % CJK_CLAUSES.len()]);
+    }
+    transcript
+}
+
 /// Writes the workspace into `dir`.
 pub fn generate(
     dir: &Path,
@@ -213,7 +231,10 @@ fn session(
         ended_at: Some(ended),
         captured_at: ended,
         summary: Some(content(summary, ended)),
-        transcript: Some(content(transcript(rng, shape.transcript_bytes), ended)),
+        transcript: Some(content(
+            with_cjk(transcript(rng, shape.transcript_bytes), i),
+            ended,
+        )),
         compaction: None,
         private: false,
         sentence_version: "memory_sentence_v1".into(),

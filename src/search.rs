@@ -11,7 +11,7 @@ use serde::Serialize;
 use crate::config::SearchConfig;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{Error, Result, UsageError};
-use crate::store::Index;
+use crate::store::{Index, cjk};
 
 /// The fewest sessions, best by bm25, that are re-ranked by recency and use.
 const MIN_CANDIDATES: usize = 200;
@@ -53,10 +53,12 @@ pub struct Hit {
     pub links: Vec<String>,
 }
 
-/// Turns what a person typed into an FTS5 query. Plain words are quoted, so
-/// `c++`, `don't` and `src/pay.rs` just work; a query that uses FTS5 syntax
-/// (quotes, parentheses, AND/OR/NOT/NEAR, `prefix*`, `column:`) is passed as it is.
-pub fn fts_query(text: &str) -> Result<String> {
+/// Turns what a person typed into an FTS5 query over the columns of `kind`
+/// (else all). Plain words are quoted, so `c++`, `don't` and `src/pay.rs`
+/// just work; a word in Chinese or Japanese matches the bigram columns
+/// (`store::cjk`); a query that uses FTS5 syntax (quotes, parentheses,
+/// AND/OR/NOT/NEAR, `prefix*`, `column:`) is passed as it is.
+pub fn fts_query(text: &str, kind: Option<ArtifactKind>) -> Result<String> {
     let words: Vec<&str> = text.split_whitespace().collect();
     if words.is_empty() {
         return Err(UsageError::Missing {
@@ -73,14 +75,33 @@ pub fn fts_query(text: &str) -> Result<String> {
                 || w.contains(':')
         });
     if advanced {
-        return Ok(text.to_string());
+        return Ok(match kind {
+            Some(kind) => format!("{kind} : ({text})"),
+            None => text.to_string(),
+        });
     }
+    let (plain, cjk) = match kind {
+        Some(kind) => (format!("{kind} : "), format!("{kind}_cjk : ")),
+        None => (String::new(), format!("{{{}}} : ", CJK_COLUMNS.join(" "))),
+    };
     Ok(words
         .iter()
-        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .map(|w| match cjk::query_word(w) {
+            Some(q) => format!("({})", q.replace(cjk::COLUMN, &cjk)),
+            None => format!("{plain}\"{}\"", w.replace('"', "\"\"")),
+        })
         .collect::<Vec<_>>()
-        .join(" "))
+        // Explicit: FTS5 takes no implicit AND after a parenthesised group.
+        .join(" AND "))
 }
+
+/// The bigram columns of `session_fts`, in the order of the text columns.
+const CJK_COLUMNS: [&str; 4] = [
+    "sentence_cjk",
+    "summary_cjk",
+    "transcript_cjk",
+    "compaction_cjk",
+];
 
 /// `7d`, `24h`, `2w`, a date (`2026-11-01`) or an RFC 3339 timestamp.
 pub fn parse_since(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
@@ -124,17 +145,14 @@ pub fn search(
     q: &Query,
     now: DateTime<Utc>,
 ) -> Result<Vec<Hit>> {
-    let mut fts = fts_query(&q.text)?;
-    if let Some(kind) = q.kind {
-        if kind == ArtifactKind::Manifest {
-            return Err(Error::value(
-                "--kind",
-                kind.as_str(),
-                "manifests have no text; use summary, transcript or compaction",
-            ));
-        }
-        fts = format!("{kind} : ({fts})");
+    if q.kind == Some(ArtifactKind::Manifest) {
+        return Err(Error::value(
+            "--kind",
+            "manifest",
+            "manifests have no text; use summary, transcript or compaction",
+        ));
     }
+    let fts = fts_query(&q.text, q.kind)?;
     let hits = candidates(index, cfg, q, &fts, now)?;
     index.record_accesses(
         hits.iter().map(|h| (h.agent_id.as_str(), h.token.as_str())),
@@ -195,7 +213,7 @@ fn candidates(
             ranked.truncate(limit);
             let out = ranked
                 .into_iter()
-                .map(|(score, c)| details(index, &c, score, fts))
+                .map(|(score, c)| details(index, &c, score, fts, &q.text))
                 .collect();
             return out;
         }
@@ -279,7 +297,7 @@ impl<'q> Filter<'q> {
 }
 
 /// The session facts, wikilinks and best snippet of one ranked session.
-fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
+fn details(index: &Index, c: &Candidate, score: f64, fts: &str, text: &str) -> Result<Hit> {
     let Some(row) = index.hit_row(c.fts_id)? else {
         return Err(Error::unknown_session(c.token.clone()));
     };
@@ -303,7 +321,7 @@ fn details(index: &Index, c: &Candidate, score: f64, fts: &str) -> Result<Hit> {
         .zip(&paths)
         .filter_map(|(label, p)| p.as_ref().map(|p| format!("[[{p}|{label}]]")))
         .collect();
-    let (kind, snippet) = best_snippet(index, fts, c.fts_id)?;
+    let (kind, snippet) = snippet_of(index, fts, text, c.fts_id)?;
     // A match in the sentence points at the artifact the sentence came from.
     let kind = if kind == "sentence" { "summary" } else { kind };
     Ok(Hit {
@@ -353,10 +371,99 @@ fn best_snippet(index: &Index, fts: &str, fts_id: i64) -> Result<(&'static str, 
             }
         }
     }
-    Ok((
-        "summary",
-        snippet(index, fts, fts_id, -1)?.unwrap_or_default(),
-    ))
+    // Not -1: FTS5 would pick a bigram column, which is no text to show.
+    for (column, kind) in COLUMNS {
+        if let Some(text) = snippet(index, fts, fts_id, column as i32)?
+            && !text.is_empty()
+        {
+            return Ok((kind, text));
+        }
+    }
+    Ok(("summary", String::new()))
+}
+
+/// The artifact kind and snippet a hit shows. FTS5 marks what it matched in
+/// the text columns; a word matched only in a bigram column (Chinese or
+/// Japanese, or a Latin word glued to them) is looked for as written.
+fn snippet_of(index: &Index, fts: &str, text: &str, fts_id: i64) -> Result<(&'static str, String)> {
+    let cjk_words = cjk::needles(text);
+    if !cjk_words.is_empty()
+        && let Some(found) = written_snippet(index, &cjk_words, fts_id)?
+    {
+        return Ok(found);
+    }
+    let found = best_snippet(index, fts, fts_id)?;
+    if found.1.contains(MARK_START) {
+        return Ok(found);
+    }
+    let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
+    Ok(written_snippet(index, &words, fts_id)?.unwrap_or(found))
+}
+
+/// Characters of context a snippet found as written keeps on each side.
+const CONTEXT_CHARS: usize = 24;
+
+/// The first text column, in snippet order, that holds the first word as
+/// written (ASCII case aside), and the text around it with every word marked.
+fn written_snippet(
+    index: &Index,
+    words: &[String],
+    fts_id: i64,
+) -> Result<Option<(&'static str, String)>> {
+    let Some(first) = words.first().map(|w| w.to_ascii_lowercase()) else {
+        return Ok(None);
+    };
+    let Some(columns) = index.document(fts_id)? else {
+        return Ok(None);
+    };
+    Ok(COLUMNS.iter().find_map(|(column, kind)| {
+        let body = &columns[*column];
+        // ASCII lowercasing keeps every byte offset.
+        let at = body.to_ascii_lowercase().find(first.as_str())?;
+        Some((*kind, squeeze(&marked_window(body, at, first.len(), words))))
+    }))
+}
+
+/// The text around `body[at..at + len]`, cut on character boundaries, with
+/// every word inside marked.
+fn marked_window(body: &str, at: usize, len: usize, words: &[String]) -> String {
+    let start = body[..at]
+        .char_indices()
+        .rev()
+        .nth(CONTEXT_CHARS - 1)
+        .map_or(0, |(i, _)| i);
+    let end = body[at + len..]
+        .char_indices()
+        .nth(CONTEXT_CHARS)
+        .map_or(body.len(), |(i, _)| at + len + i);
+    let window = &body[start..end];
+    let lower = window.to_ascii_lowercase();
+    let mut marks: Vec<(usize, usize)> = Vec::new();
+    for word in words.iter().map(|w| w.to_ascii_lowercase()) {
+        marks.extend(
+            lower
+                .match_indices(word.as_str())
+                .map(|(i, m)| (i, i + m.len())),
+        );
+    }
+    marks.sort_unstable();
+    let mut out = String::from(if start > 0 { "…" } else { "" });
+    let mut done = 0;
+    for (from, to) in marks {
+        if from < done {
+            continue;
+        }
+        out.push_str(&window[done..from]);
+        out.push(MARK_START);
+        out.push_str(&window[from..to]);
+        out.push(MARK_END);
+        done = to;
+    }
+    out.push_str(&window[done..]);
+    if end < body.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// Whether an FTS5 query is one quoted phrase (`"a b"`, `"don""t"`), as a
@@ -422,12 +529,15 @@ mod tests {
     #[test]
     fn plain_words_are_quoted_and_fts_syntax_is_kept() {
         assert_eq!(
-            fts_query("retry  src/pay.rs").unwrap(),
-            "\"retry\" \"src/pay.rs\""
+            fts_query("retry  src/pay.rs", None).unwrap(),
+            "\"retry\" AND \"src/pay.rs\""
         );
-        assert_eq!(fts_query("say \"hi\" OR bye").unwrap(), "say \"hi\" OR bye");
-        assert_eq!(fts_query("pay*").unwrap(), "pay*");
-        assert!(fts_query("   ").is_err());
+        assert_eq!(
+            fts_query("say \"hi\" OR bye", None).unwrap(),
+            "say \"hi\" OR bye"
+        );
+        assert_eq!(fts_query("pay*", None).unwrap(), "pay*");
+        assert!(fts_query("   ", None).is_err());
     }
 
     #[test]
@@ -444,8 +554,8 @@ mod tests {
         ] {
             assert!(!is_one_phrase(many), "{many}");
         }
-        assert!(is_one_phrase(&fts_query("retry").unwrap()));
-        assert!(!is_one_phrase(&fts_query("retry backoff").unwrap()));
+        assert!(is_one_phrase(&fts_query("retry", None).unwrap()));
+        assert!(!is_one_phrase(&fts_query("retry backoff", None).unwrap()));
     }
 
     #[test]

@@ -38,7 +38,8 @@ const DUMP: &[(&str, &str)] = &[
     ),
     (
         "session_fts",
-        "SELECT s.agent_id, s.token, f.sentence, f.summary, f.transcript, f.compaction
+        "SELECT s.agent_id, s.token, f.sentence, f.summary, f.transcript, f.compaction,
+         f.sentence_cjk, f.summary_cjk, f.transcript_cjk, f.compaction_cjk
          FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id ORDER BY s.agent_id, s.token",
     ),
     (

@@ -23,6 +23,7 @@ use crate::sentence::{self, SessionFacts};
 use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
+pub mod cjk;
 mod damage;
 mod dump;
 mod first_build;

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 11;
+pub const SCHEMA_VERSION: i64 = 12;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -62,7 +62,9 @@ CREATE INDEX artifacts_token ON artifacts(token);
 -- is half the bm25 work of ranking their artifacts one by one. It also holds the
 -- bodies: a rebuilt session takes its unchanged artifacts' text from its old row.
 -- Removing a tombstoned session merges the index (`Index::purge_removed_text`).
-CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction, tokenize = 'unicode61');
+-- The `*_cjk` columns hold the Han and kana of the four others as bigrams (`store::cjk`).
+CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction,
+    sentence_cjk, summary_cjk, transcript_cjk, compaction_cjk, tokenize = 'unicode61');
 -- One row per (agent, session), derived from its artifacts at index time: what projections read.
 CREATE TABLE sessions (
     agent_id TEXT NOT NULL,

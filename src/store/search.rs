@@ -40,8 +40,9 @@ impl Index {
     ) -> Result<Vec<(i64, f64)>> {
         query(
             &self.conn,
-            "SELECT rowid, -bm25(session_fts, ?3, 1.0, 1.0, 1.0) FROM session_fts WHERE session_fts MATCH ?1
-             ORDER BY bm25(session_fts, ?3, 1.0, 1.0, 1.0) LIMIT ?2",
+            "SELECT rowid, -bm25(session_fts, ?3, 1.0, 1.0, 1.0, ?3, 1.0, 1.0, 1.0) FROM session_fts
+             WHERE session_fts MATCH ?1
+             ORDER BY bm25(session_fts, ?3, 1.0, 1.0, 1.0, ?3, 1.0, 1.0, 1.0) LIMIT ?2",
             params![fts, k as i64, sentence_weight],
             |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)),
         )
@@ -132,6 +133,19 @@ impl Index {
             one(3)
         );
         let rows: Vec<[String; 4]> = query(&self.conn, &sql, params![fts, fts_id], |r| {
+            let col = |i| r.get::<_, Option<String>>(i).map(Option::unwrap_or_default);
+            Ok([col(0)?, col(1)?, col(2)?, col(3)?])
+        })
+        .map_err(|e| self.err(e))?;
+        Ok(rows.into_iter().next())
+    }
+
+    /// The four text columns (sentence, summary, transcript, compaction) of
+    /// one session's document.
+    pub fn document(&self, fts_id: i64) -> Result<Option<[String; 4]>> {
+        let sql =
+            "SELECT sentence, summary, transcript, compaction FROM session_fts WHERE rowid = ?1";
+        let rows: Vec<[String; 4]> = query(&self.conn, sql, [fts_id], |r| {
             let col = |i| r.get::<_, Option<String>>(i).map(Option::unwrap_or_default);
             Ok([col(0)?, col(1)?, col(2)?, col(3)?])
         })

@@ -233,14 +233,21 @@ impl Batch<'_> {
             body(&doc.transcript),
             body(&doc.compaction),
         );
+        let cjk = |text: &Option<String>| super::cjk::index_text(text.as_deref());
         self.exec(
-            "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction) VALUES (?1, ?2, ?3, ?4, ?5)",
+            "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction,
+                 sentence_cjk, summary_cjk, transcript_cjk, compaction_cjk)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 fts_id,
                 sentence,
                 summary,
                 transcript,
-                compaction
+                compaction,
+                super::cjk::index_text([sentence.as_str()]),
+                cjk(&summary),
+                cjk(&transcript),
+                cjk(&compaction)
             ],
         )
     }
