@@ -146,7 +146,7 @@ fn deleting_the_index_and_syncing_rebuilds_the_same_content_rows() {
     assert_eq!(ws.content_rows(), before);
 }
 
-/// `search` closes without checkpointing, so its telemetry frames outlive it
+/// `open` closes without checkpointing, so its telemetry frames outlive it
 /// in the WAL; a person who deletes only `index.db` must still get a clean
 /// rebuild, not the old log replayed into the new file.
 #[test]
@@ -159,13 +159,14 @@ fn deleting_only_the_index_file_rebuilds_without_replaying_its_old_log() {
         limit: 10,
         ..Default::default()
     };
-    let hits = commands::search(&ws.settings, &q, now()).unwrap();
+    let (hits, _) = commands::search(&ws.settings, &q, now()).unwrap();
     assert!(!hits.is_empty());
+    commands::open(&ws.settings, &hits[0].token, None, now()).unwrap();
     let index = ws.settings.index_path();
     let wal = format!("{}-wal", index.display());
     assert!(
         std::fs::metadata(&wal).is_ok_and(|m| m.len() > 0),
-        "search left no log behind, so this test proves nothing"
+        "open left no log behind, so this test proves nothing"
     );
     std::fs::remove_file(&index).unwrap();
     ws.sync();
@@ -178,11 +179,11 @@ fn deleting_only_the_index_file_rebuilds_without_replaying_its_old_log() {
     assert_eq!(check, "ok");
 }
 
-/// Every `search` process leaves its telemetry frames in the log and the next
-/// one replays them all at open, so the log must stay short however many
-/// searches run.
+/// Every `open` process leaves its telemetry frames in the log and the next
+/// reader replays them all, so the log must stay short however many sessions
+/// are opened.
 #[test]
-fn many_searches_keep_the_log_short() {
+fn many_opens_keep_the_log_short() {
     let ws = mixed_workspace();
     ws.sync();
     let q = memsync::search::Query {
@@ -190,17 +191,18 @@ fn many_searches_keep_the_log_short() {
         limit: 10,
         ..Default::default()
     };
+    let (hits, _) = commands::search(&ws.settings, &q, now()).unwrap();
     let wal = format!("{}-wal", ws.settings.index_path().display());
     let mut longest = 0;
     for _ in 0..150 {
-        commands::search(&ws.settings, &q, now()).unwrap();
+        commands::open(&ws.settings, &hits[0].token, None, now()).unwrap();
         longest = longest.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
     }
     assert!(
         longest > 0,
-        "search left no log behind, so this test proves nothing"
+        "open left no log behind, so this test proves nothing"
     );
-    // 150 searches append at least 150 frames (600 KiB) to a log never cut short.
+    // 150 opens append at least 150 frames (600 KiB) to a log never cut short.
     assert!(longest < 400 * 1024, "the log grew to {longest} bytes");
 }
 

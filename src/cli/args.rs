@@ -36,6 +36,9 @@ pub struct Cli {
     /// Print nothing but errors.
     #[arg(short, long, global = true)]
     pub quiet: bool,
+    /// Bold search matches: auto (on a terminal, unless $NO_COLOR is set), always, never.
+    #[arg(long, global = true, value_enum, default_value_t = ColorChoice::Auto, value_name = "WHEN")]
+    pub color: ColorChoice,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -367,4 +370,28 @@ pub fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {
         return Err(format!("{s:?} is outside the years 1970 to 9999"));
     }
     Ok(ts)
+}
+
+/// When terminal styling is used, as in ripgrep.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum ColorChoice {
+    Auto,
+    Always,
+    Never,
+}
+
+impl ColorChoice {
+    /// Whether to style output bound for stdout: `auto` means a terminal
+    /// and no `NO_COLOR` (any non-empty value, per no-color.org).
+    pub fn enabled(self) -> bool {
+        use std::io::IsTerminal;
+        match self {
+            ColorChoice::Always => true,
+            ColorChoice::Never => false,
+            ColorChoice::Auto => {
+                std::io::stdout().is_terminal()
+                    && std::env::var_os("NO_COLOR").is_none_or(|v| v.is_empty())
+            }
+        }
+    }
 }

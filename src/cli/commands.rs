@@ -399,15 +399,21 @@ pub fn init(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Inde
     sync(settings, now, None)
 }
 
-/// Searches the index as the last sync left it.
+/// Searches the index as the last sync left it; with no hit, what to try.
 pub fn search(
     settings: &Settings,
     q: &crate::search::Query,
     now: DateTime<Utc>,
-) -> Result<Vec<crate::search::Hit>> {
+) -> Result<(Vec<crate::search::Hit>, Vec<crate::search::Suggestion>)> {
     let index = open_for_reading(settings, now, Freshness::Complete, None)?;
     index.defer_checkpoint()?;
-    crate::search::search(&index, &settings.config.search, q, now)
+    let cfg = &settings.config.search;
+    let hits = crate::search::search(&index, cfg, q, now)?;
+    let suggestions = match hits.is_empty() {
+        true => crate::search::suggest(&index, cfg, q, now)?,
+        false => Vec::new(),
+    };
+    Ok((hits, suggestions))
 }
 
 /// Shows one session.

@@ -4,7 +4,6 @@
 //! Owns: which call each command makes, and stdout. Must not: hold logic a
 //! command needs (that is in the entry points and `commands`).
 
-use std::io::IsTerminal;
 use std::path::Path;
 
 use chrono::Utc;
@@ -87,8 +86,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         settings.require_workspace()?;
         Ok::<_, Error>(settings)
     };
-    let print = |json: serde_json::Value, text: String| -> Result<()> {
+    let print = |mut json: serde_json::Value, text: String| -> Result<()> {
         if cli.json {
+            crate::search::for_machines(&mut json);
             let mut out = serde_json::to_string_pretty(&json).unwrap_or_default();
             out.push('\n');
             write_stdout(out.as_bytes())
@@ -304,9 +304,16 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 limit: limit.unwrap_or(settings.config.search.limit),
                 include_private: *include_private,
             };
-            let hits = super::commands::search(&settings, &q, now)?;
-            let color = std::io::stdout().is_terminal();
-            print(json(&hits), render::render_search(&hits, color))?;
+            let (hits, tries) = super::commands::search(&settings, &q, now)?;
+            let color = cli.color.enabled();
+            if cli.json && !tries.is_empty() && !cli.quiet {
+                // stdout stays the list of hits a script expects.
+                eprint!("{}", render::render_suggestions(&tries));
+            }
+            print(
+                json(&hits),
+                render::render_search(&hits, color) + &render::render_suggestions(&tries),
+            )?;
             Ok(ExitStatus::Ok)
         }
         Command::Open {

@@ -66,7 +66,8 @@ fn write_list(out: &mut impl Write, index: &Index) -> Result<()> {
             .map_err(io)?;
         first = false;
         // Through a `Value`, so keys come in the same (sorted) order.
-        let value = serde_json::to_value(&p).unwrap_or_default();
+        let mut value = serde_json::to_value(&p).unwrap_or_default();
+        crate::search::for_machines(&mut value);
         out.write_all(indented(&pretty(&value), 4).as_bytes())
             .map_err(io)
     })?;

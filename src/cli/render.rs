@@ -365,6 +365,31 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
     out
 }
 
+/// What to try after a search that found nothing, one line each.
+pub fn render_suggestions(tries: &[crate::search::Suggestion]) -> String {
+    let mut out = String::new();
+    for t in tries {
+        let more = if t.sessions >= 20 { " or more" } else { "" };
+        let filters = if t.filtered { " (same filters)" } else { "" };
+        let plain = t
+            .query
+            .chars()
+            .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+        let query = match plain {
+            true => t.query.clone(),
+            false => format!("'{}'", t.query.replace('\'', "'\\''")),
+        };
+        let _ = writeln!(
+            out,
+            "  try: memsync search {}{filters}: {} session(s){more}, {}",
+            shown(&query),
+            t.sessions,
+            t.why
+        );
+    }
+    out
+}
+
 pub fn render_open(v: &crate::session::SessionView) -> String {
     let mut out = String::new();
     let show = |o: &Option<String>| shown(o.as_deref().unwrap_or("none")).into_owned();
@@ -392,7 +417,8 @@ pub fn render_open(v: &crate::session::SessionView) -> String {
         let _ = writeln!(out, "private   yes (never projected)");
     }
     let _ = writeln!(out, "sentence  {}", show(&v.sentence));
-    let _ = writeln!(out, "opened    {} times", v.accesses);
+    let times = if v.accesses == 1 { "time" } else { "times" };
+    let _ = writeln!(out, "opened    {} {times}", v.accesses);
     let _ = writeln!(out, "artifacts");
     for a in &v.artifacts {
         let _ = writeln!(

@@ -74,9 +74,11 @@ impl MemoryServer {
         }
         let now = self.fixed_now.unwrap_or_else(Utc::now);
         match tool(&index, &self.settings, args, now) {
-            Ok(value) => CallToolResult::success(vec![ContentBlock::text(
-                serde_json::to_string_pretty(&value).unwrap_or_default(),
-            )]),
+            // Compact: an agent pays for every byte of indentation.
+            Ok(mut value) => {
+                crate::search::for_machines(&mut value);
+                CallToolResult::success(vec![ContentBlock::text(value.to_string())])
+            }
             Err(message) => failure(message),
         }
     }
@@ -89,7 +91,7 @@ fn failure(message: String) -> CallToolResult {
 #[tool_router]
 impl MemoryServer {
     #[tool(
-        description = "Search past sessions: full text over summaries, transcripts and compactions, ranked by relevance, recency and use; one hit per session with its time, project, memory sentence, a snippet and the artifact paths. Open a hit with memory_get.",
+        description = "Search past sessions: full text over summaries, transcripts and compactions (words in any language, Chinese and Japanese inside a sentence too), ranked by relevance, recency and how often a session was opened. Replies {hits: [...]}, best first, one per session: token (pass it to memory_get as `session`), session_id, session_key (when the harness has one), agent, when (the session's time, UTC), project, sentence (what happened, in one line), snippet (the text around the match, matched words between « and »), path (the artifact that matched; memory_get takes it as `path`).",
         input_schema = schema_for_type::<SearchArgs>()
     )]
     async fn memory_search(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {

@@ -95,8 +95,34 @@ pub fn search(
         limit: limit as usize,
         include_private: false,
     };
-    let hits = crate::search::search(index, &settings.config.search, &q, now)
+    let found = crate::search::search(index, &settings.config.search, &q, now)
         .map_err(|e| crate::error::message(&e))?;
+    // Only what an agent uses to pick a hit and open it; scores and
+    // wikilinks are for people (`memsync search --json` keeps them).
+    let hits: Vec<Value> = found
+        .into_iter()
+        .map(|h| {
+            let mut hit = json!({
+                "token": h.token,
+                "session_id": h.session_id,
+                "agent": h.agent_id,
+                "when": h.membership_ts,
+                "project": h.project,
+                "sentence": h.sentence,
+                "snippet": h.snippet,
+                "path": h.path,
+            });
+            if let Some(key) = h.session_key {
+                hit["session_key"] = json!(key);
+            }
+            hit
+        })
+        .collect();
+    if hits.is_empty() {
+        let tries = crate::search::suggest(index, &settings.config.search, &q, now)
+            .map_err(|e| crate::error::message(&e))?;
+        return Ok(json!({ "hits": hits, "suggestions": tries }));
+    }
     Ok(json!({ "hits": hits }))
 }
 

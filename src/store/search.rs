@@ -153,6 +153,38 @@ impl Index {
         Ok(rows.into_iter().next())
     }
 
+    /// Indexed terms that could be `word` mistyped: the same first
+    /// character, a length within `spread`, with how many sessions hold each.
+    pub fn terms_like(&self, word: &str, spread: usize) -> Result<Vec<(String, i64)>> {
+        let Some(first) = word.chars().next() else {
+            return Ok(Vec::new());
+        };
+        // A view over the index's own vocabulary; it stores nothing.
+        self.conn
+            .execute_batch(
+                "CREATE VIRTUAL TABLE IF NOT EXISTS temp.session_vocab
+                 USING fts5vocab(main, session_fts, row)",
+            )
+            .map_err(|e| self.err(e))?;
+        let low = first.to_string();
+        let high =
+            char::from_u32(first as u32 + 1).map_or(String::from("\u{10FFFF}"), String::from);
+        let n = word.chars().count();
+        query(
+            &self.conn,
+            "SELECT term, doc FROM temp.session_vocab
+             WHERE term >= ?1 AND term < ?2 AND length(term) BETWEEN ?3 AND ?4",
+            params![
+                low,
+                high,
+                n.saturating_sub(spread) as i64,
+                (n + spread) as i64
+            ],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .map_err(|e| self.err(e))
+    }
+
     /// Whether a query error is the user's FTS5 syntax rather than a failure.
     pub fn is_query_syntax(e: &Error) -> Option<String> {
         match e.sqlite() {
