@@ -539,3 +539,80 @@ fn a_file_over_the_size_limit_is_skipped_unread_and_the_others_are_captured() {
         (0, Some(5))
     );
 }
+
+#[test]
+fn a_harvest_killed_at_any_point_loses_no_session_and_duplicates_none() {
+    let home = Home::new("");
+    let n = 150;
+    for i in 0..n {
+        let id = format!("k-{i:03}");
+        home.place(
+            &format!("claude/projects/-home-ana-shop/{id}.jsonl"),
+            &claude_session(&id, 2),
+        );
+    }
+    // kill -9 a first harvest at several points, then let one finish.
+    for delay_ms in [40, 120, 250, 400] {
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memsync"))
+            .arg("--config")
+            .arg(home.config())
+            .arg("--workspace")
+            .arg(home.ws())
+            .args(["--now", NOW, "--quiet", "harvest"])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .unwrap();
+        std::thread::sleep(Duration::from_millis(delay_ms));
+        let _ = child.kill();
+        let _ = child.wait();
+    }
+    // A killed run's leases expire; a harvest after that finishes the rest.
+    let later = "2026-11-21T13:00:00Z";
+    let out = memsync_bin()
+        .arg("--config")
+        .arg(home.config())
+        .arg("--workspace")
+        .arg(home.ws())
+        .args(["--now", later, "--json", "harvest"])
+        .output()
+        .unwrap();
+    let report: Value = serde_json::from_slice(&out.stdout).unwrap();
+    assert_eq!(count(&report, "failed"), 0, "{report:#}");
+    let summaries: Vec<String> = std::fs::read_dir(home.ws().join("memory"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("--summary.md"))
+        .collect();
+    assert_eq!(
+        summaries.len(),
+        n,
+        "one summary per session, no more, no less"
+    );
+    let rows = home.memory_md(None).matches("session=k-").count();
+    assert!(rows > 0, "the finishing harvest renders MEMORY.md");
+    let status = memsync_bin()
+        .arg("--workspace")
+        .arg(home.ws())
+        .args(["--now", later, "--json", "status"])
+        .output()
+        .unwrap();
+    let status: Value = serde_json::from_slice(&status.stdout).unwrap();
+    let indexed = status["agents"][0]["sessions"].as_u64().unwrap_or(0);
+    assert_eq!(
+        indexed, n as u64,
+        "the harvest indexed every session: {status:#}"
+    );
+    let check = memsync_bin()
+        .arg("--workspace")
+        .arg(home.ws())
+        .args(["--now", later, "check"])
+        .output()
+        .unwrap();
+    assert!(
+        check.status.success(),
+        "{}",
+        String::from_utf8_lossy(&check.stdout)
+    );
+}

@@ -13,6 +13,7 @@
 //! what is missing, and ends with exactly the files an uninterrupted run writes.
 
 mod gist;
+mod listing;
 pub mod outcome;
 
 pub mod sanitize;
@@ -84,6 +85,11 @@ pub struct SessionEnd {
     /// Index only: the caller renders the projections once after a batch
     /// (harvest). The dirty marks stay until it does, so a crash loses nothing.
     pub defer_render: bool,
+    /// Leave indexing to the caller too: it indexes the report's `files`
+    /// itself, for many captures in one transaction (harvest). The files
+    /// are on disk either way, so a crash before that loses nothing: the
+    /// next sync indexes them.
+    pub defer_index: bool,
 }
 
 /// A compaction capture for a session that already has a manifest.

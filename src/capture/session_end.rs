@@ -144,6 +144,7 @@ pub fn session_end_of(
         Outcome::AlreadyCaptured
     };
     w.render = !req.defer_render;
+    w.index = !req.defer_index;
     // The pipeline indexes what was written; the conversation is not needed there.
     drop(t);
     w.finish(outcome, produced)

@@ -66,28 +66,31 @@ impl SessionFiles {
         let dir = root.join(contract::MEMORY_DIR);
         crate::files::check_real_dirs(root, &format!("{}/x", contract::MEMORY_DIR))
             .map_err(|e| Error::io(&dir, e))?;
-        let entries = match std::fs::read_dir(&dir) {
-            Ok(e) => e,
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                return Ok(SessionFiles::default());
+        // A listed file gone when read (a `forget`, a checkout): list again, once.
+        for fresh in [false, true] {
+            if fresh {
+                super::listing::forget();
             }
-            Err(e) => return Err(Error::io(&dir, e)),
-        };
+            match Self::read(&dir, token) {
+                Ok(files) => return Ok(SessionFiles { files }),
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !dir.exists() => {
+                    return Ok(SessionFiles::default());
+                }
+                Err(e) if e.kind() == std::io::ErrorKind::NotFound && !fresh => {}
+                Err(e) => return Err(Error::io(&dir, e)),
+            }
+        }
+        Ok(SessionFiles::default())
+    }
+
+    fn read(dir: &Path, token: &str) -> std::io::Result<Vec<OnDisk>> {
         let mut files = Vec::new();
-        for entry in entries.flatten() {
-            if entry.file_type().is_ok_and(|t| t.is_symlink()) {
-                continue; // never read through a link
-            }
-            let name = entry.file_name().to_string_lossy().into_owned();
+        for name in super::listing::names_of(dir, token)? {
             let Some(parsed) = contract::parse_canonical_name(&name) else {
                 continue;
             };
-            if parsed.token != token {
-                continue;
-            }
             let path = format!("{}/{name}", contract::MEMORY_DIR);
-            let text =
-                std::fs::read_to_string(entry.path()).map_err(|e| Error::io(entry.path(), e))?;
+            let text = std::fs::read_to_string(dir.join(&name))?;
             let (frontmatter, body_sha256, summary_print) =
                 match crate::parse::parse_document(&text) {
                     Ok(doc) => (
@@ -109,7 +112,7 @@ impl SessionFiles {
             });
         }
         files.sort_by(|a, b| a.path.cmp(&b.path));
-        Ok(SessionFiles { files })
+        Ok(files)
     }
 
     pub(super) fn of_kind(&self, kind: ArtifactKind) -> impl Iterator<Item = &OnDisk> {
@@ -217,6 +220,8 @@ pub(super) struct Writer<'a> {
     /// Render projections after indexing; off when the caller renders once
     /// after a batch of captures (harvest).
     pub(super) render: bool,
+    /// Index what was written (else the caller does).
+    pub(super) index: bool,
     pub(super) _lock: PidLock,
 }
 
@@ -278,6 +283,7 @@ impl<'a> Writer<'a> {
             written: Vec::new(),
             notes: Vec::new(),
             render: true,
+            index: true,
             _lock: lock,
         })
     }
@@ -395,7 +401,7 @@ impl<'a> Writer<'a> {
             if revision_now != found.map(|_| before.revision) {
                 continue;
             }
-            crate::files::write_in_workspace(&self.settings.root, &rel, text.as_bytes())
+            write_canonical(&self.settings.root, &rel, text.as_bytes())
                 .map_err(|e| Error::io(self.settings.root.join(&rel), e))?;
             self.written.push(rel.clone());
             return Ok(rel);
@@ -414,24 +420,23 @@ impl<'a> Writer<'a> {
     pub(super) fn finish(mut self, outcome: Outcome, produced: Produced) -> Result<CaptureReport> {
         let kind = self.kind;
         let files = SessionFiles::load(&self.settings.root, &self.token)?.paths();
-        let mut index = Index::open(&self.settings.index_path())?;
-        let report = pipeline::sync_paths(
-            &mut index,
-            self.settings,
-            self.now,
-            if self.render {
-                SyncOptions::RENDER
-            } else {
-                SyncOptions::INDEX_ONLY
-            },
-            &files,
-        )?;
-        failpoint("after-memory-md");
-        index.set_meta(
-            "last_capture",
-            &format!("{} {kind} {}", contract::format_ts(self.stamp), self.token),
-        )?;
-        failpoint("after-index");
+        let mut projections_written = Vec::new();
+        if self.index {
+            let mut index = Index::open(&self.settings.index_path())?;
+            let options = match self.render {
+                true => SyncOptions::RENDER,
+                false => SyncOptions::INDEX_ONLY,
+            };
+            let report =
+                pipeline::sync_paths(&mut index, self.settings, self.now, options, &files)?;
+            projections_written = report.projections_written;
+            failpoint("after-memory-md");
+            index.set_meta(
+                "last_capture",
+                &format!("{} {kind} {}", contract::format_ts(self.stamp), self.token),
+            )?;
+            failpoint("after-index");
+        }
         Ok(CaptureReport {
             kind,
             outcome,
@@ -445,7 +450,7 @@ impl<'a> Writer<'a> {
             redactions: produced.redactions,
             skipped_lines: produced.skipped_lines,
             notes: std::mem::take(&mut self.notes),
-            projections_written: report.projections_written,
+            projections_written,
         })
     }
 }
@@ -492,5 +497,20 @@ pub(super) fn write_new(root: &Path, rel: &str, text: &str) -> Result<()> {
         }
         .into());
     }
-    crate::files::write_in_workspace(root, rel, text.as_bytes()).map_err(|e| Error::io(&path, e))
+    write_canonical(root, rel, text.as_bytes()).map_err(|e| Error::io(&path, e))
+}
+
+/// Writes a canonical file atomically and keeps the `memory/` listing current.
+fn write_canonical(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    let dir = root.join(contract::MEMORY_DIR);
+    let before = super::listing::before_write(&dir);
+    let written = crate::files::write_in_workspace(root, rel, bytes);
+    let name = rel.strip_prefix(&format!("{}/", contract::MEMORY_DIR));
+    match (&written, name) {
+        (Ok(()), Some(name)) if !name.contains('/') => {
+            super::listing::written(&dir, name, before);
+        }
+        _ => super::listing::forget(),
+    }
+    written
 }

@@ -23,6 +23,8 @@ use crate::validate::{Problem, Severity};
 /// only on a terminal, outside CI, and when there are many files to read.
 pub struct TerminalProgress {
     bar: indicatif::ProgressBar,
+    /// What the bar counts: `indexing` (files) or `harvesting` (sessions).
+    doing: &'static str,
 }
 
 impl TerminalProgress {
@@ -35,7 +37,13 @@ impl TerminalProgress {
         let wanted = !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
         wanted.then(|| TerminalProgress {
             bar: indicatif::ProgressBar::hidden(),
+            doing: "indexing",
         })
+    }
+
+    /// The same bar, saying it counts something else.
+    pub fn doing(self, doing: &'static str) -> TerminalProgress {
+        TerminalProgress { doing, ..self }
     }
 }
 
@@ -46,9 +54,10 @@ impl pipeline::Progress for TerminalProgress {
         }
         self.bar.set_length(total);
         self.bar.set_style(
-            indicatif::ProgressStyle::with_template(
-                "{spinner} indexing {pos}/{len} files {wide_bar} {eta}",
-            )
+            indicatif::ProgressStyle::with_template(&format!(
+                "{{spinner}} {} {{pos}}/{{len}} files {{wide_bar}} {{eta}}",
+                self.doing
+            ))
             .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
         );
         self.bar

@@ -397,7 +397,10 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 dry_run: *dry_run,
                 daemon: false,
             };
-            let report = crate::harvest::harvest(&settings, &env, now, &opts)?;
+            let bar = super::commands::TerminalProgress::for_stderr(cli.quiet || cli.json)
+                .map(|b| b.doing("harvesting"));
+            let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
+            let report = crate::harvest::harvest(&settings, &env, now, &opts, progress)?;
             print(json(&report), render::render_harvest(&report))?;
             Ok(if report.has_problems() {
                 ExitStatus::Problems

@@ -89,6 +89,8 @@ pub(super) struct Run<'a> {
     pub(super) owner: String,
     pub(super) dry_run: bool,
     pub(super) exclusions: Exclusions,
+    /// The files this run's captures wrote or kept: indexed together at the end.
+    pub(super) touched: std::cell::RefCell<Vec<String>>,
 }
 
 /// What became of a file that was read.
@@ -302,6 +304,7 @@ impl Run<'_> {
                     .push(self.entry(f, session_id, Some(format!("{reason}{note}"))));
             }
             Verdict::Captured(done) => {
+                self.touched.borrow_mut().extend(done.files.iter().cloned());
                 w.state = "captured".into();
                 w.session_id = Some(done.session_id.clone());
                 let e = self.entry(f, Some(done.session_id.clone()), None);
@@ -376,6 +379,7 @@ impl Run<'_> {
             transcript: f.path.clone(),
             captured_at: Some(mtime(stat).min(self.now)),
             defer_render: true,
+            defer_index: true,
             ..Default::default()
         };
         match capture::session_end_of(self.settings, self.now, &req, t) {

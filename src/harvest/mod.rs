@@ -110,6 +110,7 @@ pub fn harvest(
     env: &Env,
     now: DateTime<Utc>,
     opts: &HarvestOptions,
+    progress: Option<&dyn crate::pipeline::Progress>,
 ) -> Result<HarvestReport> {
     let cfg = &settings.config.harvest;
     let harnesses: Vec<Harness> = if opts.harnesses.is_empty() {
@@ -133,17 +134,27 @@ pub fn harvest(
         owner: format!("harvest pid {}", std::process::id()),
         dry_run: opts.dry_run,
         exclusions: file::Exclusions::new(&settings.config)?,
+        touched: Default::default(),
     };
     let mut report = HarvestReport {
         dry_run: opts.dry_run,
         ..Default::default()
     };
-    for harness in harnesses {
-        let home = harness.home(cfg, env);
-        let files = home
-            .as_deref()
-            .map(|h| sources::list(harness, h, &cfg.agent))
-            .unwrap_or_default();
+    let listed: Vec<_> = harnesses
+        .into_iter()
+        .map(|harness| {
+            let home = harness.home(cfg, env);
+            let files = home
+                .as_deref()
+                .map(|h| sources::list(harness, h, &cfg.agent))
+                .unwrap_or_default();
+            (harness, home, files)
+        })
+        .collect();
+    if let Some(p) = progress {
+        p.begin(listed.iter().map(|(_, _, f)| f.len() as u64).sum());
+    }
+    for (harness, home, files) in listed {
         let place = report.places.len();
         report.places.push(Place {
             harness,
@@ -154,6 +165,9 @@ pub fn harvest(
         for f in files {
             let key = f.path.to_string_lossy().into_owned();
             run.one(&f, known.get(&key), &mut report)?;
+            if let Some(p) = progress {
+                p.advance();
+            }
         }
         let databases = match (harness, &home) {
             (Harness::OpenClaw, Some(h)) => sources::openclaw_databases(h),
@@ -164,13 +178,30 @@ pub fn harvest(
             report.places[place].database_sessions += held;
         }
     }
+    if let Some(p) = progress {
+        p.end();
+    }
     if !opts.dry_run {
         marks.ran(if opts.daemon { "daemon" } else { "manual" }, now)?;
     }
-    // Captures only indexed; the projections are rendered once for the run.
-    if !report.captured.is_empty() || !report.continued.is_empty() {
+    // The captures wrote their files durably; they are indexed in one
+    // transaction and the projections rendered once for the run. A run
+    // killed before this loses nothing: the daemon indexes what it finds on
+    // its own, and a run by hand ends with a whole sync (a no-op sync costs
+    // a stat a file), which also indexes what a killed run left.
+    let touched = run.touched.take();
+    if !opts.dry_run && (!opts.daemon || !touched.is_empty()) {
         let mut index = crate::store::Index::open(&settings.index_path())?;
-        crate::pipeline::sync_paths(&mut index, settings, now, SyncOptions::RENDER, &[])?;
+        match opts.daemon {
+            true => crate::pipeline::sync_paths(
+                &mut index,
+                settings,
+                now,
+                SyncOptions::RENDER,
+                &touched,
+            )?,
+            false => crate::pipeline::sync_with(&mut index, settings, now, SyncOptions::RENDER)?,
+        };
     }
     Ok(report)
 }

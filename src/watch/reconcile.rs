@@ -123,7 +123,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 daemon: true,
                 ..Default::default()
             };
-            match crate::harvest::harvest(&settings, &env, Utc::now(), &opts) {
+            match crate::harvest::harvest(&settings, &env, Utc::now(), &opts, None) {
                 Ok(r) => tracing::info!(
                     captured = r.captured.len(),
                     continued = r.continued.len(),
