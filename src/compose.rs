@@ -141,6 +141,7 @@ impl NewSession {
             ended_at: self.ended_at,
             private: self.private,
             noise: false,
+            request_source: contract::RequestSource::Owner,
         }
     }
 
@@ -243,6 +244,8 @@ pub struct SessionIdentity {
     pub private: bool,
     /// No request from a person in the session: kept out of projections.
     pub noise: bool,
+    /// Who asked (written only when not the owner).
+    pub request_source: contract::RequestSource,
 }
 
 impl SessionIdentity {
@@ -401,6 +404,12 @@ fn push_flags(fields: &mut Vec<(&'static str, FmValue)>, id: &SessionIdentity) {
     }
     if id.noise {
         fields.push(("noise", FmValue::Bool(true)));
+    }
+    if id.request_source != contract::RequestSource::Owner {
+        fields.push((
+            "request_source",
+            FmValue::Str(id.request_source.as_str().into()),
+        ));
     }
 }
 

@@ -230,6 +230,47 @@ pub fn tombstone_path(agent_id: &str, token: &str) -> String {
 }
 
 /// Agent ids become path segments, so they are restricted.
+/// Where a session's requests came from, as capture records it in the
+/// optional frontmatter key `request_source` (absent: the owner). Only the
+/// owner's words, and the jobs the owner scheduled, are trusted: a session
+/// with a request from another chat participant is left out of everything
+/// injected into an agent (MEMORY.md, daily logs, `context`), and still
+/// found by search.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Default, serde::Serialize)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestSource {
+    /// The person who runs the agent (every local harness session).
+    #[default]
+    Owner,
+    /// A job the owner scheduled (OpenClaw `[cron:…]`).
+    Cron,
+    /// Someone else in a chat the agent serves (a group member).
+    Participant,
+}
+
+impl RequestSource {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            RequestSource::Owner => "owner",
+            RequestSource::Cron => "cron",
+            RequestSource::Participant => "participant",
+        }
+    }
+
+    /// The frontmatter value read back; an unknown one is not trusted.
+    pub fn parse(s: &str) -> RequestSource {
+        match s {
+            "owner" => RequestSource::Owner,
+            "cron" => RequestSource::Cron,
+            _ => RequestSource::Participant,
+        }
+    }
+
+    pub fn trusted(self) -> bool {
+        self != RequestSource::Participant
+    }
+}
+
 pub fn is_valid_agent_id(agent_id: &str) -> bool {
     let mut bytes = agent_id.bytes();
     matches!(bytes.next(), Some(b) if b.is_ascii_lowercase() || b.is_ascii_digit())

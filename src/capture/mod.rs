@@ -376,6 +376,10 @@ pub fn compaction(
         ended_at: manifest.ts("ended_at"),
         private: flag("private"),
         noise: flag("noise"),
+        request_source: manifest.str("request_source").map_or(
+            contract::RequestSource::Owner,
+            contract::RequestSource::parse,
+        ),
     };
     let own = w.existing.own(ArtifactKind::Compaction, &w.key).cloned();
     let previous = w.existing.newest(ArtifactKind::Compaction).cloned();

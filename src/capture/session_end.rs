@@ -121,6 +121,7 @@ pub fn session_end_of(
         ended_at: req.ended_at.or(t.ended_at),
         private: req.private,
         noise: !t.has_request(),
+        request_source: t.request_source,
     };
     let mut produced = Produced {
         skipped_lines: t.skipped_lines,

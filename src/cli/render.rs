@@ -359,6 +359,12 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
             h.score
         );
         let _ = writeln!(out, "   {}", shown(&h.sentence));
+        if h.untrusted {
+            let _ = writeln!(
+                out,
+                "   (asked by someone other than you in a chat: kept out of MEMORY.md)"
+            );
+        }
         let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
         let _ = writeln!(out, "   {}", shown(&h.links.join(" ")));
     }

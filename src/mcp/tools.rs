@@ -115,6 +115,9 @@ pub fn search(
             if let Some(key) = h.session_key {
                 hit["session_key"] = json!(key);
             }
+            if h.untrusted {
+                hit["untrusted"] = json!(true);
+            }
             hit
         })
         .collect();

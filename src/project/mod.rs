@@ -251,7 +251,9 @@ fn window_rolled(
     index.session_crossed(agent, (&f(lo), &f(hi)), (&f(lo - span), &f(hi - span)))
 }
 
-/// Which sessions never reach a projection: temp/test sessions and private ones.
+/// Which sessions never reach a projection: temp/test sessions, private ones,
+/// and ones with a request from someone other than the owner (an agent would
+/// read a group member's words as its owner's instructions).
 struct Exclusions {
     projects: GlobSet,
     sessions: GlobSet,
@@ -276,6 +278,7 @@ impl Exclusions {
     fn excludes(&self, s: &SessionRow) -> bool {
         s.private
             || s.noise
+            || s.untrusted
             || s.project
                 .as_deref()
                 .is_some_and(|p| self.projects.is_match(p))

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 12;
+pub const SCHEMA_VERSION: i64 = 13;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -46,6 +46,8 @@ CREATE TABLE artifacts (
     stale INTEGER NOT NULL DEFAULT 0,
     -- A session with no request from a person: searchable, never projected.
     noise INTEGER NOT NULL DEFAULT 0,
+    -- A request from someone other than the owner: searchable, never injected.
+    untrusted INTEGER NOT NULL DEFAULT 0,
     -- The artifact of the same kind this one continues (a later part, a later compaction).
     continues TEXT
 );
@@ -83,6 +85,7 @@ CREATE TABLE sessions (
     compaction_at TEXT,
     compaction_sentence TEXT,
     noise INTEGER NOT NULL DEFAULT 0,
+    untrusted INTEGER NOT NULL DEFAULT 0,
     -- The session's row in session_fts; a rebuilt session gets a new one.
     fts_id INTEGER NOT NULL,
     -- Clustered by time: the ledger window is one range scan of the table itself.

@@ -28,6 +28,7 @@ pub struct HitRow {
     pub session_key: Option<String>,
     pub sentence: String,
     pub paths: Vec<Option<String>>,
+    pub untrusted: bool,
 }
 
 impl Index {
@@ -79,7 +80,7 @@ impl Index {
     /// The session behind one fts rowid, if it is still there.
     pub fn hit_row(&self, fts_id: i64) -> Result<Option<HitRow>> {
         let sql = "SELECT membership_ts, project, session_id, session_key, sentence,
-                          summary_path, transcript_path, compaction_path, manifest_path
+                          summary_path, transcript_path, compaction_path, manifest_path, untrusted
                    FROM sessions WHERE fts_id = ?1";
         let rows: Vec<HitRow> = query(&self.conn, sql, [fts_id], |r| {
             Ok(HitRow {
@@ -89,6 +90,7 @@ impl Index {
                 session_key: r.get(3)?,
                 sentence: r.get(4)?,
                 paths: (5..9).map(|i| r.get(i)).collect::<rusqlite::Result<_>>()?,
+                untrusted: r.get(9)?,
             })
         })
         .map_err(|e| self.err(e))?;

@@ -31,10 +31,12 @@ pub struct SessionRow {
     pub compaction_sentence: Option<String>,
     /// No request from a person in it (heartbeats only): never projected.
     pub noise: bool,
+    /// A request from someone other than the owner: never injected.
+    pub untrusted: bool,
 }
 
 pub(super) const SESSION_COLUMNS: &str = "agent_id, token, session_id, session_key, project, harness, membership_ts, private,
-    sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence, noise";
+    sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at, compaction_sentence, noise, untrusted";
 
 pub(super) fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow> {
     Ok(SessionRow {
@@ -54,6 +56,7 @@ pub(super) fn session_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<SessionRow>
         compaction_at: r.get(13)?,
         compaction_sentence: r.get(14)?,
         noise: r.get(15)?,
+        untrusted: r.get(16)?,
     })
 }
 
@@ -200,6 +203,7 @@ pub(super) struct ArtifactSummary {
     pub(super) sentence: Option<String>,
     pub(super) private: bool,
     pub(super) noise: bool,
+    pub(super) untrusted: bool,
 }
 
 /// One agent's artifacts of a session (oldest first) as one `SessionRow`; the
@@ -268,6 +272,7 @@ pub(super) fn assemble_session(
         compaction_at: compaction.map(|r| r.captured_at.clone()),
         compaction_sentence: compaction.map(|r| display(r.sentence.as_deref())),
         noise: rows.iter().any(|r| r.noise),
+        untrusted: rows.iter().any(|r| r.untrusted),
     })
 }
 

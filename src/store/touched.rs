@@ -88,7 +88,7 @@ impl Batch<'_> {
             )
             .map_err(|e| self.err(e))?;
         let sql = "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness,
-                   captured_at, membership_ts, memory_sentence, private, noise FROM artifacts
+                   captured_at, membership_ts, memory_sentence, private, noise, untrusted FROM artifacts
                    WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, agent_id, captured_at, source_path";
         let rows: Vec<ArtifactSummary> = query(&self.tx, sql, [], |r| {
             Ok(ArtifactSummary {
@@ -105,13 +105,14 @@ impl Batch<'_> {
                 sentence: r.get(10)?,
                 private: r.get(11)?,
                 noise: r.get(12)?,
+                untrusted: r.get(13)?,
             })
         })
         .map_err(|e| self.err(e))?;
         let mut insert = self
             .tx
             .prepare_cached(&format!(
-                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17)"
+                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
             ))
             .map_err(|e| self.err(e))?;
         // Ascending ids: FTS5 appends its content rows instead of scattering them.
@@ -145,6 +146,7 @@ impl Batch<'_> {
                     s.compaction_at,
                     s.compaction_sentence,
                     s.noise,
+                    s.untrusted,
                     next_fts_id
                 ])
                 .map_err(|e| self.err(e))?;

@@ -102,6 +102,9 @@ pub struct Artifact {
     pub private: bool,
     /// No request from a person in the session: indexed, never projected.
     pub noise: bool,
+    /// A request from someone other than the owner (`request_source`):
+    /// indexed and searchable, never injected.
+    pub untrusted: bool,
     /// The artifact of the same kind and session this one continues.
     pub continues: Option<String>,
     /// `N:hash`: how many source messages this transcript and its earlier parts hold.
@@ -155,6 +158,7 @@ const IMMUTABLE_OPTIONAL: &[&str] = &[
     "private",
     "idempotency_key",
     "noise",
+    "request_source",
     "continues",
     "source_cursor",
 ];
@@ -183,6 +187,7 @@ const MANIFEST_OPTIONAL: &[&str] = &[
     "ended_at",
     "idempotency_keys",
     "noise",
+    "request_source",
 ];
 
 /// Reads typed keys from a frontmatter mapping, collecting a problem for each
@@ -418,6 +423,9 @@ fn read_fields(f: &mut Fields<'_>, name: &CanonicalName) -> Artifact {
         ended_at,
         private: f.bool("private"),
         noise: f.bool("noise"),
+        untrusted: f
+            .string("request_source", false, false)
+            .is_some_and(|s| !crate::contract::RequestSource::parse(&s).trusted()),
         ..Artifact::default()
     };
     if manifest {

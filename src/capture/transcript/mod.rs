@@ -163,6 +163,9 @@ pub struct Transcript {
     /// messages there were when it did: the outcome of a session that ends
     /// without an answer.
     pub failure: Option<Failure>,
+    /// The least trusted source of a kept request (the owner for every
+    /// local harness; OpenClaw says when a chat participant or a cron job asked).
+    pub request_source: crate::contract::RequestSource,
     /// Lines of the source over the line limit, cut (and so, in JSONL, skipped).
     pub cut_lines: Vec<CutLine>,
     /// Messages left out to stay in the budget, and their bytes.
@@ -207,6 +210,7 @@ impl Transcript {
             parent_session: None,
             title: None,
             failure: None,
+            request_source: Default::default(),
             dropped_turns: 0,
             cut_lines: Vec::new(),
             elided: 0,

@@ -12,6 +12,8 @@ use std::collections::{HashMap, HashSet};
 
 use serde_json::Value;
 
+use crate::contract::RequestSource;
+
 use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
@@ -109,6 +111,30 @@ fn entry(t: &mut Transcript, v: &Value) {
     }
 }
 
+/// Who sent a person's message to OpenClaw: its own `senderIsOwner` mark
+/// (2026.9), else a `[cron:…]` envelope, else a group chat's envelope (older
+/// versions do not say whether the owner wrote in a group, so a group
+/// message counts as a participant's), else the owner.
+fn request_source(m: &Value, raw: Option<&str>) -> RequestSource {
+    let raw = raw.unwrap_or_default().trim_start();
+    if raw.starts_with("[cron:") {
+        return RequestSource::Cron;
+    }
+    match m
+        .pointer("/__openclaw/senderIsOwner")
+        .and_then(Value::as_bool)
+    {
+        Some(true) => RequestSource::Owner,
+        Some(false) => RequestSource::Participant,
+        None if raw.contains("\"is_group_chat\": true")
+            || raw.contains("\"is_group_chat\":true") =>
+        {
+            RequestSource::Participant
+        }
+        None => RequestSource::Owner,
+    }
+}
+
 fn message(t: &mut Transcript, m: &Value) {
     let text = text_of(&m["content"]);
     match m.get("role").and_then(Value::as_str) {
@@ -118,7 +144,11 @@ fn message(t: &mut Transcript, m: &Value) {
                 .and_then(clean::openclaw_user)
                 .filter(|s| !clean::is_control_command(s));
             match cleaned {
-                Some(text) => t.push(Role::User, text, Vec::new(), None),
+                Some(text) => {
+                    let from = request_source(m, text_of(&m["content"]).as_deref());
+                    t.request_source = t.request_source.max(from);
+                    t.push(Role::User, text, Vec::new(), None)
+                }
                 None => t.dropped_turns += 1,
             }
         }
