@@ -1,6 +1,7 @@
 """A fake model server on 127.0.0.1 for the end-to-end suite: it answers the
-Anthropic Messages API (streaming or not, for Claude Code) and the OpenAI
-Responses API (streamed, for Codex) with canned words, so the real harness
+Anthropic Messages API (streaming or not, for Claude Code), the OpenAI
+Responses API (streamed, for Codex) and OpenAI Chat Completions (streaming or
+not, for OpenClaw's custom OpenAI-compatible provider) with canned words, so the real harness
 programs run a whole session offline. It prints its port on stdout,
 logs each request path to stderr, and never listens on another address.
 
@@ -58,6 +59,8 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, {"input_tokens": 42})
         if path.endswith("/responses"):
             return self.responses_api(req)
+        if path.endswith("/chat/completions"):
+            return self.chat_completions(req)
         if not path.endswith("/v1/messages"):
             return self.send(200, {})
         n = self.next_count()
@@ -130,6 +133,40 @@ class Handler(BaseHTTPRequestHandler):
                                                         output=[item], usage=usage)}),
         ]
         self.send(200, b"".join(chunks), "text/event-stream")
+
+
+def chat_chunk(cid, model, delta, finish=None, usage=None):
+    chunk = {"id": cid, "object": "chat.completion.chunk", "created": 0, "model": model,
+             "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+    if usage:
+        chunk["usage"] = usage
+    return f"data: {json.dumps(chunk)}\n\n".encode()
+
+
+def chat_completions(self, req):
+    """One assistant message, as an OpenAI-compatible server streams it."""
+    n = self.next_count()
+    text = f"{REPLY} (reply {n})"
+    cid = f"chatcmpl-fake{n:04d}"
+    model = req.get("model", "fake-model")
+    usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    if not req.get("stream"):
+        return self.send(200, {
+            "id": cid, "object": "chat.completion", "created": 0, "model": model,
+            "choices": [{"index": 0, "finish_reason": "stop",
+                         "message": {"role": "assistant", "content": text}}],
+            "usage": usage,
+        })
+    chunks = [
+        chat_chunk(cid, model, {"role": "assistant", "content": ""}),
+        chat_chunk(cid, model, {"content": text}),
+        chat_chunk(cid, model, {}, "stop", usage),
+        b"data: [DONE]\n\n",
+    ]
+    self.send(200, b"".join(chunks), "text/event-stream")
+
+
+Handler.chat_completions = chat_completions
 
 
 def main():

@@ -1,0 +1,155 @@
+//! End to end with the real OpenClaw (the pinned npm version, on Node 24)
+//! against the fake model server's OpenAI-compatible endpoint on 127.0.0.1:
+//! `openclaw setup` with a custom provider, a real `openclaw agent --local`
+//! turn (which OpenClaw 2026.9 keeps in its SQLite database, not in JSONL),
+//! then `connect openclaw`, `harvest`, the ledger sentence, search, the
+//! mirror into OpenClaw's workspace, `doctor`, and `disconnect`.
+
+mod common;
+
+use common::harness::{FakeModel, program};
+use common::home::Home;
+
+/// Runs the real `openclaw` in the temp home, with no key of the user's.
+fn openclaw(home: &Home, openclaw: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(openclaw)
+        .args(args)
+        .current_dir(home.path("."))
+        .stdin(std::process::Stdio::null())
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("DISABLE_TELEMETRY", "1")
+        .env("OPENCLAW_DISABLE_UPDATE_CHECK", "1")
+        .env_remove("OPENCLAW_STATE_DIR")
+        .env_remove("OPENAI_API_KEY")
+        .env_remove("ANTHROPIC_API_KEY")
+        .output()
+        .unwrap()
+}
+
+fn said(out: &std::process::Output) -> String {
+    format!(
+        "{}\n{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    )
+}
+
+#[test]
+fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_workspace() {
+    let Some(bin) = program("MEMSYNC_E2E_OPENCLAW") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = Home::new();
+    let base = format!("{}/v1", model.base_url());
+    let setup = openclaw(
+        &home,
+        &bin,
+        &[
+            "setup",
+            "--non-interactive",
+            "--accept-risk",
+            "--mode",
+            "local",
+            "--auth-choice",
+            "custom-api-key",
+            "--custom-base-url",
+            &base,
+            "--custom-model-id",
+            "fake-model",
+            "--custom-api-key",
+            "sk-fake",
+            "--custom-compatibility",
+            "openai",
+            "--skip-health",
+        ],
+    );
+    assert!(setup.status.success(), "{}", said(&setup));
+
+    // The workspace is in a temp dir, which the ledger leaves out by default.
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    std::fs::create_dir_all(home.path(".config/memsync")).unwrap();
+    home.write(
+        ".config/memsync/config.yaml",
+        "harvest:\n  idle_minutes: 0\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "openclaw"]);
+    assert_eq!(code, 0, "{report}");
+
+    let turn = openclaw(
+        &home,
+        &bin,
+        &[
+            "agent",
+            "--local",
+            "-m",
+            "summarise the quarterly numbers for the wombat team",
+        ],
+    );
+    assert!(
+        turn.status.success() && said(&turn).contains("hello function"),
+        "{}",
+        said(&turn)
+    );
+    assert!(
+        home.path(".openclaw/agents/main/agent/openclaw-agent.sqlite")
+            .exists(),
+        "OpenClaw keeps its sessions somewhere else now: {}",
+        said(&turn)
+    );
+
+    let (code, report) = home.run(&["harvest", "--harness", "openclaw"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["captured"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    let memory = home.read("ws/agents/main/MEMORY.md");
+    let row = memory
+        .lines()
+        .find(|l| l.contains("quarterly numbers"))
+        .unwrap_or_else(|| panic!("no ledger row names the request: {memory}"));
+    assert!(row.contains("hello function"), "the outcome: {row}");
+    let found = home.cmd().args(["search", "hello.py"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&found.stdout).contains("quarterly"),
+        "search misses a word only the model said"
+    );
+
+    // OpenClaw removes BOOTSTRAP.md when its first-run ritual is over; until
+    // then the mirror waits. Then a sync delivers MEMORY.md into its workspace.
+    let _ = std::fs::remove_file(home.path(".openclaw/workspace/BOOTSTRAP.md"));
+    home.cmd().arg("sync").assert().success();
+    let mirrored = home.read(".openclaw/workspace/MEMORY.md");
+    assert!(mirrored.contains("quarterly numbers"), "{mirrored}");
+
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "doctor while connected: {doctor}");
+
+    let connected = |doctor: &serde_json::Value| {
+        doctor["harnesses"]
+            .as_array()
+            .and_then(|all| all.iter().find(|h| h["harness"] == "openclaw"))
+            .map(|h| h["connected"].clone())
+    };
+    assert_eq!(
+        connected(&doctor),
+        Some(serde_json::Value::Bool(true)),
+        "{doctor}"
+    );
+    let (code, report) = home.run(&["disconnect", "openclaw"]);
+    assert_eq!(code, 0, "{report}");
+    let (_, doctor) = home.run(&["doctor"]);
+    assert_eq!(
+        connected(&doctor),
+        Some(serde_json::Value::Bool(false)),
+        "{doctor}"
+    );
+}
