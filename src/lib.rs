@@ -41,6 +41,7 @@ pub mod pipeline;
 
 pub mod capture;
 pub mod connect;
+pub mod context;
 pub mod example;
 pub mod forget;
 pub mod generate;

@@ -26,6 +26,47 @@ pub fn find_git_dir(root: &Path) -> Option<PathBuf> {
     None
 }
 
+/// The roots of every work tree of the repository `dir` is in (the main one
+/// and its linked worktrees), read from files; `dir` itself outside git.
+/// A session recorded in any of them, or in a folder below one, belongs to
+/// the same project.
+pub fn work_trees(dir: &Path) -> Vec<PathBuf> {
+    let Some(git_dir) = find_git_dir(dir) else {
+        return vec![dir.to_path_buf()];
+    };
+    // A linked worktree's git dir is `<main>/.git/worktrees/<name>`.
+    let common = match git_dir.parent() {
+        Some(p) if p.file_name().is_some_and(|n| n == "worktrees") => {
+            p.parent().map(Path::to_path_buf).unwrap_or(git_dir.clone())
+        }
+        _ => git_dir.clone(),
+    };
+    let mut roots = Vec::new();
+    if common.file_name().is_some_and(|n| n == ".git")
+        && let Some(main) = common.parent()
+    {
+        roots.push(main.to_path_buf());
+    }
+    for linked in std::fs::read_dir(common.join("worktrees"))
+        .into_iter()
+        .flatten()
+        .flatten()
+    {
+        // `gitdir` holds the path of the worktree's `.git` file.
+        if let Ok(text) = std::fs::read_to_string(linked.path().join("gitdir"))
+            && let Some(root) = Path::new(text.trim()).parent()
+        {
+            roots.push(root.to_path_buf());
+        }
+    }
+    if roots.is_empty() {
+        roots.push(dir.to_path_buf());
+    }
+    roots.sort();
+    roots.dedup();
+    roots
+}
+
 /// Why git is busy for the work tree `root` is in, if it is.
 pub fn busy_at(root: &Path) -> Option<&'static str> {
     busy(&find_git_dir(root)?)

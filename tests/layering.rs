@@ -21,7 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "entry points",
         &[
             "capture", "jobs", "harvest", "mcp", "search", "session", "forget", "git", "service",
-            "watch", "example", "generate", "connect",
+            "context", "watch", "example", "generate", "connect",
         ],
     ),
     ("cli", &["cli"]),

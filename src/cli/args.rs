@@ -119,6 +119,25 @@ pub enum Command {
         #[arg(long)]
         include_private: bool,
     },
+    /// What an agent starting in a folder should know: that project's recent sessions first, within a token budget.
+    #[command(
+        after_help = "Examples:\n  memsync context                       # for the current folder's project\n  memsync context --cwd ~/code/shop --budget 800 --json"
+    )]
+    Context {
+        /// The working directory whose project comes first (default: the current one).
+        #[arg(long, value_name = "DIR")]
+        cwd: Option<PathBuf>,
+        /// The agent whose sessions are read.
+        #[arg(long, default_value = "default")]
+        agent: String,
+        /// Most tokens the digest may cost, roughly (4 characters a token); 100 to 100000.
+        #[arg(long, value_name = "TOKENS", default_value_t = crate::context::DEFAULT_BUDGET_TOKENS,
+              value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(100..=100_000))]
+        budget: usize,
+        /// Also sessions with a request from someone other than you (a chat group member).
+        #[arg(long)]
+        include_untrusted: bool,
+    },
     /// Show one session: its artifacts, paths, wikilinks and validation state.
     #[command(
         after_help = "Examples:\n  memsync open 5d3c0f3e-session-id\n  memsync open ztmhonk77zydhh6n --print transcript | less"

@@ -425,6 +425,16 @@ pub fn search(
     Ok((hits, suggestions))
 }
 
+/// The start-up digest for a working directory, from the index as it is.
+pub fn context(
+    settings: &Settings,
+    req: &crate::context::ContextRequest,
+    now: DateTime<Utc>,
+) -> Result<crate::context::Context> {
+    let index = open_for_reading(settings, now, Freshness::Complete, None)?;
+    crate::context::context(&index, settings, req, now)
+}
+
 /// Shows one session.
 pub fn open(
     settings: &Settings,

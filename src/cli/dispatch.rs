@@ -316,6 +316,34 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             )?;
             Ok(ExitStatus::Ok)
         }
+        Command::Context {
+            cwd,
+            agent,
+            budget,
+            include_untrusted,
+        } => {
+            if !crate::contract::is_valid_agent_id(agent) {
+                return Err(crate::error::Error::value(
+                    "--agent",
+                    agent,
+                    "an agent id is [a-z0-9-], such as `default`",
+                ));
+            }
+            let cwd = match cwd {
+                Some(dir) => dir.clone(),
+                None => std::env::current_dir().map_err(|e| crate::error::Error::io(".", e))?,
+            };
+            let req = crate::context::ContextRequest {
+                cwd: crate::context::resolve_cwd(&cwd),
+                agent: agent.clone(),
+                budget_tokens: *budget,
+                include_untrusted: *include_untrusted,
+            };
+            let digest = super::commands::context(&existing()?, &req, now)?;
+            let text = digest.text.clone();
+            print(json(&digest), text)?;
+            Ok(ExitStatus::Ok)
+        }
         Command::Open {
             session,
             agent,

@@ -253,15 +253,16 @@ fn window_rolled(
 
 /// Which sessions never reach a projection: temp/test sessions, private ones,
 /// and ones with a request from someone other than the owner (an agent would
-/// read a group member's words as its owner's instructions).
-struct Exclusions {
+/// read a group member's words as its owner's instructions). `context` uses
+/// the same rules.
+pub struct Exclusions {
     projects: GlobSet,
     sessions: GlobSet,
     harnesses: Vec<String>,
 }
 
 impl Exclusions {
-    fn new(cfg: &Config) -> Result<Exclusions> {
+    pub fn new(cfg: &Config) -> Result<Exclusions> {
         Ok(Exclusions {
             projects: glob_set(
                 "projection.exclude_projects",
@@ -275,10 +276,14 @@ impl Exclusions {
         })
     }
 
-    fn excludes(&self, s: &SessionRow) -> bool {
+    pub fn excludes(&self, s: &SessionRow) -> bool {
+        s.untrusted || self.excludes_but_trust(s)
+    }
+
+    /// Every rule but trust (for a reader who asked for untrusted sessions too).
+    pub fn excludes_but_trust(&self, s: &SessionRow) -> bool {
         s.private
             || s.noise
-            || s.untrusted
             || s.project
                 .as_deref()
                 .is_some_and(|p| self.projects.is_match(p))
