@@ -93,6 +93,28 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "{summary}"
     );
 
+    // The next session in the project starts with the project's digest:
+    // SessionStart's additionalContext reaches the model.
+    let next = claude_in(&claude, &home, &model, &project)
+        .args(["-p", "What did we do last time?"])
+        .output()
+        .unwrap();
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    let asked = model.requests();
+    let digest_line = asked
+        .lines()
+        .find(|l| l.contains("What did we do last time?"))
+        .unwrap_or_default();
+    assert!(
+        digest_line.contains("records of earlier agent sessions")
+            && digest_line.contains("Add a hello function"),
+        "the digest never reached the model"
+    );
+
     // `claude mcp list` fires SessionEnd for a transcript it never writes:
     // a skipped job, never a failure that turns doctor red.
     let listed = claude_in(&claude, &home, &model, &project)

@@ -384,6 +384,24 @@ pub fn hook(
             Ok(format!("queued capture job {id}; the {by} runs it"))
         }
         Ok(HookAction::Ignore(event)) => Ok(format!("{event}: nothing to capture")),
+        Ok(HookAction::Context { cwd }) => {
+            let settings = settings?;
+            let req = crate::context::ContextRequest {
+                cwd: crate::context::resolve_cwd(&cwd.unwrap_or_else(|| PathBuf::from("."))),
+                agent: agent_id.to_string(),
+                budget_tokens: crate::context::DEFAULT_BUDGET_TOKENS,
+                include_untrusted: false,
+            };
+            let digest = context(&settings, &req, now)?;
+            // Claude Code adds `additionalContext` to the session's context.
+            let reply = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "SessionStart",
+                    "additionalContext": digest.text,
+                }
+            });
+            Ok(format!("{HOOK_STDOUT}{reply}"))
+        }
         Err(e) => {
             // Recorded so `status` shows it: a hook's stderr is easily lost.
             queue.record_failure("hook", agent_id, &e.to_string(), now)?;
@@ -391,6 +409,10 @@ pub fn hook(
         }
     }
 }
+
+/// A hook outcome that starts with this goes to stdout (the harness reads
+/// it); every other is a log line.
+pub const HOOK_STDOUT: &str = "stdout:";
 
 /// Where hook mode looks when the settings cannot be loaded.
 pub struct HookPlaces<'a> {

@@ -195,7 +195,8 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         }
         Command::Capture(args) => {
             if let Some(harness) = &args.hook {
-                // Hook mode never fails the harness and never writes to stdout.
+                // Hook mode never fails the harness, and writes to stdout only
+                // what the harness reads (SessionStart's digest).
                 let places = super::commands::HookPlaces {
                     workspace: cli.workspace.as_deref(),
                     config: cli.config.as_deref(),
@@ -204,7 +205,10 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 let settings = load(cli.workspace.as_deref());
                 let outcome = super::commands::hook(settings, places, now, harness, &args.agent);
                 match outcome {
-                    Ok(line) => tracing::info!("{line}"),
+                    Ok(line) => match line.strip_prefix(super::commands::HOOK_STDOUT) {
+                        Some(reply) => write_stdout(format!("{reply}\n").as_bytes())?,
+                        None => tracing::info!("{line}"),
+                    },
                     Err(e) => eprintln!("memsync capture --hook: {e}"),
                 }
                 return Ok(ExitStatus::Ok);

@@ -200,7 +200,7 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = Vec::new();
     let settings_json = places.claude_dir.join("settings.json");
     let text = read(&settings_json).unwrap_or_default();
-    for event in ["SessionEnd", "PostCompact"] {
+    for event in super::plans::CLAUDE_CODE_EVENTS {
         match edit::hook_commands(&settings_json, &text, event) {
             Err(e) => checks.push(broken(crate::error::message(&e), None)),
             Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {

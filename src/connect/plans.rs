@@ -1,6 +1,6 @@
 //! What `connect` changes for each harness, and where those files live.
 //!
-//! - Claude Code: SessionEnd and PostCompact hooks in `settings.json`, the
+//! - Claude Code: SessionEnd, PostCompact and SessionStart hooks in `settings.json`, the
 //!   MCP server in the user config (`~/.claude.json`), and a block in
 //!   `CLAUDE.md` importing MEMORY.md (`@path`).
 //! - Codex: `[mcp_servers.memsync]` in `config.toml`, a block in `AGENTS.md`
@@ -187,6 +187,10 @@ fn may_replace(record: &Record, target: Target, force: bool) -> bool {
     force || record.harnesses.contains(target.as_str())
 }
 
+/// The Claude Code events memsync's hook handles: the end of a session and a
+/// compaction are captured; a session's start gets the `context` digest.
+pub const CLAUDE_CODE_EVENTS: [&str; 3] = ["SessionEnd", "PostCompact", "SessionStart"];
+
 fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let command = places.hook_command();
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
@@ -194,9 +198,9 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let hook = command.clone();
     plan.edits.push(Edit {
         path: places.claude_dir.join("settings.json"),
-        what: "SessionEnd and PostCompact hooks running `memsync capture --hook claude-code`"
+        what: "SessionEnd, PostCompact and SessionStart hooks running `memsync capture --hook claude-code`"
             .into(),
-        apply: Box::new(move |p, t| edit::add_hooks(p, t, &["SessionEnd", "PostCompact"], &hook)),
+        apply: Box::new(move |p, t| edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, &hook)),
         undo: Box::new(move |p, t| edit::remove_hooks(p, t, &ours)),
         empty: edit::is_empty_json,
         whole: true,

@@ -39,6 +39,10 @@ impl Harness {
 #[derive(Debug, Clone, PartialEq)]
 pub enum HookAction {
     Enqueue(JobRequest),
+    /// SessionStart: answer with the start-up digest for the session's folder.
+    Context {
+        cwd: Option<PathBuf>,
+    },
     /// Acknowledged, nothing to capture (the event's name).
     Ignore(String),
 }
@@ -118,7 +122,8 @@ fn first_object(buf: &[u8]) -> Result<Option<Value>> {
 }
 
 /// Chooses the job for a Claude Code hook event: SessionEnd captures the
-/// session, PostCompact its compaction; every other event is acknowledged.
+/// session, PostCompact its compaction, SessionStart asks for the start-up
+/// digest; every other event is acknowledged.
 pub fn interpret(
     harness: Harness,
     payload: &Value,
@@ -167,6 +172,9 @@ pub fn interpret(
                 captured_at: now,
             }))
         }
+        "SessionStart" => Ok(HookAction::Context {
+            cwd: field("cwd").map(PathBuf::from),
+        }),
         other => Ok(HookAction::Ignore(if other.is_empty() {
             "(no hook_event_name)".into()
         } else {

@@ -27,13 +27,17 @@ pub fn program(var: &str) -> Option<PathBuf> {
 pub struct FakeModel {
     child: Child,
     pub port: u16,
+    /// Every request body it received, one JSON line each.
+    log: tempfile::NamedTempFile,
 }
 
 impl FakeModel {
     pub fn start() -> FakeModel {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/fake_model.py");
+        let log = tempfile::NamedTempFile::new().unwrap();
         let mut child = Command::new("python3")
             .arg(script)
+            .env("FAKE_MODEL_REQUESTS", log.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())
             .spawn()
@@ -43,7 +47,12 @@ impl FakeModel {
             .read_line(&mut line)
             .unwrap();
         let port = line.trim().parse().expect("the server prints its port");
-        FakeModel { child, port }
+        FakeModel { child, port, log }
+    }
+
+    /// The bodies of the requests it received so far, as one text.
+    pub fn requests(&self) -> String {
+        std::fs::read_to_string(self.log.path()).unwrap_or_default()
     }
 
     pub fn base_url(&self) -> String {

@@ -3,12 +3,14 @@ Anthropic Messages API (streaming or not, for Claude Code), the OpenAI
 Responses API (streamed, for Codex) and OpenAI Chat Completions (streaming or
 not, for OpenClaw's custom OpenAI-compatible provider) with canned words, so the real harness
 programs run a whole session offline. It prints its port on stdout,
-logs each request path to stderr, and never listens on another address.
+logs each request path to stderr, appends each request body to the file
+$FAKE_MODEL_REQUESTS names (when set), and never listens on another address.
 
 The reply: the model's text is REPLY (below), plus the request count, so a
 test can tell sessions apart."""
 
 import json
+import os
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -31,6 +33,10 @@ class Handler(BaseHTTPRequestHandler):
     def body(self):
         n = int(self.headers.get("content-length") or 0)
         raw = self.rfile.read(n) if n else b"{}"
+        log = os.environ.get("FAKE_MODEL_REQUESTS")
+        if log:
+            with Handler.lock, open(log, "ab") as f:
+                f.write(raw.replace(b"\n", b" ") + b"\n")
         try:
             return json.loads(raw or b"{}")
         except ValueError:
