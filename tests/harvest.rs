@@ -616,3 +616,30 @@ fn a_harvest_killed_at_any_point_loses_no_session_and_duplicates_none() {
         String::from_utf8_lossy(&check.stdout)
     );
 }
+
+#[test]
+fn importing_old_sessions_says_they_are_older_than_the_window_and_status_says_why_rows_are_out() {
+    let home = Home::new("");
+    let old = home.place(
+        "claude/projects/-home-ana-shop/old-1.jsonl",
+        &claude_session("old-1", 2).replace("2026-11-20T", "2026-09-20T"),
+    );
+    set_mtime(&old, ago(60 * 86_400));
+    let (code, report) = home.harvest(&["--since", "90d"]);
+    assert_eq!(code, 0, "{report:#}");
+    assert_eq!(count(&report, "captured"), 1, "{report:#}");
+    assert_eq!(report["older_than_window"], 1, "{report:#}");
+    let out = memsync_bin()
+        .arg("--config")
+        .arg(home.config())
+        .arg("--workspace")
+        .arg(home.ws())
+        .args(["--now", NOW, "status"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("MEMORY.md keeps 0 of 0 in-window sessions"),
+        "{text}"
+    );
+}

@@ -174,6 +174,8 @@ pub struct AgentStatus {
     pub sessions_in_window: i64,
     pub artifacts: BTreeMap<String, i64>,
     pub stale: i64,
+    /// Its in-window sessions against its MEMORY.md: kept, and why not.
+    pub memory_md: crate::project::LedgerAccount,
 }
 
 #[derive(Debug, Serialize)]
@@ -225,14 +227,17 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
     let agents = index
         .agent_counts((&window_start, &window_end))?
         .into_iter()
-        .map(|a| AgentStatus {
-            agent_id: a.agent_id,
-            sessions: a.sessions,
-            sessions_in_window: a.sessions_in_window,
-            artifacts: a.artifacts.into_iter().collect(),
-            stale: a.stale,
+        .map(|a| {
+            Ok(AgentStatus {
+                memory_md: crate::project::ledger_account(&index, settings, &a.agent_id, now)?,
+                agent_id: a.agent_id,
+                sessions: a.sessions,
+                sessions_in_window: a.sessions_in_window,
+                artifacts: a.artifacts.into_iter().collect(),
+                stale: a.stale,
+            })
         })
-        .collect();
+        .collect::<Result<Vec<_>>>()?;
     let (errors, warnings) = index.problem_counts()?;
     let dirty: Vec<String> = index.dirty_marks()?.0.into_iter().map(|(a, _)| a).collect();
     let projections = index

@@ -312,11 +312,12 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             let color = cli.color.enabled();
             if cli.json && !tries.is_empty() && !cli.quiet {
                 // stdout stays the list of hits a script expects.
-                eprint!("{}", render::render_suggestions(&tries));
+                eprint!("{}", super::render_search::render_suggestions(&tries));
             }
             print(
                 json(&hits),
-                render::render_search(&hits, color) + &render::render_suggestions(&tries),
+                super::render_search::render_search(&hits, color)
+                    + &super::render_search::render_suggestions(&tries),
             )?;
             Ok(ExitStatus::Ok)
         }

@@ -11,5 +11,6 @@ mod connect;
 mod dispatch;
 mod listing;
 pub mod render;
+mod render_search;
 
 pub use dispatch::run;

@@ -67,7 +67,7 @@ pub fn shown(text: &str) -> std::borrow::Cow<'_, str> {
     shown_keeping(text, &[])
 }
 
-fn shown_keeping<'a>(text: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
+pub(super) fn shown_keeping<'a>(text: &'a str, keep: &[char]) -> std::borrow::Cow<'a, str> {
     let unsafe_char = |c: char| {
         !keep.contains(&c)
             && (c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}'))
@@ -132,6 +132,7 @@ pub fn render_status(s: &Status) -> String {
             kinds.join(", "),
             a.stale
         );
+        let _ = writeln!(out, "               {}", memory_md_account(&a.memory_md));
     }
     let _ = writeln!(out, "tombstones  {}", s.tombstones);
     let _ = writeln!(
@@ -325,75 +326,27 @@ pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
     )
 }
 
-/// A snippet with its matches in bold (terminal) or `**` (anywhere else).
-fn highlight(snippet: &str, color: bool) -> String {
-    let (start, end) = if color {
-        ("\x1b[1m", "\x1b[0m")
-    } else {
-        ("**", "**")
-    };
-    shown_keeping(
-        snippet,
-        &[crate::search::MARK_START, crate::search::MARK_END],
-    )
-    .replace(crate::search::MARK_START, start)
-    .replace(crate::search::MARK_END, end)
-}
-
-pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
-    let mut out = String::new();
-    if hits.is_empty() {
-        let _ = writeln!(out, "no session matches");
+/// "MEMORY.md keeps K of N in-window sessions; left out: …".
+fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
+    let reasons: Vec<String> = [
+        (a.over_budget, "over the byte budget (oldest first)"),
+        (a.excluded_by_rule, "excluded by a projection rule"),
+        (a.private, "private"),
+        (a.noise, "heartbeat-only or empty"),
+        (a.untrusted, "asked by a chat participant"),
+    ]
+    .into_iter()
+    .filter(|(n, _)| *n > 0)
+    .map(|(n, why)| format!("{n} {why}"))
+    .collect();
+    let mut line = format!(
+        "MEMORY.md keeps {} of {} in-window sessions",
+        a.kept, a.in_window
+    );
+    if !reasons.is_empty() {
+        line.push_str(&format!("; left out: {}", reasons.join(", ")));
     }
-    for (i, h) in hits.iter().enumerate() {
-        let identity = h.session_key.as_deref().unwrap_or(&h.session_id);
-        let _ = writeln!(
-            out,
-            "{}. {}  {}  session={}  project={}  ({}, score {:.2})",
-            i + 1,
-            h.membership_ts,
-            h.agent_id,
-            shown(identity),
-            shown(h.project.as_deref().unwrap_or("none")),
-            h.kind,
-            h.score
-        );
-        let _ = writeln!(out, "   {}", shown(&h.sentence));
-        if h.untrusted {
-            let _ = writeln!(
-                out,
-                "   (asked by someone other than you in a chat: kept out of MEMORY.md)"
-            );
-        }
-        let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
-        let _ = writeln!(out, "   {}", shown(&h.links.join(" ")));
-    }
-    out
-}
-
-/// What to try after a search that found nothing, one line each.
-pub fn render_suggestions(tries: &[crate::search::Suggestion]) -> String {
-    let mut out = String::new();
-    for t in tries {
-        let more = if t.sessions >= 20 { " or more" } else { "" };
-        let filters = if t.filtered { " (same filters)" } else { "" };
-        let plain = t
-            .query
-            .chars()
-            .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
-        let query = match plain {
-            true => t.query.clone(),
-            false => format!("'{}'", t.query.replace('\'', "'\\''")),
-        };
-        let _ = writeln!(
-            out,
-            "  try: memsync search {}{filters}: {} session(s){more}, {}",
-            shown(&query),
-            t.sessions,
-            t.why
-        );
-    }
-    out
+    line
 }
 
 pub fn render_open(v: &crate::session::SessionView) -> String {
@@ -545,6 +498,13 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
         r.too_old,
         r.busy
     );
+    if r.older_than_window > 0 {
+        let _ = writeln!(
+            out,
+            "  {} of them ended before MEMORY.md's window: in the workspace and search, not in MEMORY.md",
+            r.older_than_window
+        );
+    }
     let lists = [
         (
             verb,

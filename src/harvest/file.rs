@@ -96,8 +96,12 @@ pub(super) struct Run<'a> {
 /// What became of a file that was read.
 pub(super) enum Verdict {
     Skip(String),
-    Fail { reason: String, permanent: bool },
-    Captured(Box<capture::CaptureReport>),
+    Fail {
+        reason: String,
+        permanent: bool,
+    },
+    /// With when the session ended (its last entry, else its file's mtime).
+    Captured(Box<capture::CaptureReport>, DateTime<Utc>),
 }
 
 impl Run<'_> {
@@ -303,7 +307,7 @@ impl Run<'_> {
                     .failed
                     .push(self.entry(f, session_id, Some(format!("{reason}{note}"))));
             }
-            Verdict::Captured(done) => {
+            Verdict::Captured(done, ended) => {
                 self.touched.borrow_mut().extend(done.files.iter().cloned());
                 w.state = "captured".into();
                 w.session_id = Some(done.session_id.clone());
@@ -311,7 +315,13 @@ impl Run<'_> {
                 match (done.outcome, mark.map(|m| m.state.as_str())) {
                     (Outcome::AlreadyCaptured, _) => report.already_captured += 1,
                     (Outcome::Written, Some("captured")) => report.continued.push(e),
-                    (Outcome::Written, _) => report.captured.push(e),
+                    (Outcome::Written, _) => {
+                        let window = self.settings.config.memory_md.window_days;
+                        if ended < self.now - Duration::days(window.min(36_500) as i64) {
+                            report.older_than_window += 1;
+                        }
+                        report.captured.push(e)
+                    }
                 }
             }
         }
@@ -382,8 +392,9 @@ impl Run<'_> {
             defer_index: true,
             ..Default::default()
         };
+        let ended = t.ended_at.unwrap_or_else(|| mtime(stat));
         match capture::session_end_of(self.settings, self.now, &req, t) {
-            Ok(done) => Verdict::Captured(Box::new(done)),
+            Ok(done) => Verdict::Captured(Box::new(done), ended),
             Err(e) => Verdict::Fail {
                 reason: crate::error::message(&e),
                 permanent: matches!(e, Error::Capture(_) | Error::Usage(_) | Error::Config(_)),

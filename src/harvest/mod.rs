@@ -95,6 +95,9 @@ pub struct HarvestReport {
     pub skipped: Vec<Entry>,
     pub failed: Vec<Entry>,
     pub replaced: Vec<Entry>,
+    /// Captured sessions that ended before MEMORY.md's window: in the
+    /// workspace and search, not in MEMORY.md.
+    pub older_than_window: usize,
 }
 
 impl HarvestReport {
