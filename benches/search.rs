@@ -80,6 +80,34 @@ fn main() {
             ms(times[n * 95 / 100])
         );
     }
+    let (p50, p95) = context_process(&settings.root);
+    println!(
+        "{:<34} {:>8.2} {:>8.2}   (target p50 ≤ 100 ms)",
+        "`memsync context`, 20 runs",
+        p50.as_secs_f64() * 1000.0,
+        p95.as_secs_f64() * 1000.0
+    );
+}
+
+/// `memsync context --cwd <project>` as a whole process, 20 runs: its p50 and p95.
+fn context_process(root: &Path) -> (Duration, Duration) {
+    let mut times: Vec<Duration> = (0..20)
+        .map(|_| {
+            let started = Instant::now();
+            let status = Command::new(env!("CARGO_BIN_EXE_memsync"))
+                .arg("--workspace")
+                .arg(root)
+                .args(["context", "--cwd", "/home/dev/code/memsync"])
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .status()
+                .expect("run memsync context");
+            assert!(status.success(), "memsync context failed");
+            started.elapsed()
+        })
+        .collect();
+    times.sort();
+    (times[10], times[19])
 }
 
 /// Words inside the Chinese and Japanese clauses the generator writes, one
