@@ -167,6 +167,23 @@ pub fn reindex(
     pipeline::sync_with(&mut index, settings, now, opts)
 }
 
+/// Each agent whose MEMORY.md leaves in-window sessions out, and why: what
+/// `sync` says after rendering.
+pub fn clipped_ledgers(
+    settings: &Settings,
+    index: &Index,
+    now: DateTime<Utc>,
+) -> Result<BTreeMap<String, crate::project::LedgerAccount>> {
+    let mut out = BTreeMap::new();
+    for agent in index.session_agents()? {
+        let a = crate::project::ledger_account(index, settings, &agent, now)?;
+        if a.kept < a.in_window {
+            out.insert(agent, a);
+        }
+    }
+    Ok(out)
+}
+
 #[derive(Debug, Serialize)]
 pub struct AgentStatus {
     pub agent_id: String,

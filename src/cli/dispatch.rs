@@ -103,10 +103,25 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
     let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
     match &cli.command {
         Command::Sync => {
-            let (report, index) = super::commands::sync(&existing()?, now, progress)?;
-            print_sync(cli, json!({ "report": report }), &index, || {
-                Ok(render::render_sync(&report, &first_problems(&index)?))
-            })?;
+            let settings = existing()?;
+            let (report, index) = super::commands::sync(&settings, now, progress)?;
+            // Said when MEMORY.md was rendered: a no-op sync stays a stat a file.
+            let left_out = match report.projections_written.is_empty() {
+                true => Default::default(),
+                false => super::commands::clipped_ledgers(&settings, &index, now)?,
+            };
+            print_sync(
+                cli,
+                json!({ "report": report, "memory_md": left_out }),
+                &index,
+                || {
+                    let mut text = render::render_sync(&report, &first_problems(&index)?);
+                    for (agent, a) in &left_out {
+                        text.push_str(&format!("  {agent}: {}\n", render::memory_md_account(a)));
+                    }
+                    Ok(text)
+                },
+            )?;
             super::commands::sync_exit_status(&index)
         }
         Command::Watch => {

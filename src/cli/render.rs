@@ -327,7 +327,7 @@ pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
 }
 
 /// "MEMORY.md keeps K of N in-window sessions; left out: …".
-fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
+pub fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
     let reasons: Vec<String> = [
         (a.over_budget, "over the byte budget (oldest first)"),
         (a.excluded_by_rule, "excluded by a projection rule"),
