@@ -244,3 +244,20 @@ fn the_state_directory_and_databases_are_private() {
     assert!(hook.wait().unwrap().success());
     assert_eq!(mode(&dir.join(".memsync/jobs.db")), 0o600);
 }
+
+#[test]
+fn version_names_the_commit_and_its_date_when_built_from_a_clone() {
+    let out = memsync().arg("--version").output().unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.starts_with("memsync 0."), "{text}");
+    let commit = std::process::Command::new("git")
+        .args(["rev-parse", "--short=10", "HEAD"])
+        .current_dir(env!("CARGO_MANIFEST_DIR"))
+        .output()
+        .ok()
+        .filter(|o| o.status.success())
+        .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string());
+    if let Some(commit) = commit {
+        assert!(text.contains(&format!("({commit} ")), "{text}");
+    }
+}

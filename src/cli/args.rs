@@ -11,7 +11,7 @@ use clap::{Parser, Subcommand};
 #[derive(Parser)]
 #[command(
     name = "memsync",
-    version,
+    version = env!("MEMSYNC_LONG_VERSION"),
     about = "Keeps an AI agent's markdown memory workspace honest."
 )]
 #[command(
