@@ -205,18 +205,28 @@ pub fn parse_canonical_name(file_name: &str) -> Option<CanonicalName> {
     })
 }
 
-/// `2026-03-28T22-34-06.792Z` back to an instant.
+/// `2026-03-28T22-34-06.792Z` back to an instant. Also what Signet's Rust
+/// daemon writes (chrono's RFC 3339 with nanoseconds and a `+00:00` offset,
+/// made safe as `+00-00`): the spec asks for a UTC time with file-system-safe
+/// separators, and `+00:00` is UTC; any other offset is not.
 pub fn parse_fs_timestamp(s: &str) -> Option<DateTime<Utc>> {
     let (date, time) = s.split_once('T')?;
+    let (time, zone) = if let Some(t) = time.strip_suffix('Z') {
+        (t, "Z")
+    } else if let Some(t) = time.strip_suffix("+00-00") {
+        (t, "+00:00")
+    } else {
+        return None;
+    };
     let mut time = time.to_string();
     for _ in 0..2 {
         let i = time.find('-')?;
         time.replace_range(i..=i, ":");
     }
-    if !time.ends_with('Z') {
+    if time.contains('-') {
         return None;
     }
-    parse_ts(&format!("{date}T{time}"))
+    parse_ts(&format!("{date}T{time}{zone}"))
 }
 
 /// The canonical file name for an artifact.

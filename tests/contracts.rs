@@ -245,14 +245,52 @@ fn manifest_paths_must_resolve_to_the_right_kind_and_session() {
             .any(|p| p.rule == "link.graph" && p.reason.contains("names session")),
         "{problems:?}"
     );
-    // Deleting an artifact a manifest names breaks the graph too.
+    // A manifest naming an artifact that is not there is a warning: Signet's
+    // names a summary and a transcript before either is written.
     ws.remove(&path_of(&b, "transcript"));
     let problems = ws.problems_for(&path_of(&b, "manifest"));
     assert!(
-        problems
-            .iter()
-            .any(|p| p.rule == "link.graph" && p.reason.contains("does not exist")),
+        problems.iter().any(|p| p.rule == "link.pending"
+            && p.severity == Severity::Warning
+            && p.reason.contains("does not exist")),
         "{problems:?}"
     );
     let _ = now();
+}
+
+/// What Signet's Rust daemon writes: chrono's RFC 3339 names (nanoseconds,
+/// `+00:00` made `+00-00`), `captured_at` in the same form, and a manifest
+/// that names a summary before it exists.
+#[test]
+fn a_session_in_signets_rust_naming_and_manifest_style_indexes_with_no_error() {
+    let ws = Workspace::new();
+    let at = ts("2026-11-24T07:33:11.375Z");
+    let paths = ws.add(&session("default", "signet-rs-1", at));
+    let (ms_name, ns_name) = (
+        "2026-11-24T07-33-11.375Z",
+        "2026-11-24T07-33-11.375543000+00-00",
+    );
+    let (ms_ts, ns_ts) = (
+        "2026-11-24T07:33:11.375Z",
+        "2026-11-24T07:33:11.375543+00:00",
+    );
+    for rel in &paths {
+        let text = ws.read(rel).replace(ms_name, ns_name).replace(ms_ts, ns_ts);
+        ws.remove(rel);
+        ws.write(&rel.replace(ms_name, ns_name), &text);
+    }
+    // A transcript-only session: the manifest still names its summary.
+    ws.remove(&path_of(&paths, "summary").replace(ms_name, ns_name));
+    let report = ws.check();
+    let errors: Vec<_> = report
+        .problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .collect();
+    assert!(errors.is_empty(), "{errors:#?}");
+    assert!(
+        report.problems.iter().any(|p| p.rule == "link.pending"),
+        "{:?}",
+        report.problems
+    );
 }

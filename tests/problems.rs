@@ -187,7 +187,17 @@ const CASES: &[(&str, Severity, Plant)] = &[
         s
     }),
     ("link.graph", Severity::Error, |ws| {
-        let paths = good(ws, "l-graph");
+        let a = good(ws, "l-graph");
+        let b = good(ws, "l-graph-other");
+        let manifest = path_of(&a, "manifest");
+        let text = ws
+            .read(&manifest)
+            .replace(&path_of(&a, "summary"), &path_of(&b, "summary"));
+        ws.write(&manifest, &text);
+        manifest
+    }),
+    ("link.pending", Severity::Warning, |ws| {
+        let paths = good(ws, "l-pending");
         ws.remove(&path_of(&paths, "summary"));
         path_of(&paths, "manifest")
     }),

@@ -79,15 +79,21 @@ pub(super) fn check_naming(
             "naming.timestamp",
             "file name timestamp is not a UTC time like 2026-03-28T22-34-06.792Z",
         )),
-        (Some(from_name), Some(from_fm)) if from_name != from_fm => problems.push(Problem::error(
-            path,
-            "naming.captured-at",
-            format!(
-                "file name says captured at {} but frontmatter `captured_at` is {}",
-                contract::format_ts(from_name),
-                a.captured_at
-            ),
-        )),
+        // To the millisecond, the spec's precision: Signet's Rust names carry
+        // nanoseconds, and the index keeps every time in milliseconds.
+        (Some(from_name), Some(from_fm))
+            if contract::format_ts(from_name) != contract::format_ts(from_fm) =>
+        {
+            problems.push(Problem::error(
+                path,
+                "naming.captured-at",
+                format!(
+                    "file name says captured at {} but frontmatter `captured_at` is {}",
+                    contract::format_ts(from_name),
+                    a.captured_at
+                ),
+            ))
+        }
         _ => {}
     }
 }

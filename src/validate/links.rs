@@ -146,12 +146,24 @@ pub fn check_graph(nodes: &[GraphNode], exists: &dyn Fn(&str) -> bool) -> Vec<Pr
             if link_shape_error(target).is_some() {
                 continue; // already reported per file
             }
-            if let Some(reason) = graph_target_error(target, want, &node.token, exists) {
-                problems.push(Problem::error(
+            let reason = graph_target_error(target, want, &node.token, exists);
+            // A manifest may name a part before it is written (Signet's always
+            // names a summary and a transcript): the session is not broken.
+            let pending = node.kind == ArtifactKind::Manifest
+                && key != "continues"
+                && reason.as_deref() == Some(NOT_THERE);
+            match reason {
+                Some(reason) if pending => problems.push(Problem::warning(
+                    &node.source_path,
+                    "link.pending",
+                    format!("`{key}` {value:?} {reason} (not written yet, or deleted)"),
+                )),
+                Some(reason) => problems.push(Problem::error(
                     &node.source_path,
                     "link.graph",
                     format!("`{key}` {value:?} {reason}"),
-                ));
+                )),
+                None => {}
             }
         }
     }
@@ -178,7 +190,10 @@ pub(super) fn graph_target_error(
         ));
     }
     if !exists(target) {
-        return Some("does not exist".into());
+        return Some(NOT_THERE.into());
     }
     None
 }
+
+/// Why a well-formed link to this session's artifact fails: the file is not there.
+const NOT_THERE: &str = "does not exist";
