@@ -539,3 +539,24 @@ fn memory_md_that_is_a_directory_fails_sync() {
     assert!(String::from_utf8_lossy(&out.stdout).contains("MEMORY.md: error: projection.read"));
     assert!(ws.path("MEMORY.md").is_dir());
 }
+
+#[test]
+fn a_memory_md_that_signet_renders_is_reported_and_never_given_a_second_ledger() {
+    let ws = Workspace::new();
+    ws.add(&session("default", "s-1", now() - Duration::hours(2)));
+    let signet = "# Memory\n\n## Session Ledger (Last 30 Days)\n\n- 2026-11-19T10:00:00.000Z | session=s-0 | project=/home/dev/code/memsync | Rendered by Signet. [[memory/x--summary.md|summary]]\n";
+    ws.write("MEMORY.md", signet);
+    ws.sync();
+    assert_eq!(
+        ws.read("MEMORY.md"),
+        signet,
+        "memsync added to Signet's file"
+    );
+    let problems = ws.problems_for("MEMORY.md");
+    assert!(
+        problems
+            .iter()
+            .any(|p| p.rule == "memory-md.foreign-ledger"),
+        "{problems:?}"
+    );
+}
