@@ -1,7 +1,7 @@
 //! End to end with the real Codex (the pinned npm version) against the fake
 //! model server on 127.0.0.1: `connect codex` wires it, a real `codex exec`
 //! session (which starts memsync's MCP server) is harvested into the
-//! workspace, `doctor` passes while connected, and `disconnect` gives
+//! workspace, `codex exec resume --last` is harvested as its continuation, `doctor` passes while connected, and `disconnect` gives
 //! `config.toml` and `AGENTS.md` back byte for byte (issue 27's done-when).
 //! The provider's token in the user's 0600 `config.toml` reaches no file
 //! memsync writes.
@@ -98,6 +98,49 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
     assert!(
         summary.contains("## Request\n\nAdd a hello function"),
         "{summary}"
+    );
+
+    // `codex exec resume --last` appends to the same rollout: harvest adds
+    // the new turns as a continuation of the same session.
+    let resumed = std::process::Command::new(&codex)
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "resume",
+            "--last",
+            "Now add a docstring to the hello function",
+        ])
+        .current_dir(&project)
+        .stdin(std::process::Stdio::null())
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("FAKE_OPENAI_KEY", "sk-fake")
+        .env_remove("CODEX_HOME")
+        .env_remove("OPENAI_API_KEY")
+        .output()
+        .unwrap();
+    assert!(
+        resumed.status.success(),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let (code, report) = home.run(&["harvest", "--harness", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["continued"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    assert_eq!(
+        report["captured"].as_array().map(Vec::len),
+        Some(0),
+        "{report}"
+    );
+    let found = home.cmd().args(["search", "docstring"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&found.stdout).contains("1. "),
+        "the resumed turn is not found"
     );
 
     let (code, doctor) = home.run(&["doctor"]);
