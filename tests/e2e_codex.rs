@@ -28,6 +28,24 @@ fn config_toml(port: u16) -> String {
     )
 }
 
+/// The real `codex` in the temp home and `project`, with no key of the user's.
+fn codex_in(
+    codex: &std::path::Path,
+    home: &Home,
+    project: &std::path::Path,
+) -> std::process::Command {
+    let mut cmd = std::process::Command::new(codex);
+    cmd.current_dir(project)
+        .stdin(std::process::Stdio::null())
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_STATE_HOME", home.path(".local/state"))
+        .env("FAKE_OPENAI_KEY", "sk-fake")
+        .env_remove("CODEX_HOME")
+        .env_remove("OPENAI_API_KEY");
+    cmd
+}
+
 #[test]
 fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
     let Some(codex) = program("MEMSYNC_E2E_CODEX") else {
@@ -63,20 +81,12 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
 
     let project = home.path("proj");
     std::fs::create_dir_all(&project).unwrap();
-    let out = std::process::Command::new(&codex)
+    let out = codex_in(&codex, &home, &project)
         .args([
             "exec",
             "--skip-git-repo-check",
             "Add a hello function to hello.py",
         ])
-        .current_dir(&project)
-        .stdin(std::process::Stdio::null())
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env("FAKE_OPENAI_KEY", "sk-fake")
-        .env_remove("CODEX_HOME")
-        .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();
     let said = String::from_utf8_lossy(&out.stdout);
@@ -102,7 +112,7 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
 
     // `codex exec resume --last` appends to the same rollout: harvest adds
     // the new turns as a continuation of the same session.
-    let resumed = std::process::Command::new(&codex)
+    let resumed = codex_in(&codex, &home, &project)
         .args([
             "exec",
             "--skip-git-repo-check",
@@ -110,14 +120,6 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
             "--last",
             "Now add a docstring to the hello function",
         ])
-        .current_dir(&project)
-        .stdin(std::process::Stdio::null())
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env("FAKE_OPENAI_KEY", "sk-fake")
-        .env_remove("CODEX_HOME")
-        .env_remove("OPENAI_API_KEY")
         .output()
         .unwrap();
     assert!(

@@ -7,14 +7,7 @@ use chrono::Duration;
 use common::{Workspace, now, session};
 
 fn search_json(ws: &Workspace, args: &[&str]) -> Vec<serde_json::Value> {
-    let mut all = vec!["--json", "search"];
-    all.extend_from_slice(args);
-    let out = ws.cli(&all).success().get_output().stdout.clone();
-    serde_json::from_slice::<serde_json::Value>(&out)
-        .unwrap()
-        .as_array()
-        .unwrap()
-        .clone()
+    ws.search_json(args)
 }
 
 fn ids(hits: &[serde_json::Value]) -> Vec<String> {

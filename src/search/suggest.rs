@@ -73,18 +73,6 @@ pub fn suggest(
         .iter()
         .map(|w| nearest(index, w).map(|n| n.unwrap_or_else(|| w.to_string())))
         .collect::<Result<_>>()?;
-    let respelled = respelled.join(" ");
-    if respelled != q.text {
-        let n = found(&respelled, filtered)?;
-        if n > 0 {
-            out.push(Suggestion {
-                query: respelled,
-                filtered,
-                sessions: n,
-                why: "the nearest words the index holds".into(),
-            });
-        }
-    }
     let prefixes: Vec<String> = words
         .iter()
         .map(|w| match w.chars().count() {
@@ -92,15 +80,20 @@ pub fn suggest(
             _ => format!("{w}*"),
         })
         .collect();
-    let prefixes = prefixes.join(" ");
-    if prefixes != q.text {
-        let n = found(&prefixes, filtered)?;
-        if n > 0 {
+    for (query, why) in [
+        (respelled.join(" "), "the nearest words the index holds"),
+        (prefixes.join(" "), "words that begin with these"),
+    ] {
+        if query == q.text {
+            continue;
+        }
+        let sessions = found(&query, filtered)?;
+        if sessions > 0 {
             out.push(Suggestion {
-                query: prefixes,
+                query,
                 filtered,
-                sessions: n,
-                why: "words that begin with these".into(),
+                sessions,
+                why: why.into(),
             });
         }
     }

@@ -106,6 +106,18 @@ impl Workspace {
     }
 
     /// Runs the binary on this workspace at the fixed clock.
+    /// The hits of `memsync --json search ARGS`.
+    pub fn search_json(&self, args: &[&str]) -> Vec<serde_json::Value> {
+        let mut all = vec!["--json", "search"];
+        all.extend_from_slice(args);
+        let out = self.cli(&all).success().get_output().stdout.clone();
+        serde_json::from_slice::<serde_json::Value>(&out)
+            .unwrap()
+            .as_array()
+            .unwrap()
+            .clone()
+    }
+
     pub fn cli(&self, args: &[&str]) -> assert_cmd::assert::Assert {
         memsync_bin()
             .arg("--workspace")
