@@ -102,6 +102,34 @@ pub fn forget(
     })
 }
 
+/// What `forget` would do to a session, done nothing yet.
+#[derive(Debug, Clone, Serialize)]
+pub struct ForgetPlan {
+    pub agent_id: String,
+    pub token: String,
+    /// Its canonical files, which would be removed.
+    pub files: Vec<String>,
+    /// The tombstone that would keep it out for good.
+    pub tombstone: String,
+    pub already_forgotten: bool,
+}
+
+/// The session `target` names and its files: what `forget` would remove.
+pub fn plan(settings: &Settings, target: &str, agent: Option<&str>) -> Result<ForgetPlan> {
+    let index = Index::open(&settings.index_path())?;
+    let (agent_id, token) = resolve(settings, &index, target, agent)?;
+    let files = crate::capture::session_file_paths(&settings.root, &token)?;
+    let tombstone = contract::tombstone_path(&agent_id, &token);
+    let already_forgotten = settings.root.join(&tombstone).exists();
+    Ok(ForgetPlan {
+        agent_id,
+        token,
+        files,
+        tombstone,
+        already_forgotten,
+    })
+}
+
 /// The (agent, token) `target` names: a token as it is; else a session id or
 /// key, looked up in the index and tried against both token rules on disk.
 fn resolve(

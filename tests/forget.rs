@@ -170,3 +170,21 @@ fn forget_in_a_git_work_tree_says_history_still_holds_the_text_and_how_to_remove
     let out = forget(&plain, "private-1").success();
     assert!(!String::from_utf8_lossy(&out.get_output().stdout).contains("git history"));
 }
+
+#[test]
+fn a_dry_run_names_what_forget_would_remove_and_changes_nothing() {
+    let (ws, paths) = workspace();
+    let before = common::tree(ws.root());
+    let out = ws
+        .cli(&["forget", "private-1", "--reason", "test", "--dry-run"])
+        .success()
+        .get_output()
+        .stdout
+        .clone();
+    let text = String::from_utf8_lossy(&out);
+    for p in &paths {
+        assert!(text.contains(&format!("remove {p}")), "{text}");
+    }
+    assert!(text.contains("write  memory/tombstones/"), "{text}");
+    assert_eq!(common::tree(ws.root()), before, "a dry run changed files");
+}

@@ -92,6 +92,12 @@ pub enum Command {
         /// The agent (needed when several agents have a session of that id).
         #[arg(long)]
         agent: Option<String>,
+        /// Say what would be removed; change nothing.
+        #[arg(long)]
+        dry_run: bool,
+        /// Do not ask first (on a terminal, forget asks before removing anything).
+        #[arg(long, short = 'y')]
+        yes: bool,
     },
     /// Find sessions again: full-text search over bodies and sentences, grouped by session.
     #[command(

@@ -479,6 +479,25 @@ pub fn context(
     crate::context::context(&index, settings, req, now)
 }
 
+/// Whether a destructive command should ask first: a person at a terminal.
+pub fn asks_first() -> bool {
+    use std::io::IsTerminal;
+    std::io::stdin().is_terminal() && std::io::stderr().is_terminal()
+}
+
+/// Shows `what` on stderr and asks; only `y` or `yes` goes ahead.
+pub fn confirmed(what: &str) -> Result<bool> {
+    use std::io::Write;
+    let mut err = std::io::stderr();
+    let _ = write!(err, "{what}Go ahead? [y/N] ");
+    let _ = err.flush();
+    let mut answer = String::new();
+    std::io::stdin()
+        .read_line(&mut answer)
+        .map_err(|e| crate::error::Error::io("stdin", e))?;
+    Ok(matches!(answer.trim().to_lowercase().as_str(), "y" | "yes"))
+}
+
 /// Shows one session.
 pub fn open(
     settings: &Settings,

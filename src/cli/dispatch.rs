@@ -295,8 +295,21 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             session,
             reason,
             agent,
+            dry_run,
+            yes,
         } => {
             let settings = existing()?;
+            if *dry_run || (!*yes && !cli.json && super::commands::asks_first()) {
+                let plan = crate::forget::plan(&settings, session, agent.as_deref())?;
+                if *dry_run {
+                    print(json(&plan), render::render_forget_plan(&plan))?;
+                    return Ok(ExitStatus::Ok);
+                }
+                if !super::commands::confirmed(&render::render_forget_plan(&plan))? {
+                    eprintln!("memsync forget: nothing changed");
+                    return Ok(ExitStatus::Ok);
+                }
+            }
             let report = crate::forget::forget(&settings, now, session, reason, agent.as_deref())?;
             print(json(&report), render::render_forget(&report))?;
             Ok(ExitStatus::Ok)

@@ -104,9 +104,9 @@ pub fn render_status(s: &Status) -> String {
     );
     let _ = writeln!(
         out,
-        "index       {} ({} KiB)",
+        "index       {} ({})",
         s.index.display(),
-        s.index_bytes / 1024
+        human_bytes(s.index_bytes)
     );
     let _ = writeln!(
         out,
@@ -347,6 +347,44 @@ pub fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
         line.push_str(&format!("; left out: {}", reasons.join(", ")));
     }
     line
+}
+
+/// `512 B`, `152 KiB`, `31.1 MiB`, `2.4 GiB`.
+fn human_bytes(n: u64) -> String {
+    const KIB: f64 = 1024.0;
+    let n_f = n as f64;
+    match n {
+        0..1024 => format!("{n} B"),
+        1024..1_048_576 => format!("{} KiB", n / 1024),
+        1_048_576..1_073_741_824 => format!("{:.1} MiB", n_f / KIB / KIB),
+        _ => format!("{:.1} GiB", n_f / KIB / KIB / KIB),
+    }
+}
+
+pub fn render_forget_plan(p: &crate::forget::ForgetPlan) -> String {
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "forget session {} (agent {}){}:",
+        p.token,
+        p.agent_id,
+        if p.already_forgotten {
+            ", already forgotten"
+        } else {
+            ""
+        }
+    );
+    for f in &p.files {
+        let _ = writeln!(out, "  remove {}", shown(f));
+    }
+    if !p.already_forgotten {
+        let _ = writeln!(
+            out,
+            "  write  {} (it keeps the session out for good)",
+            shown(&p.tombstone)
+        );
+    }
+    out
 }
 
 pub fn render_open(v: &crate::session::SessionView) -> String {
