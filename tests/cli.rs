@@ -261,3 +261,67 @@ fn version_names_the_commit_and_its_date_when_built_from_a_clone() {
         assert!(text.contains(&format!("({commit} ")), "{text}");
     }
 }
+
+#[test]
+fn bash_completion_offers_the_harness_names_after_connect() {
+    let script = memsync().args(["completions", "bash"]).output().unwrap();
+    assert!(script.status.success());
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("memsync.bash");
+    std::fs::write(&path, &script.stdout).unwrap();
+    let probe = format!(
+        "source {}; COMP_WORDS=(memsync connect ''); COMP_CWORD=2; COMP_LINE='memsync connect '; COMP_POINT=${{#COMP_LINE}}; _memsync memsync '' connect; echo \"${{COMPREPLY[@]}}\"",
+        path.display()
+    );
+    let Ok(out) = std::process::Command::new("bash")
+        .args(["-c", &probe])
+        .output()
+    else {
+        eprintln!("skipped: no bash");
+        return;
+    };
+    let offered = String::from_utf8_lossy(&out.stdout);
+    for harness in ["claude-code", "codex", "openclaw"] {
+        assert!(
+            offered.split_whitespace().any(|w| w == harness),
+            "{offered}"
+        );
+    }
+    let zsh = memsync().args(["completions", "zsh"]).output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&zsh.stdout).contains("claude-code codex openclaw"),
+        "zsh completion lists the harnesses"
+    );
+}
+
+#[test]
+fn a_mistyped_harness_gets_the_values_and_a_suggestion() {
+    memsync()
+        .args(["connect", "claude-cod", "--dry-run"])
+        .assert()
+        .code(2)
+        .stderr(predicate::str::contains(
+            "a similar value exists: 'claude-code'",
+        ));
+}
+
+#[test]
+fn help_fits_a_screen_and_names_every_command_in_a_group() {
+    use clap::CommandFactory;
+    let out = memsync().arg("--help").output().unwrap();
+    let help = String::from_utf8_lossy(&out.stdout);
+    assert!(help.lines().count() <= 50, "{help}");
+    for group in ["Everyday:", "Set up:", "Maintenance:"] {
+        assert!(help.contains(group), "{help}");
+    }
+    for cmd in memsync::cli::args::Cli::command().get_subcommands() {
+        if cmd.is_hide_set() || cmd.get_name() == "help" {
+            continue;
+        }
+        let name = cmd.get_name();
+        let listed = help.lines().any(|l| {
+            l.starts_with(&format!("  {name} ")) || (l.starts_with("Other:") && l.contains(name))
+        });
+        assert!(listed, "`{name}` is missing from --help:\n{help}");
+    }
+}

@@ -8,6 +8,43 @@ use std::path::PathBuf;
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
 
+/// `--help`, with the commands in groups; `tests/cli.rs` checks that every
+/// command is named here.
+const HELP_TEMPLATE: &str = "\
+{about}
+
+{usage-heading} {usage}
+
+Everyday:
+  status       The workspace, its sessions, what MEMORY.md keeps, problems, the daemon
+  search       Find past sessions (any language); `open` shows one
+  open         One session: its artifacts, state and bodies
+  context      What an agent starting in a folder should know, within a token budget
+  capture      Add a session (a transcript, a compaction), or run as a harness hook
+  harvest      Capture every finished session from the harnesses' own folders
+  forget       Remove a session for good (tombstone first; --dry-run to see)
+
+Set up:
+  init         Make a folder a memsync workspace
+  connect      Wire Claude Code, Codex or OpenClaw to this workspace; `disconnect` undoes it
+  disconnect   Take out everything `connect` added
+  doctor       Per harness: connected, working, and the fix when not
+  service      Install `memsync watch` as a systemd user unit or launchd agent
+  git          Set up a git-synced workspace
+
+Maintenance:
+  sync         Index what changed and re-render MEMORY.md and the daily logs
+  check        Validate every artifact; exit 1 on an error
+  watch        The daemon: keep the index and projections current
+  reindex      Rebuild the index from markdown
+  mcp          Serve memory_search, memory_get and memory_recent over MCP on stdio
+  demo         Write and sync the bundled example workspace
+
+Other: completions, man, help (generate: benchmark workspaces, hidden)
+
+Options:
+{options}{after-help}";
+
 #[derive(Parser)]
 #[command(
     name = "memsync",
@@ -15,7 +52,8 @@ use clap::{Parser, Subcommand};
     about = "Keeps an AI agent's markdown memory workspace honest."
 )]
 #[command(
-    after_help = "Example:\n  memsync demo            # write the example workspace to a temp dir and sync it\n  memsync --workspace ~/.agents sync"
+    after_help = "Example:\n  memsync demo            # write the example workspace to a temp dir and sync it\n  memsync --workspace ~/.agents sync",
+    help_template = HELP_TEMPLATE
 )]
 pub struct Cli {
     /// The workspace root (else $MEMSYNC_WORKSPACE, $SIGNET_WORKSPACE, $SIGNET_PATH, config, ~/.agents).
@@ -113,7 +151,7 @@ pub enum Command {
         #[arg(long)]
         project: Option<String>,
         /// summary, transcript, compaction or manifest.
-        #[arg(long, value_parser = parse_kind)]
+        #[arg(long, value_parser = parse_kind())]
         kind: Option<crate::contract::ArtifactKind>,
         /// Only sessions since then: 7d, 24h, 2w, a date or an RFC 3339 time.
         #[arg(long)]
@@ -154,7 +192,7 @@ pub enum Command {
         #[arg(long)]
         agent: Option<String>,
         /// Print one artifact's body instead of the overview.
-        #[arg(long, value_parser = parse_kind)]
+        #[arg(long, value_parser = parse_kind())]
         print: Option<crate::contract::ArtifactKind>,
     },
     /// Print a shell completion script.
@@ -189,7 +227,7 @@ pub enum Command {
     )]
     Harvest {
         /// Only this harness (repeatable): claude-code, codex, openclaw, pi.
-        #[arg(long = "harness", value_name = "HARNESS", value_parser = parse_harness)]
+        #[arg(long = "harness", value_name = "HARNESS", value_parser = parse_harness())]
         harnesses: Vec<crate::harvest::Harness>,
         /// Look no further back: 7d, 24h, 2w, a date or an RFC 3339 time (else harvest.max_age_days).
         #[arg(long)]
@@ -205,7 +243,7 @@ pub enum Command {
     )]
     Connect {
         /// claude-code, codex or openclaw.
-        #[arg(value_parser = parse_target)]
+        #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
         #[arg(long)]
@@ -219,7 +257,7 @@ pub enum Command {
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
         /// claude-code, codex or openclaw.
-        #[arg(value_parser = parse_target)]
+        #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
         #[arg(long)]
@@ -242,6 +280,7 @@ pub enum Command {
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
     Demo { dir: Option<PathBuf> },
+    #[command(hide = true)]
     /// Generate a synthetic workspace for benchmarks (~1,750 sessions by default).
     #[command(
         after_help = "Example:\n  memsync generate /tmp/big && memsync --workspace /tmp/big sync"
@@ -371,19 +410,37 @@ pub enum ServiceAction {
     Status,
 }
 
-pub fn parse_harness(s: &str) -> Result<crate::harvest::Harness, String> {
-    crate::harvest::Harness::parse(s)
-        .ok_or_else(|| format!("{s:?} is not claude-code, codex, openclaw or pi"))
+/// A parser for one of `names`: clap knows the values, so `--help` lists
+/// them, a typo gets "did you mean", and completion scripts offer them.
+fn one_of<T: Clone + Send + Sync + 'static>(
+    names: &'static [&'static str],
+    parse: fn(&str) -> Option<T>,
+) -> impl clap::builder::TypedValueParser<Value = T> {
+    use clap::builder::TypedValueParser;
+    clap::builder::PossibleValuesParser::new(names).try_map(move |s: String| {
+        parse(&s).ok_or_else(|| format!("{s:?} is not one of {}", names.join(", ")))
+    })
 }
 
-pub fn parse_target(s: &str) -> Result<crate::connect::Target, String> {
-    crate::connect::Target::parse(s)
-        .ok_or_else(|| format!("{s:?} is not claude-code, codex or openclaw"))
+pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::harvest::Harness> {
+    one_of(
+        &["claude-code", "codex", "openclaw", "pi"],
+        crate::harvest::Harness::parse,
+    )
 }
 
-pub fn parse_kind(s: &str) -> Result<crate::contract::ArtifactKind, String> {
-    crate::contract::ArtifactKind::parse(s)
-        .ok_or_else(|| format!("{s:?} is not summary, transcript, compaction or manifest"))
+pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {
+    one_of(
+        &["claude-code", "codex", "openclaw"],
+        crate::connect::Target::parse,
+    )
+}
+
+pub fn parse_kind() -> impl clap::builder::TypedValueParser<Value = crate::contract::ArtifactKind> {
+    one_of(
+        &["summary", "transcript", "compaction", "manifest"],
+        crate::contract::ArtifactKind::parse,
+    )
 }
 
 pub fn parse_now(s: &str) -> Result<DateTime<Utc>, String> {

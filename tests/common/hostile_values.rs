@@ -81,7 +81,7 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "an unknown artifact kind",
         &["search", "retry", "--kind", "notes"],
         2,
-        "is not summary, transcript, compaction or manifest",
+        "[possible values: summary, transcript, compaction, manifest]",
     ),
     v(
         "searching manifests, which have no text",
@@ -270,7 +270,7 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "an unknown harness for harvest",
         &["harvest", "--harness", "vim"],
         2,
-        "is not claude-code, codex, openclaw or pi",
+        "[possible values: claude-code, codex, openclaw, pi]",
     ),
     v(
         "a harvest look-back that does not parse",
@@ -282,13 +282,13 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "a harness connect does not know",
         &["connect", "pi"],
         2,
-        "is not claude-code, codex or openclaw",
+        "[possible values: claude-code, codex, openclaw]",
     ),
     v(
         "a harness name with a path in it, for disconnect",
         &["disconnect", "../../etc/passwd"],
         2,
-        "is not claude-code, codex or openclaw",
+        "[possible values: claude-code, codex, openclaw]",
     ),
     v(
         "a demo into a workspace that is not empty",
