@@ -88,8 +88,11 @@ pub fn session_end_of(
         .or_else(|| transcript::id_in_name(&req.transcript))
         .ok_or_else(|| CaptureError::Input {
             path: req.transcript.clone(),
-            reason: "no --session-id given and neither the transcript nor its file name holds one"
-                .into(),
+            reason:
+                "no --session-id given and neither the transcript nor its file name holds one; \
+                     name the session yourself, e.g. --session-id notes-2026-11-24 (the same name \
+                     again adds to that session)"
+                    .into(),
         })?;
     let mut w = Writer::open(
         settings,

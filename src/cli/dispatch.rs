@@ -132,7 +132,13 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 }
                 .into());
             }
-            existing()?;
+            let settings = existing()?;
+            if !cli.quiet && std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+                eprintln!(
+                    "memsync watch: keeping {} current (Ctrl-C stops; -v shows each batch)",
+                    settings.root.display()
+                );
+            }
             crate::watch::run(|| load(cli.workspace.as_deref()))?;
             Ok(ExitStatus::Ok)
         }

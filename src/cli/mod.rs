@@ -12,5 +12,6 @@ mod dispatch;
 mod listing;
 pub mod render;
 mod render_search;
+mod units;
 
 pub use dispatch::run;

@@ -27,7 +27,11 @@ pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
     if report.projections_written.is_empty() {
         let _ = writeln!(out, "  projections: up to date");
     } else {
-        let _ = writeln!(out, "  wrote {}", report.projections_written.join(", "));
+        let _ = writeln!(
+            out,
+            "  wrote {}",
+            super::units::written_summary(&report.projections_written)
+        );
     }
     let _ = writeln!(
         out,
@@ -106,7 +110,7 @@ pub fn render_status(s: &Status) -> String {
         out,
         "index       {} ({})",
         s.index.display(),
-        human_bytes(s.index_bytes)
+        super::units::human_bytes(s.index_bytes)
     );
     let _ = writeln!(
         out,
@@ -347,18 +351,6 @@ pub fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
         line.push_str(&format!("; left out: {}", reasons.join(", ")));
     }
     line
-}
-
-/// `512 B`, `152 KiB`, `31.1 MiB`, `2.4 GiB`.
-fn human_bytes(n: u64) -> String {
-    const KIB: f64 = 1024.0;
-    let n_f = n as f64;
-    match n {
-        0..1024 => format!("{n} B"),
-        1024..1_048_576 => format!("{} KiB", n / 1024),
-        1_048_576..1_073_741_824 => format!("{:.1} MiB", n_f / KIB / KIB),
-        _ => format!("{:.1} GiB", n_f / KIB / KIB / KIB),
-    }
 }
 
 pub fn render_forget_plan(p: &crate::forget::ForgetPlan) -> String {
