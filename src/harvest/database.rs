@@ -109,15 +109,9 @@ impl Run<'_> {
                 .push(self.entry(f, Some(s.session_id.clone()), None));
             return Ok(());
         }
-        let key = f.path.to_string_lossy().into_owned();
-        let lease = std::time::Duration::from_secs(self.settings.config.capture.job_lease_seconds);
-        if !self.marks.claim(&key, &self.owner, self.now, lease)? {
-            report.busy += 1;
-            return Ok(());
-        }
-        let outcome = self.claimed_session(db, f, s, stat, report);
-        self.marks.release(&key, &self.owner)?;
-        outcome
+        self.leased(f, stat, report, |report, mark| {
+            self.claimed_session(db, f, s, (stat, mark), report)
+        })
     }
 
     fn claimed_session(
@@ -125,17 +119,9 @@ impl Run<'_> {
         db: &OpenClawDb,
         f: &SessionFile,
         s: &OpenClawSession,
-        stat: FileStat,
+        (stat, mark): (FileStat, Option<Watermark>),
         report: &mut HarvestReport,
     ) -> Result<()> {
-        let mark = self.marks.get(&f.path.to_string_lossy())?;
-        if let Some(w) = &mark
-            && unchanged(stat, w)
-            && w.state != "failed"
-        {
-            report.unchanged += 1;
-            return Ok(());
-        }
         let max = self.settings.config.harvest.max_file_bytes;
         let events = match db.events(s, max) {
             Ok(bytes) => bytes,

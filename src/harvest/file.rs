@@ -194,29 +194,47 @@ impl Run<'_> {
             report.would_capture.push(self.entry(f, None, None));
             return Ok(());
         }
-        let path = f.path.to_string_lossy().into_owned();
+        self.leased(f, stat, report, |report, mark| {
+            self.claimed(f, stat, mark, report)
+        })
+    }
+
+    /// Runs `work` on a session under its lease, with its watermark read
+    /// afresh: another harvester may have finished it since the run began
+    /// (then it is unchanged and `work` does not run). Busy when another holds it.
+    pub(super) fn leased(
+        &self,
+        f: &SessionFile,
+        stat: FileStat,
+        report: &mut HarvestReport,
+        work: impl FnOnce(&mut HarvestReport, Option<Watermark>) -> Result<()>,
+    ) -> Result<()> {
+        let key = f.path.to_string_lossy().into_owned();
         let lease = std::time::Duration::from_secs(self.settings.config.capture.job_lease_seconds);
-        if !self.marks.claim(&path, &self.owner, self.now, lease)? {
+        if !self.marks.claim(&key, &self.owner, self.now, lease)? {
             report.busy += 1;
             return Ok(());
         }
-        let outcome = self.claimed(f, stat, report);
-        self.marks.release(&path, &self.owner)?;
+        let outcome = match self.marks.get(&key) {
+            Ok(Some(w)) if unchanged(stat, &w) && w.state != "failed" => {
+                report.unchanged += 1;
+                Ok(())
+            }
+            Ok(mark) => work(report, mark),
+            Err(e) => Err(e),
+        };
+        self.marks.release(&key, &self.owner)?;
         outcome
     }
 
     /// The part of `one` done under the lease.
-    fn claimed(&self, f: &SessionFile, stat: FileStat, report: &mut HarvestReport) -> Result<()> {
-        let path = f.path.to_string_lossy().into_owned();
-        // Another harvester may have finished this file since the run began.
-        let mark = self.marks.get(&path)?;
-        if let Some(w) = &mark
-            && unchanged(stat, w)
-            && w.state != "failed"
-        {
-            report.unchanged += 1;
-            return Ok(());
-        }
+    fn claimed(
+        &self,
+        f: &SessionFile,
+        stat: FileStat,
+        mark: Option<Watermark>,
+        report: &mut HarvestReport,
+    ) -> Result<()> {
         let max = self.settings.config.harvest.max_file_bytes;
         if stat.size > max {
             return self.too_large(f, stat, max, report);
