@@ -1,9 +1,13 @@
 //! End to end with the real Claude Code (the pinned npm version) against a
-//! fake model server on 127.0.0.1: `connect` wires it, a real `claude -p`
-//! session ends and its SessionEnd hook captures it into the workspace,
-//! `doctor` passes while connected, and `disconnect` gives every file back
-//! (issue 27's done-when). The API key in `~/.claude.json` reaches no file
-//! memsync writes.
+//! fake model server on 127.0.0.1: `connect` wires it; a real `claude -p`
+//! session, whose model writes hello.py with the Write tool, ends and its
+//! SessionEnd hook captures it; `doctor` passes while connected; `disconnect`
+//! gives every file back (issue 27's done-when). The API key in
+//! `~/.claude.json` reaches no file memsync writes.
+//!
+//! And interactively, typed into a real terminal (tmux): `/compact`, `/clear`,
+//! `/exit` and `claude --resume` each leave what a person would expect: a
+//! compaction artifact, two sessions, and a continuation (issue 29).
 
 mod common;
 
@@ -13,11 +17,33 @@ use std::time::{Duration, Instant};
 use common::files_containing;
 use common::harness::{FakeModel, first_summary, program};
 use common::home::Home;
+use common::terminal::Terminal;
 use serde_json::Value;
 
 const KEY: &str = "sk-ant-api03-FAKEKEYFORE2ETESTS0123456789";
 const SETTINGS: &str =
-    "{\n  \"model\": \"opus\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\"] }\n}\n";
+    "{\n  \"model\": \"opus\",\n  \"permissions\": { \"allow\": [\"Bash(ls)\", \"Write\"] }\n}\n";
+
+/// What Claude Code runs with: the temporary home and the fake model.
+fn claude_env(home: &Home, model: &FakeModel) -> Vec<(&'static str, String)> {
+    let home_dir = home.dir.path().display().to_string();
+    vec![
+        ("HOME", home_dir),
+        (
+            "XDG_CONFIG_HOME",
+            home.path(".config").display().to_string(),
+        ),
+        (
+            "XDG_STATE_HOME",
+            home.path(".local/state").display().to_string(),
+        ),
+        ("ANTHROPIC_BASE_URL", model.base_url()),
+        ("ANTHROPIC_API_KEY", KEY.to_string()),
+        ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+        ("DISABLE_TELEMETRY", "1".into()),
+        ("DISABLE_AUTOUPDATER", "1".into()),
+    ]
+}
 
 /// Claude Code run in `project` with the temporary home and the fake model.
 fn claude_in(
@@ -28,26 +54,28 @@ fn claude_in(
 ) -> std::process::Command {
     let mut cmd = std::process::Command::new(claude);
     cmd.current_dir(project)
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_STATE_HOME", home.path(".local/state"))
-        .env("ANTHROPIC_BASE_URL", model.base_url())
-        .env("ANTHROPIC_API_KEY", KEY)
-        .env("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1")
-        .env("DISABLE_AUTOUPDATER", "1")
+        .envs(claude_env(home, model))
         .env_remove("CLAUDE_CONFIG_DIR");
     cmd
 }
 
-#[test]
-fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
-    let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
-        return;
-    };
+/// A home where Claude Code has been set up as a person leaves it after the
+/// first run (onboarding done, the API key approved, `proj` trusted), with a
+/// memsync workspace and `connect claude-code` done.
+fn connected_home() -> Home {
     let home = Home::new();
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let approved = &KEY[KEY.len() - 20..];
     home.write(
         ".claude.json",
-        &format!("{{\n  \"primaryApiKey\": \"{KEY}\",\n  \"hasCompletedOnboarding\": true\n}}\n"),
+        &format!(
+            "{{\n  \"primaryApiKey\": \"{KEY}\",\n  \"hasCompletedOnboarding\": true,\n  \
+             \"hasSeenAutoDefaultNotice\": true,\n  \
+             \"customApiKeyResponses\": {{ \"approved\": [\"{approved}\"], \"rejected\": [] }},\n  \
+             \"projects\": {{ \"{}\": {{ \"hasTrustDialogAccepted\": true }} }}\n}}\n",
+            project.display()
+        ),
     );
     std::fs::set_permissions(
         home.path(".claude.json"),
@@ -63,10 +91,17 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     home.cmd().arg("init").assert().success();
     let (code, report) = home.run(&["connect", "claude-code"]);
     assert_eq!(code, 0, "{report}");
+    home
+}
 
+#[test]
+fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
+    let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
+        return;
+    };
+    let home = connected_home();
     let model = FakeModel::start();
     let project = home.path("proj");
-    std::fs::create_dir_all(&project).unwrap();
     let out = claude_in(&claude, &home, &model, &project)
         .args(["-p", "Add a hello function to hello.py"])
         .output()
@@ -90,6 +125,16 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     assert!(summary.contains("harness: \"claude-code\""), "{summary}");
     assert!(
         summary.contains("## Request\n\nAdd a hello function"),
+        "{summary}"
+    );
+    // The model's Write tool call really wrote the file, and the ledger says so.
+    assert_eq!(
+        std::fs::read_to_string(project.join("hello.py")).unwrap(),
+        "def hello():\n    return \"hello\"\n"
+    );
+    assert!(summary.contains("## Files\n\n- `hello.py`"), "{summary}");
+    assert!(
+        summary.contains("changed hello.py; outcome: Done"),
         "{summary}"
     );
 
@@ -164,4 +209,125 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         let leaked = files_containing(&home.path(dir), KEY);
         assert!(leaked.is_empty(), "the key reached {leaked:?}");
     }
+}
+
+/// Every summary in the workspace, oldest capture first.
+fn summaries(home: &Home) -> Vec<String> {
+    let mut names: Vec<_> = std::fs::read_dir(home.path("ws/memory"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with("--summary.md"))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
+fn session_id_of(summary: &str) -> &str {
+    let line = summary
+        .lines()
+        .find(|l| l.starts_with("session_id: "))
+        .expect("a session id");
+    line.trim_start_matches("session_id: ").trim_matches('"')
+}
+
+/// Waits until the workspace holds `n` summaries.
+fn wait_for_summaries(home: &Home, term: &Terminal, n: usize, why: &str) -> Vec<String> {
+    term.wait_until(60, why, |_| summaries(home).len() >= n);
+    summaries(home)
+}
+
+#[test]
+fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_step_is_kept() {
+    let (Some(claude), Some(tmux)) = (program("MEMSYNC_E2E_CLAUDE"), program("MEMSYNC_E2E_TMUX"))
+    else {
+        return;
+    };
+    let home = connected_home();
+    let model = FakeModel::start();
+    let project = home.path("proj");
+    let env = claude_env(&home, &model);
+
+    // A person types a request; the model writes hello.py and answers.
+    let term = Terminal::start(&tmux, &project, &claude, &[], &env);
+    term.type_line("Add a hello function to hello.py");
+    term.wait_until(60, "the answer", |s| s.contains("Done: I added"));
+    assert!(project.join("hello.py").is_file());
+
+    // /compact: the PostCompact hook hands the compaction to memsync, which
+    // keeps it until the session it belongs to has ended.
+    term.type_line("/compact");
+    term.wait_until(60, "the compaction", |s| s.contains("Compacted"));
+
+    // /clear ends the session (SessionEnd, reason "clear") and opens another.
+    term.type_line("/clear");
+    let first = wait_for_summaries(&home, &term, 1, "the cleared session's summary");
+    assert!(
+        first[0].contains("## Request\n\nAdd a hello function"),
+        "{}",
+        first[0]
+    );
+    assert!(
+        first[0].contains("## Files\n\n- `hello.py`"),
+        "{}",
+        first[0]
+    );
+    term.type_line("Rename the greeting in hello.py");
+    term.wait_until(60, "the second answer", |s| s.contains("Done: I added"));
+    term.type_line("/exit");
+    let two = wait_for_summaries(&home, &term, 2, "the second session's summary");
+    drop(term);
+    let second = two
+        .iter()
+        .find(|s| s.contains("## Request\n\nRename the greeting"))
+        .expect("the session after /clear is its own session");
+    let resumed_id = session_id_of(second).to_string();
+    assert_ne!(resumed_id, session_id_of(&first[0]));
+
+    // `claude --resume` continues the second session: a continuation, not a new session.
+    let term = Terminal::start(&tmux, &project, &claude, &["--resume", &resumed_id], &env);
+    term.type_line("Also add a docstring");
+    term.wait_until(60, "the resumed answer", |s| {
+        s.matches("Done: I added").count() >= 2
+    });
+    term.type_line("/exit");
+    let three = wait_for_summaries(&home, &term, 3, "the continuation's summary");
+    drop(term);
+    let continuation = three
+        .iter()
+        .find(|s| s.contains("continues: "))
+        .expect("a continuation");
+    assert_eq!(session_id_of(continuation), resumed_id);
+    assert!(
+        continuation.contains("## Later requests\n\n- Also add a docstring"),
+        "{continuation}"
+    );
+
+    // The compaction is its own artifact, and what only it says is searchable.
+    let compactions: Vec<_> = std::fs::read_dir(home.path("ws/memory"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .filter(|e| e.file_name().to_string_lossy().ends_with("--compaction.md"))
+        .collect();
+    assert_eq!(compactions.len(), 1);
+    let compaction = std::fs::read_to_string(compactions[0].path()).unwrap();
+    assert!(compaction.contains("quokkalantern"), "{compaction}");
+    let (code, found) = home.run(&["search", "quokkalantern"]);
+    assert_eq!(code, 0, "{found}");
+    assert_eq!(found[0]["kind"], "compaction", "{found}");
+    let memory = home.read("ws/MEMORY.md");
+    assert!(memory.contains("## Recent Compactions"), "{memory}");
+    assert!(
+        memory.contains("Rename the greeting in hello.py"),
+        "{memory}"
+    );
+
+    let (_, status) = home.run(&["status"]);
+    assert_eq!(status["jobs"]["failed"], 0, "{status}");
+    assert_eq!(status["jobs"]["waiting"], 0, "{status}");
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "doctor after an interactive day: {doctor}");
 }

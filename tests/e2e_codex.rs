@@ -82,9 +82,12 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
     let project = home.path("proj");
     std::fs::create_dir_all(&project).unwrap();
     let out = codex_in(&codex, &home, &project)
+        // workspace-write: the model's apply_patch may write in the project.
         .args([
             "exec",
             "--skip-git-repo-check",
+            "--sandbox",
+            "workspace-write",
             "Add a hello function to hello.py",
         ])
         .output()
@@ -109,6 +112,12 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
         summary.contains("## Request\n\nAdd a hello function"),
         "{summary}"
     );
+    // The model's apply_patch call really wrote the file, and the ledger says so.
+    assert_eq!(
+        std::fs::read_to_string(project.join("hello.py")).unwrap(),
+        "def hello():\n    return \"hello\"\n"
+    );
+    assert!(summary.contains("## Files\n\n- `hello.py`"), "{summary}");
 
     // `codex exec resume --last` appends to the same rollout: harvest adds
     // the new turns as a continuation of the same session.

@@ -89,7 +89,7 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
             "agent",
             "--local",
             "-m",
-            "summarise the quarterly numbers for the wombat team",
+            "Add a hello function that greets the wombat team with its quarterly numbers",
         ],
     );
     assert!(
@@ -102,6 +102,12 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
             .exists(),
         "OpenClaw keeps its sessions somewhere else now: {}",
         said(&turn)
+    );
+
+    // The model's `write` tool call really wrote the file in OpenClaw's workspace.
+    assert_eq!(
+        home.read(".openclaw/workspace/hello.py"),
+        "def hello():\n    return \"hello\"\n"
     );
 
     let (code, report) = home.run(&["harvest", "--harness", "openclaw"]);
@@ -117,6 +123,7 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
         .find(|l| l.contains("quarterly numbers"))
         .unwrap_or_else(|| panic!("no ledger row names the request: {memory}"));
     assert!(row.contains("hello function"), "the outcome: {row}");
+    assert!(row.contains("changed hello.py"), "the file it wrote: {row}");
     let found = home.cmd().args(["search", "hello.py"]).output().unwrap();
     assert!(
         String::from_utf8_lossy(&found.stdout).contains("quarterly"),

@@ -8,6 +8,7 @@ pub mod harness;
 pub mod home;
 pub mod hostile_values;
 pub mod rss;
+pub mod terminal;
 
 use std::path::{Path, PathBuf};
 use std::time::{Duration as StdDuration, SystemTime};

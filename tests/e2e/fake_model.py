@@ -11,11 +11,60 @@ test can tell sessions apart."""
 
 import json
 import os
+import re
 import sys
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLY = "Done: I added the hello function to hello.py and its test passes."
+# A request naming this makes the model write hello.py with the harness's own
+# file-writing tool first (Claude Code's Write), then answer REPLY.
+WRITE_TRIGGER = "add a hello function"
+HELLO_PY = "def hello():\n    return \"hello\"\n"
+# What the model answers when Claude Code asks it to compact a conversation;
+# "quokkalantern" is a word only this summary says.
+COMPACT_SUMMARY = (
+    "<analysis>The user asked for a hello function.</analysis>\n"
+    "<summary>1. Primary Request and Intent: a hello function in hello.py, "
+    "written and tested; the release is code-named quokkalantern.</summary>"
+)
+
+
+TOOL_OUTPUTS = ("tool_result", "function_call_output", "custom_tool_call_output")
+
+
+def person_words(req):
+    """The last thing the person typed (not the harness's reminders), and
+    whether a tool's result came after it. Reads Anthropic and Chat Completions
+    `messages` and Responses `input` alike."""
+    for item in reversed(req.get("messages") or req.get("input") or []):
+        if item.get("type") in TOOL_OUTPUTS or item.get("role") == "tool":
+            return "", True
+        if item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            return content, False
+        # A harness may send its next words in the same turn as a tool result.
+        after_tool = any(b.get("type") in TOOL_OUTPUTS for b in content)
+        texts = [b.get("text", "") for b in content
+                 if b.get("type") in ("text", "input_text")
+                 and not b.get("text", "").lstrip().startswith("<")]
+        if texts or after_tool:
+            return (texts[-1] if texts else ""), after_tool
+        # A turn of reminders only (OpenClaw's internal context): look further back.
+    return "", False
+
+
+def offers(req, tool):
+    """Whether the request offers the model `tool` (Anthropic, Responses or Chat Completions)."""
+    return any((t.get("function") or t).get("name") == tool for t in req.get("tools") or [])
+
+
+def working_directory(req):
+    """The directory the harness says it runs in (its system prompt)."""
+    found = re.search(r"[Ww]orking directory: ([^\\\n\"]+)", json.dumps(req))
+    return found.group(1).strip() if found else os.getcwd()
 
 
 def sse(event, data):
@@ -70,36 +119,55 @@ class Handler(BaseHTTPRequestHandler):
         if not path.endswith("/v1/messages"):
             return self.send(200, {})
         n = self.next_count()
-        model = req.get("model", "claude-fake")
-        text = f"{REPLY} (reply {n})"
-        usage = {"input_tokens": 42, "output_tokens": 17}
+        words, after_tool = person_words(req)
+        if "detailed summary of the conversation" in words:
+            blocks = [{"type": "text", "text": COMPACT_SUMMARY}]
+        elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "Write"):
+            target = os.path.join(working_directory(req), "hello.py")
+            blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": "Write",
+                       "input": {"file_path": target, "content": HELLO_PY}}]
+        else:
+            blocks = [{"type": "text", "text": f"{REPLY} (reply {n})"}]
+        self.anthropic_message(req, n, blocks)
+
+    def anthropic_message(self, req, n, blocks):
+        """One message, whole or as Anthropic's SSE stream."""
+        stop = "tool_use" if blocks[-1]["type"] == "tool_use" else "end_turn"
         message = {
             "id": f"msg_fake{n:04d}",
             "type": "message",
             "role": "assistant",
-            "model": model,
-            "content": [{"type": "text", "text": text}],
-            "stop_reason": "end_turn",
+            "model": req.get("model", "claude-fake"),
+            "content": blocks,
+            "stop_reason": stop,
             "stop_sequence": None,
-            "usage": usage,
+            "usage": {"input_tokens": 42, "output_tokens": 17},
         }
         if not req.get("stream"):
             return self.send(200, message)
         start = dict(message, content=[], stop_reason=None)
-        chunks = [
-            sse("message_start", {"type": "message_start", "message": start}),
-            sse("content_block_start", {"type": "content_block_start", "index": 0,
-                                        "content_block": {"type": "text", "text": ""}}),
-            sse("content_block_delta", {"type": "content_block_delta", "index": 0,
-                                        "delta": {"type": "text_delta", "text": text}}),
-            sse("content_block_stop", {"type": "content_block_stop", "index": 0}),
+        chunks = [sse("message_start", {"type": "message_start", "message": start})]
+        for i, block in enumerate(blocks):
+            if block["type"] == "tool_use":
+                opened = dict(block, input={})
+                delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
+            else:
+                opened = {"type": "text", "text": ""}
+                delta = {"type": "text_delta", "text": block["text"]}
+            chunks += [
+                sse("content_block_start", {"type": "content_block_start", "index": i,
+                                            "content_block": opened}),
+                sse("content_block_delta", {"type": "content_block_delta", "index": i,
+                                            "delta": delta}),
+                sse("content_block_stop", {"type": "content_block_stop", "index": i}),
+            ]
+        chunks += [
             sse("message_delta", {"type": "message_delta",
-                                  "delta": {"stop_reason": "end_turn", "stop_sequence": None},
+                                  "delta": {"stop_reason": stop, "stop_sequence": None},
                                   "usage": {"output_tokens": 17}}),
             sse("message_stop", {"type": "message_stop"}),
         ]
         self.send(200, b"".join(chunks), "text/event-stream")
-
 
     @staticmethod
     def next_count():
@@ -112,26 +180,40 @@ class Handler(BaseHTTPRequestHandler):
         n = self.next_count()
         text = f"{REPLY} (reply {n})"
         rid = f"resp_fake{n:04d}"
-        item = {
-            "type": "message",
-            "id": f"msg_fake{n:04d}",
-            "role": "assistant",
-            "status": "completed",
-            "content": [{"type": "output_text", "text": text, "annotations": []}],
-        }
+        words, after_tool = person_words(req)
+        if not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "apply_patch"):
+            # Codex's file-writing tool: a freeform patch.
+            item = {"type": "custom_tool_call", "id": f"ctc_fake{n:04d}", "status": "completed",
+                    "call_id": f"call_fake{n:04d}", "name": "apply_patch",
+                    "input": "*** Begin Patch\n*** Add File: hello.py\n"
+                             + "".join("+" + line + "\n" for line in HELLO_PY.splitlines())
+                             + "*** End Patch\n"}
+        else:
+            item = {
+                "type": "message",
+                "id": f"msg_fake{n:04d}",
+                "role": "assistant",
+                "status": "completed",
+                "content": [{"type": "output_text", "text": text, "annotations": []}],
+            }
         usage = {"input_tokens": 42, "input_tokens_details": {"cached_tokens": 0},
                  "output_tokens": 17, "output_tokens_details": {"reasoning_tokens": 0},
                  "total_tokens": 59}
         base = {"id": rid, "object": "response", "model": req.get("model", "gpt-fake")}
+        opened = dict(item, status="in_progress")
+        if item["type"] == "message":
+            opened["content"] = []
         chunks = [
             sse("response.created", {"type": "response.created",
                                      "response": dict(base, status="in_progress")}),
             sse("response.output_item.added", {"type": "response.output_item.added",
-                                               "output_index": 0,
-                                               "item": dict(item, content=[], status="in_progress")}),
-            sse("response.output_text.delta", {"type": "response.output_text.delta",
-                                               "item_id": item["id"], "output_index": 0,
-                                               "content_index": 0, "delta": text}),
+                                               "output_index": 0, "item": opened}),
+        ]
+        if item["type"] == "message":
+            chunks.append(sse("response.output_text.delta", {
+                "type": "response.output_text.delta", "item_id": item["id"],
+                "output_index": 0, "content_index": 0, "delta": text}))
+        chunks += [
             sse("response.output_item.done", {"type": "response.output_item.done",
                                               "output_index": 0, "item": item}),
             sse("response.completed", {"type": "response.completed",
@@ -156,17 +238,26 @@ def chat_completions(self, req):
     cid = f"chatcmpl-fake{n:04d}"
     model = req.get("model", "fake-model")
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
+    words, after_tool = person_words(req)
+    if not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "write"):
+        # OpenClaw's file-writing tool, relative to its workspace.
+        call = {"id": f"call_fake{n:04d}", "type": "function",
+                "function": {"name": "write", "arguments": json.dumps(
+                    {"path": "hello.py", "content": HELLO_PY})}}
+        message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+        deltas = [{"role": "assistant", "content": None,
+                   "tool_calls": [dict(call, index=0)]}]
+    else:
+        message, finish = {"role": "assistant", "content": text}, "stop"
+        deltas = [{"role": "assistant", "content": ""}, {"content": text}]
     if not req.get("stream"):
         return self.send(200, {
             "id": cid, "object": "chat.completion", "created": 0, "model": model,
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": text}}],
+            "choices": [{"index": 0, "finish_reason": finish, "message": message}],
             "usage": usage,
         })
-    chunks = [
-        chat_chunk(cid, model, {"role": "assistant", "content": ""}),
-        chat_chunk(cid, model, {"content": text}),
-        chat_chunk(cid, model, {}, "stop", usage),
+    chunks = [chat_chunk(cid, model, d) for d in deltas] + [
+        chat_chunk(cid, model, {}, finish, usage),
         b"data: [DONE]\n\n",
     ]
     self.send(200, b"".join(chunks), "text/event-stream")
