@@ -3,10 +3,12 @@
 use std::io::IsTerminal;
 use std::process::ExitCode;
 
-use clap::Parser;
+use clap::{CommandFactory, Parser};
 use memsync::cli::args::Cli;
 
 fn main() -> ExitCode {
+    // `COMPLETE=bash memsync …` (what the completion script runs): answer and exit.
+    clap_complete::CompleteEnv::with_factory(Cli::command).complete();
     let cli = Cli::parse();
     init_logging(cli.verbose, cli.quiet);
     match memsync::cli::run(&cli) {

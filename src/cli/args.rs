@@ -7,6 +7,7 @@ use std::path::PathBuf;
 
 use chrono::{DateTime, Utc};
 use clap::{Parser, Subcommand};
+use clap_complete::engine::ArgValueCandidates;
 
 /// `--help`, with the commands in groups; `tests/cli.rs` checks that every
 /// command is named here.
@@ -123,12 +124,13 @@ pub enum Command {
     )]
     Forget {
         /// The session: its token, session id or session key.
+        #[arg(add = ArgValueCandidates::new(super::complete::session_tokens))]
         session: String,
         /// Why, recorded in the tombstone.
         #[arg(long)]
         reason: String,
         /// The agent (needed when several agents have a session of that id).
-        #[arg(long)]
+        #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,
         /// Say what would be removed; change nothing.
         #[arg(long)]
@@ -145,7 +147,7 @@ pub enum Command {
         /// Words (all must match), or an FTS5 query (quotes, OR, NOT, NEAR, prefix*).
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
-        #[arg(long)]
+        #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,
         /// A project path, its last segment, or a glob.
         #[arg(long)]
@@ -172,7 +174,7 @@ pub enum Command {
         #[arg(long, value_name = "DIR")]
         cwd: Option<PathBuf>,
         /// The agent whose sessions are read.
-        #[arg(long, default_value = "default")]
+        #[arg(long, default_value = "default", add = ArgValueCandidates::new(super::complete::agents))]
         agent: String,
         /// Most tokens the digest may cost, roughly (4 characters a token); 100 to 100000.
         #[arg(long, value_name = "TOKENS", default_value_t = crate::context::DEFAULT_BUDGET_TOKENS,
@@ -188,18 +190,23 @@ pub enum Command {
     )]
     Open {
         /// A token, session id or session key.
+        #[arg(add = ArgValueCandidates::new(super::complete::session_tokens))]
         session: String,
-        #[arg(long)]
+        #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,
         /// Print one artifact's body instead of the overview.
         #[arg(long, value_parser = parse_kind())]
         print: Option<crate::contract::ArtifactKind>,
     },
-    /// Print a shell completion script.
+    /// Print a shell completion script; it asks `memsync` (on PATH) for the values at each TAB:
+    /// commands, flags, harness names, kinds, agents and the index's session tokens.
     #[command(
-        after_help = "Examples:\n  memsync completions bash > ~/.local/share/bash-completion/completions/memsync\n  memsync completions zsh > ~/.zfunc/_memsync\n  memsync completions fish > ~/.config/fish/completions/memsync.fish"
+        after_help = "Examples:\n  echo 'source <(memsync completions bash)' >> ~/.bashrc\n  echo 'source <(memsync completions zsh)' >> ~/.zshrc      # after compinit\n  memsync completions fish > ~/.config/fish/completions/memsync.fish"
     )]
-    Completions { shell: clap_complete::Shell },
+    Completions {
+        /// bash, zsh, fish, elvish or powershell.
+        shell: clap_complete::Shell,
+    },
     /// Write man pages (memsync.1 and one per command) into DIR, or print memsync.1.
     #[command(after_help = "Example:\n  memsync man --out ~/.local/share/man/man1 && man memsync")]
     Man {
@@ -306,7 +313,7 @@ pub struct CaptureArgs {
     #[arg(long, value_name = "HARNESS")]
     pub hook: Option<String>,
     /// The agent the session belongs to (a path segment: ^[a-z0-9][a-z0-9-]*$).
-    #[arg(long, global = true, default_value = "default")]
+    #[arg(long, global = true, default_value = "default", add = ArgValueCandidates::new(super::complete::agents))]
     pub agent: String,
     #[command(subcommand)]
     pub action: Option<CaptureAction>,

@@ -398,11 +398,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Ok)
         }
         Command::Completions { shell } => {
-            use clap::CommandFactory;
-            let mut cmd = Cli::command();
-            let mut script = Vec::new();
-            clap_complete::generate(*shell, &mut cmd, "memsync", &mut script);
-            write_stdout(&script)?;
+            write_stdout(&super::complete::registration(*shell))?;
             Ok(ExitStatus::Ok)
         }
         Command::Man { out } => {

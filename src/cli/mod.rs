@@ -7,6 +7,7 @@
 
 pub mod args;
 pub mod commands;
+mod complete;
 mod connect;
 mod dispatch;
 mod listing;

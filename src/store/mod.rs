@@ -24,6 +24,7 @@ use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 
 mod batch;
 pub mod cjk;
+pub mod completion;
 mod damage;
 mod dump;
 mod first_build;

@@ -35,8 +35,9 @@ impl Terminal {
         let mut cmd = term.tmux();
         cmd.args(["new-session", "-d", "-x", "160", "-y", "50", "-c"])
             .arg(cwd);
+        // tmux takes PATH from its client, the rest from -e: give both.
         for (k, v) in env {
-            cmd.arg("-e").arg(format!("{k}={v}"));
+            cmd.arg("-e").arg(format!("{k}={v}")).env(k, v);
         }
         cmd.arg("--").arg(program).args(args);
         let out = cmd.output().expect("tmux runs");
@@ -80,11 +81,23 @@ impl Terminal {
 
     /// Types `line` as a person would, waits until it shows, then presses Enter.
     pub fn type_line(&self, line: &str) {
-        self.keys(&["-l", line]);
-        self.wait_until(20, &format!("{line:?} to show"), |s| s.contains(line));
+        self.type_text(line);
         // A slash command opens a menu first; give it a moment to settle.
         std::thread::sleep(Duration::from_millis(400));
         self.keys(&["Enter"]);
+    }
+
+    /// Types `text` and waits until it shows; presses nothing after it.
+    pub fn type_text(&self, text: &str) {
+        self.keys(&["-l", text]);
+        // The screen keeps no trailing blanks.
+        let shown = text.trim_end();
+        self.wait_until(20, &format!("{text:?} to show"), |s| s.contains(shown));
+    }
+
+    /// Presses keys by tmux name: `Tab`, `Enter`, `C-c`.
+    pub fn press(&self, keys: &[&str]) {
+        self.keys(keys);
     }
 
     fn keys(&self, keys: &[&str]) {
@@ -97,4 +110,22 @@ impl Drop for Terminal {
     fn drop(&mut self) {
         let _ = self.tmux().arg("kill-server").output();
     }
+}
+
+/// `name` found on PATH, or `None` (skipped) outside CI; under `CI=true`
+/// (where `.ci/run` installs tmux and zsh) a missing program is a failure.
+pub fn on_path(name: &str) -> Option<PathBuf> {
+    let found = std::env::var_os("PATH").and_then(|path| {
+        std::env::split_paths(&path)
+            .map(|dir| dir.join(name))
+            .find(|p| p.is_file())
+    });
+    if found.is_none() {
+        assert!(
+            std::env::var("CI").map_or(true, |v| v != "true"),
+            "{name} must be installed under CI (.ci/run installs it)"
+        );
+        eprintln!("skipped: {name} is not installed");
+    }
+    found
 }
