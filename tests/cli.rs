@@ -209,7 +209,14 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
         .assert()
         .success()
         .stdout(predicate::str::starts_with(".ie \\n(.g .ds Aq"))
-        .stdout(predicate::str::contains(".TH memsync 1"));
+        .stdout(predicate::str::contains(".TH memsync 1"))
+        // What a man page has beyond --help, and clap's bare EXTRA section gone.
+        .stdout(predicate::str::contains(".SH \"EXIT STATUS\""))
+        .stdout(predicate::str::contains(".SH \"ENVIRONMENT\""))
+        .stdout(predicate::str::contains("MEMSYNC_WORKSPACE"))
+        .stdout(predicate::str::contains(".SH \"FILES\""))
+        .stdout(predicate::str::contains(".SH EXAMPLES\n.nf\nmemsync demo"))
+        .stdout(predicate::str::contains("EXTRA").not());
     let dir = tempfile::tempdir().unwrap();
     memsync()
         .args(["man", "--out"])
@@ -223,6 +230,11 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
     ] {
         assert!(dir.path().join(page).exists(), "{page}");
     }
+    let search = std::fs::read_to_string(dir.path().join("memsync-search.1")).unwrap();
+    assert!(
+        search.contains(".SH EXAMPLES\n.nf\nmemsync search retry backoff\n"),
+        "{search}"
+    );
 }
 
 #[test]
@@ -297,4 +309,23 @@ fn help_fits_a_screen_and_names_every_command_in_a_group() {
         });
         assert!(listed, "`{name}` is missing from --help:\n{help}");
     }
+}
+
+#[test]
+fn every_flag_and_argument_says_what_it_is() {
+    use clap::CommandFactory;
+    fn walk(cmd: &clap::Command, path: &str, missing: &mut Vec<String>) {
+        for arg in cmd.get_arguments() {
+            let builtin = matches!(arg.get_id().as_str(), "help" | "version");
+            if !arg.is_hide_set() && !builtin && arg.get_help().is_none() {
+                missing.push(format!("{path} {}", arg.get_id()));
+            }
+        }
+        for sub in cmd.get_subcommands().filter(|s| !s.is_hide_set()) {
+            walk(sub, &format!("{path} {}", sub.get_name()), missing);
+        }
+    }
+    let mut missing = Vec::new();
+    walk(&memsync::cli::args::Cli::command(), "memsync", &mut missing);
+    assert!(missing.is_empty(), "no description: {missing:#?}");
 }

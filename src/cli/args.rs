@@ -147,6 +147,7 @@ pub enum Command {
         /// Words (all must match), or an FTS5 query (quotes, OR, NOT, NEAR, prefix*).
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
+        /// Only this agent's sessions (default: every agent).
         #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,
         /// A project path, its last segment, or a glob.
@@ -192,6 +193,7 @@ pub enum Command {
         /// A token, session id or session key.
         #[arg(add = ArgValueCandidates::new(super::complete::session_tokens))]
         session: String,
+        /// The agent (needed when several agents have a session of that id).
         #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,
         /// Print one artifact's body instead of the overview.
@@ -210,6 +212,7 @@ pub enum Command {
     /// Write man pages (memsync.1 and one per command) into DIR, or print memsync.1.
     #[command(after_help = "Example:\n  memsync man --out ~/.local/share/man/man1 && man memsync")]
     Man {
+        /// The folder for the pages (created if needed); else memsync.1 goes to stdout.
         #[arg(long, value_name = "DIR")]
         out: Option<PathBuf>,
     },
@@ -226,7 +229,10 @@ pub enum Command {
     #[command(
         after_help = "Examples:\n  memsync init ~/.agents\n  memsync --workspace ~/notes/agent-memory init"
     )]
-    Init { dir: Option<PathBuf> },
+    Init {
+        /// The folder to make a workspace (default: the workspace in force, ~/.agents).
+        dir: Option<PathBuf>,
+    },
     /// Capture every finished session from the harnesses' own folders (Claude
     /// Code, Codex, OpenClaw, pi): idle ones, once each, growth as continuations.
     #[command(
@@ -286,7 +292,10 @@ pub enum Command {
     },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]
-    Demo { dir: Option<PathBuf> },
+    Demo {
+        /// Where to write it (default: a new temp dir).
+        dir: Option<PathBuf>,
+    },
     #[command(hide = true)]
     /// Generate a synthetic workspace for benchmarks (~1,750 sessions by default).
     #[command(
@@ -329,6 +338,7 @@ pub enum CaptureAction {
         /// Else taken from the transcript (Claude Code, Codex, OpenClaw).
         #[arg(long)]
         session_id: Option<String>,
+        /// The harness's key for the conversation (OpenClaw's `agent:main:main`), if any.
         #[arg(long)]
         session_key: Option<String>,
         /// Else the transcript's working directory.
@@ -337,8 +347,10 @@ pub enum CaptureAction {
         /// Else detected from the transcript's format, else `manual`.
         #[arg(long)]
         harness: Option<String>,
+        /// When the session started; else taken from the transcript.
         #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
         started_at: Option<DateTime<Utc>>,
+        /// When it ended; else taken from the transcript.
         #[arg(long, value_name = "RFC3339", value_parser = parse_now)]
         ended_at: Option<DateTime<Utc>>,
         /// Plain text, markdown, or JSONL as the harness wrote it (`-` for stdin).
@@ -359,8 +371,10 @@ pub enum CaptureAction {
         after_help = "Example:\n  memsync capture compaction --session-id 5d3c --body compact.md"
     )]
     Compaction {
+        /// The session it compacts (captured before, with its manifest).
         #[arg(long)]
         session_id: String,
+        /// The harness's key for the conversation, if any.
         #[arg(long)]
         session_key: Option<String>,
         /// The compaction narrative (`-` for stdin).
@@ -389,8 +403,11 @@ pub enum GitAction {
         after_help = "Example (what git runs):\n  memsync --workspace ~/.agents git merge-driver %O %A %B %P"
     )]
     MergeDriver {
+        /// The common ancestor's version (git's %O).
         base: PathBuf,
+        /// This side's version, where the result is written (git's %A).
         ours: PathBuf,
+        /// The other side's version (git's %B).
         theirs: PathBuf,
         /// The file's path in the repository.
         path: String,
@@ -409,6 +426,7 @@ pub enum ServiceAction {
     /// Stop, disable and remove the unit.
     #[command(after_help = "Example:\n  memsync service uninstall")]
     Uninstall {
+        /// Print the commands; change nothing.
         #[arg(long)]
         dry_run: bool,
     },

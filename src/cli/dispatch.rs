@@ -407,17 +407,13 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             match out {
                 Some(dir) => {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
-                    clap_mangen::generate_to(cmd, dir).map_err(|e| Error::io(dir, e))?;
+                    super::manual::write_pages(cmd, dir).map_err(|e| Error::io(dir, e))?;
                     if !cli.quiet {
                         write_stdout(format!("wrote man pages to {}\n", dir.display()).as_bytes())?;
                     }
                 }
                 None => {
-                    let mut page = Vec::new();
-                    clap_mangen::Man::new(cmd)
-                        .render(&mut page)
-                        .map_err(|e| Error::io(STDOUT, e))?;
-                    write_stdout(&page)?;
+                    write_stdout(&super::manual::top_page(cmd).map_err(|e| Error::io(STDOUT, e))?)?
                 }
             }
             Ok(ExitStatus::Ok)

@@ -11,6 +11,7 @@ mod complete;
 mod connect;
 mod dispatch;
 mod listing;
+mod manual;
 pub mod render;
 mod render_search;
 mod units;
