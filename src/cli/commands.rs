@@ -19,60 +19,6 @@ use crate::pipeline::{self, SyncOptions, SyncReport};
 use crate::store::Index;
 use crate::validate::{Problem, Severity};
 
-/// A progress bar on stderr for long reads (a cold sync or a reindex): drawn
-/// only on a terminal, outside CI, and when there are many files to read.
-pub struct TerminalProgress {
-    bar: indicatif::ProgressBar,
-    /// What the bar counts: `indexing` (files) or `harvesting` (sessions).
-    doing: &'static str,
-}
-
-impl TerminalProgress {
-    /// Fewer files than this finish before a bar would be worth drawing.
-    const MIN_FILES: u64 = 500;
-
-    /// `None` unless stderr is a terminal and `CI` is unset; `quiet` turns it off.
-    pub fn for_stderr(quiet: bool) -> Option<TerminalProgress> {
-        use std::io::IsTerminal;
-        let wanted = !quiet && std::io::stderr().is_terminal() && std::env::var_os("CI").is_none();
-        wanted.then(|| TerminalProgress {
-            bar: indicatif::ProgressBar::hidden(),
-            doing: "indexing",
-        })
-    }
-
-    /// The same bar, saying it counts something else.
-    pub fn doing(self, doing: &'static str) -> TerminalProgress {
-        TerminalProgress { doing, ..self }
-    }
-}
-
-impl pipeline::Progress for TerminalProgress {
-    fn begin(&self, total: u64) {
-        if total < Self::MIN_FILES {
-            return;
-        }
-        self.bar.set_length(total);
-        self.bar.set_style(
-            indicatif::ProgressStyle::with_template(&format!(
-                "{{spinner}} {} {{pos}}/{{len}} files {{wide_bar}} {{eta}}",
-                self.doing
-            ))
-            .unwrap_or_else(|_| indicatif::ProgressStyle::default_bar()),
-        );
-        self.bar
-            .set_draw_target(indicatif::ProgressDrawTarget::stderr());
-    }
-
-    fn advance(&self) {
-        self.bar.inc(1);
-    }
-
-    fn end(&self) {
-        self.bar.finish_and_clear();
-    }
-}
-
 /// Reconciles once and renders; the index is returned so the caller reads
 /// the problems as it prints them.
 pub fn sync(

@@ -99,7 +99,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
         }
     };
     // Drawn only on a terminal, outside CI, for long reads.
-    let bar = super::commands::TerminalProgress::for_stderr(cli.quiet || cli.json);
+    let bar = super::progress::TerminalProgress::for_stderr(cli.quiet || cli.json);
     let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
     match &cli.command {
         Command::Sync => {
@@ -456,8 +456,8 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 dry_run: *dry_run,
                 daemon: false,
             };
-            let bar = super::commands::TerminalProgress::for_stderr(cli.quiet || cli.json)
-                .map(|b| b.doing("harvesting"));
+            let bar = super::progress::TerminalProgress::for_stderr(cli.quiet || cli.json)
+                .map(|b| b.doing("harvesting", "sessions"));
             let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
             let report = crate::harvest::harvest(&settings, &env, now, &opts, progress)?;
             print(json(&report), render::render_harvest(&report))?;

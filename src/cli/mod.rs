@@ -12,6 +12,7 @@ mod connect;
 mod dispatch;
 mod listing;
 mod manual;
+mod progress;
 pub mod render;
 mod render_search;
 mod units;
