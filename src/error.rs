@@ -6,7 +6,7 @@
 
 use std::path::PathBuf;
 
-/// Exit codes, as documented in the README: 0 ok, 1 problems found, 2 usage or
+/// Exit codes, as documented in `memsync man` (EXIT STATUS): 0 ok, 1 problems found, 2 usage or
 /// configuration error, 3 runtime failure.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ExitStatus {

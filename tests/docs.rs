@@ -1,0 +1,112 @@
+//! The front door stays a front door: the README is at most 150 lines, and
+//! every link in it and in `docs/` points at a file of this repository that
+//! exists (no link leaves the repository; an anchor names a real heading).
+
+use std::path::{Path, PathBuf};
+
+fn repo() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// Every markdown page a reader is sent to: the README and docs/*.md.
+fn pages() -> Vec<PathBuf> {
+    let mut pages = vec![repo().join("README.md")];
+    for entry in std::fs::read_dir(repo().join("docs")).unwrap() {
+        let path = entry.unwrap().path();
+        if path.extension().is_some_and(|e| e == "md") {
+            pages.push(path);
+        }
+    }
+    pages
+}
+
+/// The targets of `[text](target)` links outside code blocks and code spans.
+fn links(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced {
+            continue;
+        }
+        // Drop code spans: a `[x](y)` inside backticks is not a link.
+        let plain: String = line.split('`').step_by(2).collect::<Vec<_>>().join(" ");
+        let mut rest = plain.as_str();
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// GitHub's anchor for a heading.
+fn slug(heading: &str) -> String {
+    heading
+        .trim()
+        .to_lowercase()
+        .chars()
+        .filter(|c| c.is_alphanumeric() || *c == '-' || *c == ' ' || *c == '_')
+        .map(|c| if c == ' ' { '-' } else { c })
+        .collect()
+}
+
+fn anchors(page: &Path) -> Vec<String> {
+    let text = std::fs::read_to_string(page).unwrap();
+    let mut fenced = false;
+    text.lines()
+        .filter(|l| {
+            if l.starts_with("```") {
+                fenced = !fenced;
+            }
+            !fenced && l.starts_with('#')
+        })
+        .map(|l| slug(l.trim_start_matches('#')))
+        .collect()
+}
+
+#[test]
+fn the_readme_reads_in_two_minutes() {
+    let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
+    let lines = readme.lines().count();
+    assert!(lines <= 150, "README.md is {lines} lines; move detail to docs/");
+    for must in ["## Install", "memsync demo", "cargo test", "## Beside Signet"] {
+        assert!(readme.contains(must), "README.md lost {must:?}");
+    }
+}
+
+#[test]
+fn every_link_in_the_readme_and_docs_stays_in_the_repository_and_resolves() {
+    let mut broken = Vec::new();
+    for page in pages() {
+        let text = std::fs::read_to_string(&page).unwrap();
+        let dir = page.parent().unwrap();
+        for link in links(&text) {
+            let (file, anchor) = link.split_once('#').unwrap_or((&link, ""));
+            let name = page.strip_prefix(repo()).unwrap().display().to_string();
+            if link.contains("://") || link.starts_with("mailto:") {
+                broken.push(format!("{name}: {link} leaves the repository"));
+                continue;
+            }
+            let target = if file.is_empty() {
+                page.clone()
+            } else {
+                dir.join(file)
+            };
+            let inside = target
+                .canonicalize()
+                .is_ok_and(|t| t.starts_with(repo().canonicalize().unwrap()));
+            if !inside {
+                broken.push(format!("{name}: {link} is not a file of the repository"));
+            } else if !anchor.is_empty() && !anchors(&target).iter().any(|a| a == anchor) {
+                broken.push(format!("{name}: {link} names no heading"));
+            }
+        }
+    }
+    assert!(broken.is_empty(), "{broken:#?}");
+}
