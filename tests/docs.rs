@@ -74,8 +74,16 @@ fn anchors(page: &Path) -> Vec<String> {
 fn the_readme_reads_in_two_minutes() {
     let readme = std::fs::read_to_string(repo().join("README.md")).unwrap();
     let lines = readme.lines().count();
-    assert!(lines <= 150, "README.md is {lines} lines; move detail to docs/");
-    for must in ["## Install", "memsync demo", "cargo test", "## Beside Signet"] {
+    assert!(
+        lines <= 150,
+        "README.md is {lines} lines; move detail to docs/"
+    );
+    for must in [
+        "## Install",
+        "memsync demo",
+        "cargo test",
+        "## Beside Signet",
+    ] {
         assert!(readme.contains(must), "README.md lost {must:?}");
     }
 }
