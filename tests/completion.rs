@@ -116,45 +116,43 @@ fn tab_shows_that(term: &Terminal, line: &str, what: &str, all_shown: impl Fn(&s
     });
 }
 
+/// A shell with memsync's completion loaded by `setup`, on the demo
+/// workspace; harness names after `connect` are checked on the way in.
+/// Returns the terminal, the `open TAB` line, and the tokens memsync offers.
+fn completing_shell(
+    program: &str,
+    args: &[&str],
+    setup: &str,
+) -> Option<(tempfile::TempDir, Terminal, String, Vec<String>)> {
+    let program = on_path(program)?;
+    let (tmp, ws) = demo();
+    let term = shell(&program, args, tmp.path())?;
+    term.type_line(setup);
+    let harnesses = ["claude-code", "codex", "openclaw"];
+    tab_shows(&term, "memsync connect ", &harnesses);
+    let ws = ws.to_str().unwrap().to_string();
+    let tokens = offered(&["memsync", "--workspace", &ws, "open", ""], 4);
+    let line = format!("memsync --workspace {ws} open ");
+    Some((tmp, term, line, tokens))
+}
+
 #[test]
 fn bash_completes_harness_names_and_session_tokens() {
-    let Some(bash) = on_path("bash") else { return };
-    let (tmp, ws) = demo();
-    let Some(term) = shell(&bash, &["--norc", "--noprofile"], tmp.path()) else {
+    let setup = "source <(memsync completions bash)";
+    let Some((_tmp, term, line, tokens)) =
+        completing_shell("bash", &["--norc", "--noprofile"], setup)
+    else {
         return;
     };
-    term.type_line("source <(memsync completions bash)");
-    tab_shows(
-        &term,
-        "memsync connect ",
-        &["claude-code", "codex", "openclaw"],
-    );
-    let tokens = offered(
-        &["memsync", "--workspace", ws.to_str().unwrap(), "open", ""],
-        4,
-    );
-    let line = format!("memsync --workspace {} open ", ws.display());
     tab_shows(&term, &line, &[&tokens[0], &tokens[1]]);
 }
 
 #[test]
 fn zsh_completes_harness_names_and_session_tokens_with_their_sentences() {
-    let Some(zsh) = on_path("zsh") else { return };
-    let (tmp, ws) = demo();
-    let Some(term) = shell(&zsh, &["-f"], tmp.path()) else {
+    let setup = "autoload -U compinit && compinit -u && source <(memsync completions zsh)";
+    let Some((_tmp, term, line, tokens)) = completing_shell("zsh", &["-f"], setup) else {
         return;
     };
-    term.type_line("autoload -U compinit && compinit -u && source <(memsync completions zsh)");
-    tab_shows(
-        &term,
-        "memsync connect ",
-        &["claude-code", "codex", "openclaw"],
-    );
-    let tokens = offered(
-        &["memsync", "--workspace", ws.to_str().unwrap(), "open", ""],
-        4,
-    );
-    let line = format!("memsync --workspace {} open ", ws.display());
     // zsh shows each token with its ledger sentence beside it.
     tab_shows_that(&term, &line, "the newest token and its sentence", |s| {
         s.lines()

@@ -15,7 +15,7 @@ use std::os::unix::fs::PermissionsExt;
 use std::time::{Duration, Instant};
 
 use common::files_containing;
-use common::harness::{FakeModel, first_summary, program};
+use common::harness::{FakeModel, artifacts, first_summary, program};
 use common::home::Home;
 use common::terminal::Terminal;
 use serde_json::Value;
@@ -213,17 +213,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
 
 /// Every summary in the workspace, oldest capture first.
 fn summaries(home: &Home) -> Vec<String> {
-    let mut names: Vec<_> = std::fs::read_dir(home.path("ws/memory"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.to_string_lossy().ends_with("--summary.md"))
-        .collect();
-    names.sort();
-    names
-        .iter()
-        .map(|p| std::fs::read_to_string(p).unwrap())
-        .collect()
+    artifacts(&home.path("ws"), "summary")
 }
 
 fn session_id_of(summary: &str) -> &str {
@@ -255,12 +245,14 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     let term = Terminal::start(&tmux, &project, &claude, &[], &env);
     term.type_line("Add a hello function to hello.py");
     term.wait_until(60, "the answer", |s| s.contains("Done: I added"));
+    term.settle();
     assert!(project.join("hello.py").is_file());
 
     // /compact: the PostCompact hook hands the compaction to memsync, which
     // keeps it until the session it belongs to has ended.
     term.type_line("/compact");
     term.wait_until(60, "the compaction", |s| s.contains("Compacted"));
+    term.settle();
 
     // /clear ends the session (SessionEnd, reason "clear") and opens another.
     term.type_line("/clear");
@@ -277,6 +269,7 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     );
     term.type_line("Rename the greeting in hello.py");
     term.wait_until(60, "the second answer", |s| s.contains("Done: I added"));
+    term.settle();
     term.type_line("/exit");
     let two = wait_for_summaries(&home, &term, 2, "the second session's summary");
     drop(term);
@@ -293,6 +286,7 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     term.wait_until(60, "the resumed answer", |s| {
         s.matches("Done: I added").count() >= 2
     });
+    term.settle();
     term.type_line("/exit");
     let three = wait_for_summaries(&home, &term, 3, "the continuation's summary");
     drop(term);
@@ -307,14 +301,13 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     );
 
     // The compaction is its own artifact, and what only it says is searchable.
-    let compactions: Vec<_> = std::fs::read_dir(home.path("ws/memory"))
-        .unwrap()
-        .filter_map(Result::ok)
-        .filter(|e| e.file_name().to_string_lossy().ends_with("--compaction.md"))
-        .collect();
+    let compactions = artifacts(&home.path("ws"), "compaction");
     assert_eq!(compactions.len(), 1);
-    let compaction = std::fs::read_to_string(compactions[0].path()).unwrap();
-    assert!(compaction.contains("quokkalantern"), "{compaction}");
+    assert!(
+        compactions[0].contains("quokkalantern"),
+        "{}",
+        compactions[0]
+    );
     let (code, found) = home.run(&["search", "quokkalantern"]);
     assert_eq!(code, 0, "{found}");
     assert_eq!(found[0]["kind"], "compaction", "{found}");

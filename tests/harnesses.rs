@@ -43,17 +43,7 @@ impl Captured {
 
     /// The texts of the canonical files of a kind, oldest first.
     fn all(&self, kind: &str) -> Vec<String> {
-        let mut names: Vec<PathBuf> = std::fs::read_dir(self.ws.join("memory"))
-            .unwrap()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.to_string_lossy().ends_with(&format!("--{kind}.md")))
-            .collect();
-        names.sort();
-        names
-            .iter()
-            .map(|p| std::fs::read_to_string(p).unwrap())
-            .collect()
+        common::harness::artifacts(&self.ws, kind)
     }
 
     fn body(&self, kind: &str) -> String {

@@ -67,6 +67,23 @@ impl Drop for FakeModel {
     }
 }
 
+/// The text of every `kind` artifact (`summary`, `compaction`…) in
+/// `workspace/memory`, in name order (oldest capture first).
+pub fn artifacts(workspace: &Path, kind: &str) -> Vec<String> {
+    let suffix = format!("--{kind}.md");
+    let mut names: Vec<PathBuf> = std::fs::read_dir(workspace.join("memory"))
+        .unwrap()
+        .filter_map(Result::ok)
+        .map(|e| e.path())
+        .filter(|p| p.to_string_lossy().ends_with(&suffix))
+        .collect();
+    names.sort();
+    names
+        .iter()
+        .map(|p| std::fs::read_to_string(p).unwrap())
+        .collect()
+}
+
 /// The text of the first session summary under `workspace/memory`.
 pub fn first_summary(workspace: &Path) -> String {
     walkdir::WalkDir::new(workspace.join("memory"))

@@ -79,6 +79,22 @@ impl Terminal {
         }
     }
 
+    /// Waits (up to 30 s) until the screen stops changing for a second: the
+    /// program is idle (a busy harness animates a spinner), so what is typed
+    /// next is read as a new request, not queued behind the last one.
+    pub fn settle(&self) {
+        let deadline = Instant::now() + Duration::from_secs(30);
+        let mut last = self.screen();
+        loop {
+            std::thread::sleep(Duration::from_millis(1000));
+            let now = self.screen();
+            if now == last || Instant::now() > deadline {
+                return;
+            }
+            last = now;
+        }
+    }
+
     /// Types `line` as a person would, waits until it shows, then presses Enter.
     pub fn type_line(&self, line: &str) {
         self.type_text(line);
