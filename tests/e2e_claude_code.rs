@@ -243,6 +243,8 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
 
     // A person types a request; the model writes hello.py and answers.
     let term = Terminal::start(&tmux, &project, &claude, &[], &env);
+    // Start-up runs the SessionStart hook and the MCP server: let it finish.
+    term.settle();
     term.type_line("Add a hello function to hello.py");
     term.wait_until(60, "the answer", |s| s.contains("Done: I added"));
     term.settle();
@@ -282,6 +284,7 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
 
     // `claude --resume` continues the second session: a continuation, not a new session.
     let term = Terminal::start(&tmux, &project, &claude, &["--resume", &resumed_id], &env);
+    term.settle();
     term.type_line("Also add a docstring");
     term.wait_until(60, "the resumed answer", |s| {
         s.matches("Done: I added").count() >= 2

@@ -100,7 +100,19 @@ impl Terminal {
         self.type_text(line);
         // A slash command opens a menu first; give it a moment to settle.
         std::thread::sleep(Duration::from_millis(400));
+        let typed = self.screen();
         self.keys(&["Enter"]);
+        // A program still starting up can drop the key: when nothing on the
+        // screen moved after a few seconds, press it again (an Enter on an
+        // empty prompt does nothing).
+        let deadline = Instant::now() + Duration::from_secs(5);
+        while self.screen() == typed {
+            if Instant::now() > deadline {
+                self.keys(&["Enter"]);
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(200));
+        }
     }
 
     /// Types `text` and waits until it shows; presses nothing after it.
