@@ -1,5 +1,7 @@
 //! The `memsync` binary end to end: commands, output, and exit codes.
 
+mod common;
+
 use assert_cmd::Command;
 use predicates::prelude::*;
 
@@ -14,18 +16,6 @@ fn memsync() -> Command {
         .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
         .env("TZ", "UTC");
     cmd
-}
-
-/// The example workspace, synced at NOW, in a temp dir that lives as long as the guard.
-fn demo_workspace() -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let dir = tmp.path().join("ws");
-    memsync()
-        .args(["--now", NOW, "-q", "demo"])
-        .arg(&dir)
-        .assert()
-        .success();
-    (tmp, dir)
 }
 
 #[test]
@@ -66,7 +56,7 @@ fn demo_writes_and_syncs_the_example_workspace() {
 
 #[test]
 fn check_json_and_status_json_parse_and_agree() {
-    let (_tmp, dir) = demo_workspace();
+    let (_tmp, dir) = common::demo_workspace();
     let out = memsync()
         .args(["--now", NOW, "--json", "--workspace"])
         .arg(&dir)
@@ -132,7 +122,7 @@ fn configuration_and_usage_errors_exit_two() {
 
 #[test]
 fn sync_and_reindex_report_what_they_did() {
-    let (_tmp, dir) = demo_workspace();
+    let (_tmp, dir) = common::demo_workspace();
     memsync()
         .args(["--now", NOW, "--workspace"])
         .arg(&dir)
@@ -240,7 +230,7 @@ fn completions_and_man_pages_come_from_the_cli_definition() {
 #[test]
 fn the_state_directory_and_databases_are_private() {
     use std::os::unix::fs::PermissionsExt;
-    let (_tmp, dir) = demo_workspace();
+    let (_tmp, dir) = common::demo_workspace();
     let mode = |p: &std::path::Path| std::fs::metadata(p).unwrap().permissions().mode() & 0o777;
     assert_eq!(mode(&dir.join(".memsync")), 0o700);
     assert_eq!(mode(&dir.join(".memsync/index.db")), 0o600);

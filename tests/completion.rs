@@ -11,14 +11,6 @@ use std::path::{Path, PathBuf};
 use common::memsync_bin;
 use common::terminal::{Terminal, on_path};
 
-/// The bundled example, written and synced: an index with sessions.
-fn demo() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let ws = tmp.path().join("demo");
-    memsync_bin().arg("demo").arg(&ws).assert().success();
-    (tmp, ws)
-}
-
 /// What memsync offers for the word at `index` of `words` (what the scripts ask).
 fn offered(words: &[&str], index: usize) -> Vec<String> {
     let out = memsync_bin()
@@ -47,7 +39,7 @@ fn bin_dir() -> PathBuf {
 
 #[test]
 fn open_and_forget_offer_the_index_session_tokens_and_each_one_opens() {
-    let (_tmp, ws) = demo();
+    let (_tmp, ws) = common::demo_workspace();
     let ws = ws.to_str().unwrap();
     let tokens = offered(&["memsync", "--workspace", ws, "open", ""], 4);
     assert!(tokens.len() >= 5, "{tokens:?}");
@@ -125,7 +117,7 @@ fn completing_shell(
     setup: &str,
 ) -> Option<(tempfile::TempDir, Terminal, String, Vec<String>)> {
     let program = on_path(program)?;
-    let (tmp, ws) = demo();
+    let (tmp, ws) = common::demo_workspace();
     let term = shell(&program, args, tmp.path())?;
     term.type_line(setup);
     let harnesses = ["claude-code", "codex", "openclaw"];

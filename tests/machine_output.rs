@@ -16,13 +16,7 @@ const NOW: &str = "2026-11-20T12:00:00Z";
 
 /// The demo workspace, plus a session whose text holds control characters.
 fn workspace() -> (tempfile::TempDir, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("demo");
-    common::memsync_bin()
-        .args(["--now", NOW, "-q", "demo"])
-        .arg(&root)
-        .assert()
-        .success();
+    let (tmp, root) = common::demo_workspace();
     let transcript = tmp.path().join("noisy.txt");
     std::fs::write(
         &transcript,

@@ -56,20 +56,9 @@ fn refusal(result: &CallToolResult) -> String {
     text(result)
 }
 
-fn demo() -> (tempfile::TempDir, std::path::PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let root = tmp.path().join("demo");
-    common::memsync_bin()
-        .args(["--now", NOW, "-q", "demo"])
-        .arg(&root)
-        .assert()
-        .success();
-    (tmp, root)
-}
-
 #[tokio::test(flavor = "current_thread")]
 async fn an_mcp_client_lists_searches_opens_and_reads_the_ledger() {
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let client = connect(&root).await;
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
@@ -148,7 +137,7 @@ async fn an_mcp_client_lists_searches_opens_and_reads_the_ledger() {
 
 #[tokio::test(flavor = "current_thread")]
 async fn bad_arguments_are_tool_errors_that_say_what_to_send_and_the_server_carries_on() {
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let client = connect(&root).await;
     let cases = [
         ("memory_search", json!({ "query": 5 }), "expected a string"),
@@ -216,7 +205,7 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send_and_the_server_carr
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let client = connect(&root).await;
     let found = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
     let token = found["hits"][0]["token"].as_str().unwrap().to_string();
@@ -254,7 +243,7 @@ const SECRET: &str = "-----BEGIN OPENSSH PRIVATE KEY----- not-a-real-key";
 
 #[tokio::test(flavor = "current_thread")]
 async fn memory_get_serves_only_indexed_artifacts_and_never_through_a_symlink() {
-    let (tmp, root) = demo();
+    let (tmp, root) = common::demo_workspace();
     let secret = tmp.path().join("id_rsa");
     std::fs::write(&secret, SECRET).unwrap();
     let client = connect(&root).await;
@@ -286,7 +275,7 @@ async fn memory_get_serves_only_indexed_artifacts_and_never_through_a_symlink() 
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_forgotten_sessions_file_back_from_a_stale_clone_is_not_served_by_path() {
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let memory = root.join("memory");
     let client = connect(&root).await;
     let found = answer(&call(&client, "memory_search", json!({ "query": "write gate" })).await);
@@ -322,7 +311,7 @@ async fn a_forgotten_sessions_file_back_from_a_stale_clone_is_not_served_by_path
 
 #[tokio::test(flavor = "current_thread")]
 async fn a_long_transcript_comes_in_windows_within_the_reply_budget() {
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let config = memsync::config::Config::default();
     let mut s = common::session("default", "long-one", common::ts("2026-11-19T10:00:00Z"));
     let line = format!("assistant: {}\n", "step ".repeat(20));
@@ -358,7 +347,7 @@ async fn a_long_transcript_comes_in_windows_within_the_reply_budget() {
 #[test]
 fn every_line_that_is_not_a_message_gets_a_json_rpc_error_and_the_server_carries_on() {
     use std::io::{BufRead, Write};
-    let (_tmp, root) = demo();
+    let (_tmp, root) = common::demo_workspace();
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_memsync"))
         .arg("--workspace")
         .arg(&root)

@@ -302,6 +302,19 @@ pub fn has_rule(problems: &[Problem], rule: &str, severity: Severity) -> bool {
 }
 
 /// The `memsync` binary with a clean environment: no machine config, UTC.
+/// The bundled example workspace, written and synced at the fixed clock
+/// ([`now`]), in a temp dir that lives as long as the guard.
+pub fn demo_workspace() -> (TempDir, PathBuf) {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("demo");
+    memsync_bin()
+        .args(["--now", "2026-11-20T12:00:00Z", "-q", "demo"])
+        .arg(&root)
+        .assert()
+        .success();
+    (tmp, root)
+}
+
 pub fn memsync_bin() -> assert_cmd::Command {
     let mut cmd = assert_cmd::Command::cargo_bin("memsync").expect("binary");
     cmd.env_remove("MEMSYNC_CONFIG")
