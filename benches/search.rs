@@ -45,6 +45,7 @@ fn main() {
             let started = Instant::now();
             hits = search::search(&index, &settings.config.search, &q, now)
                 .expect("search")
+                .hits
                 .len();
             times.push(started.elapsed());
         }

@@ -160,8 +160,8 @@ fn deleting_only_the_index_file_rebuilds_without_replaying_its_old_log() {
         ..Default::default()
     };
     let (hits, _) = commands::search(&ws.settings, &q, now()).unwrap();
-    assert!(!hits.is_empty());
-    commands::open(&ws.settings, &hits[0].token, None, now()).unwrap();
+    assert!(!hits.hits.is_empty());
+    commands::open(&ws.settings, &hits.hits[0].token, None, now()).unwrap();
     let index = ws.settings.index_path();
     let wal = format!("{}-wal", index.display());
     assert!(
@@ -195,7 +195,7 @@ fn many_opens_keep_the_log_short() {
     let wal = format!("{}-wal", ws.settings.index_path().display());
     let mut longest = 0;
     for _ in 0..150 {
-        commands::open(&ws.settings, &hits[0].token, None, now()).unwrap();
+        commands::open(&ws.settings, &hits.hits[0].token, None, now()).unwrap();
         longest = longest.max(std::fs::metadata(&wal).map_or(0, |m| m.len()));
     }
     assert!(

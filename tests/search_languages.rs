@@ -73,7 +73,11 @@ fn one_character_a_mixed_query_and_a_kind_filter_work_on_chinese_words() {
     assert_eq!(ids(&search(&ws, &["试"])), ["zh"], "the middle of a run");
     assert_eq!(ids(&search(&ws, &["慢"])), ["zh"], "the end of a run");
     assert_eq!(ids(&search(&ws, &["修复", "lint"])), ["zh"]);
-    assert!(search(&ws, &["修复", "backoff"]).is_empty());
+    assert!(search(&ws, &["\"修复\" AND backoff"]).is_empty());
+    let hits = search(&ws, &["修复", "backoff"]);
+    let mut either = ids(&hits);
+    either.sort();
+    assert_eq!(either, ["en", "zh"], "any word matches");
     assert_eq!(ids(&search(&ws, &["重试", "--kind", "transcript"])), ["zh"]);
     assert!(search(&ws, &["重试", "--kind", "compaction"]).is_empty());
 }
@@ -122,10 +126,92 @@ fn every_labelled_word_of_the_real_chinese_and_japanese_sessions_is_found() {
     ];
     let mut missed = Vec::new();
     for (word, session) in labelled {
-        let hits = search(&ws, &[word, "--limit", "5"]);
-        if !ids(&hits).iter().any(|id| id.starts_with(session)) {
-            missed.push(word);
+        for query in [word.to_string(), format!("\"{word}\"")] {
+            let hits = search(&ws, &[&query, "--limit", "5"]);
+            if !ids(&hits).iter().any(|id| id.starts_with(session)) {
+                missed.push(query);
+            }
         }
     }
     assert!(missed.is_empty(), "not found: {missed:?}");
+    every_run_piece_is_found_quoted(&ws);
+}
+
+/// Every piece of 2 to 6 characters of the Han and kana runs in the stored
+/// transcripts (a deterministic sample of at most 300), quoted, finds its
+/// session, as it does unquoted.
+fn every_run_piece_is_found_quoted(ws: &Workspace) {
+    let is_cjk = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF);
+    let mut pieces: Vec<(String, String)> = Vec::new();
+    for entry in std::fs::read_dir(ws.root().join("memory")).unwrap() {
+        let path = entry.unwrap().path();
+        let name = path.file_name().unwrap().to_string_lossy().to_string();
+        if !name.ends_with("--transcript.md") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&path).unwrap();
+        let session = text
+            .lines()
+            .find_map(|l| l.strip_prefix("session_id: "))
+            .unwrap()
+            .trim_matches('"')
+            .to_string();
+        let chars: Vec<char> = text.chars().collect();
+        let mut i = 0;
+        while i < chars.len() {
+            let start = i;
+            while i < chars.len() && is_cjk(chars[i]) {
+                i += 1;
+            }
+            for len in 2..=6 {
+                if i - start >= len {
+                    let at = start + (i - start - len) / 2;
+                    let piece: String = chars[at..at + len].iter().collect();
+                    pieces.push((piece, session.clone()));
+                }
+            }
+            i += 1;
+        }
+    }
+    pieces.sort();
+    pieces.dedup();
+    let step = pieces.len().div_ceil(300).max(1);
+    let mut missed = Vec::new();
+    let mut tried = 0;
+    for (piece, session) in pieces.iter().step_by(step) {
+        tried += 1;
+        for query in [piece.clone(), format!("\"{piece}\"")] {
+            let hits = search(ws, &[&query, "--limit", "100"]);
+            if !ids(&hits).contains(&session.as_str()) {
+                missed.push(query);
+            }
+        }
+    }
+    assert!(tried >= 50, "only {tried} pieces");
+    assert!(missed.is_empty(), "not found: {missed:?}");
+}
+
+#[test]
+fn quoted_and_unquoted_cjk_find_the_same_sessions_and_korean_stems_find_their_words() {
+    let ws = workspace();
+    for word in ["自动重试", "パッケージ管理", "重试", "管理"] {
+        let quoted = format!("\"{word}\"");
+        assert_eq!(
+            ids(&search(&ws, &[word])),
+            ids(&search(&ws, &[&quoted])),
+            "{word}"
+        );
+        assert!(!search(&ws, &[&quoted]).is_empty(), "{word}");
+    }
+    assert_eq!(ids(&search(&ws, &["\"自动重试\" OR backoff"])).len(), 2);
+
+    let ko = Workspace::new();
+    let mut s = session("default", "ko", now());
+    s.transcript.as_mut().unwrap().body =
+        "user: 배포를 롤백한다 그리고 로그를 확인\nassistant: 완료\n".into();
+    ko.add(&s);
+    ko.sync();
+    for query in ["롤백", "\"롤백\"", "롤백했다", "배포"] {
+        assert_eq!(ids(&search(&ko, &[query])), ["ko"], "{query}");
+    }
 }

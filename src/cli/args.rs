@@ -312,6 +312,10 @@ pub enum Command {
         /// Sessions older than the window, 0 to 1000000.
         #[arg(long, default_value_t = 250, value_parser = clap::value_parser!(i64).range(0..=1_000_000))]
         older: i64,
+        /// Also write the recall benchmark's story sessions, and their
+        /// questions with the session that answers each to this JSON Lines file.
+        #[arg(long, value_name = "FILE")]
+        questions: Option<PathBuf>,
     },
 }
 

@@ -403,12 +403,12 @@ pub fn search(
     settings: &Settings,
     q: &crate::search::Query,
     now: DateTime<Utc>,
-) -> Result<(Vec<crate::search::Hit>, Vec<crate::search::Suggestion>)> {
+) -> Result<(crate::search::Found, Vec<crate::search::Suggestion>)> {
     let index = open_for_reading(settings, now, Freshness::Complete, None)?;
     index.defer_checkpoint()?;
     let cfg = &settings.config.search;
     let hits = crate::search::search(&index, cfg, q, now)?;
-    let suggestions = match hits.is_empty() {
+    let suggestions = match hits.hits.is_empty() {
         true => crate::search::suggest(&index, cfg, q, now)?,
         false => Vec::new(),
     };

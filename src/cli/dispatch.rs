@@ -342,10 +342,14 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 limit: limit.unwrap_or(settings.config.search.limit),
                 include_private: *include_private,
             };
-            let (hits, tries) = super::commands::search(&settings, &q, now)?;
+            let (found, tries) = super::commands::search(&settings, &q, now)?;
+            let hits = found.hits;
             let color = cli.color.enabled();
+            if let Some(note) = found.note.as_deref().filter(|_| !cli.quiet) {
+                // One line on stderr: stdout stays the hits a script expects.
+                eprintln!("memsync: {note}");
+            }
             if cli.json && !tries.is_empty() && !cli.quiet {
-                // stdout stays the list of hits a script expects.
                 eprint!("{}", super::render_search::render_suggestions(&tries));
             }
             print(
@@ -541,6 +545,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             days,
             per_day,
             older,
+            questions,
         } => {
             let settings = load(Some(dir))?;
             let shape = crate::generate::Shape {
@@ -549,7 +554,21 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 older: *older,
                 ..Default::default()
             };
-            let g = crate::generate::generate(dir, now, shape, &settings.config)?;
+            let g = match questions {
+                None => crate::generate::generate(dir, now, shape, &settings.config)?,
+                Some(file) => {
+                    let (g, asked) = crate::generate::generate_with_questions(
+                        dir,
+                        now,
+                        shape,
+                        &settings.config,
+                    )?;
+                    let lines: String = asked.iter().map(|q| json!(q).to_string() + "\n").collect();
+                    crate::files::write_atomic(file, lines.as_bytes())
+                        .map_err(|e| crate::Error::io(file, e))?;
+                    g
+                }
+            };
             print(
                 json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes }),
                 format!(

@@ -26,18 +26,18 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
     if hits.is_empty() {
         let _ = writeln!(out, "no session matches");
     }
-    for (i, h) in hits.iter().enumerate() {
+    for h in hits {
         let identity = h.session_key.as_deref().unwrap_or(&h.session_id);
         let _ = writeln!(
             out,
-            "{}. {}  {}  session={}  project={}  ({}, score {:.2})",
-            i + 1,
+            "{}. {}  {}  session={}  project={}  ({}, {})",
+            h.rank,
             h.membership_ts,
             h.agent_id,
             shown(identity),
             shown(h.project.as_deref().unwrap_or("none")),
             h.kind,
-            h.score
+            relevance(h)
         );
         let _ = writeln!(out, "   {}", shown(&h.sentence));
         if h.untrusted {
@@ -50,6 +50,16 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
         let _ = writeln!(out, "   {}", shown(&h.links.join(" ")));
     }
     out
+}
+
+/// How well a hit matched, as a person reads it: the share of the best hit's
+/// score, and how many of the query's words it holds.
+fn relevance(h: &crate::search::Hit) -> String {
+    let share = format!("relevance {:.0}%", (h.score * 100.0).clamp(1.0, 100.0));
+    match h.query_words {
+        0 | 1 => share,
+        n => format!("{share}, {} of {n} words", h.matched_words),
+    }
 }
 
 /// What to try after a search that found nothing, one line each.

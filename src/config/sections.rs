@@ -142,9 +142,9 @@ impl Default for SearchConfig {
             limit: 10,
             sentence_weight: 2.0,
             recency_half_life_days: 30.0,
-            recency_weight: 0.5,
+            recency_weight: 0.05,
             usage_half_life_days: 30.0,
-            usage_weight: 0.25,
+            usage_weight: 0.05,
         }
     }
 }

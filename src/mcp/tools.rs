@@ -99,7 +99,9 @@ pub fn search(
         .map_err(|e| crate::error::message(&e))?;
     // Only what an agent uses to pick a hit and open it; scores and
     // wikilinks are for people (`memsync search --json` keeps them).
+    let note = found.note;
     let hits: Vec<Value> = found
+        .hits
         .into_iter()
         .map(|h| {
             let mut hit = json!({
@@ -126,7 +128,10 @@ pub fn search(
             .map_err(|e| crate::error::message(&e))?;
         return Ok(json!({ "hits": hits, "suggestions": tries }));
     }
-    Ok(json!({ "hits": hits }))
+    Ok(match note {
+        Some(note) => json!({ "hits": hits, "note": note }),
+        None => json!({ "hits": hits }),
+    })
 }
 
 pub fn get(index: &Index, settings: &Settings, args: GetArgs, now: DateTime<Utc>) -> ToolResult {

@@ -1,7 +1,9 @@
 //! Recall: full-text search over the index, grouped by session and ranked by
-//! bm25 blended with recency and use, and the access telemetry it records.
+//! relevance first (bm25 over the words of the query, the share of them a
+//! session holds, the time the query names), with recency and use breaking
+//! near-ties (`rank`).
 //!
-//! Owns: turning a query into ranked sessions, and recording accesses.
+//! Owns: turning a query into ranked sessions.
 //! Must not: read markdown or change content rows (it reads the index as the
 //! last sync or the daemon left it).
 
@@ -10,12 +12,18 @@ use serde::Serialize;
 
 use crate::config::SearchConfig;
 use crate::contract::{self, ArtifactKind};
-use crate::error::{Error, Result, UsageError};
-use crate::store::{Index, cjk};
+use crate::error::{Error, Result};
+use crate::store::Index;
+use rank::Candidate;
 
+mod dates;
+mod query;
+mod rank;
 mod snippet;
 mod suggest;
 
+pub use dates::Span;
+pub use query::{Reading, read};
 pub use suggest::{Suggestion, suggest};
 
 /// The fewest sessions, best by bm25, that are re-ranked by recency and use.
@@ -51,8 +59,15 @@ pub struct Hit {
     pub kind: String,
     pub path: String,
     pub snippet: String,
+    /// 1 for the best hit.
+    pub rank: usize,
+    /// The ranking score as a share of the best hit's (1.0 for the best),
+    /// rounded to three places.
     pub score: f64,
-    pub relevance: f64,
+    /// How many of the query's words the session holds, and of how many
+    /// (both 0 for explicit FTS5 syntax, which is matched as written).
+    pub matched_words: usize,
+    pub query_words: usize,
     pub accesses: i64,
     /// Wikilinks to the session's artifacts, in ledger order.
     pub links: Vec<String>,
@@ -62,55 +77,18 @@ pub struct Hit {
     pub untrusted: bool,
 }
 
-/// Turns what a person typed into an FTS5 query over the columns of `kind`
-/// (else all). Plain words are quoted, so `c++`, `don't` and `src/pay.rs`
-/// just work; a word in Chinese or Japanese matches the bigram columns
-/// (`store::cjk`); a query that uses FTS5 syntax (quotes, parentheses,
-/// AND/OR/NOT/NEAR, `prefix*`, `column:`) is passed as it is.
+/// The FTS5 expression memsync runs for `text` (what `read` makes of it).
 pub fn fts_query(text: &str, kind: Option<ArtifactKind>) -> Result<String> {
-    let words: Vec<&str> = text.split_whitespace().collect();
-    if words.is_empty() {
-        return Err(UsageError::Missing {
-            flag: "search:",
-            reason: "the query is empty",
-        }
-        .into());
-    }
-    let advanced = text.contains(['"', '(', ')'])
-        || words.iter().any(|w| {
-            matches!(*w, "AND" | "OR" | "NOT" | "NEAR")
-                || w.ends_with('*')
-                || w.starts_with('^')
-                || w.contains(':')
-        });
-    if advanced {
-        return Ok(match kind {
-            Some(kind) => format!("{kind} : ({text})"),
-            None => text.to_string(),
-        });
-    }
-    let (plain, cjk) = match kind {
-        Some(kind) => (format!("{kind} : "), format!("{kind}_cjk : ")),
-        None => (String::new(), format!("{{{}}} : ", CJK_COLUMNS.join(" "))),
-    };
-    Ok(words
-        .iter()
-        .map(|w| match cjk::query_word(w) {
-            Some(q) => format!("({})", q.replace(cjk::COLUMN, &cjk)),
-            None => format!("{plain}\"{}\"", w.replace('"', "\"\"")),
-        })
-        .collect::<Vec<_>>()
-        // Explicit: FTS5 takes no implicit AND after a parenthesised group.
-        .join(" AND "))
+    Ok(read(text, kind, Utc::now())?.fts)
 }
 
-/// The bigram columns of `session_fts`, in the order of the text columns.
-const CJK_COLUMNS: [&str; 4] = [
-    "sentence_cjk",
-    "summary_cjk",
-    "transcript_cjk",
-    "compaction_cjk",
-];
+/// The sessions a search found, and a note on how the query was read when it
+/// was not as written (explicit syntax FTS5 refused, answered as words).
+#[derive(Debug, Clone, Default)]
+pub struct Found {
+    pub hits: Vec<Hit>,
+    pub note: Option<String>,
+}
 
 /// `7d`, `24h`, `2w`, a date (`2026-11-01`) or an RFC 3339 timestamp.
 pub fn parse_since(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
@@ -148,12 +126,7 @@ pub fn parse_since(s: &str, now: DateTime<Utc>) -> Result<DateTime<Utc>> {
 }
 
 /// Runs a search; it records no use of what it returns.
-pub fn search(
-    index: &Index,
-    cfg: &SearchConfig,
-    q: &Query,
-    now: DateTime<Utc>,
-) -> Result<Vec<Hit>> {
+pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) -> Result<Found> {
     if q.kind == Some(ArtifactKind::Manifest) {
         return Err(Error::value(
             "--kind",
@@ -161,10 +134,26 @@ pub fn search(
             "manifests have no text; use summary, transcript or compaction",
         ));
     }
-    let fts = fts_query(&q.text, q.kind)?;
+    let reading = read(&q.text, q.kind, now)?;
     // Appearing in a result is not use: a search that counted its own hits
     // would change its next answer. Opening a hit (`open`, `memory_get`) is.
-    candidates(index, cfg, q, &fts, now)
+    match candidates(index, cfg, q, &reading, now) {
+        Ok(hits) => Ok(Found { hits, note: None }),
+        Err(e) if reading.explicit => {
+            let Some(reason) = Index::is_query_syntax(&e) else {
+                return Err(e);
+            };
+            let words = query::read_as_words(&q.text, q.kind, now);
+            let hits = candidates(index, cfg, q, &words, now)?;
+            Ok(Found {
+                hits,
+                note: Some(format!(
+                    "read as words: the search syntax was not valid ({reason})"
+                )),
+            })
+        }
+        Err(e) => Err(e),
+    }
 }
 
 /// What marks a match in a snippet of JSON and MCP output: characters a
@@ -197,19 +186,6 @@ pub fn for_machines(value: &mut serde_json::Value) {
     }
 }
 
-/// A matching session before it is ranked: only what ranking needs.
-struct Candidate {
-    fts_id: i64,
-    agent_id: String,
-    token: String,
-    relevance: f64,
-    membership_ts: String,
-    private: bool,
-    project: Option<String>,
-    accesses: i64,
-    last_access: Option<String>,
-}
-
 /// The searchable columns of `session_fts`, by index, and the artifact each stands for.
 const COLUMNS: [(usize, &str); 4] = [
     (1, "summary"),
@@ -219,55 +195,45 @@ const COLUMNS: [(usize, &str); 4] = [
 ];
 
 /// The matching sessions, ranked, with their details. The best `k` by bm25
-/// alone are fetched, filtered and re-ranked by recency and use; `k` grows
-/// while filters leave fewer than `limit`.
+/// alone are fetched, filtered and ranked (`rank`); `k` grows while filters
+/// leave fewer than `limit`.
 fn candidates(
     index: &Index,
     cfg: &SearchConfig,
     q: &Query,
-    fts: &str,
+    reading: &Reading,
     now: DateTime<Utc>,
 ) -> Result<Vec<Hit>> {
     let limit = q.limit.max(1);
     let filter = Filter::new(q)?;
     let mut k = limit.saturating_mul(20).max(MIN_CANDIDATES);
     loop {
-        let matches = best_by_bm25(index, cfg, fts, k, q)?;
+        let matches = match (&reading.span, reading.fts.is_empty()) {
+            // Only a time ("what did we do yesterday?"): that time's sessions.
+            (Some(span), true) => index.sessions_between(
+                &contract::format_ts(span.from),
+                &contract::format_ts(span.to),
+                k,
+            )?,
+            _ => index.best_by_bm25(&reading.fts, k, cfg.sentence_weight)?,
+        };
         let exhausted = matches.len() < k;
         let kept: Vec<Candidate> = candidates_of(index, &matches)?
             .into_iter()
             .filter(|c| filter.keeps(c))
             .collect();
         if kept.len() >= limit || exhausted {
-            let mut ranked: Vec<(f64, Candidate)> =
-                kept.into_iter().map(|c| (score(cfg, &c, now), c)).collect();
-            ranked.sort_by(|a, b| {
-                b.0.total_cmp(&a.0)
-                    .then_with(|| b.1.membership_ts.cmp(&a.1.membership_ts))
-                    .then_with(|| a.1.token.cmp(&b.1.token))
-            });
+            let mut ranked = rank::rank(index, cfg, reading, kept, now)?;
             ranked.truncate(limit);
-            let out = ranked
+            let best = ranked.first().map_or(1.0, |(score, _)| *score);
+            return ranked
                 .into_iter()
-                .map(|(score, c)| details(index, &c, score, fts, &q.text))
+                .enumerate()
+                .map(|(i, (score, c))| details(index, &c, i + 1, score / best, reading))
                 .collect();
-            return out;
         }
         k = k.saturating_mul(4);
     }
-}
-
-/// The `k` best sessions by bm25 alone, with their relevance.
-fn best_by_bm25(
-    index: &Index,
-    cfg: &SearchConfig,
-    fts: &str,
-    k: usize,
-    q: &Query,
-) -> Result<Vec<(i64, f64)>> {
-    index
-        .best_by_bm25(fts, k, cfg.sentence_weight)
-        .map_err(|e| query_error(e, &q.text))
 }
 
 /// What ranking and filtering need of the matching sessions, in one query.
@@ -287,6 +253,7 @@ fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>
             project: c.project,
             accesses: c.accesses,
             last_access: c.last_access,
+            matched: 0,
         })
         .collect())
 }
@@ -333,7 +300,13 @@ impl<'q> Filter<'q> {
 }
 
 /// The session facts, wikilinks and best snippet of one ranked session.
-fn details(index: &Index, c: &Candidate, score: f64, fts: &str, text: &str) -> Result<Hit> {
+fn details(
+    index: &Index,
+    c: &Candidate,
+    rank: usize,
+    score: f64,
+    reading: &Reading,
+) -> Result<Hit> {
     let Some(row) = index.hit_row(c.fts_id)? else {
         return Err(Error::unknown_session(c.token.clone()));
     };
@@ -358,7 +331,11 @@ fn details(index: &Index, c: &Candidate, score: f64, fts: &str, text: &str) -> R
         .zip(&paths)
         .filter_map(|(label, p)| p.as_ref().map(|p| format!("[[{p}|{label}]]")))
         .collect();
-    let (kind, snippet) = snippet::snippet_of(index, fts, text, c.fts_id)?;
+    let (kind, snippet) = if reading.fts.is_empty() {
+        ("summary", String::new())
+    } else {
+        snippet::snippet_of(index, &reading.fts, &reading.words, c.fts_id)?
+    };
     // A match in the sentence points at the artifact the sentence came from.
     let kind = if kind == "sentence" { "summary" } else { kind };
     Ok(Hit {
@@ -374,67 +351,19 @@ fn details(index: &Index, c: &Candidate, score: f64, fts: &str, text: &str) -> R
             .or_else(|| path_of("manifest"))
             .unwrap_or_default(),
         snippet,
-        score,
-        relevance: c.relevance,
+        rank,
+        score: (score * 1000.0).round() / 1000.0,
+        matched_words: c.matched,
+        query_words: reading.terms.len(),
         accesses: c.accesses,
         links,
         untrusted,
     })
 }
 
-/// relevance × recency boost × usage boost (the formula in config/memsync.yaml).
-fn score(cfg: &SearchConfig, c: &Candidate, now: DateTime<Utc>) -> f64 {
-    let days_since = |ts: &str| {
-        contract::parse_ts(ts)
-            .map(|t| ((now - t).num_seconds() as f64 / 86_400.0).max(0.0))
-            .unwrap_or(f64::INFINITY)
-    };
-    let half = |days: f64, half_life: f64| {
-        if half_life > 0.0 {
-            0.5f64.powf(days / half_life)
-        } else {
-            0.0
-        }
-    };
-    let recency = half(days_since(&c.membership_ts), cfg.recency_half_life_days);
-    let uses = c.accesses as f64
-        * c.last_access
-            .as_deref()
-            .map_or(0.0, |t| half(days_since(t), cfg.usage_half_life_days));
-    c.relevance
-        * (1.0 + cfg.recency_weight * recency)
-        * (1.0 + cfg.usage_weight * (1.0 + uses).ln())
-}
-
-/// An FTS5 syntax error is the user's query, not a failure of memsync.
-fn query_error(e: Error, text: &str) -> Error {
-    match Index::is_query_syntax(&e) {
-        Some(reason) => UsageError::Query {
-            query: text.to_string(),
-            reason,
-        }
-        .into(),
-        None => e,
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn plain_words_are_quoted_and_fts_syntax_is_kept() {
-        assert_eq!(
-            fts_query("retry  src/pay.rs", None).unwrap(),
-            "\"retry\" AND \"src/pay.rs\""
-        );
-        assert_eq!(
-            fts_query("say \"hi\" OR bye", None).unwrap(),
-            "say \"hi\" OR bye"
-        );
-        assert_eq!(fts_query("pay*", None).unwrap(), "pay*");
-        assert!(fts_query("   ", None).is_err());
-    }
 
     #[test]
     fn since_accepts_spans_dates_and_times() {

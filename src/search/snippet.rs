@@ -8,32 +8,32 @@ use super::{COLUMNS, MARK_END, MARK_START};
 use crate::error::Result;
 use crate::store::{Index, cjk};
 
-/// The first column, in the order summary, compaction, transcript, sentence,
-/// that matches the whole query on its own, and its snippet; else the snippet
-/// FTS5 picks across columns.
+/// The column, in the order summary, compaction, transcript, sentence, whose
+/// snippet marks the most different words of the query (for one phrase: the
+/// first that matches it), and its snippet; else the snippet FTS5 picks
+/// across columns. One query gives every column's snippet: asking column by
+/// column costs more (a column-scoped query scans forward to that column's
+/// next match).
 fn best_snippet(index: &Index, fts: &str, fts_id: i64) -> Result<(&'static str, String)> {
-    if is_one_phrase(fts) {
-        // One query gives every column's snippet, and for one phrase a marked
-        // column is a matching one. Asking column by column costs more: a
-        // column-scoped query scans forward to that column's next match.
-        let snippets = index.column_snippets(fts, fts_id, (MARK_START, MARK_END))?;
-        let first = snippets.and_then(|s| {
-            COLUMNS
-                .iter()
-                .find(|(column, _)| s[*column].contains(MARK_START))
-                .map(|(column, kind)| (*kind, squeeze(&s[*column])))
-        });
-        if let Some(found) = first {
-            return Ok(found);
-        }
-    } else {
-        for (column, kind) in COLUMNS {
-            let name = ["sentence", "summary", "transcript", "compaction"][column];
-            let scoped = format!("{name} : ({fts})");
-            if let Some(text) = snippet(index, &scoped, fts_id, column as i32)? {
-                return Ok((kind, text));
+    let snippets = index.column_snippets(fts, fts_id, (MARK_START, MARK_END))?;
+    let best = snippets.and_then(|s| {
+        let mut best: Option<(usize, usize)> = None;
+        for (order, (column, _)) in COLUMNS.iter().enumerate() {
+            let marked = marked_words(&s[*column]);
+            if marked > 0 && best.is_none_or(|(most, _)| marked > most) {
+                best = Some((marked, order));
+            }
+            if marked > 0 && is_one_phrase(fts) {
+                break;
             }
         }
+        best.map(|(_, order)| {
+            let (column, kind) = COLUMNS[order];
+            (kind, squeeze(&s[column]))
+        })
+    });
+    if let Some(found) = best {
+        return Ok(found);
     }
     // Not -1: FTS5 would pick a bigram column, which is no text to show.
     for (column, kind) in COLUMNS {
@@ -52,10 +52,10 @@ fn best_snippet(index: &Index, fts: &str, fts_id: i64) -> Result<(&'static str, 
 pub(super) fn snippet_of(
     index: &Index,
     fts: &str,
-    text: &str,
+    words: &[String],
     fts_id: i64,
 ) -> Result<(&'static str, String)> {
-    let cjk_words = cjk::needles(text);
+    let cjk_words = cjk::needles(&words.join(" "));
     if !cjk_words.is_empty()
         && let Some(found) = written_snippet(index, &cjk_words, fts_id)?
     {
@@ -65,8 +65,7 @@ pub(super) fn snippet_of(
     if found.1.contains(MARK_START) {
         return Ok(found);
     }
-    let words: Vec<String> = text.split_whitespace().map(str::to_string).collect();
-    Ok(written_snippet(index, &words, fts_id)?.unwrap_or(found))
+    Ok(written_snippet(index, words, fts_id)?.unwrap_or(found))
 }
 
 /// Characters of context a snippet found as written keeps on each side.
@@ -135,6 +134,19 @@ fn marked_window(body: &str, at: usize, len: usize, words: &[String]) -> String 
     out
 }
 
+/// How many different words a snippet marks (ASCII case aside).
+fn marked_words(snippet: &str) -> usize {
+    let mut words: Vec<String> = snippet
+        .split(MARK_START)
+        .skip(1)
+        .filter_map(|rest| rest.split(MARK_END).next())
+        .map(str::to_ascii_lowercase)
+        .collect();
+    words.sort();
+    words.dedup();
+    words.len()
+}
+
 /// Whether an FTS5 query is one quoted phrase (`"a b"`, `"don""t"`), as a
 /// one-word search or a quoted phrase is.
 fn is_one_phrase(fts: &str) -> bool {
@@ -176,5 +188,6 @@ mod tests {
         }
         assert!(is_one_phrase(&fts_query("retry", None).unwrap()));
         assert!(!is_one_phrase(&fts_query("retry backoff", None).unwrap()));
+        assert!(!is_one_phrase(&fts_query("\"a\" \"b\"", None).unwrap()));
     }
 }

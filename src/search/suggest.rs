@@ -52,7 +52,7 @@ pub fn suggest(
                 }
             }
         };
-        Ok(search(index, cfg, &tried, now)?.len())
+        Ok(search(index, cfg, &tried, now)?.hits.len())
     };
     if filtered {
         let n = found(&q.text, false)?;

@@ -16,7 +16,9 @@
 //! and most Chinese words are two) and over a dictionary segmenter such as
 //! jieba or lindera (megabytes of dictionary loaded on every `search`, against
 //! a 10 ms budget, and a word the dictionary splits differently is missed).
-//! Hangul is left to `unicode61`: Korean separates its words with spaces.
+//! Hangul is kept both ways: `unicode61` indexes its space-separated words,
+//! and the bigram columns its syllables, so a stem finds the word it starts
+//! (`롤백` in `롤백한다`: Korean attaches endings to the word).
 //!
 //! Owns: the `cjk` column's text and the matching query. Must not: run SQL.
 
@@ -36,10 +38,20 @@ pub fn is_cjk(c: char) -> bool {
         | 0x20000..=0x3134F) // Han extensions B–G
 }
 
-/// Cheap first look: every Han or kana character is three or four bytes in
-/// UTF-8, with a lead byte of 0xE3 or more.
+/// Whether `c` is written into the bigram columns: Han, kana and Hangul.
+pub fn is_bigram_script(c: char) -> bool {
+    is_cjk(c) || is_hangul(c)
+}
+
+/// Hangul syllables and compatibility jamo.
+fn is_hangul(c: char) -> bool {
+    matches!(c as u32, 0xAC00..=0xD7A3 | 0x3130..=0x318F | 0x1100..=0x11FF)
+}
+
+/// Cheap first look: every Han, kana or Hangul character is three or four
+/// bytes in UTF-8, with a lead byte of 0xE1 or more.
 fn may_hold_cjk(text: &str) -> bool {
-    text.bytes().any(|b| b >= 0xE3) && text.chars().any(is_cjk)
+    text.bytes().any(|b| b >= 0xE1) && text.chars().any(is_bigram_script)
 }
 
 /// A token as `unicode61` sees one: letters and digits of any script.
@@ -63,7 +75,7 @@ pub fn index_text<'a>(texts: impl IntoIterator<Item = &'a str>) -> String {
 /// The bigrams of a token's Han and kana runs, and its other parts as words
 /// when they are glued to such a run.
 fn push_token(out: &mut String, token: &str) {
-    if !token.chars().any(is_cjk) {
+    if !token.chars().any(is_bigram_script) {
         return;
     }
     for (cjk, part) in runs(token) {
@@ -99,7 +111,7 @@ fn runs(token: &str) -> Vec<(bool, &str)> {
     let mut start = 0;
     let mut current: Option<bool> = None;
     for (i, c) in token.char_indices() {
-        let cjk = is_cjk(c);
+        let cjk = is_bigram_script(c);
         if current.is_some_and(|k| k != cjk) {
             out.push((current.unwrap_or(false), &token[start..i]));
             start = i;
@@ -116,7 +128,7 @@ fn runs(token: &str) -> Vec<(bool, &str)> {
 /// for a word without (left to the other columns as it is). Every part must
 /// match: `修复代码lint问题` → `cjk : "修复 复代 代码" AND "lint" AND cjk : "问题"`.
 pub fn query_word(word: &str) -> Option<String> {
-    if !word.chars().any(is_cjk) {
+    if !word.chars().any(is_bigram_script) {
         return None;
     }
     let mut parts = Vec::new();
@@ -144,12 +156,66 @@ fn run_query(run: &str) -> String {
     format!("{COLUMN}\"{}\"", bigrams.join(" "))
 }
 
+/// The FTS5 expression for a quoted phrase or bare word of explicit syntax
+/// that holds Han, kana or Hangul: every part must match, as unquoted.
+pub fn phrase_query(phrase: &str) -> Option<String> {
+    let parts: Vec<String> = phrase
+        .split_whitespace()
+        .filter_map(query_word_or_plain)
+        .collect();
+    (!parts.is_empty()).then(|| parts.join(" AND "))
+}
+
+fn query_word_or_plain(word: &str) -> Option<String> {
+    query_word(word).or_else(|| {
+        let bare = word.trim_matches(|c: char| !is_word_char(c));
+        (!bare.is_empty()).then(|| format!("\"{}\"", bare.replace('"', "\"\"")))
+    })
+}
+
+/// The longest run a free-text word keeps whole: a longer one is a clause
+/// ("失败后自动重试了吗"), matched by any of its bigrams.
+const WHOLE_RUN: usize = 4;
+
+/// The terms of one free-text word holding Han, kana or Hangul, any of which
+/// may match: a short run as written; a longer Han or kana run as each of its
+/// bigrams; a Hangul word also as its stem (the word without its last one or
+/// two syllables, where Korean puts endings: `롤백했다` finds `롤백한다`).
+pub fn free_text_terms(word: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for token in word.split(|c: char| !is_word_char(c)) {
+        for (script, part) in runs(token) {
+            let chars: Vec<char> = part.chars().collect();
+            if part.is_empty() {
+                continue;
+            }
+            if !script {
+                out.push(format!("\"{}\"", part.replace('"', "\"\"")));
+            } else if chars.iter().all(|c| is_hangul(*c)) && chars.len() >= 3 {
+                let stem: String = chars[..chars.len().saturating_sub(2).max(2)]
+                    .iter()
+                    .collect();
+                out.push(run_query(part));
+                out.push(run_query(&stem));
+            } else if chars.len() <= WHOLE_RUN {
+                out.push(run_query(part));
+            } else {
+                for pair in chars.windows(2) {
+                    out.push(format!("{COLUMN}\"{}{}\"", pair[0], pair[1]));
+                }
+            }
+        }
+    }
+    out.dedup();
+    out
+}
+
 /// The Han-and-kana runs and glued words of a query, as they are written: what a
 /// snippet looks for in the text when the match was in the `cjk` column.
 pub fn needles(query: &str) -> Vec<String> {
     let mut out = Vec::new();
     for token in query.split(|c: char| !is_word_char(c)) {
-        if token.chars().any(is_cjk) {
+        if token.chars().any(is_bigram_script) {
             out.extend(
                 runs(token)
                     .into_iter()
@@ -175,9 +241,9 @@ mod tests {
         );
         assert_eq!(index_text(["リトライ"]), " リト トラ ライ イ");
         assert_eq!(
-            index_text(["한국어 단어"]),
-            "",
-            "Hangul stays with unicode61"
+            index_text(["롤백한다 단어"]),
+            " 롤백 백한 한다 다 단어 어",
+            "Hangul syllables too, so a stem finds the word it starts"
         );
     }
 

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 13;
+pub const SCHEMA_VERSION: i64 = 14;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -66,7 +66,7 @@ CREATE INDEX artifacts_token ON artifacts(token);
 -- Removing a tombstoned session merges the index (`Index::purge_removed_text`).
 -- The `*_cjk` columns hold the Han and kana of the four others as bigrams (`store::cjk`).
 CREATE VIRTUAL TABLE session_fts USING fts5(sentence, summary, transcript, compaction,
-    sentence_cjk, summary_cjk, transcript_cjk, compaction_cjk, tokenize = 'unicode61');
+    sentence_cjk, summary_cjk, transcript_cjk, compaction_cjk, tokenize = 'porter unicode61');
 -- One row per (agent, session), derived from its artifacts at index time: what projections read.
 CREATE TABLE sessions (
     agent_id TEXT NOT NULL,

@@ -50,6 +50,33 @@ impl Index {
         .map_err(|e| self.err(e))
     }
 
+    /// Which of these fts rowids hold what `fts` matches.
+    pub fn holding(&self, fts: &str, fts_ids: &[i64]) -> Result<Vec<i64>> {
+        let ids = serde_json::to_string(fts_ids).unwrap_or_default();
+        query(
+            &self.conn,
+            "SELECT rowid FROM session_fts
+             WHERE session_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
+            params![fts, ids],
+            |r| r.get::<_, i64>(0),
+        )
+        .map_err(|e| self.err(e))
+    }
+
+    /// Up to `k` sessions whose membership time is in `[from, to)`, newest
+    /// first, each with relevance 1, as (fts rowid, relevance).
+    pub fn sessions_between(&self, from: &str, to: &str, k: usize) -> Result<Vec<(i64, f64)>> {
+        query(
+            &self.conn,
+            "SELECT fts_id, 1.0 FROM sessions
+             WHERE membership_ts >= ?1 AND membership_ts < ?2
+             ORDER BY membership_ts DESC LIMIT ?3",
+            params![from, to, k as i64],
+            |r| Ok((r.get::<_, i64>(0)?, r.get::<_, f64>(1)?)),
+        )
+        .map_err(|e| self.err(e))
+    }
+
     /// The candidates of these fts rowids, in one query.
     pub fn search_candidates(&self, fts_ids: &[i64]) -> Result<Vec<SearchCandidate>> {
         let ids = serde_json::to_string(fts_ids).unwrap_or_default();

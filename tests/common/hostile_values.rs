@@ -97,10 +97,16 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
     ),
     v("an empty query", &["search", ""], 2, "the query is empty"),
     v(
-        "an FTS5 query with an open quote",
+        "an open quote (read as words)",
         &["search", "\"retry"],
-        2,
-        "is not a valid FTS5 query",
+        0,
+        "",
+    ),
+    v(
+        "search syntax FTS5 refuses (answered as words)",
+        &["search", "retry AND"],
+        0,
+        "read as words",
     ),
     v(
         "a clock that is not RFC 3339",

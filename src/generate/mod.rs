@@ -12,6 +12,10 @@ use crate::compose::{self, Content, NewSession};
 use crate::config::Config;
 use crate::error::Result;
 
+mod stories;
+
+pub use stories::Question;
+
 #[derive(Debug, Clone, Copy)]
 pub struct Shape {
     pub days: i64,
@@ -192,6 +196,27 @@ pub fn generate(
         compose::write_files(dir, &files)?;
     }
     Ok(out)
+}
+
+/// Writes the workspace into `dir` with the recall benchmark's story
+/// sessions among it, and returns the questions about them.
+pub fn generate_with_questions(
+    dir: &Path,
+    now: DateTime<Utc>,
+    shape: Shape,
+    config: &Config,
+) -> Result<(Generated, Vec<Question>)> {
+    let mut out = generate(dir, now, shape, config)?;
+    let mut questions = Vec::new();
+    for i in 0..stories::count() {
+        let (files, asked) = stories::story(i, stories::ended(i, now), config);
+        out.sessions += 1;
+        out.files += files.len();
+        out.bytes += files.iter().map(|(_, t)| t.len()).sum::<usize>();
+        compose::write_files(dir, &files)?;
+        questions.extend(asked);
+    }
+    Ok((out, questions))
 }
 
 fn session(

@@ -1,0 +1,128 @@
+//! `cargo bench --bench recall`: whether a question, passed as an agent types
+//! it, finds the session that answers it. The reference workspace (~1,750
+//! filler sessions) gets 160 story sessions and ~880 questions about them
+//! (`memsync::generate::generate_with_questions`: other inflections,
+//! possessives, dates, Chinese and Japanese); each question is searched as
+//! `memsync search` and MCP `memory_search` do, and the bench reports R@1,
+//! R@5, R@10 and the share of questions with no hit, overall and by form.
+//! "every word required" reruns the questions with every word joined by AND,
+//! as memsync read them before free-text queries: the before and after.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use memsync::config::{Env, Settings};
+use memsync::generate::{self, Question, Shape};
+use memsync::search::{self, Query};
+
+#[derive(Default)]
+struct Tally {
+    n: usize,
+    at: [usize; 3],
+    zero: usize,
+}
+
+impl Tally {
+    fn add(&mut self, rank: Option<usize>, hits: usize) {
+        self.n += 1;
+        for (i, k) in [1, 5, 10].iter().enumerate() {
+            if rank.is_some_and(|r| r < *k) {
+                self.at[i] += 1;
+            }
+        }
+        if hits == 0 {
+            self.zero += 1;
+        }
+    }
+
+    fn line(&self, label: &str) -> String {
+        let pct = |x: usize| 100.0 * x as f64 / self.n.max(1) as f64;
+        format!(
+            "{label:<22} {:>5} {:>7.1} {:>7.1} {:>7.1} {:>7.1}",
+            self.n,
+            pct(self.at[0]),
+            pct(self.at[1]),
+            pct(self.at[2]),
+            pct(self.zero)
+        )
+    }
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().expect("tempdir");
+    let root = tmp.path().join("ws");
+    let mut settings = Settings::load(Some(&root), None, &Env::default()).expect("settings");
+    settings.config.daily_logs.timezone = "UTC".into();
+    let now = chrono::Utc::now();
+    let (g, questions) =
+        generate::generate_with_questions(&root, now, Shape::default(), &settings.config)
+            .expect("generate");
+    memsync::pipeline::sync(&settings, now, memsync::pipeline::SyncOptions::RENDER).expect("sync");
+    let index = memsync::store::Index::open(&settings.index_path()).expect("index");
+    println!(
+        "workspace: {} sessions, {} questions",
+        g.sessions,
+        questions.len()
+    );
+    println!(
+        "{:<22} {:>5} {:>7} {:>7} {:>7} {:>7}",
+        "", "n", "R@1 %", "R@5 %", "R@10 %", "0 hit %"
+    );
+    for (label, as_typed) in [("as typed", true), ("every word required", false)] {
+        let started = Instant::now();
+        let mut all = Tally::default();
+        let mut by_form: BTreeMap<&str, Tally> = BTreeMap::new();
+        for q in &questions {
+            let text = if as_typed {
+                q.question.clone()
+            } else {
+                every_word(q)
+            };
+            let (rank, hits) = ask(&index, &settings, &text, q, now);
+            all.add(rank, hits);
+            by_form.entry(q.form).or_default().add(rank, hits);
+        }
+        println!("{}", all.line(label));
+        if as_typed {
+            for (form, t) in &by_form {
+                println!("{}", t.line(&format!("  {form}")));
+            }
+        }
+        println!(
+            "{:<22} {:.2} ms a question",
+            "",
+            started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64
+        );
+    }
+}
+
+/// Where the answering session ranks among the first ten, and how many hits came back.
+fn ask(
+    index: &memsync::store::Index,
+    settings: &Settings,
+    text: &str,
+    q: &Question,
+    now: chrono::DateTime<chrono::Utc>,
+) -> (Option<usize>, usize) {
+    let query = Query {
+        text: text.to_string(),
+        limit: 10,
+        ..Query::default()
+    };
+    match search::search(index, &settings.config.search, &query, now) {
+        Ok(found) => (
+            found.hits.iter().position(|h| h.session_id == q.session_id),
+            found.hits.len(),
+        ),
+        Err(_) => (None, 0),
+    }
+}
+
+/// The question as the old reading took it: every word, quoted, required.
+fn every_word(q: &Question) -> String {
+    q.question
+        .split_whitespace()
+        .map(|w| format!("\"{}\"", w.replace('"', "\"\"")))
+        .collect::<Vec<_>>()
+        .join(" AND ")
+}
