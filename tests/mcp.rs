@@ -56,6 +56,30 @@ fn refusal(result: &CallToolResult) -> String {
     text(result)
 }
 
+/// Every harness can call the tools without asking: each says it is
+/// read-only and idempotent and has a title, and its input schema is plain
+/// JSON Schema whose ranges match what its descriptions say.
+#[tokio::test(flavor = "current_thread")]
+async fn the_tools_are_annotated_read_only_and_their_schemas_are_plain_json_schema() {
+    let (_tmp, root) = common::demo_workspace();
+    let client = connect(&root).await;
+    let tools = client.list_all_tools().await.unwrap();
+    for t in &tools {
+        let a = t.annotations.as_ref().expect("annotations");
+        assert_eq!(a.read_only_hint, Some(true), "{}", t.name);
+        assert_eq!(a.idempotent_hint, Some(true), "{}", t.name);
+        assert_eq!(a.destructive_hint, Some(false), "{}", t.name);
+        assert!(a.title.as_deref().is_some_and(|t| !t.is_empty()));
+        let schema = serde_json::to_string(&t.input_schema).unwrap();
+        assert!(!schema.contains("\"format\""), "{}: {schema}", t.name);
+    }
+    let search = tools.iter().find(|t| t.name == "memory_search").unwrap();
+    let limit = &search.input_schema["properties"]["limit"];
+    assert_eq!(limit["minimum"], 1, "{limit}");
+    assert_eq!(limit["maximum"], 100, "{limit}");
+    client.cancel().await.unwrap();
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn an_mcp_client_lists_searches_opens_and_reads_the_ledger() {
     let (_tmp, root) = common::demo_workspace();

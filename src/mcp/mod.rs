@@ -84,6 +84,35 @@ impl MemoryServer {
     }
 }
 
+/// A tool's input schema as plain JSON Schema: schemars' `format: uint32`
+/// and the like are its own vocabulary, which clients warn about (Gemini CLI
+/// prints a warning per tool); the ranges say the same in standard words.
+pub fn plain_schema<T: schemars::JsonSchema + 'static>() -> std::sync::Arc<JsonObject> {
+    let mut schema = (*schema_for_type::<T>()).clone();
+    strip_formats(&mut schema);
+    std::sync::Arc::new(schema)
+}
+
+fn strip_formats(object: &mut JsonObject) {
+    let numeric = object
+        .get("format")
+        .and_then(|f| f.as_str())
+        .is_some_and(|f| f.starts_with("int") || f.starts_with("uint") || f == "float" || f == "double");
+    if numeric {
+        object.remove("format");
+    }
+    for value in object.values_mut() {
+        match value {
+            serde_json::Value::Object(inner) => strip_formats(inner),
+            serde_json::Value::Array(items) => items
+                .iter_mut()
+                .filter_map(|v| v.as_object_mut())
+                .for_each(strip_formats),
+            _ => {}
+        }
+    }
+}
+
 fn failure(message: String) -> CallToolResult {
     CallToolResult::error(vec![ContentBlock::text(message)])
 }
@@ -91,24 +120,45 @@ fn failure(message: String) -> CallToolResult {
 #[tool_router]
 impl MemoryServer {
     #[tool(
-        description = "Search past sessions: full text over summaries, transcripts and compactions (words in any language, Chinese and Japanese inside a sentence too), ranked by relevance, recency and how often a session was opened. Replies {hits: [...]}, best first, one per session: token (pass it to memory_get as `session`), session_id, session_key (when the harness has one), agent, when (the session's time, UTC), project, sentence (what happened, in one line), snippet (the text around the match, matched words between « and »), path (the artifact that matched; memory_get takes it as `path`).",
-        input_schema = schema_for_type::<SearchArgs>()
+        annotations(
+            title = "Search memory",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
+        description = "Search past sessions with a question or keywords in your own words (any language; Chinese, Japanese and Korean inside a sentence too): summaries, transcripts and compactions holding any of the words, ranked by relevance first. Replies {hits: [...]}, best first, one per session: token (pass it to memory_get as `session`), session_id, session_key (when the harness has one), agent, when (the session's time, UTC), project, sentence (what happened, in one line), snippet (the text around the match, matched words between « and »), path (the artifact that matched; memory_get takes it as `path`).",
+        input_schema = plain_schema::<SearchArgs>()
     )]
     async fn memory_search(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
         self.call(args, tools::search)
     }
 
     #[tool(
+        annotations(
+            title = "Read a past session",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
         description = "Read one past session: its summary, transcript (or a line range of it), compaction and manifest, by token, session id or key; or one artifact by its memory/ path.",
-        input_schema = schema_for_type::<GetArgs>()
+        input_schema = plain_schema::<GetArgs>()
     )]
     async fn memory_get(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
         self.call(args, tools::get)
     }
 
     #[tool(
+        annotations(
+            title = "Recent sessions",
+            read_only_hint = true,
+            destructive_hint = false,
+            idempotent_hint = true,
+            open_world_hint = false
+        ),
         description = "The ledger of recent sessions, newest first: the same rows and sentences as MEMORY.md (private and test sessions left out), for an agent over the last N days.",
-        input_schema = schema_for_type::<RecentArgs>()
+        input_schema = plain_schema::<RecentArgs>()
     )]
     async fn memory_recent(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
         self.call(args, tools::recent)

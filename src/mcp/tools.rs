@@ -19,7 +19,10 @@ pub type ToolResult = std::result::Result<Value, String>;
 #[derive(Debug, Deserialize, JsonSchema)]
 #[serde(deny_unknown_fields)]
 pub struct SearchArgs {
-    /// Words to find (all must match), or an FTS5 query: "exact phrase", OR, NOT, prefix*.
+    /// What to find, in your own words: a question or keywords in any language
+    /// ("when did we fix the retry bug?"). Sessions holding any of the words
+    /// match, best first; a time named ("in May", "last week") favours that
+    /// time's sessions. FTS5 syntax ("exact phrase", OR, NOT, prefix*) also works.
     pub query: String,
     /// Only this agent's sessions (default: every agent).
     pub agent: Option<String>,
@@ -30,6 +33,7 @@ pub struct SearchArgs {
     /// Only matches in this artifact: summary, transcript or compaction.
     pub kind: Option<String>,
     /// How many sessions (1 to 100, default 10).
+    #[schemars(range(min = 1, max = 100))]
     pub limit: Option<u32>,
 }
 
@@ -43,8 +47,10 @@ pub struct GetArgs {
     /// The agent, when several agents have a session of that id.
     pub agent: Option<String>,
     /// First line of the transcript (or of `path`) to return, from 1.
+    #[schemars(range(min = 1))]
     pub start_line: Option<u32>,
-    /// Last line to return (inclusive).
+    /// Last line to return (inclusive), from 1.
+    #[schemars(range(min = 1))]
     pub end_line: Option<u32>,
 }
 
@@ -54,6 +60,7 @@ pub struct RecentArgs {
     /// The agent whose ledger to read (default: `default`).
     pub agent: Option<String>,
     /// How many days back (1 to 365, default: the MEMORY.md window).
+    #[schemars(range(min = 1, max = 365))]
     pub days: Option<u32>,
     /// Only this project: its path or its last segment.
     pub project: Option<String>,
