@@ -62,8 +62,12 @@ fn claude_code_connect_merges_into_settings_keeps_the_rest_and_a_second_run_chan
 
     let text = home.read(".claude/settings.json");
     // The person's own lines are still there, character for character (the
-    // SessionEnd list, which memsync adds to, now has one group per line).
-    for line in SETTINGS.lines().filter(|l| !l.contains("\"SessionEnd\"")) {
+    // SessionEnd list, which memsync adds to, now has one group per line, and
+    // the allow list gains the read-only MCP tools).
+    for line in SETTINGS
+        .lines()
+        .filter(|l| !l.contains("\"SessionEnd\"") && !l.contains("\"permissions\""))
+    {
         assert!(
             text.contains(line.trim_end_matches(',')),
             "lost {line:?} in\n{text}"
@@ -72,6 +76,16 @@ fn claude_code_connect_merges_into_settings_keeps_the_rest_and_a_second_run_chan
     let their_group = r#"{ "hooks": [ { "type": "command", "command": "notify-send 'bye'" } ] }"#;
     assert!(text.contains(their_group), "{text}");
     let settings = json_of(&text);
+    assert_eq!(
+        settings["permissions"]["allow"],
+        serde_json::json!([
+            "Bash(git status)",
+            "mcp__memsync__memory_search",
+            "mcp__memsync__memory_get",
+            "mcp__memsync__memory_recent"
+        ]),
+        "the user's rule stays first; memsync's read-only tools are allowed"
+    );
     assert_eq!(settings["model"], "opus");
     assert_eq!(settings["futureKey"]["nested"][2], 3);
     let ends = hooks(&settings, "SessionEnd");

@@ -160,6 +160,28 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "the digest never reached the model"
     );
 
+    // In a run nobody watches (`-p`), the model calls memory_search: connect
+    // allowed the read-only tools, and the hits reach the model's next request.
+    let searched = claude_in(&claude, &home, &model, &project)
+        .args([
+            "-p",
+            "Search your memory for when did we add the hello function?",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        searched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&searched.stderr)
+    );
+    let results = tool_results(&model.requests());
+    assert!(
+        results.iter().any(|r| !r.starts_with("error:")
+            && r.contains("hits")
+            && r.contains("hello function")),
+        "memory_search's hits never reached the model: {results:?}"
+    );
+
     // `claude mcp list` fires SessionEnd for a transcript it never writes:
     // a skipped job, never a failure that turns doctor red.
     let listed = claude_in(&claude, &home, &model, &project)
@@ -209,6 +231,38 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         let leaked = files_containing(&home.path(dir), KEY);
         assert!(leaked.is_empty(), "the key reached {leaked:?}");
     }
+}
+
+/// The text of every tool result the model was sent (Anthropic `tool_result`
+/// blocks), each as it arrived; an error result is marked `error:`.
+fn tool_results(requests: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in requests.lines() {
+        let Ok(req) = serde_json::from_str::<Value>(line) else {
+            continue;
+        };
+        let blocks = req["messages"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m["content"].as_array())
+            .flatten()
+            .filter(|b| b["type"] == "tool_result");
+        for block in blocks {
+            let text = match &block["content"] {
+                Value::String(s) => s.clone(),
+                other => other.to_string(),
+            };
+            let error = block["is_error"] == true;
+            out.push(if error {
+                format!("error: {text}")
+            } else {
+                text
+            });
+        }
+    }
+    out.dedup();
+    out
 }
 
 /// Every summary in the workspace, oldest capture first.

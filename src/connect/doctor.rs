@@ -218,6 +218,24 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
             },
         }
     }
+    checks.push(match super::grants::claude_allowed(&settings_json, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(allowed) => {
+            let lacking: Vec<String> = super::grants::claude_rules()
+                .into_iter()
+                .filter(|r| !allowed.contains(r))
+                .collect();
+            if lacking.is_empty() {
+                ok("read-only MCP tools: allowed without a prompt".to_string())
+            } else {
+                missing(format!(
+                    "read-only MCP tools: {} not in permissions.allow of {} (`claude -p` denies them)",
+                    lacking.join(", "),
+                    settings_json.display()
+                ))
+            }
+        }
+    });
     checks.push(state(last_job(settings)));
     let claude_json = read(&places.claude_json).unwrap_or_default();
     checks.push(match edit::claude_mcp(&places.claude_json, &claude_json) {
@@ -304,6 +322,17 @@ fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
         Ok(None) => missing(format!("MCP server: not in {}", config.display())),
         Ok(Some((command, _))) => mcp_check(&command),
     }];
+    checks.push(match super::grants::codex_unapproved(&config, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(lacking) if lacking.is_empty() => {
+            ok("read-only MCP tools: approved (`codex exec` may call them)".to_string())
+        }
+        Ok(lacking) => missing(format!(
+            "read-only MCP tools: {} not approved in {} (`codex exec` fails them)",
+            lacking.join(", "),
+            config.display()
+        )),
+    });
     checks.push(import_check(
         &places.codex_home.join("AGENTS.md"),
         &places.memory_md(&places.agent),

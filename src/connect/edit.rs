@@ -79,7 +79,7 @@ pub fn has_legacy_yaml_block(text: &str) -> bool {
 
 /// Claude Code reads its JSON files with a strict parser (no comments, no
 /// trailing commas), so a file serde_json refuses is broken for Claude too.
-fn parse_json(path: &Path, text: &str) -> Result<CstRootNode> {
+pub(super) fn parse_json(path: &Path, text: &str) -> Result<CstRootNode> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
     match serde_json::from_str::<serde_json::Value>(source) {
         Ok(serde_json::Value::Object(_)) => {}
@@ -295,7 +295,7 @@ pub fn is_empty_json(text: &str) -> bool {
         .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
 }
 
-fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
+pub(super) fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
     text.parse::<toml_edit::DocumentMut>()
         .map_err(|e| unreadable(path, format!("not valid TOML: {}", e.to_string().trim())))
 }
@@ -336,8 +336,9 @@ pub fn set_codex_mcp(
     (exe, args): (&str, &[String]),
     replace: bool,
 ) -> Result<String> {
+    let granted = super::grants::codex_unapproved(path, text)?.is_empty();
     match codex_mcp(path, text)? {
-        Some((c, a)) if c == exe && a == args => return Ok(text.to_string()),
+        Some((c, a)) if c == exe && a == args && granted => return Ok(text.to_string()),
         Some((_, a)) if !replace && a != args => return Err(foreign_entry(path, "codex")),
         _ => {}
     }
@@ -358,6 +359,10 @@ pub fn set_codex_mcp(
         list.push(a.as_str());
     }
     server.insert("args", toml_edit::value(list));
+    server.insert(
+        "tools",
+        toml_edit::Item::Table(super::grants::codex_tools()),
+    );
     server.decor_mut().set_prefix(
         "\n# Added by `memsync connect codex`; `memsync disconnect codex` removes it.\n",
     );

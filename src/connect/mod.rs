@@ -11,6 +11,7 @@
 
 mod doctor;
 pub mod edit;
+pub mod grants;
 mod plans;
 mod record;
 

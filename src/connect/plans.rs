@@ -1,10 +1,12 @@
 //! What `connect` changes for each harness, and where those files live.
 //!
-//! - Claude Code: SessionEnd, PostCompact and SessionStart hooks in `settings.json`, the
+//! - Claude Code: SessionEnd, PostCompact and SessionStart hooks and the
+//!   read-only MCP tools' `permissions.allow` rules in `settings.json`, the
 //!   MCP server in the user config (`~/.claude.json`), and a block in
 //!   `CLAUDE.md` importing MEMORY.md (`@path`).
-//! - Codex: `[mcp_servers.memsync]` in `config.toml`, a block in `AGENTS.md`
-//!   saying where MEMORY.md is, and harvest (from connect's record).
+//! - Codex: `[mcp_servers.memsync]` in `config.toml` with its read-only tools
+//!   approved, a block in `AGENTS.md` saying where MEMORY.md is, and harvest
+//!   (from connect's record).
 //! - OpenClaw: harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
 //!
@@ -15,7 +17,7 @@ use std::path::{Path, PathBuf};
 use serde_yaml::Value;
 
 use super::record::Record;
-use super::{Edit, Target, edit};
+use super::{Edit, Target, edit, grants};
 use crate::config::{Env, MirrorConfig, Settings};
 use crate::error::{ConfigError, Error, Result};
 use crate::harvest::Harness;
@@ -198,10 +200,12 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let hook = command.clone();
     plan.edits.push(Edit {
         path: places.claude_dir.join("settings.json"),
-        what: "SessionEnd, PostCompact and SessionStart hooks running `memsync capture --hook claude-code`"
+        what: "SessionEnd, PostCompact and SessionStart hooks running `memsync capture --hook claude-code`, and `permissions.allow` for memsync's read-only MCP tools"
             .into(),
-        apply: Box::new(move |p, t| edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, &hook)),
-        undo: Box::new(move |p, t| edit::remove_hooks(p, t, &ours)),
+        apply: Box::new(move |p, t| {
+            grants::add_claude_rules(p, &edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, &hook)?)
+        }),
+        undo: Box::new(move |p, t| edit::remove_hooks(p, &grants::remove_claude_rules(p, t)?, &ours)),
         empty: edit::is_empty_json,
         whole: true,
         new_mode: 0o644,
@@ -254,7 +258,8 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let (ours, replace) = (args.clone(), may_replace(record, Target::Codex, force));
     plan.edits.push(Edit {
         path: places.codex_home.join("config.toml"),
-        what: "[mcp_servers.memsync]".into(),
+        what: "the memsync MCP server and its read-only tools' approval ([mcp_servers.memsync])"
+            .into(),
         apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace)),
         undo: Box::new(move |p, t| edit::remove_codex_mcp(p, t, &ours)),
         empty: empty_text,
@@ -274,7 +279,8 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         new_mode: 0o644,
     });
     plan.notes.push(
-        "Codex has no end-of-session hook: `memsync watch` harvests its finished sessions".into(),
+        "Codex runs only hooks you reviewed, so `memsync watch` harvests its finished sessions"
+            .into(),
     );
 }
 

@@ -97,7 +97,9 @@ fn strip_formats(object: &mut JsonObject) {
     let numeric = object
         .get("format")
         .and_then(|f| f.as_str())
-        .is_some_and(|f| f.starts_with("int") || f.starts_with("uint") || f == "float" || f == "double");
+        .is_some_and(|f| {
+            f.starts_with("int") || f.starts_with("uint") || f == "float" || f == "double"
+        });
     if numeric {
         object.remove("format");
     }

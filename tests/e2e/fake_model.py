@@ -21,6 +21,10 @@ REPLY = "Done: I added the hello function to hello.py and its test passes."
 # file-writing tool first (Claude Code's Write), then answer REPLY.
 WRITE_TRIGGER = "add a hello function"
 HELLO_PY = "def hello():\n    return \"hello\"\n"
+# A request starting with this makes the model call memsync's memory_search
+# MCP tool with the rest of the request as the query, then answer REPLY.
+SEARCH_TRIGGER = "search your memory for "
+SEARCH_TOOL = "mcp__memsync__memory_search"
 # What the model answers when Claude Code asks it to compact a conversation;
 # "quokkalantern" is a word only this summary says.
 COMPACT_SUMMARY = (
@@ -54,6 +58,44 @@ def person_words(req):
             return (texts[-1] if texts else ""), after_tool
         # A turn of reminders only (OpenClaw's internal context): look further back.
     return "", False
+
+
+def asked(req):
+    """The person's last request, looking past tool calls and their results."""
+    for item in reversed(req.get("messages") or []):
+        if item.get("role") != "user":
+            continue
+        content = item.get("content")
+        if isinstance(content, str):
+            return content
+        if any(b.get("type") in TOOL_OUTPUTS for b in content):
+            continue
+        texts = [b.get("text", "") for b in content if b.get("type") == "text"
+                 and not b.get("text", "").lstrip().startswith("<")]
+        if texts:
+            return texts[-1]
+    return ""
+
+
+def called(req, tool):
+    """Whether the model already called `tool` in this conversation."""
+    return any(b.get("type") == "tool_use" and b.get("name") == tool
+               for m in req.get("messages") or [] if m.get("role") == "assistant"
+               and isinstance(m.get("content"), list) for b in m["content"])
+
+
+def search_step(req):
+    """The next tool call of a request to search memory, or None: memsync's
+    memory_search, first loaded through ToolSearch where Claude Code defers
+    MCP tools (2.1.3xx offers them by name only)."""
+    words = asked(req)
+    if not words.lower().startswith(SEARCH_TRIGGER) or called(req, SEARCH_TOOL):
+        return None
+    if offers(req, SEARCH_TOOL):
+        return SEARCH_TOOL, {"query": words[len(SEARCH_TRIGGER):]}
+    if offers(req, "ToolSearch") and not called(req, "ToolSearch"):
+        return "ToolSearch", {"query": "select:" + SEARCH_TOOL, "max_results": 1}
+    return None
 
 
 def offers(req, tool):
@@ -122,6 +164,10 @@ class Handler(BaseHTTPRequestHandler):
         words, after_tool = person_words(req)
         if "detailed summary of the conversation" in words:
             blocks = [{"type": "text", "text": COMPACT_SUMMARY}]
+        elif search_step(req):
+            name, args = search_step(req)
+            blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": name,
+                       "input": args}]
         elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "Write"):
             target = os.path.join(working_directory(req), "hello.py")
             blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": "Write",
