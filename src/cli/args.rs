@@ -144,7 +144,7 @@ pub enum Command {
         after_help = "Examples:\n  memsync search retry backoff\n  memsync search 'pay*' --agent default --since 7d --kind summary\n  memsync search '\"exact phrase\" OR other' --json"
     )]
     Search {
-        /// Words (all must match), or an FTS5 query (quotes, OR, NOT, NEAR, prefix*).
+        /// A question or words in any language (any may match, best first), or FTS5 syntax (quotes, OR, NOT, NEAR, prefix*).
         #[arg(required = true, num_args = 1..)]
         query: Vec<String>,
         /// Only this agent's sessions (default: every agent).
