@@ -48,6 +48,31 @@ impl Tally {
     }
 }
 
+/// Prompts about nothing the workspace holds, for the per-prompt recall's
+/// threshold: what is offered for them is noise.
+const UNRELATED: &[&str] = &[
+    "write a haiku about autumn leaves",
+    "explain the difference between TCP and UDP",
+    "add type hints to this function",
+    "what is the capital of Australia?",
+    "translate the README into German",
+    "bump the version to 2.0 and tag it",
+    "create a Dockerfile for this app",
+    "set up eslint with prettier",
+    "how do I center a div?",
+    "summarise this article for me",
+    "run the tests",
+    "please continue",
+    "refactor this into smaller functions",
+    "why is the sky blue?",
+    "generate a random password",
+    "convert this JSON to YAML",
+    "what does this regex do?",
+    "rename the variable x to count",
+    "list the files in this folder",
+    "draft an email to the team about the offsite",
+];
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = tmp.path().join("ws");
@@ -68,6 +93,7 @@ fn main() {
         "{:<22} {:>5} {:>7} {:>7} {:>7} {:>7}",
         "", "n", "R@1 %", "R@5 %", "R@10 %", "0 hit %"
     );
+    calibrate(&index, &settings, &questions, now);
     for (label, as_typed) in [("as typed", true), ("every word required", false)] {
         let started = Instant::now();
         let mut all = Tally::default();
@@ -92,6 +118,39 @@ fn main() {
             "{:<22} {:.2} ms a question",
             "",
             started.elapsed().as_secs_f64() * 1000.0 / questions.len() as f64
+        );
+    }
+}
+
+/// What the per-prompt recall would offer: for each threshold, the share of
+/// questions whose answer is offered and of unrelated prompts offered anything.
+fn calibrate(
+    index: &memsync::store::Index,
+    settings: &Settings,
+    questions: &[Question],
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let offered = |text: &str, floor: f64| -> Vec<String> {
+        memsync::recall::relevant(index, &settings.config.search, text, floor, now)
+            .map(|hits| hits.into_iter().map(|h| h.session_id).collect())
+            .unwrap_or_default()
+    };
+    println!(
+        "per-prompt recall: threshold, questions answered, unrelated prompts offered something"
+    );
+    for floor in [0.0, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.6] {
+        let answered = questions
+            .iter()
+            .filter(|q| offered(&q.question, floor).contains(&q.session_id))
+            .count();
+        let noisy = UNRELATED
+            .iter()
+            .filter(|p| !offered(p, floor).is_empty())
+            .count();
+        println!(
+            "  {floor:>5.1} {:>6.1} % {:>6.1} %",
+            100.0 * answered as f64 / questions.len() as f64,
+            100.0 * noisy as f64 / UNRELATED.len() as f64
         );
     }
 }

@@ -128,7 +128,7 @@ fn record(s: &SessionRow, when: &str, sentence: &str) -> Record {
 }
 
 /// A sentence as one inert line: no markdown structure, no markup.
-fn inert(sentence: &str) -> String {
+pub fn inert(sentence: &str) -> String {
     let one_line = sentence.split_whitespace().collect::<Vec<_>>().join(" ");
     let bare = one_line.trim_start_matches(['#', '>', '-', '*', '+', ' ']);
     let mut out: String = bare

@@ -49,6 +49,7 @@ pub mod git;
 pub mod harvest;
 pub mod jobs;
 pub mod mcp;
+pub mod recall;
 pub mod search;
 pub mod service;
 pub mod session;

@@ -58,7 +58,7 @@ fn claude_code_connect_merges_into_settings_keeps_the_rest_and_a_second_run_chan
     home.write(".claude/settings.json", SETTINGS);
     let (code, report) = home.run(&["connect", "claude-code"]);
     assert_eq!(code, 0, "{report}");
-    assert_eq!(changes(&report), 3, "{report}");
+    assert_eq!(changes(&report), 2, "{report}");
 
     let text = home.read(".claude/settings.json");
     // The person's own lines are still there, character for character (the
@@ -99,15 +99,14 @@ fn claude_code_connect_merges_into_settings_keeps_the_rest_and_a_second_run_chan
     let server = &claude_json["mcpServers"]["memsync"];
     assert_eq!(server["args"][2], "mcp", "{claude_json}");
     assert!(Path::new(server["command"].as_str().unwrap()).is_file());
-    let claude_md = home.read(".claude/CLAUDE.md");
+    assert!(
+        !home.path(".claude/CLAUDE.md").exists(),
+        "MEMORY.md is not imported by default"
+    );
     let memory = std::fs::canonicalize(home.path("ws"))
         .unwrap()
         .join("MEMORY.md");
-    assert!(
-        claude_md.contains(&format!("@{}\n", memory.display())),
-        "{claude_md}"
-    );
-    assert!(memory.is_file(), "connect renders the MEMORY.md it imports");
+    assert!(memory.is_file(), "connect renders MEMORY.md");
     assert!(
         !home.path(".claude/settings.json.memsync-backup").exists(),
         "no copy of a harness file is kept"
@@ -117,6 +116,27 @@ fn claude_code_connect_merges_into_settings_keeps_the_rest_and_a_second_run_chan
     let (code, again) = home.run(&["connect", "claude-code"]);
     assert_eq!((code, changes(&again)), (0, 0), "{again}");
     assert_eq!(home.files(), before);
+}
+
+/// `--import-memory-md` keeps the old import; a later connect without it
+/// takes the block out again, and the person's own lines stay.
+#[test]
+fn memory_md_is_imported_into_claude_md_only_when_asked() {
+    let home = Home::new();
+    home.write(".claude/CLAUDE.md", "Always answer in French.\n");
+    let (code, report) = home.run(&["connect", "claude-code", "--import-memory-md"]);
+    assert_eq!(code, 0, "{report}");
+    let memory = std::fs::canonicalize(home.path("ws"))
+        .unwrap()
+        .join("MEMORY.md");
+    let md = home.read(".claude/CLAUDE.md");
+    assert!(md.contains(&format!("@{}\n", memory.display())), "{md}");
+    assert!(md.contains("Always answer in French."), "{md}");
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+    let (code, report) = home.run(&["connect", "claude-code"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".claude/CLAUDE.md"), "Always answer in French.\n");
 }
 
 #[test]
@@ -151,7 +171,7 @@ fn disconnect_after_connecting_all_three_gives_every_file_back_byte_for_byte() {
 fn disconnect_after_the_person_edited_takes_out_only_memsyncs_parts() {
     let home = Home::new();
     home.write(".claude/settings.json", SETTINGS);
-    home.run(&["connect", "claude-code"]);
+    home.run(&["connect", "claude-code", "--import-memory-md"]);
     let edited = home
         .read(".claude/settings.json")
         .replace("\"model\": \"opus\"", "\"model\": \"sonnet\"");
@@ -257,7 +277,7 @@ fn a_dry_run_names_the_changes_and_writes_nothing() {
     home.write(".claude/settings.json", SETTINGS);
     let before = home.files();
     let (code, report) = home.run(&["connect", "claude-code", "--dry-run"]);
-    assert_eq!((code, changes(&report)), (0, 3), "{report}");
+    assert_eq!((code, changes(&report)), (0, 2), "{report}");
     assert_eq!(report["dry_run"], true);
     assert_eq!(home.files(), before);
 }
@@ -418,7 +438,6 @@ fn the_reports_and_the_files_connect_writes_read_as_pinned() {
     text(&["connect", "claude-code"]);
     for (name, rel) in [
         ("connected_settings_json", ".claude/settings.json"),
-        ("connected_claude_md", ".claude/CLAUDE.md"),
         ("connected_claude_json", ".claude.json"),
         ("connected_config_toml", ".codex/config.toml"),
         ("connected_agents_md", ".codex/AGENTS.md"),

@@ -182,6 +182,54 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "memory_search's hits never reached the model: {results:?}"
     );
 
+    // Each prompt gets the earlier sessions relevant to it (UserPromptSubmit),
+    // beyond what the start-up digest gave: from another folder, with six
+    // newer sessions of a third project, the digest no longer lists the
+    // hello session, and a prompt about it brings it; an unrelated prompt
+    // brings nothing.
+    for i in 0..6 {
+        let s = common::session("default", &format!("later-{i}"), chrono::Utc::now());
+        for (rel, text) in s.files(&memsync::config::Config::default()) {
+            let path = home.path("ws").join(rel);
+            std::fs::write(path, text).unwrap();
+        }
+    }
+    assert_eq!(home.run(&["sync"]).0, 0);
+    let elsewhere = home.path("elsewhere");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    for prompt in [
+        "How did we add the hello function to hello.py before?",
+        "Write a haiku about autumn leaves",
+    ] {
+        let out = claude_in(&claude, &home, &model, &elsewhere)
+            .args(["-p", prompt])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let asked = model.requests();
+    // Every request that carries the prompt (Claude Code also sends it for a title).
+    let requests_of =
+        |prompt: &str| -> Vec<&str> { asked.lines().filter(|l| l.contains(prompt)).collect() };
+    const OFFER: &str = "earlier sessions that may bear on this prompt";
+    let about = requests_of("How did we add the hello function to hello.py before?");
+    assert!(
+        about
+            .iter()
+            .any(|l| l.contains(OFFER) && l.contains("Add a hello function")),
+        "the relevant session never reached the model with the prompt"
+    );
+    let unrelated = requests_of("Write a haiku about autumn leaves");
+    assert!(!unrelated.is_empty());
+    assert!(
+        unrelated.iter().all(|l| !l.contains(OFFER)),
+        "an unrelated prompt was given sessions"
+    );
+
     // `claude mcp list` fires SessionEnd for a transcript it never writes:
     // a skipped job, never a failure that turns doctor red.
     let listed = claude_in(&claude, &home, &model, &project)

@@ -21,7 +21,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "entry points",
         &[
             "capture", "jobs", "harvest", "mcp", "search", "session", "forget", "git", "service",
-            "context", "watch", "example", "generate", "connect",
+            "context", "recall", "watch", "example", "generate", "connect",
         ],
     ),
     ("cli", &["cli"]),

@@ -264,6 +264,10 @@ pub enum Command {
         /// Replace an MCP server entry named `memsync` that memsync did not write.
         #[arg(long)]
         force: bool,
+        /// Claude Code: also import the whole MEMORY.md into ~/.claude/CLAUDE.md
+        /// (every project's ledger in every session; off by default).
+        #[arg(long)]
+        import_memory_md: bool,
     },
     /// Take out everything `connect` added to a harness's files (exactly, when
     /// nobody edited them since).

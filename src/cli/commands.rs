@@ -178,6 +178,18 @@ pub struct Status {
     pub harvest: Option<crate::store::harvest::HarvestStats>,
     /// Recent git merges of projections where both sides changed the same lines (both kept).
     pub union_merges: Vec<serde_json::Value>,
+    /// Earlier sessions offered with prompts (the UserPromptSubmit hook).
+    pub prompt_recall: PromptRecallStatus,
+}
+
+/// What the per-prompt recall has offered, over the agent sessions it kept a record for.
+#[derive(Debug, Serialize)]
+pub struct PromptRecallStatus {
+    pub enabled: bool,
+    /// Agent sessions that were offered at least one earlier session.
+    pub sessions: usize,
+    /// Earlier sessions offered in all.
+    pub offered: usize,
 }
 
 /// Reads the index as it is; runs no sync.
@@ -250,6 +262,14 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
             .transpose()?
             .filter(|h| h.files > 0),
         union_merges: crate::git::recent_unions(&settings.state_dir()),
+        prompt_recall: {
+            let (sessions, offered) = crate::recall::offered_counts(&settings.state_dir());
+            PromptRecallStatus {
+                enabled: settings.config.search.prompt_recall,
+                sessions,
+                offered,
+            }
+        },
     };
     status.health = health(&status);
     Ok(status)
@@ -366,6 +386,32 @@ pub fn hook(
                 "hookSpecificOutput": {
                     "hookEventName": "SessionStart",
                     "additionalContext": digest.text,
+                }
+            });
+            Ok(format!("{HOOK_STDOUT}{reply}"))
+        }
+        Ok(HookAction::Prompt {
+            prompt,
+            session_id,
+            cwd,
+        }) => {
+            let settings = settings?;
+            let req = crate::recall::PromptRequest {
+                prompt,
+                session_id,
+                cwd: crate::context::resolve_cwd(&cwd.unwrap_or_else(|| PathBuf::from("."))),
+                agent: agent_id.to_string(),
+            };
+            let index = open_for_reading(&settings, now, Freshness::Complete, None)?;
+            let offer = crate::recall::offer(&index, &settings, &req, now)?;
+            if offer.tokens.is_empty() {
+                // Nothing relevant: nothing at all reaches the agent.
+                return Ok(HOOK_STDOUT.to_string());
+            }
+            let reply = serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": "UserPromptSubmit",
+                    "additionalContext": offer.text,
                 }
             });
             Ok(format!("{HOOK_STDOUT}{reply}"))

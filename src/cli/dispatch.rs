@@ -227,6 +227,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 let outcome = super::commands::hook(settings, places, now, harness, &args.agent);
                 match outcome {
                     Ok(line) => match line.strip_prefix(super::commands::HOOK_STDOUT) {
+                        // Nothing to say is no output at all: Claude Code adds
+                        // a prompt hook's plain stdout to the context.
+                        Some("") => {}
                         Some(reply) => write_stdout(format!("{reply}\n").as_bytes())?,
                         None => tracing::info!("{line}"),
                     },
@@ -475,9 +478,12 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             harness,
             dry_run,
             force,
+            import_memory_md,
         } => {
             let settings = existing()?;
-            let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
+            let mut places =
+                crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
+            places.import_memory_md = *import_memory_md;
             let mut report = crate::connect::connect(*harness, &places, *dry_run, *force)?;
             if !dry_run {
                 // Render MEMORY.md (and OpenClaw's mirror) with the settings connect

@@ -155,6 +155,16 @@ pub fn render_status(s: &Status) -> String {
         );
     }
     let _ = writeln!(out, "daemon      {}", daemon_line(&s.daemon));
+    let r = &s.prompt_recall;
+    if !r.enabled {
+        let _ = writeln!(out, "recall      off at each prompt (search.prompt_recall)");
+    } else if r.offered > 0 {
+        let _ = writeln!(
+            out,
+            "recall      {} earlier session(s) offered with prompts in {} agent session(s)",
+            r.offered, r.sessions
+        );
+    }
     if let Some(j) = &s.jobs {
         let _ = writeln!(
             out,

@@ -134,6 +134,9 @@ pub struct SearchConfig {
     pub usage_half_life_days: f64,
     /// How much use boosts a session (1 + weight * ln(1 + decayed uses)).
     pub usage_weight: f64,
+    /// Whether a prompt hook (Claude Code's UserPromptSubmit) is answered with
+    /// up to three earlier sessions relevant to the prompt.
+    pub prompt_recall: bool,
 }
 
 impl Default for SearchConfig {
@@ -145,6 +148,7 @@ impl Default for SearchConfig {
             recency_weight: 0.05,
             usage_half_life_days: 30.0,
             usage_weight: 0.05,
+            prompt_recall: true,
         }
     }
 }

@@ -246,10 +246,12 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
         )),
         Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
     });
-    checks.push(import_check(
-        &places.claude_dir.join("CLAUDE.md"),
-        &places.memory_md(&places.agent),
-    ));
+    let claude_md = places.claude_dir.join("CLAUDE.md");
+    checks.push(match read(&claude_md).as_deref().and_then(edit::md_block_body) {
+        Some(_) => import_check(&claude_md, &places.memory_md(&places.agent)),
+        // Not a part of connect: its absence says nothing about being connected.
+        None => state(ok("MEMORY.md is not imported into CLAUDE.md: the SessionStart digest and the per-prompt recall bring memory (connect --import-memory-md imports it)".to_string())),
+    });
     checks
 }
 

@@ -39,6 +39,9 @@ pub struct Places {
     pub machine_config: PathBuf,
     /// The connection record.
     pub record: PathBuf,
+    /// Whether `connect claude-code` imports the whole MEMORY.md into
+    /// `CLAUDE.md` (`--import-memory-md`); off by default.
+    pub import_memory_md: bool,
 }
 
 impl Places {
@@ -74,6 +77,7 @@ impl Places {
             record: env
                 .connect_record()
                 .unwrap_or_else(|| home.join(".local/state/memsync/connect.json")),
+            import_memory_md: false,
         })
     }
 
@@ -190,8 +194,14 @@ fn may_replace(record: &Record, target: Target, force: bool) -> bool {
 }
 
 /// The Claude Code events memsync's hook handles: the end of a session and a
-/// compaction are captured; a session's start gets the `context` digest.
-pub const CLAUDE_CODE_EVENTS: [&str; 3] = ["SessionEnd", "PostCompact", "SessionStart"];
+/// compaction are captured; a session's start gets the `context` digest, and
+/// each prompt the earlier sessions relevant to it (`recall`).
+pub const CLAUDE_CODE_EVENTS: [&str; 4] = [
+    "SessionEnd",
+    "PostCompact",
+    "SessionStart",
+    "UserPromptSubmit",
+];
 
 fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let command = places.hook_command();
@@ -200,7 +210,7 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let hook = command.clone();
     plan.edits.push(Edit {
         path: places.claude_dir.join("settings.json"),
-        what: "SessionEnd, PostCompact and SessionStart hooks running `memsync capture --hook claude-code`, and `permissions.allow` for memsync's read-only MCP tools"
+        what: "SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks running `memsync capture --hook claude-code`, and `permissions.allow` for memsync's read-only MCP tools"
             .into(),
         apply: Box::new(move |p, t| {
             grants::add_claude_rules(p, &edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, &hook)?)
@@ -222,22 +232,52 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         // Claude Code keeps OAuth tokens and API keys in it, and makes it 0600.
         new_mode: 0o600,
     });
-    let memory = places.memory_md(&places.agent);
-    let body = format!("@{}\n", memory.display());
-    plan.edits.push(Edit {
-        path: places.claude_dir.join("CLAUDE.md"),
-        what: format!("a block importing {}", memory.display()),
-        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-        empty: empty_text,
-        whole: true,
-        new_mode: 0o644,
-    });
+    claude_md_import(places, plan);
     plan.hook_command = Some(command);
-    plan.notes.push(format!(
-        "Claude Code reads {} at start-up (an @import in CLAUDE.md); a new session picks it up",
-        memory.display()
-    ));
+}
+
+/// Decided: by default `CLAUDE.md` no longer imports MEMORY.md. Claude Code
+/// presents an import there as the user's own instructions, overriding its
+/// defaults, and it put every project's ledger (~5k tokens) into every
+/// session; the SessionStart digest (this project first) and the per-prompt
+/// recall bring what bears on the work, and the MCP tools the rest.
+/// `--import-memory-md` keeps the import (where hooks are off); without it
+/// an earlier connect's block comes out.
+fn claude_md_import(places: &Places, plan: &mut Plan) {
+    let memory = places.memory_md(&places.agent);
+    let path = places.claude_dir.join("CLAUDE.md");
+    if places.import_memory_md {
+        let body = format!("@{}\n", memory.display());
+        plan.edits.push(Edit {
+            path,
+            what: format!("a block importing {}", memory.display()),
+            apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+            undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+            empty: empty_text,
+            whole: true,
+            new_mode: 0o644,
+        });
+        plan.notes.push(format!(
+            "Claude Code reads {} at start-up (an @import in CLAUDE.md); a new session picks it up",
+            memory.display()
+        ));
+        return;
+    }
+    if std::fs::read_to_string(&path).is_ok_and(|t| edit::md_block_body(&t).is_some()) {
+        plan.edits.push(Edit {
+            path,
+            what: "without the block an earlier connect added (MEMORY.md is no longer imported)"
+                .into(),
+            apply: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+            undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+            empty: empty_text,
+            whole: true,
+            new_mode: 0o644,
+        });
+    }
+    plan.notes.push(
+        "Claude Code gets this project's recent sessions when a session starts and the earlier sessions relevant to each prompt (hooks), and the MCP tools for the rest; MEMORY.md is not imported into CLAUDE.md (--import-memory-md does)".into(),
+    );
 }
 
 /// The instruction Codex gets: where MEMORY.md is and which tools reach further.

@@ -196,7 +196,7 @@ pub fn story(
          assistant: Merged; the {component} no longer {symptom}.\n"
     );
     let sentence = format!(
-        "{} the {component} ({cause}) after {person}'s report.",
+        "{} the {component} in webshop: it {symptom} because of {cause} in {file}; {person} reported it and a {tool} test covers it.",
         capitalised(past)
     );
     let summary = format!(

@@ -43,6 +43,12 @@ pub enum HookAction {
     Context {
         cwd: Option<PathBuf>,
     },
+    /// UserPromptSubmit: answer with earlier sessions relevant to the prompt.
+    Prompt {
+        prompt: String,
+        session_id: Option<String>,
+        cwd: Option<PathBuf>,
+    },
     /// Acknowledged, nothing to capture (the event's name).
     Ignore(String),
 }
@@ -123,7 +129,8 @@ fn first_object(buf: &[u8]) -> Result<Option<Value>> {
 
 /// Chooses the job for a Claude Code hook event: SessionEnd captures the
 /// session, PostCompact its compaction, SessionStart asks for the start-up
-/// digest; every other event is acknowledged.
+/// digest, UserPromptSubmit for the sessions relevant to the prompt; every
+/// other event is acknowledged.
 pub fn interpret(
     harness: Harness,
     payload: &Value,
@@ -173,6 +180,11 @@ pub fn interpret(
             }))
         }
         "SessionStart" => Ok(HookAction::Context {
+            cwd: field("cwd").map(PathBuf::from),
+        }),
+        "UserPromptSubmit" => Ok(HookAction::Prompt {
+            prompt: field("prompt").unwrap_or_default().to_string(),
+            session_id: field("session_id").map(String::from),
             cwd: field("cwd").map(PathBuf::from),
         }),
         other => Ok(HookAction::Ignore(if other.is_empty() {

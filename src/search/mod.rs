@@ -68,6 +68,10 @@ pub struct Hit {
     /// (both 0 for explicit FTS5 syntax, which is matched as written).
     pub matched_words: usize,
     pub query_words: usize,
+    /// bm25 × the share of words × the time boost, before recency and use:
+    /// what the per-prompt recall's threshold compares (`recall`).
+    #[serde(skip)]
+    pub relevance: f64,
     pub accesses: i64,
     /// Wikilinks to the session's artifacts, in ledger order.
     pub links: Vec<String>,
@@ -355,6 +359,7 @@ fn details(
         score: (score * 1000.0).round() / 1000.0,
         matched_words: c.matched,
         query_words: reading.terms.len(),
+        relevance: c.relevance,
         accesses: c.accesses,
         links,
         untrusted,

@@ -67,8 +67,9 @@ pub(super) fn rank(
             let in_time = reading.span.is_some_and(|span| {
                 contract::parse_ts(&c.membership_ts).is_some_and(|t| span.holds(t))
             });
-            let relevance = c.relevance * coverage * if in_time { TIME_BOOST } else { 1.0 };
-            (score(cfg, relevance, &c, now), c)
+            let mut c = c;
+            c.relevance *= coverage * if in_time { TIME_BOOST } else { 1.0 };
+            (score(cfg, c.relevance, &c, now), c)
         })
         .collect();
     ranked.sort_by(|a, b| {

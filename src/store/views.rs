@@ -86,6 +86,13 @@ impl Index {
             .collect()
     }
 
+    /// Sessions in the index, every agent's.
+    pub fn session_count(&self) -> Result<i64> {
+        self.conn
+            .query_row("SELECT COUNT(*) FROM sessions", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
     pub fn tombstone_count(&self) -> Result<i64> {
         self.conn
             .query_row("SELECT COUNT(*) FROM tombstones", [], |r| r.get(0))
