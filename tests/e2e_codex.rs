@@ -1,7 +1,9 @@
 //! End to end with the real Codex (the pinned npm version) against the fake
 //! model server on 127.0.0.1: `connect codex` wires it, a real `codex exec`
 //! session (which starts memsync's MCP server) is harvested into the
-//! workspace, `codex exec resume --last` is harvested as its continuation, `doctor` passes while connected, and `disconnect` gives
+//! workspace, `codex exec resume --last` is harvested as its continuation,
+//! the model of a `codex exec` run loads memory_search through tool_search and
+//! calls it without approval (connect approved it), `doctor` passes while connected, and `disconnect` gives
 //! `config.toml` and `AGENTS.md` back byte for byte (issue 27's done-when).
 //! The provider's token in the user's 0600 `config.toml` reaches no file
 //! memsync writes.
@@ -26,6 +28,27 @@ fn config_toml(port: u16) -> String {
          wire_api = \"responses\"\nenv_key = \"FAKE_OPENAI_KEY\"\n\n\
          [mcp_servers.notes]\ncommand = \"true\"\nenabled = false\nenv = {{ NOTES_TOKEN = \"{TOKEN}\" }}\n"
     )
+}
+
+/// The output of every tool call the model was sent (Responses API
+/// `function_call_output` items), as it arrived.
+fn tool_outputs(requests: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    for line in requests.lines() {
+        let Ok(req) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        for item in req["input"].as_array().into_iter().flatten() {
+            if item["type"] == "function_call_output" {
+                out.push(match &item["output"] {
+                    serde_json::Value::String(s) => s.clone(),
+                    other => other.to_string(),
+                });
+            }
+        }
+    }
+    out.dedup();
+    out
 }
 
 /// The real `codex` in the temp home and `project`, with no key of the user's.
@@ -152,6 +175,29 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
     assert!(
         String::from_utf8_lossy(&found.stdout).contains("1. "),
         "the resumed turn is not found"
+    );
+
+    // In `codex exec` (approval policy never), the model calls memory_search:
+    // connect approved the read-only tools, and the hits reach its next request.
+    let searched = codex_in(&codex, &home, &project)
+        .args([
+            "exec",
+            "--skip-git-repo-check",
+            "Search your memory for when did we add the hello function?",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        searched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&searched.stderr)
+    );
+    let outputs = tool_outputs(&model.requests());
+    assert!(
+        outputs
+            .iter()
+            .any(|o| o.contains("hits") && o.contains("hello function")),
+        "memory_search's hits never reached the model: {outputs:?}"
     );
 
     let (code, doctor) = home.run(&["doctor"]);

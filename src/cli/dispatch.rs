@@ -563,16 +563,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             let g = match questions {
                 None => crate::generate::generate(dir, now, shape, &settings.config)?,
                 Some(file) => {
-                    let (g, asked) = crate::generate::generate_with_questions(
-                        dir,
-                        now,
-                        shape,
-                        &settings.config,
-                    )?;
-                    let lines: String = asked.iter().map(|q| json!(q).to_string() + "\n").collect();
-                    crate::files::write_atomic(file, lines.as_bytes())
-                        .map_err(|e| crate::Error::io(file, e))?;
-                    g
+                    crate::generate::generate_questions_to(dir, now, shape, &settings.config, file)?
                 }
             };
             print(

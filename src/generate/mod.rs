@@ -219,6 +219,24 @@ pub fn generate_with_questions(
     Ok((out, questions))
 }
 
+/// [`generate_with_questions`], with the questions written to `file` as
+/// JSON Lines (`memsync generate --questions FILE`).
+pub fn generate_questions_to(
+    dir: &Path,
+    now: DateTime<Utc>,
+    shape: Shape,
+    config: &Config,
+    file: &Path,
+) -> Result<Generated> {
+    let (g, asked) = generate_with_questions(dir, now, shape, config)?;
+    let lines: String = asked
+        .iter()
+        .map(|q| serde_json::json!(q).to_string() + "\n")
+        .collect();
+    crate::files::write_atomic(file, lines.as_bytes()).map_err(|e| crate::Error::io(file, e))?;
+    Ok(g)
+}
+
 fn session(
     rng: &mut Rng,
     i: i64,

@@ -98,6 +98,41 @@ def search_step(req):
     return None
 
 
+def responses_search_step(req):
+    """The memory_search call a Responses API request to search memory needs
+    next (Codex names MCP tools by server and tool), or None."""
+    asked_words = ""
+    for item in reversed(req.get("input") or []):
+        if item.get("role") == "user":
+            texts = [b.get("text", "") for b in item.get("content") or []
+                     if b.get("type") == "input_text"
+                     and not b.get("text", "").lstrip().startswith("<")]
+            if texts:
+                asked_words = texts[-1]
+                break
+    if not asked_words.lower().startswith(SEARCH_TRIGGER):
+        return None
+    names = [(t.get("function") or t).get("name") or "" for t in req.get("tools") or []]
+    tool = next((n for n in names if n.endswith("memory_search")), None)
+    items = req.get("input") or []
+    if any(i.get("type") == "function_call" and "memory_search" in (i.get("name") or "")
+           for i in items):
+        return None
+    args = {"query": asked_words[len(SEARCH_TRIGGER):]}
+    if tool is not None:
+        return tool, args
+    # Loaded by tool_search: a namespace of the server's tools.
+    for out in (i for i in items if i.get("type") == "tool_search_output"):
+        for ns in out.get("tools") or []:
+            if any(t.get("name") == "memory_search" for t in ns.get("tools") or []):
+                return "memory_search", dict(args, namespace=ns.get("name"))
+    # Codex 0.169 defers MCP tools behind its client-run `tool_search`.
+    if any(t.get("type") == "tool_search" for t in req.get("tools") or []) \
+            and not any(i.get("type") == "tool_search_call" for i in items):
+        return "tool_search", {"query": "memsync memory_search", "limit": 3}
+    return None
+
+
 def offers(req, tool):
     """Whether the request offers the model `tool` (Anthropic, Responses or Chat Completions)."""
     return any((t.get("function") or t).get("name") == tool for t in req.get("tools") or [])
@@ -227,7 +262,20 @@ class Handler(BaseHTTPRequestHandler):
         text = f"{REPLY} (reply {n})"
         rid = f"resp_fake{n:04d}"
         words, after_tool = person_words(req)
-        if not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "apply_patch"):
+        step = responses_search_step(req)
+        if step and step[0] == "tool_search":
+            item = {"type": "tool_search_call", "id": f"tsc_fake{n:04d}", "status": "completed",
+                    "call_id": f"call_fake{n:04d}", "execution": "client",
+                    "arguments": step[1]}
+        elif step:
+            name, args = step
+            namespace = args.pop("namespace", None)
+            item = {"type": "function_call", "id": f"fc_fake{n:04d}", "status": "completed",
+                    "call_id": f"call_fake{n:04d}", "name": name,
+                    "arguments": json.dumps(args)}
+            if namespace:
+                item["namespace"] = namespace
+        elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "apply_patch"):
             # Codex's file-writing tool: a freeform patch.
             item = {"type": "custom_tool_call", "id": f"ctc_fake{n:04d}", "status": "completed",
                     "call_id": f"call_fake{n:04d}", "name": "apply_patch",
