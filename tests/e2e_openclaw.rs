@@ -3,7 +3,9 @@
 //! `openclaw setup` with a custom provider, a real `openclaw agent --local`
 //! turn (which OpenClaw 2026.9 keeps in its SQLite database, not in JSONL),
 //! then `connect openclaw`, `harvest`, the ledger sentence, search, the
-//! mirror into OpenClaw's workspace, `doctor`, and `disconnect`.
+//! mirror into OpenClaw's workspace, a turn whose model finds memsync's
+//! memory_search through OpenClaw's Tool Search and calls it, `doctor`, and
+//! `disconnect`.
 
 mod common;
 
@@ -137,6 +139,34 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
     let mirrored = home.read(".openclaw/workspace/MEMORY.md");
     assert!(mirrored.contains("quarterly numbers"), "{mirrored}");
 
+    // connect gave OpenClaw the memsync MCP server: in a one-shot local turn
+    // the model calls memory_search, and its hits reach the next request.
+    let asked = openclaw(
+        &home,
+        &bin,
+        &[
+            "agent",
+            "--local",
+            "-m",
+            "Search your memory for the wombat quarterly numbers",
+        ],
+    );
+    assert!(asked.status.success(), "{}", said(&asked));
+    let results: Vec<String> = model
+        .requests()
+        .lines()
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|r| r["messages"].as_array().cloned().unwrap_or_default())
+        .filter(|m| m["role"] == "tool")
+        .map(|m| m["content"].to_string())
+        .collect();
+    assert!(
+        results
+            .iter()
+            .any(|r| r.contains("hits") && r.contains("quarterly")),
+        "memory_search's hits never reached the model: {results:?}"
+    );
+
     let (code, doctor) = home.run(&["doctor"]);
     assert_eq!(code, 0, "doctor while connected: {doctor}");
 
@@ -153,6 +183,10 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
     );
     let (code, report) = home.run(&["disconnect", "openclaw"]);
     assert_eq!(code, 0, "{report}");
+    assert!(
+        !home.read(".openclaw/openclaw.json").contains("memsync"),
+        "disconnect takes the MCP server out"
+    );
     let (_, doctor) = home.run(&["doctor"]);
     assert_eq!(
         connected(&doctor),

@@ -424,6 +424,14 @@ fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
         Harness::OpenClaw,
         daemon,
     ))];
+    let config = places.openclaw_dir.join("openclaw.json");
+    if let Some(text) = read(&config) {
+        checks.push(match super::openclaw_json::openclaw_mcp(&config, &text) {
+            Err(e) => broken(crate::error::message(&e), None),
+            Ok(None) => missing(format!("MCP server: not in {}", config.display())),
+            Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+        });
+    }
     let workspace = places.openclaw_workspace();
     let same = places.openclaw_mirror().is_none();
     let memory = if same {

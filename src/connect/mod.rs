@@ -12,6 +12,7 @@
 mod doctor;
 pub mod edit;
 pub mod grants;
+pub mod openclaw_json;
 mod plans;
 mod record;
 

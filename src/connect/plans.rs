@@ -1,13 +1,15 @@
 //! What `connect` changes for each harness, and where those files live.
 //!
-//! - Claude Code: SessionEnd, PostCompact and SessionStart hooks and the
-//!   read-only MCP tools' `permissions.allow` rules in `settings.json`, the
-//!   MCP server in the user config (`~/.claude.json`), and a block in
-//!   `CLAUDE.md` importing MEMORY.md (`@path`).
+//! - Claude Code: SessionEnd, PostCompact, SessionStart and UserPromptSubmit
+//!   hooks and the read-only MCP tools' `permissions.allow` rules in
+//!   `settings.json`, the MCP server in the user config (`~/.claude.json`),
+//!   and, only with `--import-memory-md`, a block in `CLAUDE.md` importing
+//!   MEMORY.md (`@path`).
 //! - Codex: `[mcp_servers.memsync]` in `config.toml` with its read-only tools
 //!   approved, a block in `AGENTS.md` saying where MEMORY.md is, and harvest
 //!   (from connect's record).
-//! - OpenClaw: harvest, and a mirror of agent `main`'s MEMORY.md and daily
+//! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
+//!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
 //!
 //! Owns: the plan per harness. Must not: write anything.
@@ -173,7 +175,7 @@ pub(super) fn plan(
     match target {
         Target::ClaudeCode => claude_code(places, record, force, &mut plan),
         Target::Codex => codex(places, record, force, &mut plan),
-        Target::OpenClaw => openclaw(places, record, connecting, &mut plan),
+        Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
     }
     if connecting && target != Target::ClaudeCode {
         harvest_off_note(places, &mut plan);
@@ -339,7 +341,8 @@ impl Places {
     }
 }
 
-fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan) {
+fn openclaw(places: &Places, record: &Record, connecting: bool, force: bool, plan: &mut Plan) {
+    openclaw_mcp(places, record, connecting, force, plan);
     let workspace = places.openclaw_workspace();
     let needed = places.openclaw_mirror();
     let same = needed.is_none();
@@ -372,6 +375,36 @@ fn openclaw(places: &Places, record: &Record, connecting: bool, plan: &mut Plan)
             workspace.display()
         )),
     }
+}
+
+/// memsync's MCP server in `openclaw.json`, once OpenClaw has written that
+/// file (its setup makes it; memsync never creates it, which would make
+/// OpenClaw skip its own setup).
+fn openclaw_mcp(places: &Places, record: &Record, connecting: bool, force: bool, plan: &mut Plan) {
+    let path = places.openclaw_dir.join("openclaw.json");
+    if !path.is_file() {
+        if connecting {
+            plan.notes.push(format!(
+                "{} does not exist yet: run OpenClaw's setup, then `memsync connect openclaw` again to give it the memsync MCP server",
+                path.display()
+            ));
+        }
+        return;
+    }
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (ours, replace) = (args.clone(), may_replace(record, Target::OpenClaw, force));
+    plan.edits.push(Edit {
+        path,
+        what: "the `memsync` MCP server (mcp.servers.memsync)".into(),
+        apply: Box::new(move |p, t| {
+            super::openclaw_json::set_openclaw_mcp(p, t, (&exe, &args), replace)
+        }),
+        undo: Box::new(move |p, t| super::openclaw_json::remove_openclaw_mcp(p, t, &ours)),
+        empty: edit::is_empty_json,
+        whole: true,
+        // OpenClaw keeps provider keys in it.
+        new_mode: 0o600,
+    });
 }
 
 /// The block older memsyncs wrote into their machine config, taken out

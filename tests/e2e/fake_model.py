@@ -325,6 +325,43 @@ def chat_chunk(cid, model, delta, finish=None, usage=None):
     return f"data: {json.dumps(chunk)}\n\n".encode()
 
 
+def chat_search_step(req):
+    """The next tool call of a Chat Completions request to search memory, or
+    None. OpenClaw 2026.9 offers MCP tools through its Tool Search: first
+    `tool_search`, then `tool_call` with the id of memsync's memory_search."""
+    messages = req.get("messages") or []
+
+    def typed(m):
+        content = m.get("content")
+        texts = [content] if isinstance(content, str) else [
+            b.get("text", "") for b in content or [] if b.get("type") == "text"]
+        return next((t for t in texts if not t.lstrip().startswith("<")), None)
+
+    # The person's last message; OpenClaw adds internal-context turns after it.
+    last = max((i for i, m in enumerate(messages)
+                if m.get("role") == "user" and typed(m)), default=None)
+    if last is None:
+        return None
+    words = typed(messages[last])
+    at = words.lower().find(SEARCH_TRIGGER)
+    if at < 0:
+        return None
+    query = words[at + len(SEARCH_TRIGGER):]
+    turn = messages[last + 1:]
+    calls = [c["function"]["name"] for m in turn for c in m.get("tool_calls") or []]
+    names = [(t.get("function") or t).get("name") or "" for t in req.get("tools") or []]
+    direct = next((t for t in names if t.endswith("memory_search")), None)
+    if direct:
+        return None if direct in calls else (direct, {"query": query})
+    if "tool_call" in calls or "tool_search" not in names:
+        return None
+    if "tool_search" not in calls:
+        return "tool_search", {"query": "memory search past sessions"}
+    found = "\n".join(str(m.get("content")) for m in turn if m.get("role") == "tool")
+    ids = re.findall(r'"id"\s*:\s*"([^"]*memory_search[^"]*)"', found.replace('\\"', '"'))
+    return "tool_call", {"id": ids[0] if ids else "memory_search", "args": {"query": query}}
+
+
 def chat_completions(self, req):
     """One assistant message, as an OpenAI-compatible server streams it."""
     n = self.next_count()
@@ -333,7 +370,15 @@ def chat_completions(self, req):
     model = req.get("model", "fake-model")
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
     words, after_tool = person_words(req)
-    if not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "write"):
+    step = chat_search_step(req)
+    if step:
+        name, args = step
+        call = {"id": f"call_fake{n:04d}", "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)}}
+        message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
+        deltas = [{"role": "assistant", "content": None,
+                   "tool_calls": [dict(call, index=0)]}]
+    elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "write"):
         # OpenClaw's file-writing tool, relative to its workspace.
         call = {"id": f"call_fake{n:04d}", "type": "function",
                 "function": {"name": "write", "arguments": json.dumps(
