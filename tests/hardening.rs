@@ -492,13 +492,20 @@ fn a_full_disk_while_writing_a_projection_keeps_the_old_file_and_retries() {
         std::fs::create_dir_all(d).unwrap();
     }
     let ws = Workspace::new();
+    // The index lives outside the small disk: a machine setting (a
+    // workspace's memsync.yaml may not place files outside the workspace).
     let index = tmp.path().join("index.db");
-    ws.write(
-        "memsync.yaml",
-        &format!("daily_logs:\n  timezone: UTC\nindex:\n  path: {index:?}\n"),
-    );
+    let machine = tmp.path().join("machine.yaml");
+    std::fs::write(&machine, format!("index:\n  path: {index:?}\n")).unwrap();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
     ws.add(&session("default", "full-old", common::now()));
-    assert!(binary(&ws, AT, &["sync"]).status().unwrap().success());
+    assert!(
+        binary(&ws, AT, &["sync"])
+            .env("MEMSYNC_CONFIG", &machine)
+            .status()
+            .unwrap()
+            .success()
+    );
     // The next session's files wait outside; the script adds them before filling the disk.
     let fresh = Workspace::new();
     for rel in fresh.add(&session("default", "full-new", common::now())) {
@@ -517,7 +524,7 @@ fn a_full_disk_while_writing_a_projection_keeps_the_old_file_and_retries() {
         .env("BIN", env!("CARGO_BIN_EXE_memsync"))
         .env("AT", AT)
         .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
-        .env_remove("MEMSYNC_CONFIG")
+        .env("MEMSYNC_CONFIG", &machine)
         .status()
         .expect("unshare");
     assert!(

@@ -313,10 +313,14 @@ fn from_value(value: &Value, path: Option<&Path>) -> Result<Config> {
 }
 
 /// Overlays `top` on `base`: mappings merge key by key, everything else replaces.
-/// Keys a synced workspace must not set: where the workspace is, and the
-/// commands `capture` runs (a hostile clone could otherwise run anything).
+/// Keys a synced workspace must not set: where the workspace is, the
+/// commands `capture` runs (a hostile clone could otherwise run anything),
+/// and every path that can reach outside the workspace: the index's file (a
+/// clone aiming it at `~/.bashrc` would have memsync write a database there),
+/// the harnesses' folders and the mirrors.
 const MACHINE_ONLY: &[(&str, Option<&str>)] = &[
     ("workspace", None),
+    ("index", Some("path")),
     ("sentence", Some("command")),
     ("summary", Some("command")),
     ("harvest", None),

@@ -35,9 +35,42 @@ pub fn set_aside_if_damaged(path: &Path) -> Result<bool> {
     Ok(true)
 }
 
+/// Whether the file at `path` can be memsync's index: an SQLite database
+/// (its header), an empty file, or any file in memsync's own state folder.
+/// Anything else (a machine config's `index.path` aimed at a user's file) is
+/// never renamed or removed.
+fn may_be_ours(path: &Path) -> bool {
+    const HEADER: &[u8] = b"SQLite format 3\0";
+    let in_state_dir = path
+        .parent()
+        .and_then(Path::file_name)
+        .is_some_and(|n| n == crate::STATE_DIR);
+    let mut head = [0u8; 16];
+    let read = std::fs::File::open(path).and_then(|mut f| {
+        use std::io::Read;
+        f.read(&mut head)
+    });
+    in_state_dir || matches!(read, Ok(0)) || (read.is_ok() && head == HEADER)
+}
+
+/// An error for an existing file at the index's path that cannot be
+/// memsync's: it is neither opened (SQLite would change its mode and add
+/// log files beside it) nor renamed.
+pub(super) fn refuse_foreign(path: &Path) -> Result<()> {
+    if !path.exists() || may_be_ours(path) {
+        return Ok(());
+    }
+    Err(crate::error::ConfigError::Invalid {
+        path: path.to_path_buf(),
+        reason: "`index.path` names a file that is not an SQLite database, so not memsync's index; left untouched (point index.path at a new file)".into(),
+    }
+    .into())
+}
+
 /// Keeps a damaged index beside the new one (it may hold telemetry worth a
 /// look) and removes its log files, which belong to no database now.
 pub(super) fn move_aside(path: &Path) -> Result<()> {
+    refuse_foreign(path)?;
     let aside = path.with_extension(format!("db.corrupt-{}", std::process::id()));
     tracing::warn!(index = %path.display(), moved_to = %aside.display(), "index is damaged; rebuilding from markdown");
     std::fs::rename(path, &aside).map_err(|e| Error::io(path, e))?;

@@ -116,6 +116,7 @@ impl Index {
     /// Opens (creating if needed) the index at `path`. A schema version mismatch
     /// rebuilds the derived tables; a file that is not a database is moved aside.
     pub fn open(path: &Path) -> Result<Index> {
+        damage::refuse_foreign(path)?;
         if let Some(dir) = path.parent() {
             create_private_dir(dir)?;
         }
