@@ -230,7 +230,7 @@ pub fn read_input(path: &Path) -> Result<String> {
             .map_err(|e| Error::io("<stdin>", e))?;
         buf
     } else {
-        std::fs::read(path).map_err(|e| Error::io(path, e))?
+        crate::files::read_file(path).map_err(|e| Error::io(path, e))?
     };
     Ok(String::from_utf8_lossy(&bytes).into_owned())
 }

@@ -169,7 +169,7 @@ fn read_transcript(path: &Path, keep: usize) -> Result<std::io::Result<Transcrip
     if path == Path::new("-") {
         return Ok(transcript::read_from(std::io::stdin().lock(), keep));
     }
-    let file = std::fs::File::open(path).map_err(|e| Error::io(path, e))?;
+    let file = crate::files::open_file(path).map_err(|e| Error::io(path, e))?;
     Ok(transcript::read_from(
         std::io::BufReader::with_capacity(64 * 1024, file),
         keep,

@@ -90,7 +90,7 @@ impl SessionFiles {
                 continue;
             };
             let path = format!("{}/{name}", contract::MEMORY_DIR);
-            let text = std::fs::read_to_string(dir.join(&name))?;
+            let text = crate::files::read_text(&dir.join(&name))?;
             let (frontmatter, body_sha256, summary_print) =
                 match crate::parse::parse_document(&text) {
                     Ok(doc) => (

@@ -15,6 +15,7 @@ use serde_yaml::Value;
 use crate::error::{ConfigError, Error, Result};
 
 mod connected;
+mod numbers;
 mod sections;
 
 pub use sections::*;
@@ -292,13 +293,16 @@ fn expand_home(p: &Path, env: &Env) -> PathBuf {
 }
 
 fn read_layer(path: &Path, required: bool) -> Result<Option<Value>> {
-    let text = match std::fs::read_to_string(path) {
+    let text = match crate::files::read_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),
         Err(e) => return Err(Error::config(path, e.to_string())),
     };
     if text.trim().is_empty() {
         return Ok(Some(Value::Mapping(Default::default())));
+    }
+    if let Some(reason) = crate::parse::too_deep(&text) {
+        return Err(Error::config(path, reason));
     }
     // Deserialising the layer on its own gives errors that name the key and line.
     serde_yaml::from_str::<Config>(&text).map_err(|e| Error::config(path, e.to_string()))?;
@@ -364,6 +368,7 @@ fn merge(base: &mut Value, top: Value) {
 
 fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
     let path = path.unwrap_or(Path::new("<config>"));
+    numbers::check(config).map_err(|reason| Error::config(path, reason))?;
     crate::contract::DayZone::parse(&config.daily_logs.timezone)
         .map_err(|reason| Error::config(path, format!("daily_logs.timezone: {reason}")))?;
     for (key, globs) in [

@@ -43,6 +43,50 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::R
     std::fs::File::open(dir)?.sync_all()
 }
 
+/// Opens `path` for reading only if it is a regular file: the open never
+/// blocks (a FIFO named like an artifact or a transcript would wait for a
+/// writer for ever) and a device (`/dev/zero`, `/dev/urandom`), a FIFO or a
+/// directory is refused before a byte is read. Symbolic links are followed.
+pub fn open_file(path: &Path) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(libc::O_NONBLOCK)
+        .open(path)?;
+    let kind = file.metadata()?.file_type();
+    if !kind.is_file() {
+        use std::os::unix::fs::FileTypeExt;
+        let what = if kind.is_fifo() {
+            "a FIFO"
+        } else if kind.is_char_device() || kind.is_block_device() {
+            "a device"
+        } else if kind.is_dir() {
+            "a directory"
+        } else if kind.is_socket() {
+            "a socket"
+        } else {
+            "not a file"
+        };
+        return Err(std::io::Error::other(format!(
+            "{what}, not a regular file; not read"
+        )));
+    }
+    Ok(file)
+}
+
+/// The whole of a regular file (see [`open_file`]).
+pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    std::io::Read::read_to_end(&mut open_file(path)?, &mut bytes)?;
+    Ok(bytes)
+}
+
+/// A regular file's text (see [`open_file`]); invalid UTF-8 is an error.
+pub fn read_text(path: &Path) -> std::io::Result<String> {
+    String::from_utf8(read_file(path)?)
+        .map_err(|e| std::io::Error::new(std::io::ErrorKind::InvalidData, e))
+}
+
 /// Opens `rel` under `root` for reading only if it is a regular file reached
 /// through no symbolic link (neither a directory on the way nor the file
 /// itself): what memsync serves to an agent is never a file outside the

@@ -239,7 +239,7 @@ impl Run<'_> {
         if stat.size > max {
             return self.too_large(f, stat, max, report);
         }
-        let Ok(file) = std::fs::File::open(&f.path) else {
+        let Ok(file) = crate::files::open_file(&f.path) else {
             report.busy += 1;
             return Ok(());
         };
@@ -441,7 +441,7 @@ impl Run<'_> {
             return Ok(());
         }
         let tail = tail.unwrap_or_else(|| {
-            std::fs::File::open(&f.path)
+            crate::files::open_file(&f.path)
                 .and_then(|file| tail_digest(&file, stat.size))
                 .unwrap_or_default()
         });

@@ -66,7 +66,7 @@ pub(super) type ReadFailure = (&'static str, String);
 /// One read: `Ok(None)` when the file changed during the read.
 pub(super) fn read_once(abs: &Path, max: u64) -> Result<Option<(FileStat, Vec<u8>)>, ReadFailure> {
     let io = |e: std::io::Error| ("read.io", format!("cannot read: {e}"));
-    let mut file = std::fs::File::open(abs).map_err(io)?;
+    let mut file = crate::files::open_file(abs).map_err(io)?;
     let before = FileStat::of(&file.metadata().map_err(io)?);
     if before.size > max {
         return Err((
@@ -199,7 +199,7 @@ pub(super) fn file_token(path: &str) -> Option<String> {
 /// The body of a canonical file on disk, for a session document that needs a
 /// part this batch did not read.
 pub(super) fn load_body(root: &Path, rel: &str) -> Option<String> {
-    let text = std::fs::read_to_string(root.join(rel)).ok()?;
+    let text = crate::files::read_text(&root.join(rel)).ok()?;
     let doc = crate::parse::parse_document(&text).ok()?;
     Some(doc.body.to_string())
 }

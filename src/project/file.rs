@@ -24,7 +24,7 @@ pub(super) fn read_existing(abs: &Path, rel: &str, problems: &mut Vec<Problem>) 
         }
         _ => {}
     }
-    match std::fs::read(abs) {
+    match crate::files::read_file(abs) {
         Ok(bytes) => match String::from_utf8(bytes) {
             Ok(text) if block_count(&text) > 1 => {
                 problems.push(Problem::error(

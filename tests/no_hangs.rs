@@ -1,0 +1,108 @@
+//! Nothing hangs on what it reads and nothing panics on a number: a FIFO
+//! named like an artifact, a FIFO or a device given as a transcript, and a
+//! config number no date can hold each get a clear answer within seconds.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Workspace, memsync_bin};
+
+fn mkfifo(path: &std::path::Path) {
+    let status = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(status.success());
+}
+
+/// `cmd` on `ws`, which must answer within five seconds.
+fn answers(ws: &Workspace, args: &[&str]) -> std::process::Output {
+    memsync_bin()
+        .args(["--workspace", ws.root().to_str().unwrap()])
+        .args(args)
+        .timeout(Duration::from_secs(5))
+        .output()
+        .unwrap()
+}
+
+#[test]
+fn a_fifo_named_like_an_artifact_is_reported_not_read() {
+    let ws = Workspace::new();
+    common::good(&ws, "s-1");
+    mkfifo(&ws.path("memory/2026-11-20T08-18-00.000Z--aaaaaaaaaaaaaaaa--summary.md"));
+    for args in [&["sync"][..], &["check"], &["reindex"]] {
+        let out = answers(&ws, args);
+        assert!(out.status.code().is_some(), "{args:?} timed out: {out:?}");
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {out:?}"
+        );
+    }
+    let out = answers(&ws, &["check"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("a FIFO, not a regular file"), "{said}");
+}
+
+#[test]
+fn a_fifo_or_a_device_as_a_transcript_is_refused_at_once() {
+    let ws = Workspace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("session.jsonl");
+    mkfifo(&fifo);
+    for transcript in [fifo.to_str().unwrap(), "/dev/zero", "/dev/urandom"] {
+        let out = answers(
+            &ws,
+            &[
+                "capture",
+                "session-end",
+                "--harness",
+                "claude-code",
+                "--transcript",
+                transcript,
+            ],
+        );
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            out.status.code().is_some_and(|c| c != 0),
+            "{transcript}: {out:?}"
+        );
+        assert!(
+            stderr.contains("not a regular file"),
+            "{transcript}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_window_no_date_can_hold_is_a_config_error_not_a_panic() {
+    let ws = Workspace::new();
+    common::good(&ws, "s-1");
+    ws.write("memsync.yaml", "memory_md:\n  window_days: 100000000\n");
+    for args in [&["status"][..], &["sync"], &["context"]] {
+        let out = answers(&ws, args);
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        assert_eq!(out.status.code(), Some(2), "{args:?}: {stderr}");
+        assert!(stderr.contains("window_days"), "{stderr}");
+        assert!(!stderr.contains("panicked"), "{stderr}");
+    }
+}
+
+#[test]
+fn deeply_nested_yaml_is_refused_before_it_is_parsed() {
+    let ws = Workspace::new();
+    common::good(&ws, "s-1");
+    let deep = "[".repeat(60 * 1024);
+    ws.write(
+        "memory/2026-11-20T08-18-00.000Z--bbbbbbbbbbbbbbbb--summary.md",
+        &format!("---\nkind: summary\nx: {deep}\n---\nbody\n"),
+    );
+    let out = answers(&ws, &["check"]);
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("levels deep"), "{said}");
+    ws.write("memsync.yaml", &format!("memory_md: {deep}\n"));
+    let out = answers(&ws, &["status"]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("levels deep"), "{stderr}");
+}
