@@ -867,6 +867,65 @@ fn a_read_only_workspace_still_answers_search_status_check_and_open() {
     );
 }
 
+/// `mcp` answers a read-only workspace as `search` does: from a scratch index.
+#[test]
+fn a_read_only_workspace_is_served_over_mcp() {
+    if unsafe { libc::geteuid() } != 0 {
+        eprintln!("skipped: needs root to run as nobody (setpriv)");
+        return;
+    }
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
+    ws.add(&session("default", "ro-alpha", common::now()));
+    ws.cli(&["sync"]).success();
+    std::fs::set_permissions(
+        ws.root(),
+        std::os::unix::fs::PermissionsExt::from_mode(0o755),
+    )
+    .unwrap();
+    let before = common::tree(ws.root());
+    let mut c = Command::new("setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        env!("CARGO_BIN_EXE_memsync"),
+    ]);
+    let mut child = on_workspace(c, &ws, Some(AT), &["mcp"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("run memsync mcp");
+    let requests = [
+        r#"{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}"#,
+        r#"{"jsonrpc":"2.0","method":"notifications/initialized"}"#,
+        r#"{"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"memory_search","arguments":{"query":"ro-alpha"}}}"#,
+    ];
+    {
+        use std::io::Write;
+        let mut stdin = child.stdin.take().unwrap();
+        for r in requests {
+            writeln!(stdin, "{r}").unwrap();
+        }
+        // Give the server the call before closing its input.
+        std::thread::sleep(std::time::Duration::from_millis(1500));
+    }
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert!(
+        stdout.contains("\"id\":2") && stdout.contains("ro-alpha"),
+        "{stdout}{stderr}"
+    );
+    assert!(stderr.contains("scratch index"), "{stderr}");
+    assert!(
+        common::tree(ws.root()) == before,
+        "nothing in the workspace was written"
+    );
+}
+
 #[test]
 fn kill_9_across_daemon_capture_sync_and_rebuild_leaves_every_command_working() {
     let ws = Workspace::new();

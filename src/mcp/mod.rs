@@ -45,12 +45,21 @@ pub struct MemoryServer {
 impl MemoryServer {
     pub fn new(settings: Settings, fixed_now: Option<DateTime<Utc>>) -> Result<MemoryServer> {
         let index = Index::open(&settings.index_path())?;
-        Ok(MemoryServer {
+        Ok(Self::with_index(settings, index, fixed_now))
+    }
+
+    /// A server answering from `index` (a scratch index for a read-only workspace).
+    pub fn with_index(
+        settings: Settings,
+        index: Index,
+        fixed_now: Option<DateTime<Utc>>,
+    ) -> MemoryServer {
+        MemoryServer {
             settings: std::sync::Arc::new(settings),
             index: std::sync::Arc::new(Mutex::new(index)),
             fixed_now,
             tool_router: Self::tool_router(),
-        })
+        }
     }
 
     /// Runs a tool against the index as it is now: a connection whose file
@@ -181,12 +190,31 @@ impl ServerHandler for MemoryServer {
 
 /// Serves MCP on stdin/stdout until the client closes the connection.
 pub fn run(settings: Settings, sync_first: bool, fixed_now: Option<DateTime<Utc>>) -> Result<()> {
-    if sync_first {
-        // Index only: answers are current, and no projection is written.
-        let now = fixed_now.unwrap_or_else(Utc::now);
-        pipeline::sync(&settings, now, SyncOptions::INDEX_ONLY)?;
-    }
-    let server = MemoryServer::new(settings, fixed_now)?;
+    let now = fixed_now.unwrap_or_else(Utc::now);
+    let path = settings.index_path();
+    // A read-only workspace (a mounted backup, another user's clone) is
+    // answered as `search` answers it: from a scratch index of its markdown.
+    let mut _scratch = None;
+    let server = if crate::files::writable(&path) {
+        if sync_first {
+            // Index only: answers are current, and no projection is written.
+            pipeline::sync(&settings, now, SyncOptions::INDEX_ONLY)?;
+        }
+        MemoryServer::new(settings, fixed_now)?
+    } else {
+        let dir = tempfile::Builder::new()
+            .prefix("memsync-scratch-")
+            .tempdir()
+            .map_err(|e| Error::io(std::env::temp_dir(), e))?;
+        tracing::warn!(
+            index = %path.display(),
+            "cannot write the index (a read-only workspace?): answering from a scratch index built from the markdown"
+        );
+        let mut index = Index::open(&dir.path().join("index.db"))?;
+        pipeline::sync_with(&mut index, &settings, now, SyncOptions::INDEX_ONLY)?;
+        _scratch = Some(dir);
+        MemoryServer::with_index(settings, index, fixed_now)
+    };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
