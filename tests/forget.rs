@@ -188,3 +188,37 @@ fn a_dry_run_names_what_forget_would_remove_and_changes_nothing() {
     assert!(text.contains("write  memory/tombstones/"), "{text}");
     assert_eq!(common::tree(ws.root()), before, "a dry run changed files");
 }
+
+/// A tombstone that arrives for a session this clone still has (a pull of
+/// another clone's forget) is reported by the next sync and check, as
+/// reindex reports it, for each of the session's files: whether git kept
+/// their times or not.
+#[test]
+fn a_tombstone_arriving_for_indexed_files_is_reported_by_sync_and_check() {
+    for keep_times in [true, false] {
+        let (ws, paths) = workspace();
+        let other = Workspace::copy_of(ws.root());
+        let token = paths[0].split("--").nth(1).unwrap().to_string();
+        forget(&other, &token).success();
+        if !keep_times {
+            for p in &paths {
+                let text = ws.read(p);
+                ws.write(p, &text);
+            }
+        }
+        let tomb = format!("memory/tombstones/default--{token}.md");
+        ws.write(&tomb, &other.read(&tomb));
+        let out = ws.cli(&["sync"]).get_output().stdout.clone();
+        let said = String::from_utf8_lossy(&out);
+        for p in &paths {
+            assert!(
+                said.contains(&format!("{p}: error: tombstone.resurrected")),
+                "keep_times {keep_times}: {p} unreported by sync:\n{said}"
+            );
+        }
+        assert!(!ws.read("MEMORY.md").contains(UNIQUE));
+        ws.cli(&["check"])
+            .code(1)
+            .stdout(predicates::str::contains("tombstone.resurrected"));
+    }
+}

@@ -304,9 +304,12 @@ fn reconcile(
         .filter(|p| !queued.contains(p.as_str()))
         .filter_map(|p| stat_regular(&settings.root, p))
         .collect();
+    // A queued file of such a session is judged again too, even if its
+    // bytes are the ones cached (a clone's copy has new times, same bytes).
+    let flips = |f: &ScannedFile| file_token(&f.path).is_some_and(|t| flipped.contains(&t));
     let mut to_read: Vec<(&ScannedFile, bool)> = artifact_files
         .into_iter()
-        .map(|f| (f, false))
+        .map(|f| (f, flips(f)))
         .chain(forced.iter().map(|f| (f, true)))
         .collect();
     // In name order a capture's files (same time, same token) arrive together,
