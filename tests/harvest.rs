@@ -567,14 +567,15 @@ fn a_harvest_killed_at_any_point_loses_no_session_and_duplicates_none() {
         let _ = child.kill();
         let _ = child.wait();
     }
-    // A killed run's leases expire; a harvest after that finishes the rest.
+    // A killed run's leases are taken over at once (its process is gone): a
+    // harvest at the same moment, well inside the lease, finishes the rest.
     let later = "2026-11-21T13:00:00Z";
     let out = memsync_bin()
         .arg("--config")
         .arg(home.config())
         .arg("--workspace")
         .arg(home.ws())
-        .args(["--now", later, "--json", "harvest"])
+        .args(["--now", NOW, "--json", "harvest"])
         .output()
         .unwrap();
     let report: Value = serde_json::from_slice(&out.stdout).unwrap();

@@ -171,10 +171,16 @@ pub fn is_interrupted_write(name: &str) -> bool {
     if random.is_empty() || pid <= 0 || pid as u32 == std::process::id() {
         return false;
     }
+    !process_alive(pid)
+}
+
+/// Whether a process of this id exists on this machine (one of another user
+/// counts: it exists).
+pub fn process_alive(pid: i32) -> bool {
     // SAFETY: signal 0 only asks whether the process exists.
-    let alive = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    !alive
+    pid > 0
+        && (unsafe { libc::kill(pid, 0) } == 0
+            || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM))
 }
 
 /// memsync's state directory: `0700`, with a `.gitignore` of `*` so git never sees it.

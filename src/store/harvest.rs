@@ -201,7 +201,9 @@ impl Watermarks {
     }
 
     /// Takes the lease on a file for `lease`, unless a live one is held by
-    /// someone else. True when this owner holds it now.
+    /// someone else. A lease whose owner (`… pid N`) is a process that no
+    /// longer exists is taken over at once: a killed harvest must not keep
+    /// its sessions busy for the whole lease. True when this owner holds it now.
     pub fn claim(
         &self,
         path: &str,
@@ -209,6 +211,24 @@ impl Watermarks {
         now: DateTime<Utc>,
         lease: Duration,
     ) -> Result<bool> {
+        let holder: Option<String> = self
+            .conn
+            .query_row(
+                "SELECT owner FROM harvest_leases WHERE path = ?1 AND owner <> ?2",
+                params![path, owner],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| self.err(e))?;
+        let dead = holder
+            .as_deref()
+            .and_then(|h| h.rsplit_once("pid ")?.1.parse::<i32>().ok())
+            .is_some_and(|pid| !crate::files::process_alive(pid));
+        if dead {
+            self.conn
+                .execute("DELETE FROM harvest_leases WHERE path = ?1", [path])
+                .map_err(|e| self.err(e))?;
+        }
         let until = ms(now) + lease.as_millis() as i64;
         let changed = self
             .conn
