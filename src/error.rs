@@ -190,6 +190,9 @@ pub enum GitError {
 
     #[error("{path}: not UTF-8; left for git to mark as a conflict")]
     NotUtf8 { path: String },
+
+    #[error("{path}: neither side is a valid tombstone; left for git to mark as a conflict")]
+    NoTombstone { path: String },
 }
 
 /// `connect` and `disconnect`: a harness's file memsync cannot edit safely.

@@ -664,3 +664,98 @@ fn a_hundred_pulls_beside_a_busy_daemon_all_succeed() {
         "{md}"
     );
 }
+
+/// Issue 43, item 2: three clones forget overlapping sessions (each of three
+/// sessions on two clones) and pull and push in turn: the tombstones of one
+/// session merge through the merge driver (no add/add conflict), every pull
+/// succeeds, and the clones end with the same bytes and no invalid tombstone.
+#[test]
+fn three_clones_forgetting_overlapping_sessions_converge() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (remote, a, b) = two_clones(tmp.path(), "");
+    let c = tmp.path().join("c");
+    git(
+        tmp.path(),
+        &["clone", "-q", remote.to_str().unwrap(), c.to_str().unwrap()],
+    );
+    init_repo(&c);
+    let inputs = tmp.path().join("inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    for (i, s) in ["s-1", "s-2", "s-3", "s-4"].iter().enumerate() {
+        capture(&a, &inputs, s, 60 + i as i64);
+    }
+    commit_all(&a, "sessions");
+    git(&a, &["push", "-q"]);
+    for clone in [&b, &c] {
+        git(clone, &["pull", "-q", "--no-edit"]);
+        memsync(clone, &["-q", "sync"]).success();
+    }
+    let token_of = |root: &Path, session: &str| -> String {
+        let out = cmd(root, &["--json", "open", session]).output().unwrap();
+        let v: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        v["token"]
+            .as_str()
+            .unwrap_or_else(|| panic!("{v}"))
+            .to_string()
+    };
+    let forgets = [
+        (&a, ["s-1", "s-2"]),
+        (&b, ["s-2", "s-3"]),
+        (&c, ["s-1", "s-3"]),
+    ];
+    for (clone, sessions) in forgets {
+        for s in sessions {
+            let token = token_of(clone, s);
+            memsync(
+                clone,
+                &[
+                    "-q",
+                    "forget",
+                    &token,
+                    "--reason",
+                    &format!("why {}", clone.display()),
+                ],
+            )
+            .success();
+        }
+        commit_all(clone, "forget");
+    }
+    let mut failed = Vec::new();
+    for _round in 0..3 {
+        for clone in [&a, &b, &c] {
+            if let Err(e) = try_git(clone, &["pull", "-q", "--no-edit"]) {
+                failed.push(e);
+                continue;
+            }
+            memsync(clone, &["-q", "sync"]).success();
+            commit_all(clone, "sync");
+            if let Err(e) = try_git(clone, &["push", "-q"]) {
+                failed.push(e);
+            }
+        }
+    }
+    assert!(failed.is_empty(), "failed pulls or pushes: {failed:?}");
+    let tracked = |root: &Path| -> std::collections::BTreeMap<String, Vec<u8>> {
+        common::tree(root)
+            .into_iter()
+            .filter(|(p, _)| p.starts_with("memory/"))
+            .collect()
+    };
+    assert_eq!(tracked(&a), tracked(&b), "a and b differ");
+    assert_eq!(tracked(&a), tracked(&c), "a and c differ");
+    let files = tracked(&a);
+    let tombstones: Vec<&String> = files
+        .keys()
+        .filter(|p| p.starts_with("memory/tombstones/"))
+        .collect();
+    assert_eq!(tombstones.len(), 3, "{tombstones:?}");
+    for clone in [&a, &b, &c] {
+        no_conflict_markers(clone);
+        let out = cmd(clone, &["check"]).output().unwrap();
+        let said = String::from_utf8_lossy(&out.stdout);
+        assert!(!said.contains("tombstone.invalid"), "{said}");
+        assert!(!said.contains("tombstone.resurrected"), "{said}");
+    }
+    let merged = String::from_utf8(files[tombstones[0]].clone()).unwrap();
+    assert!(merged.contains("; why"), "both reasons kept: {merged}");
+}

@@ -15,6 +15,7 @@ use crate::error::{Error, GitError, Result};
 use crate::project::file::{self as block, BLOCK_BEGIN, BLOCK_END};
 
 mod commit;
+mod tombstone_merge;
 pub use commit::{Committed, OwnStaging, commit_projections, dirty_projections};
 
 /// The managed block in `.gitignore` and `.gitattributes`.
@@ -27,6 +28,8 @@ const ATTRIBUTE_LINES: &[&str] = &[
     "/agents/*/MEMORY.md merge=memsync",
     "/memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=memsync",
     "/agents/*/memory/[0-9][0-9][0-9][0-9]-[0-9][0-9]-[0-9][0-9].md merge=memsync",
+    // Two clones that forget the same session merge their tombstones.
+    "/memory/tombstones/*.md merge=memsync",
 ];
 
 /// A line that stands for the managed block while the text around it is merged.
@@ -301,6 +304,9 @@ pub struct MergeOutcome {
 /// and writes the block from our side; the next reconcile regenerates it from
 /// the merged tree. The result replaces `ours`, as git expects.
 pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Result<MergeOutcome> {
+    if crate::scan::classify(name) == crate::scan::FileClass::Tombstone {
+        return merge_tombstones(ours, theirs, name);
+    }
     let read = |p: &Path| -> Result<String> {
         let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
         String::from_utf8(bytes).map_err(|_| {
@@ -372,6 +378,23 @@ fn tempdir_near(file: &Path) -> Result<PathBuf> {
     ));
     std::fs::create_dir_all(&dir).map_err(|e| Error::io(&dir, e))?;
     Ok(dir)
+}
+
+/// Two tombstones of one session merged into one (`tombstone_merge`).
+fn merge_tombstones(ours: &Path, theirs: &Path, name: &str) -> Result<MergeOutcome> {
+    let read =
+        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let Some(text) = tombstone_merge::merge(name, &read(ours), &read(theirs)) else {
+        return Err(GitError::NoTombstone {
+            path: name.to_string(),
+        }
+        .into());
+    };
+    crate::files::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
+    Ok(MergeOutcome {
+        path: name.to_string(),
+        union: false,
+    })
 }
 
 /// Appends a union merge to the state directory's log, for `status`.
