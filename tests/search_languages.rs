@@ -138,8 +138,9 @@ fn every_labelled_word_of_the_real_chinese_and_japanese_sessions_is_found() {
 }
 
 /// Every piece of 2 to 6 characters of the Han and kana runs in the stored
-/// transcripts (a deterministic sample of at most 300), quoted, finds its
-/// session, as it does unquoted.
+/// transcripts (one per run and length, from its middle), quoted, finds its
+/// session, as it does unquoted: searched in-process, so all of them fit in
+/// a test.
 fn every_run_piece_is_found_quoted(ws: &Workspace) {
     let is_cjk = |c: char| matches!(c as u32, 0x3040..=0x30FF | 0x4E00..=0x9FFF);
     let mut pieces: Vec<(String, String)> = Vec::new();
@@ -175,15 +176,24 @@ fn every_run_piece_is_found_quoted(ws: &Workspace) {
     }
     pieces.sort();
     pieces.dedup();
-    let step = pieces.len().div_ceil(300).max(1);
+    let settings =
+        memsync::config::Settings::load(Some(ws.root()), None, &memsync::config::Env::default())
+            .unwrap();
+    let index = memsync::store::Index::open(&settings.index_path()).unwrap();
     let mut missed = Vec::new();
     let mut tried = 0;
-    for (piece, session) in pieces.iter().step_by(step) {
+    for (piece, session) in &pieces {
         tried += 1;
-        for query in [piece.clone(), format!("\"{piece}\"")] {
-            let hits = search(ws, &[&query, "--limit", "100"]);
-            if !ids(&hits).contains(&session.as_str()) {
-                missed.push(query);
+        for text in [piece.clone(), format!("\"{piece}\"")] {
+            let q = memsync::search::Query {
+                text: text.clone(),
+                limit: 100,
+                ..Default::default()
+            };
+            let found =
+                memsync::search::search(&index, &settings.config.search, &q, now()).unwrap();
+            if !found.hits.iter().any(|h| &h.session_id == session) {
+                missed.push(text);
             }
         }
     }
