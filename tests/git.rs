@@ -759,3 +759,43 @@ fn three_clones_forgetting_overlapping_sessions_converge() {
     let merged = String::from_utf8(files[tombstones[0]].clone()).unwrap();
     assert!(merged.contains("; why"), "both reasons kept: {merged}");
 }
+
+/// Issue 43, item 1: a one-shot capture while a git command works in the
+/// repository (a pull's fetch holds no lock) writes its canonical files but
+/// leaves the tracked projections alone; the next sync renders them.
+#[test]
+fn a_capture_while_git_works_writes_its_session_but_defers_the_projections() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, a, _b) = two_clones(tmp.path(), "");
+    let inputs = tmp.path().join("inputs");
+    std::fs::create_dir_all(&inputs).unwrap();
+    capture(&a, &inputs, "before-git", 30);
+    commit_all(&a, "first");
+    let memory_before = std::fs::read_to_string(a.join("MEMORY.md")).unwrap();
+    // A long-lived git process in the work tree, as a pull is while it fetches.
+    let mut running = Command::new("git")
+        .args(["cat-file", "--batch"])
+        .current_dir(&a)
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    std::thread::sleep(Duration::from_millis(100));
+    capture(&a, &inputs, "during-git", 20);
+    let summaries = std::fs::read_dir(a.join("memory"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
+        .count();
+    assert_eq!(summaries, 2, "the capture's own files are written");
+    let memory_during = std::fs::read_to_string(a.join("MEMORY.md")).unwrap();
+    assert!(
+        memory_during == memory_before,
+        "MEMORY.md was rendered while git worked"
+    );
+    let _ = running.kill();
+    let _ = running.wait();
+    memsync(&a, &["-q", "sync"]).success();
+    let memory = std::fs::read_to_string(a.join("MEMORY.md")).unwrap();
+    assert!(memory.contains("during-git"), "{memory}");
+}

@@ -358,8 +358,15 @@ fn reconcile(
         ms = started.elapsed().as_millis() as u64,
         "indexed"
     );
+    // A git command at work in the repository (a pull's fetch leaves no
+    // lock file) is busy too: a projection written under a merge makes git
+    // refuse ("local changes would be overwritten") or re-creates a file
+    // git just removed. One-shot commands (capture, harvest, hook jobs,
+    // forget, sync) leave it to the next sync or the daemon, as it does.
     let git_busy = if opts.render {
-        crate::repo::busy_at(&settings.root)
+        crate::repo::busy_at(&settings.root).or_else(|| {
+            crate::repo::git_running_at(&settings.root).then_some("a git command is running")
+        })
     } else {
         None
     };
