@@ -106,3 +106,62 @@ fn deeply_nested_yaml_is_refused_before_it_is_parsed() {
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(stderr.contains("levels deep"), "{stderr}");
 }
+
+/// A Claude Code session whose first line is over the line limit (a huge
+/// pasted prompt) is still recognised: the line is cut inside its long
+/// string and keeps its JSON shape, so neither detection nor the sentence
+/// sees raw JSON.
+#[test]
+fn a_session_whose_first_line_is_over_the_limit_is_still_recognised() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "capture:\n  max_transcript_bytes: 100000\n");
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir
+        .path()
+        .join("0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0.jsonl");
+    let paste = "lorem ipsum ".repeat(30_000);
+    let first = serde_json::json!({
+        "type": "user", "uuid": "u1", "sessionId": "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+        "cwd": "/home/ana/shop", "timestamp": "2026-11-20T10:00:00.000Z",
+        "message": {"role": "user", "content": format!("Fix the retry in src/pay.rs: {paste}")}
+    });
+    let reply = serde_json::json!({
+        "type": "assistant", "uuid": "a1", "sessionId": "0b1c2d3e-4f50-6172-8394-a5b6c7d8e9f0",
+        "cwd": "/home/ana/shop", "timestamp": "2026-11-20T10:05:00.000Z",
+        "message": {"role": "assistant", "content": [{"type": "text", "text": "Fixed the retry in src/pay.rs."}]}
+    });
+    std::fs::write(&path, format!("{first}\n{reply}\n")).unwrap();
+    let out = answers(
+        &ws,
+        &[
+            "--json",
+            "capture",
+            "session-end",
+            "--transcript",
+            path.to_str().unwrap(),
+        ],
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{said}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary = std::fs::read_dir(ws.path("memory"))
+        .unwrap()
+        .flatten()
+        .find(|e| e.file_name().to_string_lossy().ends_with("--summary.md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .expect("a summary");
+    assert!(
+        summary.contains("harness: \"claude-code\""),
+        "{}",
+        &summary[..600]
+    );
+    let sentence = summary
+        .lines()
+        .find(|l| l.starts_with("memory_sentence:"))
+        .unwrap();
+    assert!(!sentence.contains("{\\\"type"), "{sentence}");
+    assert!(sentence.contains("retry"), "{sentence}");
+}

@@ -202,7 +202,7 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
             "{ws}/memory",
         ],
         3,
-        "Is a directory",
+        "a directory, not a regular file",
     ),
     v(
         "a transcript that does not exist",

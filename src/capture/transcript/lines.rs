@@ -1,5 +1,8 @@
 //! A session file read a line at a time with a cap on each line, so reading a
 //! 200 MB transcript, or one with a 100 MB line, holds one bounded line.
+//! A JSON line over the cap keeps its shape: the long string it was cut in
+//! is shortened (its start, a marker, its end) and the keys after it stay,
+//! so the line still parses and its harness is still recognised.
 //!
 //! Owns: splitting bytes into (lossy UTF-8) lines and cutting long ones.
 //! Must not: interpret a line.
@@ -36,10 +39,12 @@ impl<R: BufRead> LineReader<R> {
         }
     }
 
-    /// One line's bytes, up to the cap; the rest up to the newline is
-    /// consumed and counted. `None` at the end.
-    fn next_bytes(&mut self) -> std::io::Result<Option<(Vec<u8>, usize)>> {
+    /// One line's bytes, up to the cap, and the last [`TAIL`] bytes of a
+    /// longer one; the rest up to the newline is consumed and counted.
+    /// `None` at the end.
+    fn next_bytes(&mut self) -> std::io::Result<Option<RawLine>> {
         let mut kept = Vec::new();
+        let mut tail: Vec<u8> = Vec::new();
         let mut total = 0;
         loop {
             let buf = match self.reader.fill_buf() {
@@ -48,19 +53,27 @@ impl<R: BufRead> LineReader<R> {
                 Err(e) => return Err(e),
             };
             if buf.is_empty() {
-                return Ok((total > 0).then_some((kept, total)));
+                return Ok((total > 0).then_some(RawLine { kept, tail, total }));
             }
             let (chunk, done) = match buf.iter().position(|&b| b == b'\n') {
                 Some(i) => (&buf[..i], i + 1),
                 None => (buf, buf.len()),
             };
             let room = self.cap.saturating_sub(kept.len());
-            kept.extend_from_slice(&chunk[..chunk.len().min(room)]);
+            let taken = chunk.len().min(room);
+            kept.extend_from_slice(&chunk[..taken]);
+            tail.extend_from_slice(&chunk[taken..]);
+            if tail.len() > 2 * TAIL {
+                tail.drain(..tail.len() - TAIL);
+            }
             total += chunk.len();
             let ended = done > chunk.len();
             self.reader.consume(done);
             if ended {
-                return Ok(Some((kept, total)));
+                if tail.len() > TAIL {
+                    tail.drain(..tail.len() - TAIL);
+                }
+                return Ok(Some(RawLine { kept, tail, total }));
             }
         }
     }
@@ -74,21 +87,34 @@ impl<R: BufRead> Iterator for LineReader<R> {
             return None;
         }
         match self.next_bytes() {
-            Ok(Some((bytes, total))) => {
+            Ok(Some(RawLine {
+                kept: bytes,
+                tail,
+                total,
+            })) => {
                 self.line += 1;
-                let mut line = String::from_utf8_lossy(&bytes).into_owned();
-                if line.ends_with('\r') {
-                    line.pop();
-                }
                 if total > bytes.len() {
                     self.cut.push(CutLine {
                         line: self.line,
                         bytes: total,
                     });
+                    let marker = format!(
+                        " [… {} bytes cut by memsync] ",
+                        total - bytes.len() - tail.len()
+                    );
+                    if let Some(json) = json_spliced(&bytes, &tail, &marker) {
+                        return Some(json);
+                    }
+                    let mut line = String::from_utf8_lossy(&bytes).into_owned();
                     line.push_str(&format!(
                         " [… {} bytes cut by memsync]",
                         total - bytes.len()
                     ));
+                    return Some(line);
+                }
+                let mut line = String::from_utf8_lossy(&bytes).into_owned();
+                if line.ends_with('\r') {
+                    line.pop();
                 }
                 Some(line)
             }
@@ -99,6 +125,79 @@ impl<R: BufRead> Iterator for LineReader<R> {
             }
         }
     }
+}
+
+/// One line as read: its first `cap` bytes, the end of a longer one, and
+/// its whole length.
+struct RawLine {
+    kept: Vec<u8>,
+    tail: Vec<u8>,
+    total: usize,
+}
+
+/// The end of a cut line kept, to close a JSON line's long string and keep
+/// the keys that follow it.
+const TAIL: usize = 64 * 1024;
+
+/// A JSON object line cut inside a string, put back together as valid JSON:
+/// `head` up to where its open string was cut, `marker` in the string, then
+/// the end of the line from a point inside that string. `None` when the
+/// line is no JSON object or no such point is found.
+fn json_spliced(head: &[u8], tail: &[u8], marker: &str) -> Option<String> {
+    if head.iter().find(|b| !b.is_ascii_whitespace()) != Some(&b'{') {
+        return None;
+    }
+    let head = String::from_utf8_lossy(head);
+    let cut = open_string_end(&head)?;
+    let tail = String::from_utf8_lossy(tail);
+    let tail = tail.trim_end_matches('\r');
+    // The tail begins somewhere in the long string: try the first places
+    // that cannot be inside an escape, until the whole parses.
+    let starts = tail
+        .char_indices()
+        .filter(|(i, c)| *c != '\\' && !tail[..*i].ends_with('\\'))
+        .map(|(i, _)| i)
+        .take(16);
+    for at in starts {
+        let candidate = format!("{}{marker}{}", &head[..cut], &tail[at..]);
+        if serde_json::from_str::<serde::de::IgnoredAny>(&candidate).is_ok() {
+            return Some(candidate);
+        }
+    }
+    None
+}
+
+/// Where the text of `head` can be cut inside the string it ends in (not in
+/// the middle of an escape), if it ends inside a string.
+fn open_string_end(head: &str) -> Option<usize> {
+    let (mut in_string, mut escaped) = (false, false);
+    let mut last_safe = None;
+    for (i, c) in head.char_indices() {
+        if in_string {
+            if escaped {
+                escaped = false;
+            } else if c == '\\' {
+                escaped = true;
+                continue;
+            } else if c == '"' {
+                in_string = false;
+                continue;
+            }
+            if !escaped {
+                last_safe = Some(i + c.len_utf8());
+            }
+        } else if c == '"' {
+            in_string = true;
+            last_safe = Some(i + 1);
+        }
+    }
+    // Keep clear of a \uXXXX escape cut short.
+    let end = last_safe?;
+    let end = head[..end]
+        .rfind("\\u")
+        .filter(|u| end - u < 6)
+        .unwrap_or(end);
+    in_string.then_some(end)
 }
 
 #[cfg(test)]
@@ -116,6 +215,27 @@ mod tests {
         let text = "a\r\nbb\n\nccc";
         assert_eq!(lines(text, 100).0, text.lines().collect::<Vec<_>>());
         assert_eq!(lines("x\n", 100).0, vec!["x"]);
+    }
+
+    #[test]
+    fn a_json_line_over_the_cap_keeps_its_shape_and_the_keys_after_the_long_string() {
+        let long = "z".repeat(200_000);
+        let line = format!(
+            "{{\"type\":\"user\",\"message\":{{\"content\":\"{long}\"}},\"sessionId\":\"abc\"}}"
+        );
+        let (out, cut) = lines(&format!("{line}\nnext\n"), 1000);
+        let v: serde_json::Value = serde_json::from_str(&out[0]).expect(&out[0][..200]);
+        assert_eq!(v["sessionId"], "abc");
+        assert_eq!(v["type"], "user");
+        let content = v["message"]["content"].as_str().unwrap();
+        assert!(
+            content.contains("bytes cut by memsync"),
+            "{}",
+            &content[..100]
+        );
+        assert!(out[0].len() < 1000 + TAIL + 100);
+        assert_eq!(out[1], "next");
+        assert_eq!(cut.len(), 1);
     }
 
     #[test]
