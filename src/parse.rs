@@ -74,7 +74,7 @@ pub fn parse_document(text: &str) -> Result<Document<'_>, ParseError> {
     if yaml.len() > MAX_FRONTMATTER_BYTES {
         return Err(ParseError::TooLarge);
     }
-    if let Some(depth) = too_deep(yaml) {
+    if let Some(depth) = crate::contract::yaml_too_deep(yaml) {
         return Err(ParseError::Yaml(depth));
     }
     let value: serde_yaml::Value = if yaml.trim().is_empty() {
@@ -86,38 +86,6 @@ pub fn parse_document(text: &str) -> Result<Document<'_>, ParseError> {
         serde_yaml::Value::Mapping(frontmatter) => Ok(Document { frontmatter, body }),
         _ => Err(ParseError::NotMapping),
     }
-}
-
-/// The deepest flow nesting (`[`, `{`) YAML is parsed with: the parser's
-/// cost grows with the square of it (64 KiB of `[` took seconds), and no
-/// frontmatter or config has a reason to nest this deep.
-pub const MAX_YAML_NESTING: usize = 64;
-
-/// Why `yaml` is refused before parsing, if it nests flow collections more
-/// than [`MAX_YAML_NESTING`] deep. Quoted text does not count; a cheap scan.
-pub fn too_deep(yaml: &str) -> Option<String> {
-    let (mut depth, mut deepest) = (0usize, 0usize);
-    let mut quote: Option<char> = None;
-    for c in yaml.chars() {
-        match (quote, c) {
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, '"' | '\'') => quote = Some(c),
-            (None, '\n') => {}
-            (None, '[' | '{') => {
-                depth += 1;
-                deepest = deepest.max(depth);
-            }
-            (None, ']' | '}') => depth = depth.saturating_sub(1),
-            _ => {}
-        }
-        if c == '\n' && quote == Some('\'') {
-            // A single quote in plain text (`don't`) ends at the line.
-            quote = None;
-        }
-    }
-    (deepest > MAX_YAML_NESTING)
-        .then(|| format!("nested {deepest} levels deep, over {MAX_YAML_NESTING}; not parsed"))
 }
 
 /// One `[[target]]` or `[[target|label]]` in a body.

@@ -301,7 +301,7 @@ fn read_layer(path: &Path, required: bool) -> Result<Option<Value>> {
     if text.trim().is_empty() {
         return Ok(Some(Value::Mapping(Default::default())));
     }
-    if let Some(reason) = crate::parse::too_deep(&text) {
+    if let Some(reason) = crate::contract::yaml_too_deep(&text) {
         return Err(Error::config(path, reason));
     }
     // Deserialising the layer on its own gives errors that name the key and line.
