@@ -99,7 +99,13 @@ fn span_at(bare: &[String], raw: &[&str], i: usize, now: DateTime<Utc>) -> Optio
     if let Some(span) = ago(&word, next(1).as_deref(), next(2).as_deref(), today) {
         return Some((span, 3));
     }
-    if let Some(month) = month_of(&bare[i], raw[i]) {
+    // "May I ask…", "May we…": a question's first word before a pronoun is the verb.
+    let verb_at_start = i == 0
+        && matches!(
+            next(1).as_deref(),
+            Some("i" | "we" | "you" | "he" | "she" | "they" | "it")
+        );
+    if let Some(month) = month_of(&bare[i], raw[i]).filter(|_| !verb_at_start) {
         return month_span(bare, i, month, today);
     }
     // "8 May 2023"
@@ -255,5 +261,7 @@ mod tests {
     fn may_the_verb_is_no_month() {
         assert_eq!(take_span("it may fail", now()).0, None);
         assert_eq!(take_span("the march of time", now()).0, None);
+        assert_eq!(take_span("May I ask what we fixed?", now()).0, None);
+        assert!(take_span("May 2026 was busy", now()).0.is_some());
     }
 }
