@@ -829,8 +829,8 @@ fn read_only(ws: &Workspace, args: &[&str]) -> std::process::Output {
     out
 }
 
-#[test]
-fn a_read_only_workspace_still_answers_search_status_check_and_open() {
+/// A synced workspace with sessions `ro-alpha` and `ro-beta` that others may read.
+fn readable_workspace() -> Workspace {
     let ws = Workspace::new();
     ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
     ws.add(&session("default", "ro-alpha", common::now()));
@@ -842,6 +842,12 @@ fn a_read_only_workspace_still_answers_search_status_check_and_open() {
         std::os::unix::fs::PermissionsExt::from_mode(0o755),
     )
     .unwrap();
+    ws
+}
+
+#[test]
+fn a_read_only_workspace_still_answers_search_status_check_and_open() {
+    let ws = readable_workspace();
     let before = common::tree(ws.root());
     for (args, expect) in [
         (&["search", "ro-alpha"][..], "ro-alpha"),
@@ -874,15 +880,7 @@ fn a_read_only_workspace_is_served_over_mcp() {
         eprintln!("skipped: needs root to run as nobody (setpriv)");
         return;
     }
-    let ws = Workspace::new();
-    ws.write("memsync.yaml", "daily_logs:\n  timezone: UTC\n");
-    ws.add(&session("default", "ro-alpha", common::now()));
-    ws.cli(&["sync"]).success();
-    std::fs::set_permissions(
-        ws.root(),
-        std::os::unix::fs::PermissionsExt::from_mode(0o755),
-    )
-    .unwrap();
+    let ws = readable_workspace();
     let before = common::tree(ws.root());
     let mut c = Command::new("setpriv");
     c.args([

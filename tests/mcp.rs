@@ -50,6 +50,19 @@ fn answer(result: &CallToolResult) -> Value {
     serde_json::from_str(&text(result)).expect("JSON answer")
 }
 
+/// The `default` agent's sessions about the write gate (the demo's
+/// reviewer agent has a session of the same token).
+async fn write_gate_hits(client: &RunningService<RoleClient, ()>) -> Value {
+    answer(
+        &call(
+            client,
+            "memory_search",
+            json!({ "query": "write gate", "agent": "default" }),
+        )
+        .await,
+    )
+}
+
 /// A tool error, with its message.
 fn refusal(result: &CallToolResult) -> String {
     assert_eq!(result.is_error, Some(true), "{}", text(result));
@@ -229,14 +242,7 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send_and_the_server_carr
 async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
     let (_tmp, root) = common::demo_workspace();
     let client = connect(&root).await;
-    let found = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "write gate", "agent": "default" }),
-        )
-        .await,
-    );
+    let found = write_gate_hits(&client).await;
     let token = found["hits"][0]["token"].as_str().unwrap().to_string();
     common::memsync_bin()
         .arg("--workspace")
@@ -252,14 +258,7 @@ async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
         ])
         .assert()
         .success();
-    let again = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "write gate", "agent": "default" }),
-        )
-        .await,
-    );
+    let again = write_gate_hits(&client).await;
     assert!(
         again["hits"]
             .as_array()
@@ -283,14 +282,7 @@ async fn memory_get_serves_only_indexed_artifacts_and_never_through_a_symlink() 
     let secret = tmp.path().join("id_rsa");
     std::fs::write(&secret, SECRET).unwrap();
     let client = connect(&root).await;
-    let found = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "write gate", "agent": "default" }),
-        )
-        .await,
-    );
+    let found = write_gate_hits(&client).await;
     let path = found["hits"][0]["path"].as_str().unwrap().to_string();
     let token = found["hits"][0]["token"].as_str().unwrap().to_string();
     // A name the index never saw, and an indexed file swapped for a link.
@@ -321,14 +313,7 @@ async fn a_forgotten_sessions_file_back_from_a_stale_clone_is_not_served_by_path
     let (_tmp, root) = common::demo_workspace();
     let memory = root.join("memory");
     let client = connect(&root).await;
-    let found = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "write gate", "agent": "default" }),
-        )
-        .await,
-    );
+    let found = write_gate_hits(&client).await;
     let token = found["hits"][0]["token"].as_str().unwrap().to_string();
     client.cancel().await.unwrap();
     let files: Vec<(std::path::PathBuf, Vec<u8>)> = std::fs::read_dir(&memory)
