@@ -165,3 +165,25 @@ fn a_session_whose_first_line_is_over_the_limit_is_still_recognised() {
     assert!(!sentence.contains("{\\\"type"), "{sentence}");
     assert!(sentence.contains("retry"), "{sentence}");
 }
+
+/// The daemon starts beside a FIFO named like an artifact (it used to hang in
+/// its start-up reconcile and then ignore SIGTERM) and answers SIGTERM
+/// within a second.
+#[test]
+fn the_daemon_starts_beside_a_fifo_and_stops_within_a_second_of_sigterm() {
+    let ws = Workspace::new();
+    common::good(&ws, "s-1");
+    mkfifo(&ws.path("memory/2026-11-20T08-18-00.000Z--aaaaaaaaaaaaaaaa--summary.md"));
+    let daemon = common::daemon::Daemon::start(ws.root());
+    let pid = daemon.pid();
+    let started = std::time::Instant::now();
+    // SAFETY: a signal to the daemon this test started.
+    unsafe { libc::kill(pid, libc::SIGTERM) };
+    let status = daemon.stop();
+    assert!(
+        started.elapsed() < Duration::from_secs(1),
+        "stopped after {:?}",
+        started.elapsed()
+    );
+    assert!(status.code().is_some(), "{status:?}");
+}
