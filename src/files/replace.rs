@@ -47,7 +47,7 @@ pub fn replace_preserving_appends(
     loop {
         let old = open_existing(path)?;
         let (text, read_len) = match &old {
-            Some(file) => read_text(file)?,
+            Some(file) => read_whole_lines(file)?,
             None => (String::new(), 0),
         };
         let Some(new) = render(&text).filter(|n| *n != text) else {
@@ -103,9 +103,24 @@ fn open_existing(path: &Path) -> std::io::Result<Option<File>> {
     }
 }
 
-fn read_text(mut file: &File) -> std::io::Result<(String, u64)> {
+/// The file's text up to its last complete line, and how many bytes that
+/// is. A last line without its newline while a writer holds the file open
+/// is a write still in progress (a `write()` that crosses a page is briefly
+/// visible half done): it is left in the old file for `recover_appends`,
+/// which copies it with the rest of its bytes, so a render never cuts a line
+/// in two. A file that simply ends without a newline keeps its last line.
+fn read_whole_lines(mut file: &File) -> std::io::Result<(String, u64)> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
+    let partial = bytes.last().is_some_and(|&b| b != b'\n');
+    if partial {
+        let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+        let tail = &bytes[cut..];
+        let ours = tail.windows(8).any(|w| w == b"memsync:");
+        if !ours && no_writer_holds(file) != Some(true) {
+            bytes.truncate(cut);
+        }
+    }
     let len = bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8; left untouched")
