@@ -71,6 +71,10 @@ pub struct SyncOptions<'p> {
     /// (modified within the last 2 s) untouched: not indexed, no problem
     /// recorded, listed in `SyncReport::unsettled` for the caller to retry.
     pub defer_unsettled: bool,
+    /// Leave the projections alone while any git process works in the
+    /// repository (one-shot commands). The daemon asks that itself before a
+    /// reconcile and retries when git is done, so it turns this off.
+    pub defer_while_git_runs: bool,
     pub progress: Option<&'p dyn Progress>,
 }
 
@@ -78,11 +82,13 @@ impl SyncOptions<'static> {
     pub const RENDER: SyncOptions<'static> = SyncOptions {
         render: true,
         defer_unsettled: false,
+        defer_while_git_runs: true,
         progress: None,
     };
     pub const INDEX_ONLY: SyncOptions<'static> = SyncOptions {
         render: false,
         defer_unsettled: false,
+        defer_while_git_runs: false,
         progress: None,
     };
 }
@@ -365,7 +371,8 @@ fn reconcile(
     // forget, sync) leave it to the next sync or the daemon, as it does.
     let git_busy = if opts.render {
         crate::repo::busy_at(&settings.root).or_else(|| {
-            crate::repo::git_running_at(&settings.root).then_some("a git command is running")
+            (opts.defer_while_git_runs && crate::repo::git_running_at(&settings.root))
+                .then_some("a git command is running")
         })
     } else {
         None

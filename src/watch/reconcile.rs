@@ -153,6 +153,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.next_full = Instant::now() + reconcile_every(&self.settings);
         let opts = SyncOptions {
             defer_unsettled: true,
+            defer_while_git_runs: false,
             ..SyncOptions::RENDER
         };
         self.rendered_at = Utc::now();
@@ -173,6 +174,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         let opts = SyncOptions {
             defer_unsettled: attempt < MAX_DEFERRALS,
+            defer_while_git_runs: false,
             ..SyncOptions::RENDER
         };
         self.rendered_at = Utc::now();
