@@ -355,6 +355,18 @@ fn sync_removes_only_the_temporary_files_of_memsync_writes_that_died() {
     );
 }
 
+/// memsync run as `nobody` (for root, through `setpriv`).
+fn as_nobody() -> Command {
+    let mut c = Command::new("setpriv");
+    c.args([
+        "--reuid=65534",
+        "--regid=65534",
+        "--clear-groups",
+        env!("CARGO_BIN_EXE_memsync"),
+    ]);
+    c
+}
+
 /// Runs the binary as an unprivileged user, so file permissions bind (root
 /// reads everything). Under root that is `nobody` via `setpriv`, owning `root`.
 fn unprivileged(ws: &Workspace, args: &[&str]) -> std::process::Output {
@@ -366,14 +378,7 @@ fn unprivileged(ws: &Workspace, args: &[&str]) -> std::process::Output {
             .status()
             .unwrap();
         assert!(ok.success(), "chown the workspace to nobody");
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_memsync"),
-        ]);
-        c
+        as_nobody()
     } else {
         Command::new(env!("CARGO_BIN_EXE_memsync"))
     };
@@ -798,14 +803,7 @@ fn the_daemon_opens_no_network_socket() {
 /// taken away for the run.
 fn read_only(ws: &Workspace, args: &[&str]) -> std::process::Output {
     if unsafe { libc::geteuid() } == 0 {
-        let mut c = Command::new("setpriv");
-        c.args([
-            "--reuid=65534",
-            "--regid=65534",
-            "--clear-groups",
-            env!("CARGO_BIN_EXE_memsync"),
-        ]);
-        return on_workspace(c, ws, Some(AT), args)
+        return on_workspace(as_nobody(), ws, Some(AT), args)
             .output()
             .expect("run memsync");
     }
@@ -882,14 +880,7 @@ fn a_read_only_workspace_is_served_over_mcp() {
     }
     let ws = readable_workspace();
     let before = common::tree(ws.root());
-    let mut c = Command::new("setpriv");
-    c.args([
-        "--reuid=65534",
-        "--regid=65534",
-        "--clear-groups",
-        env!("CARGO_BIN_EXE_memsync"),
-    ]);
-    let mut child = on_workspace(c, &ws, Some(AT), &["mcp"])
+    let mut child = on_workspace(as_nobody(), &ws, Some(AT), &["mcp"])
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())

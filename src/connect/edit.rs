@@ -201,7 +201,7 @@ pub fn remove_hooks(path: &Path, text: &str, ours: &[String]) -> Result<String> 
     Ok(root.to_string())
 }
 
-fn remove_if_empty(object: &CstObject) {
+pub(super) fn remove_if_empty(object: &CstObject) {
     if object.properties().is_empty()
         && let Some(prop) = object.parent().and_then(|p| p.as_object_prop())
     {

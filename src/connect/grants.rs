@@ -96,11 +96,7 @@ pub fn remove_claude_rules(path: &Path, text: &str) -> Result<String> {
     {
         prop.remove();
     }
-    if permissions.properties().is_empty()
-        && let Some(prop) = permissions.parent().and_then(|p| p.as_object_prop())
-    {
-        prop.remove();
-    }
+    super::edit::remove_if_empty(&permissions);
     Ok(root.to_string())
 }
 

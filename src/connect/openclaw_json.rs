@@ -96,13 +96,8 @@ pub fn remove_openclaw_mcp(path: &Path, text: &str, args: &[String]) -> Result<S
         return Ok(text.to_string());
     };
     prop.remove();
-    for object in [servers, mcp] {
-        if object.properties().is_empty()
-            && let Some(prop) = object.parent().and_then(|p| p.as_object_prop())
-        {
-            prop.remove();
-        }
-    }
+    super::edit::remove_if_empty(&servers);
+    super::edit::remove_if_empty(&mcp);
     Ok(root.to_string())
 }
 
