@@ -384,7 +384,8 @@ fn full_render(
         .set_meta("projection_config", "")
         .expect("force full render");
     let t = Instant::now();
-    memsync::project::render(index, settings, now).expect("render");
+    memsync::project::render(index, settings, now, memsync::files::WhileHeld::Defer)
+        .expect("render");
     t.elapsed()
 }
 

@@ -8,6 +8,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use common::lines::{LineCount, numbered};
 use common::{Workspace, session, ts};
 
 const LINES: usize = 100_000;
@@ -27,8 +28,7 @@ fn appender(
                 .create(true)
                 .open(&path)
                 .expect("open for append");
-            f.write_all(format!("- {tag} line {i}\n").as_bytes())
-                .expect("append");
+            f.write_all(numbered(tag, i).as_bytes()).expect("append");
             drop(f);
             if i % 500 == 0 {
                 std::thread::sleep(std::time::Duration::from_millis(1));
@@ -36,19 +36,6 @@ fn appender(
         }
         done.store(true, Ordering::SeqCst);
     })
-}
-
-fn count_lines(text: &str, tag: &str) -> Vec<usize> {
-    let mut seen = vec![0usize; LINES];
-    for line in text.lines() {
-        if let Some(n) = line.strip_prefix(&format!("- {tag} line ")) {
-            match n.parse::<usize>() {
-                Ok(n) => seen[n] += 1,
-                Err(_) => panic!("torn line: {line:?}"),
-            }
-        }
-    }
-    seen
 }
 
 #[test]
@@ -93,16 +80,12 @@ fn lines_appended_while_renders_run_are_all_kept_in_the_daily_log_and_memory_md(
 
     for (path, tag) in [(&log, "log"), (&md, "memory")] {
         let text = std::fs::read_to_string(path).expect("read");
-        let seen = count_lines(&text, tag);
-        let lost: Vec<usize> = (0..LINES).filter(|&i| seen[i] == 0).collect();
-        let doubled: Vec<usize> = (0..LINES).filter(|&i| seen[i] > 1).collect();
+        let count = LineCount::of(&text, tag, LINES);
         assert!(
-            lost.is_empty() && doubled.is_empty(),
-            "{}: {} of {LINES} lines lost (first {:?}), {} doubled, over {renders} renders",
+            count.is_whole(),
+            "{}: {} over {renders} renders",
             path.display(),
-            lost.len(),
-            lost.first(),
-            doubled.len()
+            count.summary(LINES)
         );
         // The managed block is still one block. (MEMORY.md's ledger is empty by
         // now: 100,000 appended lines leave no room in its byte budget.)

@@ -33,6 +33,13 @@ pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
             super::units::written_summary(&report.projections_written)
         );
     }
+    if !report.projections_held.is_empty() {
+        let _ = writeln!(
+            out,
+            "  left for the daemon or a later sync (another process holds them open for writing): {}",
+            report.projections_held.join(", ")
+        );
+    }
     let _ = writeln!(
         out,
         "  problems: {} errors, {} warnings",

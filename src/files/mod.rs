@@ -5,11 +5,13 @@
 //! Owns: the file-system primitives every writer shares. Must not: know what
 //! a file means (projections, artifacts and state all call in here).
 
+mod held;
 mod replace;
 
 use std::path::Path;
 
-pub use replace::{Replaced, replace_preserving_appends};
+pub use held::HeldFiles;
+pub use replace::{Replaced, WhileHeld, replace_preserving_appends};
 
 use crate::error::{Error, Result};
 
@@ -143,10 +145,11 @@ pub fn check_real_dirs(root: &Path, rel: &str) -> std::io::Result<()> {
 pub fn replace_in_workspace(
     root: &Path,
     rel: &str,
+    while_held: WhileHeld<'_>,
     render: impl Fn(&str) -> Option<String>,
 ) -> std::io::Result<Replaced> {
     check_real_dirs(root, rel)?;
-    replace_preserving_appends(&root.join(rel), render)
+    replace_preserving_appends(&root.join(rel), while_held, render)
 }
 
 /// `write_atomic` for a workspace-relative path, never through a symlinked directory.

@@ -9,19 +9,38 @@
 //! keeps the old file open across the rename and copies whatever was appended
 //! to it onto the new file, until no process holds the old one open for
 //! writing (a read lease on Linux tells that exactly; elsewhere a quiet spell).
+//! A writer that holds the file for longer (a logger, a stream kept open) is
+//! followed by the daemon for as long as it does; a one-shot command, which
+//! cannot stay, leaves a file held open alone for the daemon or a later run.
 
 use std::fs::File;
-use std::io::{Read, Seek, SeekFrom, Write};
+use std::io::{Read, Write};
 use std::os::unix::fs::{MetadataExt, OpenOptionsExt, PermissionsExt};
 use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::TEMP_TAG;
+use super::held::{Catch, Held, HeldFiles, no_writer_holds};
 
-/// How long the recovery waits for writers of the old file to close it.
+/// How long a one-shot command's recovery waits for a writer that opened the
+/// file just as it was replaced to close it.
 const RECOVERY_LIMIT: Duration = Duration::from_secs(2);
-/// Without leases: how long the old file must stay unchanged to count as closed.
-const QUIET_SPELL: Duration = Duration::from_millis(20);
+/// How long the daemon copies appends itself before its follower takes over.
+const HAND_OVER_AFTER: Duration = Duration::from_millis(20);
+/// How long a one-shot command waits for a writer to close the file before
+/// leaving it for later.
+const HOLD_WAIT: Duration = Duration::from_millis(250);
+
+/// What a rewrite does about a file another process holds open for writing.
+#[derive(Debug, Clone, Copy)]
+pub enum WhileHeld<'a> {
+    /// Leave it as it is (`Replaced::Held`): the writer would go on writing
+    /// into the replaced file after this command has exited. One-shot commands.
+    Defer,
+    /// Replace it and copy what the writer adds to the replaced file for as
+    /// long as it holds it. The daemon.
+    Follow(&'a HeldFiles),
+}
 
 /// What `replace_preserving_appends` did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -30,6 +49,8 @@ pub enum Replaced {
     Unchanged,
     /// The new text is in place, with every byte appended meanwhile after it.
     Written,
+    /// Another process holds the file open for writing (`WhileHeld::Defer`).
+    Held,
 }
 
 /// Replaces `path` with `render(current text)` atomically. `render` returning
@@ -37,6 +58,7 @@ pub enum Replaced {
 /// append to the file while this runs end up at the end of the new file.
 pub fn replace_preserving_appends(
     path: &Path,
+    while_held: WhileHeld<'_>,
     render: impl Fn(&str) -> Option<String>,
 ) -> std::io::Result<Replaced> {
     let dir = match path.parent() {
@@ -53,6 +75,11 @@ pub fn replace_preserving_appends(
         let Some(new) = render(&text).filter(|n| *n != text) else {
             return Ok(Replaced::Unchanged);
         };
+        if let (Some(file), WhileHeld::Defer) = (&old, while_held)
+            && !writers_gone(file)
+        {
+            return Ok(Replaced::Held);
+        }
         let existing = match &old {
             Some(file) => Some(file.metadata()?.permissions().mode()),
             None => None,
@@ -81,7 +108,7 @@ pub fn replace_preserving_appends(
         }
         File::open(dir)?.sync_all()?;
         if let Some(file) = old {
-            recover_appends(file, read_len, path)?;
+            recover_appends(file, read_len, path, while_held)?;
         }
         return Ok(Replaced::Written);
     }
@@ -154,89 +181,51 @@ fn same_inode(file: &File, path: &Path) -> bool {
 }
 
 /// Copies what was appended to the replaced file (from `offset` on) onto the
-/// new one, until no process holds the replaced file open for writing. While
-/// one does, only whole lines are copied: a write that crosses a page may be
-/// seen half done, and its other half must follow it, not a newer line.
-fn recover_appends(mut old: File, mut offset: u64, path: &Path) -> std::io::Result<()> {
+/// new one until no process holds the replaced file open for writing. A
+/// writer that keeps it open longer is handed to the daemon's follower, or,
+/// in a one-shot command (which checked there was none just before), waited
+/// for up to `RECOVERY_LIMIT`.
+fn recover_appends(
+    old: File,
+    offset: u64,
+    path: &Path,
+    while_held: WhileHeld<'_>,
+) -> std::io::Result<()> {
+    let mut held = Held::new(old, offset, path);
     let started = Instant::now();
-    let mut quiet_since = Instant::now();
-    loop {
-        // Checked before the length is read: a writer that closed the file
-        // before this check wrote all it will.
-        let closed = match no_writer_holds(&old) {
-            Some(closed) => closed,
-            None => quiet_since.elapsed() >= QUIET_SPELL,
-        };
-        let len = old.metadata()?.len();
-        if len > offset {
-            let mut tail = Vec::with_capacity((len - offset) as usize);
-            old.seek(SeekFrom::Start(offset))?;
-            (&mut old).take(len - offset).read_to_end(&mut tail)?;
-            let whole = match closed {
-                true => tail.len(),
-                false => tail.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1),
-            };
-            if whole > 0 {
-                append(path, &tail[..whole])?;
-                offset += whole as u64;
-                quiet_since = Instant::now();
-                continue;
+    let limit = match while_held {
+        WhileHeld::Follow(_) => HAND_OVER_AFTER,
+        WhileHeld::Defer => RECOVERY_LIMIT,
+    };
+    while held.catch_up()? == Catch::Writing {
+        if started.elapsed() >= limit {
+            match while_held {
+                WhileHeld::Follow(files) => files.adopt(held),
+                WhileHeld::Defer => tracing::warn!(
+                    path = %path.display(),
+                    "a process opened the file just as it was replaced and still holds it; what it writes from now on goes to the replaced file"
+                ),
             }
-        }
-        if closed && len == offset {
-            return Ok(());
-        }
-        if started.elapsed() >= RECOVERY_LIMIT {
-            tracing::warn!(
-                path = %path.display(),
-                "a process still holds the replaced file open for writing; what it writes from now on goes to the old file"
-            );
             return Ok(());
         }
         std::thread::sleep(Duration::from_millis(1));
     }
+    Ok(())
 }
 
-/// Appends `bytes` to the file now at `path`, as any other writer would.
-fn append(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    let mut file = std::fs::OpenOptions::new()
-        .append(true)
-        .custom_flags(libc::O_NOFOLLOW)
-        .open(path)?;
-    file.write_all(bytes)?;
-    file.sync_data()
-}
-
-/// Whether no process has `file` open for writing: `Some` when the system can
-/// tell (a Linux read lease is granted only then), `None` when it cannot.
-#[cfg(target_os = "linux")]
-fn no_writer_holds(file: &File) -> Option<bool> {
-    use std::os::fd::AsRawFd;
-    // fcntl.h's F_SETSIG, which the libc crate does not export.
-    const F_SETSIG: libc::c_int = 10;
-    let fd = file.as_raw_fd();
-    // A lease break signals its holder; SIGURG is ignored by default, where
-    // the default SIGIO would end the process.
-    // SAFETY: fcntl on a descriptor this function borrows; no memory is passed.
-    unsafe {
-        if libc::fcntl(fd, F_SETSIG, libc::SIGURG) != 0 {
-            return None;
-        }
-        if libc::fcntl(fd, libc::F_SETLEASE, libc::F_RDLCK) == 0 {
-            libc::fcntl(fd, libc::F_SETLEASE, libc::F_UNLCK);
-            return Some(true);
+/// Waits up to `HOLD_WAIT` for every writer of `file` to close it: false if
+/// one still holds it (true when the system cannot tell).
+fn writers_gone(file: &File) -> bool {
+    let started = Instant::now();
+    loop {
+        match no_writer_holds(file) {
+            Some(false) if started.elapsed() < HOLD_WAIT => {
+                std::thread::sleep(Duration::from_millis(2))
+            }
+            Some(false) => return false,
+            Some(true) | None => return true,
         }
     }
-    match std::io::Error::last_os_error().raw_os_error() {
-        Some(libc::EAGAIN) => Some(false),
-        // Not the owner, or a file system without leases.
-        _ => None,
-    }
-}
-
-#[cfg(not(target_os = "linux"))]
-fn no_writer_holds(_file: &File) -> Option<bool> {
-    None
 }
 
 #[cfg(test)]
@@ -248,7 +237,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let path = dir.path().join("log.md");
         std::fs::write(&path, "old\n").expect("write");
-        let replaced = replace_preserving_appends(&path, |text| {
+        let replaced = replace_preserving_appends(&path, WhileHeld::Defer, |text| {
             // Another program appends after memsync read the file.
             let mut f = std::fs::OpenOptions::new()
                 .append(true)
@@ -271,7 +260,8 @@ mod tests {
         let path = dir.path().join("log.md");
         std::fs::write(&path, "same\n").expect("write");
         let before = std::fs::metadata(&path).expect("stat").ino();
-        let replaced = replace_preserving_appends(&path, |t| Some(t.to_string())).expect("replace");
+        let replaced = replace_preserving_appends(&path, WhileHeld::Defer, |t| Some(t.to_string()))
+            .expect("replace");
         assert_eq!(replaced, Replaced::Unchanged);
         assert_eq!(std::fs::metadata(&path).expect("stat").ino(), before);
     }
@@ -283,7 +273,8 @@ mod tests {
         std::fs::write(&outside, "secret\n").expect("write");
         let link = dir.path().join("MEMORY.md");
         std::os::unix::fs::symlink(&outside, &link).expect("symlink");
-        let err = replace_preserving_appends(&link, |_| Some("x".into())).expect_err("refused");
+        let err = replace_preserving_appends(&link, WhileHeld::Defer, |_| Some("x".into()))
+            .expect_err("refused");
         assert!(err.to_string().contains("symbolic link"), "{err}");
         assert_eq!(std::fs::read_to_string(&outside).expect("read"), "secret\n");
     }

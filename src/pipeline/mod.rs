@@ -16,6 +16,7 @@ use serde::Serialize;
 use crate::config::Settings;
 use crate::contract;
 use crate::error::Result;
+use crate::files::{HeldFiles, WhileHeld};
 use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
 use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Tombstone, Verdict};
@@ -50,6 +51,10 @@ pub struct SyncReport {
     /// Files left for a retry because they failed validation while still settling.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub unsettled: Vec<String>,
+    /// Projection (or mirror) files left as they were because another process
+    /// holds them open for writing; a later pass renders them.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub projections_held: Vec<String>,
     pub duration_ms: u128,
 }
 
@@ -75,6 +80,10 @@ pub struct SyncOptions<'p> {
     /// repository (one-shot commands). The daemon asks that itself before a
     /// reconcile and retries when git is done, so it turns this off.
     pub defer_while_git_runs: bool,
+    /// The daemon's follower of replaced files that writers still hold open;
+    /// without one (one-shot commands), a projection a writer holds open is
+    /// left for later (`SyncReport::projections_held`).
+    pub held_files: Option<&'p HeldFiles>,
     pub progress: Option<&'p dyn Progress>,
 }
 
@@ -83,12 +92,14 @@ impl SyncOptions<'static> {
         render: true,
         defer_unsettled: false,
         defer_while_git_runs: true,
+        held_files: None,
         progress: None,
     };
     pub const INDEX_ONLY: SyncOptions<'static> = SyncOptions {
         render: false,
         defer_unsettled: false,
         defer_while_git_runs: false,
+        held_files: None,
         progress: None,
     };
 }
@@ -383,8 +394,13 @@ fn reconcile(
         tracing::info!(why, "projections left for later: git is busy");
     }
     if opts.render && git_busy.is_none() {
-        let rendered = crate::project::render(index, settings, now)?;
+        let while_held = match opts.held_files {
+            Some(files) => WhileHeld::Follow(files),
+            None => WhileHeld::Defer,
+        };
+        let rendered = crate::project::render(index, settings, now, while_held)?;
         report.projections_written = rendered.written;
+        report.projections_held = rendered.held;
         tracing::info!(
             rendered = rendered.rendered.len(),
             ms = started.elapsed().as_millis() as u64,

@@ -13,11 +13,20 @@ use std::path::{Path, PathBuf};
 use super::RenderedFile;
 use super::file::{block_range, splice_with, unsplice};
 use crate::config::MirrorConfig;
+use crate::files::{Replaced, WhileHeld};
 
 /// Copies the block of every file this pass rendered for a mirrored agent.
 /// A mirror that cannot be written is logged and retried on the next render
 /// of that file; it never fails the render of the workspace itself.
-pub(super) fn mirror_rendered(root: &Path, mirrors: &[MirrorConfig], rendered: &[RenderedFile]) {
+/// Returns the mirror files left alone because a writer holds them open
+/// (the render keeps them dirty, so a later pass writes them).
+pub(super) fn mirror_rendered(
+    root: &Path,
+    mirrors: &[MirrorConfig],
+    rendered: &[RenderedFile],
+    while_held: WhileHeld<'_>,
+) -> Vec<PathBuf> {
+    let mut held = Vec::new();
     for m in mirrors {
         if same_dir(root, &m.dir) {
             tracing::warn!(dir = %m.dir.display(), "mirror is the workspace itself; skipped");
@@ -32,18 +41,24 @@ pub(super) fn mirror_rendered(root: &Path, mirrors: &[MirrorConfig], rendered: &
             let Some(rel) = mirror_rel(&f.path, &m.agent) else {
                 continue;
             };
-            if let Err(e) = mirror_file(root, &f.path, &m.dir.join(rel)) {
-                tracing::warn!(file = %m.dir.join(rel).display(), error = %e, "mirror not written");
+            let target = m.dir.join(rel);
+            match mirror_file(root, &f.path, &target, while_held) {
+                Ok(Replaced::Held) => held.push(target),
+                Ok(_) => {}
+                Err(e) => {
+                    tracing::warn!(file = %target.display(), error = %e, "mirror not written")
+                }
             }
         }
     }
+    held
 }
 
 /// Mirrors MEMORY.md into every ready mirror that lacks memsync's block
 /// although this pass did not render it: a folder that just became ready
 /// (OpenClaw's first run ended) gets the ledger without waiting for the
 /// next session. One small read per mirror and pass.
-pub(super) fn mirror_missing(root: &Path, mirrors: &[MirrorConfig]) {
+pub(super) fn mirror_missing(root: &Path, mirrors: &[MirrorConfig], while_held: WhileHeld<'_>) {
     for m in mirrors {
         if same_dir(root, &m.dir) || readiness(&m.dir) != Readiness::Ready {
             continue;
@@ -54,7 +69,7 @@ pub(super) fn mirror_missing(root: &Path, mirrors: &[MirrorConfig]) {
         let source = super::memory_md_path(&m.agent);
         if !has_block
             && root.join(&source).is_file()
-            && let Err(e) = mirror_file(root, &source, &target)
+            && let Err(e) = mirror_file(root, &source, &target, while_held)
         {
             tracing::warn!(file = %target.display(), error = %e, "mirror not written");
         }
@@ -107,20 +122,24 @@ fn same_dir(a: &Path, b: &Path) -> bool {
 
 /// Splices the block of `root/rel` into `target`; links point back into the
 /// workspace, since the artifacts they name are not in the mirror.
-fn mirror_file(root: &Path, rel: &str, target: &Path) -> std::io::Result<()> {
+fn mirror_file(
+    root: &Path,
+    rel: &str,
+    target: &Path,
+    while_held: WhileHeld<'_>,
+) -> std::io::Result<Replaced> {
     let source = std::fs::read_to_string(root.join(rel))?;
     let Some((b, e)) = block_range(&source) else {
-        return Ok(());
+        return Ok(Replaced::Unchanged);
     };
     let prefix = format!("[[{}/", root.display());
     let block = source[b..e].replace("[[", &prefix);
     // OpenClaw's agents append to these files: splice into the text as it is
     // when written, and keep what they append meanwhile.
-    crate::files::replace_preserving_appends(target, |existing| {
+    crate::files::replace_preserving_appends(target, while_held, |existing| {
         (super::file::block_count(existing) <= 1)
             .then(|| splice_with(existing, &block, block_range(existing)))
-    })?;
-    Ok(())
+    })
 }
 
 /// The files a mirror in `dir` can hold memsync's block in: MEMORY.md and

@@ -23,6 +23,7 @@ pub use memory_md::LEDGER_HEADING;
 use crate::config::{Config, Settings, glob_set};
 use crate::contract::{self, DayZone};
 use crate::error::{Error, Result};
+use crate::files::{Replaced, WhileHeld};
 use crate::scan::FileStat;
 use crate::sentence;
 use crate::store::{Index, Phase, ProjectionState, SessionRow};
@@ -35,6 +36,9 @@ pub struct RenderOutcome {
     pub written: Vec<String>,
     /// Projection files rendered (written or confirmed unchanged).
     pub rendered: Vec<RenderedFile>,
+    /// Files left as they were because another process holds them open for
+    /// writing (one-shot commands only): they stay dirty for a later pass.
+    pub held: Vec<String>,
     pending: Vec<Pending>,
 }
 
@@ -66,7 +70,12 @@ pub fn daily_log_path(agent_id: &str, day: NaiveDate) -> String {
 }
 
 /// Renders every dirty projection. Holds the writer lock while it writes.
-pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Result<RenderOutcome> {
+pub fn render(
+    index: &mut Index,
+    settings: &Settings,
+    now: DateTime<Utc>,
+    while_held: WhileHeld<'_>,
+) -> Result<RenderOutcome> {
     let cfg = &settings.config;
     let _lock = WriterLock::acquire(&settings.state_dir())?;
     // On the real clock projections never move back in time: a process that
@@ -92,6 +101,7 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
         now,
         zone,
         exclusions: &exclusions,
+        while_held,
     };
     let mut out = RenderOutcome::default();
     let mut problems = Vec::new();
@@ -110,9 +120,15 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
         }
     }
     let writing = std::time::Instant::now();
-    out.finish(&settings.root, &mut problems)?;
-    mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered);
-    mirror::mirror_missing(&settings.root, &cfg.mirrors);
+    out.finish(&settings.root, while_held, &mut problems)?;
+    let held_mirrors =
+        mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered, while_held);
+    out.held
+        .extend(held_mirrors.iter().map(|p| p.display().to_string()));
+    mirror::mirror_missing(&settings.root, &cfg.mirrors, while_held);
+    if !out.held.is_empty() {
+        tracing::info!(files = ?out.held, "left for later: another process holds them open for writing");
+    }
     tracing::debug!(
         files = out.written.len(),
         ms = writing.elapsed().as_millis() as u64,
@@ -121,7 +137,7 @@ pub fn render(index: &mut Index, settings: &Settings, now: DateTime<Utc>) -> Res
     let rendered_now = contract::format_ts(now);
     // A file that could not be written (disk full, read-only) keeps what made
     // it dirty, so the next render retries it.
-    let all_written = !problems.iter().any(|p| p.rule == "projection.write");
+    let all_written = out.held.is_empty() && !problems.iter().any(|p| p.rule == "projection.write");
     index.batch(|b| {
         for f in &out.rendered {
             b.put_projection_state(&f.path, &f.agent_id, &f.scope, f.stat, &rendered_now)?;
@@ -338,6 +354,7 @@ struct RenderCtx<'a> {
     now: DateTime<Utc>,
     zone: DayZone,
     exclusions: &'a Exclusions,
+    while_held: WhileHeld<'a>,
 }
 
 impl RenderCtx<'_> {
@@ -372,14 +389,13 @@ impl Pending {
     /// Splices the block into the file as it is now: text another program
     /// added since the render read it stays, and so do bytes appended while
     /// the file is replaced.
-    fn write(&self, root: &Path) -> std::io::Result<bool> {
+    fn write(&self, root: &Path, while_held: WhileHeld<'_>) -> std::io::Result<Replaced> {
         if !self.changed {
-            return Ok(false);
+            return Ok(Replaced::Unchanged);
         }
-        let replaced = crate::files::replace_in_workspace(root, &self.path, |text| {
+        crate::files::replace_in_workspace(root, &self.path, while_held, |text| {
             (file::block_count(text) <= 1).then(|| splice(text, &self.block))
-        })?;
-        Ok(replaced == crate::files::Replaced::Written)
+        })
     }
 }
 
@@ -387,12 +403,17 @@ impl RenderOutcome {
     /// Writes every changed file atomically, in parallel (each write waits on
     /// its own fsyncs), and records what was rendered. A file that cannot be
     /// written is reported and keeps its previous content.
-    fn finish(&mut self, root: &Path, problems: &mut Vec<Problem>) -> Result<()> {
-        let results: Vec<std::io::Result<(bool, FileStat)>> = self
+    fn finish(
+        &mut self,
+        root: &Path,
+        while_held: WhileHeld<'_>,
+        problems: &mut Vec<Problem>,
+    ) -> Result<()> {
+        let results: Vec<std::io::Result<(Replaced, FileStat)>> = self
             .pending
             .par_iter()
             .map(|p| {
-                let written = p.write(root)?;
+                let written = p.write(root, while_held)?;
                 let stat =
                     std::fs::symlink_metadata(root.join(&p.path)).map(|m| FileStat::of(&m))?;
                 Ok((written, stat))
@@ -400,8 +421,9 @@ impl RenderOutcome {
             .collect();
         for (p, result) in std::mem::take(&mut self.pending).into_iter().zip(results) {
             match result {
+                Ok((Replaced::Held, _)) => self.held.push(p.path),
                 Ok((written, stat)) => {
-                    if written {
+                    if written == Replaced::Written {
                         self.written.push(p.path.clone());
                     }
                     self.rendered.push(RenderedFile {

@@ -137,6 +137,8 @@ struct Daemon<L> {
     harvest: Option<std::thread::JoinHandle<()>>,
     /// When to harvest next (`harvest.enabled`); `None`: soon after start-up.
     next_harvest: Option<Instant>,
+    /// Replaced projections that writers still hold open, followed until they close them.
+    held_files: crate::files::HeldFiles,
     /// The clock the last render judged the ledger window by. The next roll
     /// is the first window change after it, so a wake-up for any other
     /// reason just past a roll cannot skip it.
@@ -178,6 +180,13 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             ..DaemonState::default()
         };
         let next_full = Instant::now() + reconcile_every(&settings);
+        // Lines a writer adds to a replaced file are copied over, but never
+        // while git works in the repository.
+        let held_files = crate::files::HeldFiles::start({
+            let root = root.clone();
+            move || crate::repo::busy_at(&root).is_some() || crate::repo::git_running_at(&root)
+        })
+        .map_err(|e| Error::io("<thread>", e))?;
         let mut daemon = Daemon {
             load,
             settings,
@@ -201,6 +210,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             commit_check: None,
             harvest: None,
             next_harvest: None,
+            held_files,
             rendered_at: Utc::now(),
         };
         daemon.git_dir = crate::repo::find_git_dir(&daemon.root);

@@ -154,6 +154,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let opts = SyncOptions {
             defer_unsettled: true,
             defer_while_git_runs: false,
+            held_files: Some(&self.held_files),
             ..SyncOptions::RENDER
         };
         self.rendered_at = Utc::now();
@@ -175,6 +176,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let opts = SyncOptions {
             defer_unsettled: attempt < MAX_DEFERRALS,
             defer_while_git_runs: false,
+            held_files: Some(&self.held_files),
             ..SyncOptions::RENDER
         };
         self.rendered_at = Utc::now();

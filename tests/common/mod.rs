@@ -7,7 +7,9 @@ pub mod hardening;
 pub mod harness;
 pub mod home;
 pub mod hostile_values;
+pub mod lines;
 pub mod rss;
+pub mod stall;
 pub mod terminal;
 
 use std::path::{Path, PathBuf};
