@@ -44,6 +44,9 @@ pub fn render_doctor(d: &Doctor) -> String {
         "memsync watch is not running (memsync service install)"
     };
     let _ = writeln!(out, "workspace {}: {daemon}", d.workspace.display());
+    for c in &d.workspace_checks {
+        write_check(&mut out, c);
+    }
     if d.harnesses.is_empty() {
         let _ = writeln!(
             out,
@@ -63,16 +66,20 @@ pub fn render_doctor(d: &Doctor) -> String {
             h.dir.display()
         );
         for c in &h.checks {
-            let level = match c.level {
-                Level::Ok => "ok",
-                Level::Missing => "missing",
-                Level::Broken => "BROKEN",
-            };
-            let _ = writeln!(out, "  {level:<8}{}", c.what);
-            if let Some(fix) = &c.fix {
-                let _ = writeln!(out, "          fix: {fix}");
-            }
+            write_check(&mut out, c);
         }
     }
     out
+}
+
+fn write_check(out: &mut String, c: &crate::connect::Check) {
+    let level = match c.level {
+        Level::Ok => "ok",
+        Level::Missing => "missing",
+        Level::Broken => "BROKEN",
+    };
+    let _ = writeln!(out, "  {level:<8}{}", c.what);
+    if let Some(fix) = &c.fix {
+        let _ = writeln!(out, "          fix: {fix}");
+    }
 }

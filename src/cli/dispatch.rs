@@ -210,8 +210,8 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Ok)
         }
         Command::Status => {
-            let status = super::commands::status(&existing()?, now)?;
-            print(json(&status), render::render_status(&status))?;
+            let status = super::status::status(&existing()?, now)?;
+            print(json(&status), super::render_status::render_status(&status))?;
             Ok(ExitStatus::Ok)
         }
         Command::Capture(args) => {

@@ -15,6 +15,8 @@ mod manual;
 mod progress;
 pub mod render;
 mod render_search;
+mod render_status;
+pub mod status;
 mod units;
 
 pub use dispatch::run;

@@ -48,6 +48,8 @@ pub struct HarnessReport {
 pub struct Doctor {
     pub workspace: std::path::PathBuf,
     pub daemon_running: bool,
+    /// The workspace's own state: what git pulls left in stash entries.
+    pub workspace_checks: Vec<Check>,
     pub harnesses: Vec<HarnessReport>,
 }
 
@@ -57,6 +59,7 @@ impl Doctor {
         self.harnesses
             .iter()
             .flat_map(|h| &h.checks)
+            .chain(&self.workspace_checks)
             .any(|c| c.level == Level::Broken)
     }
 }
@@ -126,6 +129,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
     Ok(Doctor {
         workspace: places.workspace.clone(),
         daemon_running,
+        workspace_checks: git_stashes(&settings.root),
         harnesses,
     })
 }
@@ -154,6 +158,32 @@ fn check(level: Level, what: impl Into<String>, fix: Option<String>) -> Check {
         fix,
         part: true,
     }
+}
+
+/// Autostash entries holding only projections (lines an agent reads, hidden
+/// in git's stash) and a stuck `MERGE_AUTOSTASH` (every later pull fails);
+/// an entry of the person's own files is git's business, not memsync's.
+fn git_stashes(root: &Path) -> Vec<Check> {
+    if crate::git::stash_mark(root).is_none() {
+        return Vec::new();
+    }
+    let left = match crate::git::left_stashes(root) {
+        Ok(left) => left,
+        Err(e) => return vec![state(broken(format!("cannot list git's stash: {e}"), None))],
+    };
+    left.into_iter()
+        .filter(|s| s.projections_only || s.name == "MERGE_AUTOSTASH")
+        .map(|s| {
+            let fix = match s.projections_only {
+                true => "memsync sync (merges the lines back and drops the entry)".to_string(),
+                false => "git stash store -m autostash $(git rev-parse MERGE_AUTOSTASH) && git update-ref -d MERGE_AUTOSTASH".to_string(),
+            };
+            state(broken(
+                format!("git {}: a pull left {} in it", s.name, s.paths.join(", ")),
+                Some(fix),
+            ))
+        })
+        .collect()
 }
 
 fn ok(what: impl Into<String>) -> Check {

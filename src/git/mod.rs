@@ -14,9 +14,13 @@ use crate::config::{AutoCommit, Settings};
 use crate::error::{Error, GitError, Result};
 use crate::project::file::{self as block, BLOCK_BEGIN, BLOCK_END};
 
+mod autostash;
 mod commit;
+mod rescue;
 mod tombstone_merge;
+pub use autostash::{LeftStash, Restored, left_stashes, restore_left_stashes, stash_mark};
 pub use commit::{Committed, OwnStaging, commit_projections, dirty_projections};
+pub use rescue::rescue_lines;
 
 /// The managed block in `.gitignore` and `.gitattributes`.
 const GIT_BLOCK_BEGIN: &str = "# memsync:begin";
@@ -316,12 +320,21 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
             .into()
         })
     };
-    let (b, o, t) = (
-        split(&read(base)?),
-        split(&read(ours)?),
-        split(&read(theirs)?),
-    );
-    let tmp = tempdir_near(ours)?;
+    let (text, union) = merge_projection(&read(base)?, &read(ours)?, &read(theirs)?, ours)?;
+    crate::files::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
+    Ok(MergeOutcome {
+        path: name.to_string(),
+        union,
+    })
+}
+
+/// Merges three versions of a projection: the text outside the managed
+/// block three-way (both sides kept where they overlap), the block from our
+/// side. Returns the text and whether the sides overlapped. `near` names
+/// the file, for the scratch directory.
+fn merge_projection(base: &str, ours: &str, theirs: &str, near: &Path) -> Result<(String, bool)> {
+    let (b, o, t) = (split(base), split(ours), split(theirs));
+    let tmp = tempdir_near(near)?;
     let write = |n: &str, text: &str| -> Result<PathBuf> {
         let p = tmp.join(n);
         std::fs::write(&p, text).map_err(|e| Error::io(&p, e))?;
@@ -332,17 +345,13 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
         write("ours", &o.outside)?,
         write("theirs", &t.outside)?,
     );
-    let args = |union: bool| {
-        let mut a = vec!["merge-file", "-p"];
-        if union {
-            a.push("--union");
-        }
-        a
-    };
     let run = |union: bool| -> Result<Output> {
-        Command::new("git")
-            .args(args(union))
-            .arg(&po)
+        let mut cmd = Command::new("git");
+        cmd.args(["merge-file", "-p"]);
+        if union {
+            cmd.arg("--union");
+        }
+        cmd.arg(&po)
             .arg(&pb)
             .arg(&pt)
             .output()
@@ -361,11 +370,7 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
     } else {
         block::splice(&merged, &block)
     };
-    crate::files::write_atomic(ours, text.as_bytes()).map_err(|e| Error::io(ours, e))?;
-    Ok(MergeOutcome {
-        path: name.to_string(),
-        union,
-    })
+    Ok((text, union))
 }
 
 fn tempdir_near(file: &Path) -> Result<PathBuf> {

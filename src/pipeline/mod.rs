@@ -55,6 +55,10 @@ pub struct SyncReport {
     /// holds them open for writing; a later pass renders them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub projections_held: Vec<String>,
+    /// Autostash entries (their commits) whose projection lines `sync`
+    /// merged back into the work tree before indexing, and dropped.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub autostash_restored: Vec<String>,
     pub duration_ms: u128,
 }
 

@@ -26,6 +26,7 @@ use crate::scan::{self, FileClass, ScanRules};
 use crate::store::Index;
 
 mod reconcile;
+mod replaced;
 
 /// The file `status` reads to report on the daemon.
 pub const STATE_FILE: &str = "daemon.json";
@@ -139,6 +140,13 @@ struct Daemon<L> {
     next_harvest: Option<Instant>,
     /// Replaced projections that writers still hold open, followed until they close them.
     held_files: crate::files::HeldFiles,
+    /// Projections others write, kept open so a file git replaces stays
+    /// readable until git is done and its lines can be compared.
+    holds: replaced::Holds,
+    /// Replaced projections' text by path, waiting for git to be idle for a rescue.
+    rescues: std::collections::BTreeMap<String, String>,
+    /// `git::stash_mark` when the daemon last restored autostash entries.
+    stash_mark: Option<String>,
     /// The clock the last render judged the ledger window by. The next roll
     /// is the first window change after it, so a wake-up for any other
     /// reason just past a roll cannot skip it.
@@ -187,6 +195,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             move || crate::repo::busy_at(&root).is_some() || crate::repo::git_running_at(&root)
         })
         .map_err(|e| Error::io("<thread>", e))?;
+        let holds = replaced::Holds::new(&root, crate::repo::find_git_dir(&root));
         let mut daemon = Daemon {
             load,
             settings,
@@ -211,6 +220,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             harvest: None,
             next_harvest: None,
             held_files,
+            stash_mark: None,
+            holds,
+            rescues: Default::default(),
             rendered_at: Utc::now(),
         };
         daemon.git_dir = crate::repo::find_git_dir(&daemon.root);

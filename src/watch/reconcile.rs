@@ -37,10 +37,65 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
     }
 
+    /// Merges back into the work tree the projection lines a pull left in an
+    /// autostash entry, and drops the entry (`git::restore_left_stashes`).
+    /// Called only while git is idle; looks at the stash list only when it
+    /// changed.
+    pub(super) fn restore_stashes(&mut self) {
+        if self.git_dir.is_none() {
+            return;
+        }
+        let mut rescues = std::mem::take(&mut self.rescues);
+        self.holds.take_replaced(&mut rescues);
+        let idle = || !self.git_busy();
+        let while_held = crate::files::WhileHeld::Follow(&self.held_files);
+        let mut later = std::collections::BTreeMap::new();
+        // Rescued before the stash entries are restored: the lines of an
+        // entry count as known to git until it is merged back.
+        for (rel, old) in rescues {
+            match crate::git::rescue_lines(&self.root, &rel, &old, while_held, &idle) {
+                Ok(Some(_)) => {}
+                Ok(None) => {
+                    later.insert(rel, old);
+                }
+                Err(e) => {
+                    tracing::warn!(path = rel, error = %e, "cannot restore lines git replaced")
+                }
+            }
+        }
+        let mark = crate::git::stash_mark(&self.root);
+        let restored = (mark.is_some() && mark != self.stash_mark)
+            .then(|| crate::git::restore_left_stashes(&self.root, while_held, &idle));
+        if !later.is_empty() {
+            self.schedule_commit();
+        }
+        self.rescues = later;
+        match restored {
+            None => self.stash_mark = mark,
+            Some(Ok(done)) => {
+                if !done.kept.is_empty() {
+                    tracing::warn!(kept = ?done.kept, "autostash entries that hold other files than projections are left for you");
+                }
+                // Interrupted by git: look again once it is quiet.
+                self.stash_mark = match done.interrupted {
+                    true => None,
+                    false => crate::git::stash_mark(&self.root),
+                };
+                if done.interrupted {
+                    self.schedule_commit();
+                }
+            }
+            Some(Err(e)) => {
+                tracing::warn!(error = %e, "cannot restore an autostash entry; trying again later")
+            }
+        }
+    }
+
     /// Commits the projections this daemon re-rendered, when git allows.
     /// Asks git once whether auto-commit is on (a process spawn), then notes
     /// and commits.
     pub(super) fn commit_projections(&mut self) {
+        self.restore_stashes();
         if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
             self.uncommitted.clear();
             return;
@@ -147,6 +202,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
 
     pub(super) fn full(&mut self, reason: &str) -> Result<()> {
         self.check_index();
+        if !self.git_busy() {
+            self.restore_stashes();
+        }
         if self.has_due_jobs() {
             self.run_jobs();
         }
@@ -288,7 +346,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     pub(super) fn rewatch(&mut self) {
         self.watcher = None;
         let sender = self.sender.clone();
+        let holds = self.holds.clone();
         let handler = move |event: notify::Result<notify::Event>| {
+            if let Ok(e) = &event {
+                holds.on_event(e);
+            }
             // Reads (ours included) never change content: dropping them here
             // keeps a reader polling MEMORY.md from waking the daemon at all.
             if !matches!(&event, Ok(e) if matches!(e.kind, EventKind::Access(_))) {

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod daemon;
+pub mod gitrepo;
 pub mod hardening;
 pub mod harness;
 pub mod home;
