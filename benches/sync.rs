@@ -15,6 +15,9 @@ use rayon::prelude::*;
 
 const RUNS: usize = 7;
 
+#[path = "support/scales.rs"]
+mod scales;
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = tmp.path().join("ws");
@@ -132,7 +135,11 @@ fn main() {
             .collect(),
     );
     drop(index);
-    let ten = ten_times(tmp.path(), now, &settings);
+    let event_1x = scales::per_event(&root, &settings);
+    let scaled: Vec<scales::Scale> = [(4, false), (16, true), (32, false)]
+        .into_iter()
+        .map(|(times, events)| scales::measure(tmp.path(), now, times, events))
+        .collect();
     let (read_1, read_n) = floor_read_hash(&root);
     let fts = floor_fts(&root);
     let (read_1, read_n, fts) = (once(read_1), once(read_n), once(fts));
@@ -175,21 +182,15 @@ fn main() {
             "",
         ),
         (
-            "peak RSS of a cold sync process",
+            "peak RSS of a cold sync process, 1×",
             format!("{:.1} MiB", peak_rss as f64 / 1024.0),
             "≤ 64 MiB",
         ),
         (
-            "cold sync at 10× (generated with --per-day 500 --older 2500), median of 3",
-            ms(ten.cold),
-            "≤ 6000 ms",
+            "one daemon event (a summary rewritten, reconciled by path), in-process, 1×",
+            ms(event_1x),
+            "",
         ),
-        (
-            "peak RSS of a cold sync process at 10×",
-            format!("{:.1} MiB", ten.cold_rss as f64 / 1024.0),
-            "≤ 64 MiB",
-        ),
-        ("no-op re-sync at 10×, binary", ms(ten.noop), ""),
         (
             "render every projection, warm index, no writes",
             ms(render),
@@ -209,56 +210,31 @@ fn main() {
     for (what, figure, target) in rows {
         println!("| {what} | {figure} | {target} |");
     }
-}
-
-/// The 10× rows: a workspace ten times the default, three cold syncs (their
-/// median time and highest peak RSS) and the no-op re-sync after them.
-struct TenTimes {
-    cold: Timing,
-    cold_rss: i64,
-    noop: Timing,
-}
-
-fn ten_times(tmp: &Path, now: chrono::DateTime<chrono::Utc>, settings: &Settings) -> TenTimes {
-    let root = tmp.join("ws10");
-    let shape = Shape {
-        per_day: 500,
-        older: 2500,
-        ..Shape::default()
-    };
-    let g = generate::generate(&root, now, shape, &settings.config).expect("generate 10x");
+    println!("\nscales (--per-day and --older times the reference; one cold sync each)\n");
     println!(
-        "10× workspace: {} sessions, {} files, {:.1} MB",
+        "| scale | sessions | files | cold sync | cold peak RSS (≤ 64 MiB) | no-op re-sync | one daemon event (≤ 1.5× the 1× figure) |"
+    );
+    println!("|---|---|---|---|---|---|---|");
+    println!(
+        "| 1× | {} | {} | {} | {:.1} MiB | {} | {} |",
         g.sessions,
         g.files,
-        g.bytes as f64 / 1e6
+        ms(cold),
+        peak_rss as f64 / 1024.0,
+        ms(noop),
+        ms(event_1x)
     );
-    settle();
-    let mut cold_rss = 0;
-    let cold = median(
-        (0..3)
-            .map(|_| {
-                reset(&root);
-                let started = Instant::now();
-                cold_rss = cold_rss.max(sync(&root));
-                started.elapsed()
-            })
-            .collect(),
-    );
-    let noop = median(
-        (0..3)
-            .map(|_| {
-                time(|| {
-                    sync(&root);
-                })
-            })
-            .collect(),
-    );
-    let _ = std::fs::remove_dir_all(&root);
-    TenTimes {
-        cold,
-        cold_rss,
-        noop,
+    for s in &scaled {
+        println!(
+            "| {}× | {} | {} | {} | {:.1} MiB | {} | {} |",
+            s.times,
+            s.sessions,
+            s.files,
+            ms(once(s.cold)),
+            s.cold_rss_kib as f64 / 1024.0,
+            ms(once(s.noop)),
+            s.per_event.map_or("".into(), ms)
+        );
     }
 }
 

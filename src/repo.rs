@@ -122,6 +122,74 @@ pub fn git_running_in(work_tree: &Path) -> bool {
         let dir = e.path();
         // "git", and the helpers it runs ("git-remote-…", "git-upload-pack").
         let is_git = std::fs::read(dir.join("comm")).is_ok_and(|c| c.starts_with(b"git"));
-        is_git && std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&work_tree))
+        is_git
+            && std::fs::read_link(dir.join("cwd")).is_ok_and(|cwd| cwd.starts_with(&work_tree))
+            && !std::fs::read(dir.join("cmdline")).is_ok_and(|c| only_reads(&c))
     })
+}
+
+/// Whether a git command line (NUL-separated, as /proc gives it) only reads:
+/// an editor or a shell prompt running `git status` every second must not
+/// keep memsync waiting for git to finish.
+fn only_reads(cmdline: &[u8]) -> bool {
+    const READERS: &[&str] = &[
+        "status",
+        "log",
+        "show",
+        "diff",
+        "rev-parse",
+        "ls-files",
+        "ls-tree",
+        "cat-file",
+        "rev-list",
+        "for-each-ref",
+        "describe",
+        "blame",
+        "grep",
+        "merge-base",
+        "shortlog",
+        "check-ignore",
+        "check-attr",
+        "name-rev",
+        "var",
+        "version",
+        "help",
+    ];
+    let mut args = cmdline
+        .split(|&b| b == 0)
+        .filter(|a| !a.is_empty())
+        .map(|a| String::from_utf8_lossy(a).into_owned())
+        .skip(1);
+    while let Some(arg) = args.next() {
+        match arg.as_str() {
+            // Global options that take the next word.
+            "-C" | "-c" | "--git-dir" | "--work-tree" | "--namespace" => {
+                args.next();
+            }
+            a if a.starts_with('-') => {}
+            "stash" => {
+                return args
+                    .next()
+                    .is_some_and(|sub| sub == "list" || sub == "show");
+            }
+            a => return READERS.contains(&a),
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn git_commands_that_only_read_do_not_count_as_git_at_work() {
+        let reads = |line: &str| super::only_reads(line.replace(' ', "\0").as_bytes());
+        assert!(reads("git status --porcelain"));
+        assert!(reads("git -C /w -c core.quotepath=off stash list"));
+        assert!(reads("/usr/bin/git --no-pager log -1"));
+        assert!(!reads("git pull --rebase origin main"));
+        assert!(!reads("git stash push"));
+        assert!(!reads("git -C /w merge --no-edit FETCH_HEAD"));
+        assert!(!reads("git-remote-https origin https://example.org/x"));
+        assert!(!reads("git"));
+    }
 }

@@ -614,9 +614,10 @@ fn a_capture_while_git_works_writes_its_session_but_defers_the_projections() {
     capture(&a, &inputs, "before-git", 30);
     commit_all(&a, "first");
     let memory_before = std::fs::read_to_string(a.join("MEMORY.md")).unwrap();
-    // A long-lived git process in the work tree, as a pull is while it fetches.
+    // A long-lived git process in the work tree, as a pull is while it fetches
+    // (one that writes: readers such as `git status` do not hold memsync up).
     let mut running = Command::new("git")
-        .args(["cat-file", "--batch"])
+        .args(["hash-object", "-w", "--stdin"])
         .current_dir(&a)
         .stdin(std::process::Stdio::piped())
         .stdout(std::process::Stdio::null())

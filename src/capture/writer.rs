@@ -389,6 +389,10 @@ impl<'a> Writer<'a> {
             let before = fields.clone();
             change(&mut fields);
             if fields == before && found.is_some() {
+                if !self.written.is_empty() {
+                    let path = self.settings.root.join(&rel);
+                    crate::files::sync_dir(&path).map_err(|e| Error::io(&path, e))?;
+                }
                 return Ok(rel);
             }
             fields.revision = before.revision + 1;
@@ -401,8 +405,13 @@ impl<'a> Writer<'a> {
             if revision_now != found.map(|_| before.revision) {
                 continue;
             }
-            write_canonical(&self.settings.root, &rel, text.as_bytes())
-                .map_err(|e| Error::io(self.settings.root.join(&rel), e))?;
+            let path = self.settings.root.join(&rel);
+            if !self.written.is_empty() {
+                // The files written before it first: the manifest names them.
+                crate::files::sync_dir(&path).map_err(|e| Error::io(&path, e))?;
+            }
+            write_canonical(&self.settings.root, &rel, text.as_bytes(), Durable::Now)
+                .map_err(|e| Error::io(&path, e))?;
             self.written.push(rel.clone());
             return Ok(rel);
         }
@@ -497,14 +506,29 @@ pub(super) fn write_new(root: &Path, rel: &str, text: &str) -> Result<()> {
         }
         .into());
     }
-    write_canonical(root, rel, text.as_bytes()).map_err(|e| Error::io(&path, e))
+    write_canonical(root, rel, text.as_bytes(), Durable::Later).map_err(|e| Error::io(&path, e))
+}
+
+/// When a canonical file's name is made durable.
+#[derive(Clone, Copy)]
+enum Durable {
+    /// With the manifest: the directory is synced once before the manifest is
+    /// renamed into it (so it never names a file a crash could lose) and
+    /// once after. A session's files cost one fsync each and two for the
+    /// directory, where each file cost two.
+    Later,
+    /// Now: the manifest, last of its session.
+    Now,
 }
 
 /// Writes a canonical file atomically and keeps the `memory/` listing current.
-fn write_canonical(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+fn write_canonical(root: &Path, rel: &str, bytes: &[u8], durable: Durable) -> std::io::Result<()> {
     let dir = root.join(contract::MEMORY_DIR);
     let before = super::listing::before_write(&dir);
-    let written = crate::files::write_in_workspace(root, rel, bytes);
+    let written = match durable {
+        Durable::Later => crate::files::write_in_workspace_unsynced(root, rel, bytes),
+        Durable::Now => crate::files::write_in_workspace(root, rel, bytes),
+    };
     let name = rel.strip_prefix(&format!("{}/", contract::MEMORY_DIR));
     match (&written, name) {
         (Ok(()), Some(name)) if !name.contains('/') => {

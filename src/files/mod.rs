@@ -28,6 +28,23 @@ pub fn write_atomic(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
 /// `write_atomic`, giving a file that does not exist yet `new_mode` (less
 /// the umask); a file that exists keeps its own mode.
 pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
+    put_in_place(path, bytes, new_mode)?;
+    sync_dir(path)
+}
+
+/// Makes the renames into `path`'s directory durable (one fsync of the
+/// directory covers every rename made in it before).
+pub fn sync_dir(path: &Path) -> std::io::Result<()> {
+    let dir = match path.parent() {
+        Some(d) if !d.as_os_str().is_empty() => d,
+        _ => Path::new("."),
+    };
+    std::fs::File::open(dir)?.sync_all()
+}
+
+/// The bytes durable under a temporary name, then renamed to `path`; the
+/// rename is durable only once the directory is synced (`sync_dir`).
+fn put_in_place(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::Result<()> {
     use std::os::unix::fs::PermissionsExt;
     let dir = match path.parent() {
         Some(d) if !d.as_os_str().is_empty() => d,
@@ -42,7 +59,7 @@ pub fn write_atomic_mode(path: &Path, bytes: &[u8], new_mode: u32) -> std::io::R
             .set_permissions(std::fs::Permissions::from_mode(mode & 0o7777))?;
     }
     temp.persist(path).map_err(|e| e.error)?;
-    std::fs::File::open(dir)?.sync_all()
+    Ok(())
 }
 
 /// Opens `path` for reading only if it is a regular file: the open never
@@ -156,6 +173,15 @@ pub fn replace_in_workspace(
 pub fn write_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
     check_real_dirs(root, rel)?;
     write_atomic(&root.join(rel), bytes)
+}
+
+/// `write_in_workspace` without the fsync of the directory: for files
+/// written together, whose writer syncs the directory once after the last
+/// (`sync_dir`). Until then a crash may lose the new name, never the bytes
+/// under an old one.
+pub fn write_in_workspace_unsynced(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    check_real_dirs(root, rel)?;
+    put_in_place(&root.join(rel), bytes, 0o644)
 }
 
 /// Whether `name` is a temporary file of `write_atomic` whose process is gone:

@@ -106,7 +106,9 @@ pub fn replace_preserving_appends(
                 Err(e) => return Err(e.error),
             },
         }
-        File::open(dir)?.sync_all()?;
+        // No fsync of the directory: until the rename is durable the old file
+        // stands, and it holds every byte written to it (what `recover_appends`
+        // copies is copied from it). The file's own bytes were synced first.
         if let Some(file) = old {
             recover_appends(file, read_len, path, while_held)?;
         }

@@ -1,5 +1,7 @@
 //! Applying what a sync read to the index: tombstones first, then deletions,
-//! then the artifacts and problems of each file read.
+//! then the artifacts and problems of each file read, and every so many
+//! files the sessions they touched (after which their bodies and the freed
+//! memory go).
 //!
 //! Owns: the order of writes inside one batch. Must not: read files.
 
@@ -159,4 +161,44 @@ pub(super) fn apply_read(
         }
     }
     b.replace_problems(&f.path, Phase::File, token.as_deref(), &problems)
+}
+
+/// How many files a batch reads between session refreshes: enough that a
+/// session's files (written together, read in path order) rarely straddle two.
+pub(super) const REFRESH_EVERY: usize = 1024;
+
+/// Re-checks the link graph and re-derives the session rows of every touched
+/// session, then drops the bodies the batch held for them.
+pub(super) fn refresh_sessions(
+    b: &Batch<'_>,
+    touched: &BTreeSet<String>,
+    config: &crate::config::Config,
+    root: &Path,
+) -> Result<()> {
+    b.set_touched(touched)?;
+    let (graphs, present) = b.touched_graph()?;
+    let graph_problems: Vec<(String, Problem)> = graphs
+        .iter()
+        .flat_map(|(token, nodes)| {
+            validate::check_graph(nodes, &|p: &str| present.contains(p))
+                .into_iter()
+                .map(move |p| (token.clone(), p))
+        })
+        .collect();
+    b.replace_touched_graph_problems(&graph_problems)?;
+    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))?;
+    b.forget_bodies();
+    release_freed_memory();
+    Ok(())
+}
+
+/// Hands the pages freed since the last batch back to the system. glibc
+/// keeps what the reading threads freed in their arenas, so a first build of
+/// a big workspace grew by half again over what it held at any moment.
+pub(super) fn release_freed_memory() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: malloc_trim only returns free pages; it touches no live memory.
+    unsafe {
+        libc::malloc_trim(0);
+    }
 }

@@ -366,6 +366,14 @@ fn reconcile(
     }
     indexed?;
     let whole_workspace = plan.scan_problems.is_some();
+    // The scan's list and the reads are done with: a first build of a big
+    // workspace renders without holding them (a third of its peak memory).
+    drop(to_read);
+    drop(tomb_verdicts);
+    drop(deleted_tombs);
+    drop(forced);
+    drop(plan);
+    release_freed_memory();
     if whole_workspace && index.meta(COMPLETE)?.is_none() {
         index.set_meta(COMPLETE, "yes")?;
     }
@@ -500,38 +508,10 @@ fn index_changes(
     })
 }
 
-/// How many files a batch reads between session refreshes: enough that a
-/// session's files (written together, read in path order) rarely straddle two.
-const REFRESH_EVERY: usize = 1024;
-
 /// The fewest files a first build of an empty index must read to be written
 /// without a journal (see `store::first_build`): below it the switch costs
 /// more than it saves, and the index stays readable by others while it builds.
 const UNJOURNALED_BUILD_FILES: usize = 1000;
-
-/// Re-checks the link graph and re-derives the session rows of every touched
-/// session, then drops the bodies the batch held for them.
-fn refresh_sessions(
-    b: &Batch<'_>,
-    touched: &BTreeSet<String>,
-    config: &crate::config::Config,
-    root: &Path,
-) -> Result<()> {
-    b.set_touched(touched)?;
-    let (graphs, present) = b.touched_graph()?;
-    let graph_problems: Vec<(String, Problem)> = graphs
-        .iter()
-        .flat_map(|(token, nodes)| {
-            validate::check_graph(nodes, &|p: &str| present.contains(p))
-                .into_iter()
-                .map(move |p| (token.clone(), p))
-        })
-        .collect();
-    b.replace_touched_graph_problems(&graph_problems)?;
-    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))?;
-    b.forget_bodies();
-    Ok(())
-}
 
 /// Counts the problems in the index and records the run.
 fn finish_report(

@@ -152,7 +152,7 @@ impl Index {
         execute_when_free(
             &conn,
             "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA secure_delete = ON;
-             PRAGMA cache_size = -16384;",
+             PRAGMA cache_size = -8192;",
         )
         .map_err(err)?;
         let mut index = Index {
