@@ -12,8 +12,10 @@ use std::time::{Duration, Instant};
 
 use common::daemon::{Daemon, wait_for};
 use common::lines::{LineCount, numbered};
+#[cfg(target_os = "linux")]
 use common::stall::StalledWriter;
 use common::{Workspace, session, ts};
+#[cfg(target_os = "linux")]
 use memsync::files::{HeldFiles, WhileHeld, replace_preserving_appends};
 
 const LINES: usize = 100_000;
@@ -152,6 +154,7 @@ fn sync_says_which_files_it_left_because_a_writer_holds_them() {
     );
 }
 
+#[cfg(target_os = "linux")]
 #[test]
 fn a_write_held_half_visible_across_a_page_is_never_cut_by_renders_around_it() {
     let Some(mut stalled) = StalledWriter::new(Duration::from_millis(30)) else {

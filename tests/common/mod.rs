@@ -10,6 +10,7 @@ pub mod home;
 pub mod hostile_values;
 pub mod lines;
 pub mod rss;
+#[cfg(target_os = "linux")]
 pub mod stall;
 pub mod terminal;
 
