@@ -91,6 +91,62 @@ fn a_writer_holding_the_daily_log_open_loses_no_line_while_the_daemon_renders_it
     );
 }
 
+/// A daemon stopped (an upgrade, `systemctl restart`) while a logger holds
+/// the replaced log: the next daemon finds the file again by its inode and
+/// copies what was written meanwhile.
+#[cfg(target_os = "linux")]
+#[test]
+fn a_writer_holding_the_log_across_a_daemon_restart_loses_no_line() {
+    const N: usize = 500;
+    let ws = Workspace::new();
+    ws.add(&session("default", "first", day()));
+    ws.sync();
+    let log = ws.path(LOG);
+    let mut writer = open_to_append(&log);
+    writer
+        .write_all(numbered("held", 0).as_bytes())
+        .expect("write");
+    let daemon = Daemon::start(ws.root());
+    ws.add(&session(
+        "default",
+        "second",
+        day() + chrono::Duration::hours(1),
+    ));
+    wait_for(
+        &daemon.log,
+        "the log rewritten with the writer's line",
+        || {
+            let text = std::fs::read_to_string(&log).unwrap_or_default();
+            text.contains("session=second") && text.contains("- held line 0")
+        },
+    );
+    assert!(daemon.stop().success());
+    assert!(
+        ws.path(".memsync/held-files.json").exists(),
+        "recorded at stop"
+    );
+    // Written while no daemon runs: into the file memsync replaced.
+    for i in 1..N {
+        writer
+            .write_all(numbered("held", i).as_bytes())
+            .expect("write");
+    }
+    let daemon = Daemon::start(ws.root());
+    wait_for(&daemon.log, "every line written while stopped", || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        LineCount::of(&text, "held", N).lost.is_empty()
+    });
+    drop(writer);
+    let text = std::fs::read_to_string(&log).expect("read");
+    let count = LineCount::of(&text, "held", N);
+    assert!(count.is_whole(), "{}", count.summary(N));
+    assert!(daemon.stop().success());
+    assert!(
+        !ws.path(".memsync/held-files.json").exists(),
+        "nothing left to follow"
+    );
+}
+
 #[test]
 fn a_one_shot_sync_leaves_a_held_daily_log_alone_and_renders_it_once_the_writer_closes() {
     let ws = Workspace::new();
@@ -167,7 +223,7 @@ fn a_write_held_half_visible_across_a_page_is_never_cut_by_renders_around_it() {
     let dir = tempfile::tempdir().expect("temp dir");
     let path = dir.path().join("log.md");
     std::fs::write(&path, "# render 0\n").expect("write");
-    let held = HeldFiles::start(|| false).expect("follower");
+    let held = HeldFiles::start(|| false, None).expect("follower");
 
     // 100,000 short lines, one open-write-close each, as `echo >>` does...
     let plain_done = Arc::new(AtomicBool::new(false));

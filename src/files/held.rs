@@ -147,6 +147,18 @@ pub(super) fn no_writer_holds(_file: &File) -> Option<bool> {
 pub struct HeldFiles {
     shared: Arc<Shared>,
     thread: Option<std::thread::JoinHandle<()>>,
+    /// Where the files still held at stop are recorded for the next start.
+    record: Option<PathBuf>,
+}
+
+/// A replaced file a writer still held when the daemon stopped: found again
+/// by its inode among the open files of the running processes.
+#[derive(Debug, serde::Serialize, serde::Deserialize)]
+struct Recorded {
+    path: PathBuf,
+    dev: u64,
+    ino: u64,
+    offset: u64,
 }
 
 struct Shared {
@@ -164,7 +176,12 @@ struct State {
 
 impl HeldFiles {
     /// Starts the follower; `paused` is asked before each round of copying.
-    pub fn start(paused: impl Fn() -> bool + Send + Sync + 'static) -> std::io::Result<HeldFiles> {
+    /// With a `record`, the files still held at stop are written there, and
+    /// `adopt_recorded` follows them again after a restart.
+    pub fn start(
+        paused: impl Fn() -> bool + Send + Sync + 'static,
+        record: Option<PathBuf>,
+    ) -> std::io::Result<HeldFiles> {
         let shared = Arc::new(Shared {
             state: Mutex::new(State::default()),
             wake: Condvar::new(),
@@ -179,7 +196,35 @@ impl HeldFiles {
         Ok(HeldFiles {
             shared,
             thread: Some(thread),
+            record,
         })
+    }
+
+    /// Follows again the files a writer still held when the previous daemon
+    /// stopped (Linux: each is found through `/proc/<pid>/fd` by its inode),
+    /// from where that daemon had copied them to. Returns how many.
+    pub fn adopt_recorded(&self) -> usize {
+        let Some(record) = &self.record else {
+            return 0;
+        };
+        let Ok(bytes) = std::fs::read(record) else {
+            return 0;
+        };
+        let _ = std::fs::remove_file(record);
+        let recorded: Vec<Recorded> = serde_json::from_slice(&bytes).unwrap_or_default();
+        let mut adopted = 0;
+        for r in recorded {
+            match open_by_inode(r.dev, r.ino) {
+                Some(file) => {
+                    self.adopt(Held::new(file, r.offset, &r.path));
+                    adopted += 1;
+                }
+                None => {
+                    tracing::info!(path = %r.path.display(), "the writer of a replaced file closed it while memsync was stopped; what it wrote meanwhile stays in that file")
+                }
+            }
+        }
+        adopted
     }
 
     /// Follows `held` from now on.
@@ -202,7 +247,53 @@ impl Drop for HeldFiles {
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        let Some(record) = &self.record else {
+            return;
+        };
+        let left: Vec<Recorded> = self
+            .shared
+            .lock()
+            .files
+            .iter()
+            .filter_map(|h| {
+                let meta = h.old.metadata().ok()?;
+                Some(Recorded {
+                    path: h.path.clone(),
+                    dev: std::os::unix::fs::MetadataExt::dev(&meta),
+                    ino: std::os::unix::fs::MetadataExt::ino(&meta),
+                    offset: h.offset,
+                })
+            })
+            .collect();
+        if left.is_empty() {
+            return;
+        }
+        let written = serde_json::to_vec(&left)
+            .map_err(std::io::Error::other)
+            .and_then(|bytes| super::write_atomic(record, &bytes));
+        if let Err(e) = written {
+            tracing::warn!(record = %record.display(), error = %e, "cannot record the files writers still hold");
+        }
     }
+}
+
+/// A file with this inode that some process holds open, opened again through
+/// `/proc/<pid>/fd` (which reaches a file that has no name any more).
+fn open_by_inode(dev: u64, ino: u64) -> Option<File> {
+    use std::os::unix::fs::MetadataExt;
+    for process in std::fs::read_dir("/proc").ok()?.flatten() {
+        let Ok(fds) = std::fs::read_dir(process.path().join("fd")) else {
+            continue;
+        };
+        for fd in fds.flatten() {
+            let same = std::fs::metadata(fd.path())
+                .is_ok_and(|m| m.is_file() && m.dev() == dev && m.ino() == ino);
+            if same && let Ok(file) = File::open(fd.path()) {
+                return Some(file);
+            }
+        }
+    }
+    None
 }
 
 impl Shared {
@@ -234,9 +325,9 @@ impl Shared {
             }
             if state.stopping {
                 if !state.files.is_empty() {
-                    tracing::warn!(
+                    tracing::info!(
                         files = state.files.len(),
-                        "memsync stops while writers still hold replaced files open; what they write from now on stays in the replaced files"
+                        "memsync stops while writers still hold replaced files open; the next start follows them again"
                     );
                 }
                 return;

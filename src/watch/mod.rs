@@ -31,6 +31,9 @@ mod replaced;
 /// The file `status` reads to report on the daemon.
 pub const STATE_FILE: &str = "daemon.json";
 
+/// The replaced files writers still held when the daemon stopped.
+const HELD_FILES: &str = "held-files.json";
+
 /// What the daemon last did, for `memsync status`.
 #[derive(Debug, Clone, Default, Serialize, Deserialize)]
 pub struct DaemonState {
@@ -190,11 +193,21 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let next_full = Instant::now() + reconcile_every(&settings);
         // Lines a writer adds to a replaced file are copied over, but never
         // while git works in the repository.
-        let held_files = crate::files::HeldFiles::start({
-            let root = root.clone();
-            move || crate::repo::busy_at(&root).is_some() || crate::repo::git_running_at(&root)
-        })
+        let held_files = crate::files::HeldFiles::start(
+            {
+                let root = root.clone();
+                move || crate::repo::busy_at(&root).is_some() || crate::repo::git_running_at(&root)
+            },
+            Some(settings.state_dir().join(HELD_FILES)),
+        )
         .map_err(|e| Error::io("<thread>", e))?;
+        let adopted = held_files.adopt_recorded();
+        if adopted > 0 {
+            tracing::info!(
+                files = adopted,
+                "following again the replaced files writers held when the daemon stopped"
+            );
+        }
         let holds = replaced::Holds::new(&root, crate::repo::find_git_dir(&root));
         let mut daemon = Daemon {
             load,
