@@ -188,13 +188,13 @@ pub(super) fn refresh_sessions(
     b.replace_touched_graph_problems(&graph_problems)?;
     b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))?;
     b.forget_bodies();
-    release_freed_memory();
     Ok(())
 }
 
 /// Hands the pages freed since the last batch back to the system. glibc
 /// keeps what the reading threads freed in their arenas, so a first build of
 /// a big workspace grew by half again over what it held at any moment.
+/// Only big reads call it: a daemon event frees next to nothing.
 pub(super) fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages; it touches no live memory.

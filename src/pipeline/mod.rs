@@ -373,7 +373,9 @@ fn reconcile(
     drop(deleted_tombs);
     drop(forced);
     drop(plan);
-    release_freed_memory();
+    if report.read >= REFRESH_EVERY {
+        release_freed_memory();
+    }
     if whole_workspace && index.meta(COMPLETE)?.is_none() {
         index.set_meta(COMPLETE, "yes")?;
     }
@@ -487,6 +489,7 @@ fn index_changes(
                     // session documents go once their sessions are written. A
                     // session with files still to come is refreshed again then.
                     refresh_sessions(b, &touched, config, root)?;
+                    release_freed_memory();
                     touched.clear();
                 }
             }
