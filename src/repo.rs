@@ -72,6 +72,21 @@ pub fn busy_at(root: &Path) -> Option<&'static str> {
     busy(&find_git_dir(root)?)
 }
 
+/// Whether git works in the repository `root` is in now: an operation in
+/// progress, the index locked, or (Linux) a git command running in the work
+/// tree that writes. What memsync asks before it writes a tracked file.
+pub fn git_at_work(root: &Path) -> bool {
+    match find_git_dir(root) {
+        Some(dir) => git_at_work_in(&dir, root),
+        None => git_running_at(root),
+    }
+}
+
+/// `git_at_work` with the git directory already found.
+pub fn git_at_work_in(git_dir: &Path, root: &Path) -> bool {
+    busy(git_dir).is_some() || git_running_at(root)
+}
+
 /// Why git is busy in `git_dir` (an operation in progress, or the index locked).
 pub fn busy(git_dir: &Path) -> Option<&'static str> {
     [

@@ -47,7 +47,7 @@ fn restore_autostashes(root: &Path) -> Vec<String> {
     if crate::git::stash_mark(root).is_none() {
         return Vec::new();
     }
-    let idle = || crate::repo::busy_at(root).is_none() && !crate::repo::git_running_at(root);
+    let idle = || !crate::repo::git_at_work(root);
     match crate::git::restore_left_stashes(root, crate::files::WhileHeld::Defer, &idle) {
         Ok(done) => done.restored.into_iter().map(|s| s.commit).collect(),
         Err(e) => {

@@ -19,7 +19,7 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::{git, git_dir, git_ok, merge_projection};
+use super::{git, git_dir, git_ok, merge_projection, show_prefix};
 use crate::error::{Error, Result};
 use crate::files::{Replaced, WhileHeld};
 use crate::scan::{FileClass, classify};
@@ -64,8 +64,11 @@ pub fn stash_mark(root: &Path) -> Option<String> {
 /// The autostash entries in the stash list, and a `MERGE_AUTOSTASH` no merge
 /// is using (no merge in progress).
 pub fn left_stashes(root: &Path) -> Result<Vec<LeftStash>> {
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
-    let prefix = prefix.trim();
+    left_stashes_under(root, &show_prefix(root)?)
+}
+
+/// `left_stashes`, for a workspace at `prefix` in its work tree.
+fn left_stashes_under(root: &Path, prefix: &str) -> Result<Vec<LeftStash>> {
     let mut found = Vec::new();
     let list = git_ok(root, &["stash", "list", "--format=%gd%x09%H%x09%gs"])?;
     for line in list.lines() {
@@ -132,11 +135,10 @@ pub fn restore_left_stashes(
     while_held: WhileHeld<'_>,
     idle: &dyn Fn() -> bool,
 ) -> Result<Restored> {
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
-    let prefix = prefix.trim();
+    let prefix = show_prefix(root)?;
     let mut done = Restored::default();
     // Dropping `stash@{N}` renumbers the entries after it: the oldest go first.
-    let mut left = left_stashes(root)?;
+    let mut left = left_stashes_under(root, &prefix)?;
     left.reverse();
     for stash in left {
         if !stash.projections_only {
@@ -149,7 +151,7 @@ pub fn restore_left_stashes(
                 done.interrupted = true;
                 return Ok(done);
             }
-            let rel = path.strip_prefix(prefix).unwrap_or(path);
+            let rel = path.strip_prefix(prefix.as_str()).unwrap_or(path);
             all &= restore_file(root, rel, path, &stash.commit, while_held)?;
         }
         if !all {

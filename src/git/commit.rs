@@ -28,7 +28,7 @@ const SCRATCH_INDEX: &str = "memsync-commit.index";
 
 /// Projection files git sees as modified or untracked, relative to `root`.
 pub fn dirty_projections(root: &Path) -> Result<Vec<String>> {
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
+    let prefix = super::show_prefix(root)?;
     let status = git_ok(
         root,
         &[
@@ -88,7 +88,7 @@ pub fn commit_projections(
         return Ok(Committed::Busy(why));
     }
     let top = std::path::PathBuf::from(git_ok(root, &["rev-parse", "--show-toplevel"])?);
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
+    let prefix = super::show_prefix(root)?;
     let head = git_ok(&top, &["rev-parse", "-q", "--verify", "HEAD^{commit}"]).ok();
     let candidates = candidates(root, &prefix, paths)?;
     if candidates.is_empty() {

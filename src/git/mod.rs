@@ -55,6 +55,12 @@ fn git(dir: &Path, args: &[&str]) -> Result<Output> {
         .map_err(|e| Error::io("git", e))
 }
 
+/// Where `root` sits inside its work tree (`sub/dir/`, or empty at the top):
+/// git names paths from the top, memsync from the workspace.
+fn show_prefix(root: &Path) -> Result<String> {
+    git_ok(root, &["rev-parse", "--show-prefix"])
+}
+
 fn git_ok(dir: &Path, args: &[&str]) -> Result<String> {
     let out = git(dir, args)?;
     if !out.status.success() {

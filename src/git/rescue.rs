@@ -113,8 +113,7 @@ fn outside_blocks(text: &str) -> Vec<&str> {
 /// Every version of the file git holds: the commits in `KNOWN_REVS`, the
 /// index (all stages), and every stash entry, concatenated.
 fn known_text(root: &Path, rel: &str) -> Result<String> {
-    let prefix = git_ok(root, &["rev-parse", "--show-prefix"])?;
-    let path = format!("{}{rel}", prefix.trim());
+    let path = format!("{}{rel}", super::show_prefix(root)?);
     let stashes = git_ok(root, &["stash", "list", "--format=%H"])?;
     let mut names: Vec<String> = KNOWN_REVS.iter().map(|r| format!("{r}:{path}")).collect();
     names.extend((0..=3).map(|stage| format!(":{stage}:{path}")));

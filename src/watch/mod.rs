@@ -196,7 +196,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let held_files = crate::files::HeldFiles::start(
             {
                 let root = root.clone();
-                move || crate::repo::busy_at(&root).is_some() || crate::repo::git_running_at(&root)
+                move || crate::repo::git_at_work(&root)
             },
             Some(settings.state_dir().join(HELD_FILES)),
         )

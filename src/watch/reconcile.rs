@@ -15,9 +15,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// makes the pull fail.
     pub(super) fn git_busy(&self) -> bool {
         match &self.git_dir {
-            Some(dir) => {
-                crate::repo::busy(dir).is_some() || crate::repo::git_running_at(&self.root)
-            }
+            Some(dir) => crate::repo::git_at_work_in(dir, &self.root),
             None => self.root.join(".git/index.lock").exists(),
         }
     }

@@ -73,7 +73,7 @@ impl Holds {
             // A lock file alone is not enough: git writes a file and then
             // releases the index within a millisecond, before this runs.
             self.track(&rel, path, || {
-                crate::repo::busy(git_dir).is_some() || crate::repo::git_running_at(&self.root)
+                crate::repo::git_at_work_in(git_dir, &self.root)
             });
         }
     }
