@@ -44,9 +44,6 @@ pub fn sync(
 /// git works in the repository now (`git::restore_left_stashes`). A failure
 /// is logged: the entries stay, and `status` reports them.
 fn restore_autostashes(root: &Path) -> Vec<String> {
-    if crate::git::stash_mark(root).is_none() {
-        return Vec::new();
-    }
     let idle = || !crate::repo::git_at_work(root);
     match crate::git::restore_left_stashes(root, crate::files::WhileHeld::Defer, &idle) {
         Ok(done) => done.restored.into_iter().map(|s| s.commit).collect(),

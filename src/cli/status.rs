@@ -154,10 +154,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
             .transpose()?
             .filter(|h| h.files > 0),
         union_merges: crate::git::recent_unions(&settings.state_dir()),
-        autostash: match crate::git::stash_mark(&settings.root) {
-            Some(_) => crate::git::left_stashes(&settings.root).unwrap_or_default(),
-            None => Vec::new(),
-        },
+        autostash: crate::git::left_stashes(&settings.root).unwrap_or_default(),
         prompt_recall: {
             let (sessions, offered) = crate::recall::offered_counts(&settings.state_dir());
             PromptRecallStatus {

@@ -164,9 +164,6 @@ fn check(level: Level, what: impl Into<String>, fix: Option<String>) -> Check {
 /// in git's stash) and a stuck `MERGE_AUTOSTASH` (every later pull fails);
 /// an entry of the person's own files is git's business, not memsync's.
 fn git_stashes(root: &Path) -> Vec<Check> {
-    if crate::git::stash_mark(root).is_none() {
-        return Vec::new();
-    }
     let left = match crate::git::left_stashes(root) {
         Ok(left) => left,
         Err(e) => return vec![state(broken(format!("cannot list git's stash: {e}"), None))],

@@ -64,6 +64,10 @@ pub fn stash_mark(root: &Path) -> Option<String> {
 /// The autostash entries in the stash list, and a `MERGE_AUTOSTASH` no merge
 /// is using (no merge in progress).
 pub fn left_stashes(root: &Path) -> Result<Vec<LeftStash>> {
+    if stash_mark(root).is_none() {
+        // No stash and no MERGE_AUTOSTASH: two stats, no git process.
+        return Ok(Vec::new());
+    }
     left_stashes_under(root, &show_prefix(root)?)
 }
 
@@ -135,8 +139,11 @@ pub fn restore_left_stashes(
     while_held: WhileHeld<'_>,
     idle: &dyn Fn() -> bool,
 ) -> Result<Restored> {
-    let prefix = show_prefix(root)?;
     let mut done = Restored::default();
+    if stash_mark(root).is_none() {
+        return Ok(done);
+    }
+    let prefix = show_prefix(root)?;
     // Dropping `stash@{N}` renumbers the entries after it: the oldest go first.
     let mut left = left_stashes_under(root, &prefix)?;
     left.reverse();
