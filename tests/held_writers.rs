@@ -25,6 +25,24 @@ fn day() -> chrono::DateTime<chrono::Utc> {
     ts("2026-11-20T09:00:00Z")
 }
 
+/// A workspace whose daily log memsync has rendered once, and its path.
+fn rendered_log() -> (Workspace, std::path::PathBuf) {
+    let ws = Workspace::new();
+    ws.add(&session("default", "first", day()));
+    ws.sync();
+    let log = ws.path(LOG);
+    (ws, log)
+}
+
+/// A second session that day: the next render rewrites the log.
+fn add_second_session(ws: &Workspace) {
+    ws.add(&session(
+        "default",
+        "second",
+        day() + chrono::Duration::hours(1),
+    ));
+}
+
 /// Opens `path` to append, once, as a logger does.
 fn open_to_append(path: &std::path::Path) -> std::fs::File {
     std::fs::OpenOptions::new()
@@ -35,10 +53,7 @@ fn open_to_append(path: &std::path::Path) -> std::fs::File {
 
 #[test]
 fn a_writer_holding_the_daily_log_open_loses_no_line_while_the_daemon_renders_it() {
-    let ws = Workspace::new();
-    ws.add(&session("default", "first", day()));
-    ws.sync();
-    let log = ws.path(LOG);
+    let (ws, log) = rendered_log();
     let daemon = Daemon::start(ws.root());
 
     // One open for the whole run, 100,000 writes through it.
@@ -98,20 +113,13 @@ fn a_writer_holding_the_daily_log_open_loses_no_line_while_the_daemon_renders_it
 #[test]
 fn a_writer_holding_the_log_across_a_daemon_restart_loses_no_line() {
     const N: usize = 500;
-    let ws = Workspace::new();
-    ws.add(&session("default", "first", day()));
-    ws.sync();
-    let log = ws.path(LOG);
+    let (ws, log) = rendered_log();
     let mut writer = open_to_append(&log);
     writer
         .write_all(numbered("held", 0).as_bytes())
         .expect("write");
     let daemon = Daemon::start(ws.root());
-    ws.add(&session(
-        "default",
-        "second",
-        day() + chrono::Duration::hours(1),
-    ));
+    add_second_session(&ws);
     wait_for(
         &daemon.log,
         "the log rewritten with the writer's line",
@@ -149,19 +157,12 @@ fn a_writer_holding_the_log_across_a_daemon_restart_loses_no_line() {
 
 #[test]
 fn a_one_shot_sync_leaves_a_held_daily_log_alone_and_renders_it_once_the_writer_closes() {
-    let ws = Workspace::new();
-    ws.add(&session("default", "first", day()));
-    ws.sync();
-    let log = ws.path(LOG);
+    let (ws, log) = rendered_log();
     let mut writer = open_to_append(&log);
     writer
         .write_all(numbered("held", 0).as_bytes())
         .expect("write");
-    ws.add(&session(
-        "default",
-        "second",
-        day() + chrono::Duration::hours(1),
-    ));
+    add_second_session(&ws);
 
     let before = std::fs::read(&log).expect("read");
     let started = Instant::now();
@@ -193,15 +194,9 @@ fn a_one_shot_sync_leaves_a_held_daily_log_alone_and_renders_it_once_the_writer_
 
 #[test]
 fn sync_says_which_files_it_left_because_a_writer_holds_them() {
-    let ws = Workspace::new();
-    ws.add(&session("default", "first", day()));
-    ws.sync();
-    let _writer = open_to_append(&ws.path(LOG));
-    ws.add(&session(
-        "default",
-        "second",
-        day() + chrono::Duration::hours(1),
-    ));
+    let (ws, log) = rendered_log();
+    let _writer = open_to_append(&log);
+    add_second_session(&ws);
     let out = ws.cli(&["sync"]).success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
     assert!(
