@@ -324,6 +324,26 @@ impl DayZone {
         }
     }
 
+    /// The first instant of `day` in the zone. A day that begins in a
+    /// daylight-saving gap gets a bound 14 hours early: before its first
+    /// instant in every zone, which is all a range query needs.
+    pub fn day_start(&self, day: NaiveDate) -> DateTime<Utc> {
+        use chrono::TimeZone;
+        let midnight = day.and_time(chrono::NaiveTime::MIN);
+        let first = match self {
+            DayZone::Utc => return midnight.and_utc(),
+            DayZone::Local => chrono::Local
+                .from_local_datetime(&midnight)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc)),
+            DayZone::Named(tz) => tz
+                .from_local_datetime(&midnight)
+                .earliest()
+                .map(|t| t.with_timezone(&Utc)),
+        };
+        first.unwrap_or_else(|| midnight.and_utc() - chrono::Duration::hours(14))
+    }
+
     /// `HH:MM` in the zone.
     pub fn clock(&self, ts: DateTime<Utc>) -> String {
         use chrono::Timelike;

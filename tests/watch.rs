@@ -73,6 +73,41 @@ fn new_edited_and_deleted_sessions_reach_memory_md() {
     assert!(daemon.stop().success());
 }
 
+/// The daemon compares only the projection files events name with what it
+/// rendered (no stat of every daily log per event): each change must arrive
+/// as an event and be rendered again.
+#[test]
+fn projection_files_changed_behind_the_daemon_are_rendered_again_from_their_events() {
+    let ws = Workspace::new();
+    let old = recent(24 * 5);
+    ws.add(&session("default", "w-old-day", old));
+    ws.add(&session("default", "w-today", recent(1)));
+    let daemon = Daemon::start(ws.root());
+    let old_log = format!("memory/{}.md", old.date_naive());
+    assert!(ws.read(&old_log).contains("session=w-old-day"));
+
+    // A daily log of a day nothing else touches, deleted.
+    ws.remove(&old_log);
+    wait_for(&daemon.log, "the deleted daily log", || {
+        ws.exists(&old_log) && ws.read(&old_log).contains("session=w-old-day")
+    });
+
+    // MEMORY.md's block overwritten by hand: the block comes back, the
+    // text added outside it stays.
+    let md = memory_md(ws.root());
+    let vandalised = format!(
+        "# Notes kept by hand\n\n{}",
+        md.replace("session=w-today", "session=typed-over")
+    );
+    atomic_write(&ws.path("MEMORY.md"), &vandalised);
+    wait_for(&daemon.log, "the restored block", || {
+        let md = memory_md(ws.root());
+        md.contains("session=w-today") && md.starts_with("# Notes kept by hand")
+    });
+    assert!(!memory_md(ws.root()).contains("typed-over"));
+    assert!(daemon.stop().success());
+}
+
 #[test]
 fn a_hand_edit_is_reported_and_the_last_good_row_kept() {
     let ws = Workspace::new();

@@ -7,7 +7,7 @@ use std::time::Duration;
 use memsync::config::{Env, Settings};
 use memsync::generate::{self, Shape};
 
-use crate::{Timing, median, reset, rewrite_body, settle, summaries, sync, time};
+use crate::{Timing, median, reset, rewrite, settle, summaries, sync, time};
 
 /// One scale's figures.
 pub struct Scale {
@@ -17,7 +17,7 @@ pub struct Scale {
     pub cold: Duration,
     pub cold_rss_kib: i64,
     pub noop: Duration,
-    pub per_event: Option<Timing>,
+    pub per_event: Option<Events>,
 }
 
 /// Generates `times` × the reference workspace, syncs it cold once (time and
@@ -54,12 +54,26 @@ pub fn measure(tmp: &Path, now: chrono::DateTime<chrono::Utc>, times: i64, event
     }
 }
 
+/// What one daemon event costs, by what it changes.
+#[derive(Clone, Copy)]
+pub struct Events {
+    /// A summary's body: the index and search change, no projection does.
+    pub body: Timing,
+    /// A summary's ledger sentence: MEMORY.md and today's log are rendered again.
+    pub line: Timing,
+}
+
 /// What the daemon pays for one event: today's newest summary rewritten,
 /// then a reconcile of that one path (index, daily log, MEMORY.md), in
-/// process with the index open, median of 15.
-pub fn per_event(root: &Path, settings: &Settings) -> Timing {
+/// process with the index open, median of 15 each.
+pub fn per_event(root: &Path, settings: &Settings) -> Events {
     let mut index = memsync::store::Index::open(&settings.index_path()).expect("index");
-    let opts = memsync::pipeline::SyncOptions::RENDER;
+    // As the daemon reconciles a batch of events: a watcher names the
+    // projection files that changed.
+    let opts = memsync::pipeline::SyncOptions {
+        watched: true,
+        ..memsync::pipeline::SyncOptions::RENDER
+    };
     memsync::pipeline::sync_with(&mut index, settings, chrono::Utc::now(), opts).expect("sync");
     let newest = summaries(root, 1).pop().expect("a summary");
     let rel = newest
@@ -67,21 +81,27 @@ pub fn per_event(root: &Path, settings: &Settings) -> Timing {
         .expect("in the workspace")
         .to_string_lossy()
         .into_owned();
-    median(
-        (0..15)
-            .map(|i| {
-                rewrite_body(&newest, 1000 + i);
-                time(|| {
-                    memsync::pipeline::sync_paths(
-                        &mut index,
-                        settings,
-                        chrono::Utc::now(),
-                        opts,
-                        std::slice::from_ref(&rel),
-                    )
-                    .expect("one event");
+    let mut timed = |new_line: bool, from: usize| {
+        median(
+            (0..15)
+                .map(|i| {
+                    rewrite(&newest, from + i, new_line);
+                    time(|| {
+                        memsync::pipeline::sync_paths(
+                            &mut index,
+                            settings,
+                            chrono::Utc::now(),
+                            opts,
+                            std::slice::from_ref(&rel),
+                        )
+                        .expect("one event");
+                    })
                 })
-            })
-            .collect(),
-    )
+                .collect(),
+        )
+    };
+    Events {
+        body: timed(false, 1000),
+        line: timed(true, 2000),
+    }
 }

@@ -11,108 +11,24 @@ use std::time::{Duration, Instant};
 
 use chrono::{DateTime, Utc};
 use rayon::prelude::*;
-use serde::Serialize;
 
 use crate::config::Settings;
 use crate::contract;
 use crate::error::Result;
-use crate::files::{HeldFiles, WhileHeld};
+use crate::files::WhileHeld;
+use crate::project::Compare;
 use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
 use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Tombstone, Verdict};
 
 mod apply;
+mod options;
 mod read;
+
+pub use options::{Progress, SyncOptions, SyncReport};
 
 use apply::*;
 use read::*;
-
-/// What one run of the pipeline did.
-#[derive(Debug, Clone, Default, Serialize)]
-pub struct SyncReport {
-    pub workspace: String,
-    pub index: String,
-    /// Canonical artifacts and tombstones found by the scan.
-    pub scanned: usize,
-    /// Files whose stat matched the cache and were not read.
-    pub unchanged: usize,
-    /// Files read and hashed.
-    pub read: usize,
-    /// Artifacts (re)indexed.
-    pub indexed: usize,
-    /// Artifacts now invalid or unreadable whose last good rows were kept.
-    pub stale: usize,
-    /// Rows removed: deleted files and tombstoned sessions.
-    pub removed: usize,
-    pub errors: usize,
-    pub warnings: usize,
-    /// Projection files written.
-    pub projections_written: Vec<String>,
-    /// Files left for a retry because they failed validation while still settling.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub unsettled: Vec<String>,
-    /// Projection (or mirror) files left as they were because another process
-    /// holds them open for writing; a later pass renders them.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub projections_held: Vec<String>,
-    /// Autostash entries (their commits) whose projection lines `sync`
-    /// merged back into the work tree before indexing, and dropped.
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    pub autostash_restored: Vec<String>,
-    pub duration_ms: u128,
-}
-
-/// Told how reading and indexing advance, for a progress bar. Must not print
-/// unless it knows it owns a terminal.
-pub trait Progress: Sync {
-    /// `total` files are about to be read.
-    fn begin(&self, total: u64);
-    /// One more file was indexed.
-    fn advance(&self);
-    fn end(&self);
-}
-
-#[derive(Clone, Copy)]
-pub struct SyncOptions<'p> {
-    /// Render projections after indexing (`sync`), or only index (`check`).
-    pub render: bool,
-    /// Leave a file that fails validation while it may still be being written
-    /// (modified within the last 2 s) untouched: not indexed, no problem
-    /// recorded, listed in `SyncReport::unsettled` for the caller to retry.
-    pub defer_unsettled: bool,
-    /// Leave the projections alone while any git process works in the
-    /// repository (one-shot commands). The daemon asks that itself before a
-    /// reconcile and retries when git is done, so it turns this off.
-    pub defer_while_git_runs: bool,
-    /// The daemon's follower of replaced files that writers still hold open;
-    /// without one (one-shot commands), a projection a writer holds open is
-    /// left for later (`SyncReport::projections_held`).
-    pub held_files: Option<&'p HeldFiles>,
-    pub progress: Option<&'p dyn Progress>,
-}
-
-impl SyncOptions<'static> {
-    pub const RENDER: SyncOptions<'static> = SyncOptions {
-        render: true,
-        defer_unsettled: false,
-        defer_while_git_runs: true,
-        held_files: None,
-        progress: None,
-    };
-    pub const INDEX_ONLY: SyncOptions<'static> = SyncOptions {
-        render: false,
-        defer_unsettled: false,
-        defer_while_git_runs: false,
-        held_files: None,
-        progress: None,
-    };
-}
-
-impl<'p> SyncOptions<'p> {
-    pub fn with_progress(self, progress: Option<&'p dyn Progress>) -> SyncOptions<'p> {
-        SyncOptions { progress, ..self }
-    }
-}
 
 /// An artifact file, how reading it went, and its verdict when it was read as text.
 type FileRead<'a> = (&'a ScannedFile, ReadOutcome, Option<Verdict>);
@@ -210,12 +126,20 @@ pub fn sync_paths(
         })
         .collect();
     let cache = index.cached_files(wanted.iter().copied())?;
+    let named_projections = opts.watched.then(|| {
+        paths
+            .iter()
+            .filter(|p| scan::classify(p) == FileClass::Projection)
+            .cloned()
+            .collect()
+    });
     let mut plan = Plan {
         files: Vec::new(),
         unchanged: 0,
         cache,
         deleted: Vec::new(),
         scan_problems: None,
+        named_projections,
     };
     for path in wanted {
         match stat_regular(&settings.root, path) {
@@ -240,6 +164,9 @@ struct Plan {
     unchanged: usize,
     /// The stat cache for (at least) those files and the deleted ones.
     cache: HashMap<String, CachedFile>,
+    /// The only projection files to compare with what was last rendered
+    /// (a watcher named them); `None`: every one.
+    named_projections: Option<Vec<String>>,
     /// Cached files that are gone.
     deleted: Vec<String>,
     /// Path-level findings of a full scan, which replace the previous ones.
@@ -264,7 +191,7 @@ fn reconcile(
     settings: &Settings,
     now: DateTime<Utc>,
     opts: SyncOptions,
-    plan: Plan,
+    mut plan: Plan,
     started: Instant,
 ) -> Result<SyncReport> {
     let config = &settings.config;
@@ -372,6 +299,7 @@ fn reconcile(
     drop(tomb_verdicts);
     drop(deleted_tombs);
     drop(forced);
+    let named = plan.named_projections.take();
     drop(plan);
     if report.read >= REFRESH_EVERY {
         release_freed_memory();
@@ -412,7 +340,11 @@ fn reconcile(
             Some(files) => WhileHeld::Follow(files),
             None => WhileHeld::Defer,
         };
-        let rendered = crate::project::render(index, settings, now, while_held)?;
+        let compare = match &named {
+            Some(paths) => Compare::Only(paths),
+            None => Compare::Every,
+        };
+        let rendered = crate::project::render(index, settings, now, while_held, compare)?;
         report.projections_written = rendered.written;
         report.projections_held = rendered.held;
         tracing::info!(

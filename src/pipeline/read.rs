@@ -259,5 +259,6 @@ pub(super) fn merge_with_cache(
         cache,
         deleted,
         scan_problems: None,
+        named_projections: None,
     })
 }

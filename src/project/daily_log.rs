@@ -6,7 +6,7 @@
 
 use std::collections::BTreeMap;
 
-use chrono::{Duration, NaiveDate};
+use chrono::NaiveDate;
 use rayon::prelude::*;
 
 use super::file::{BLOCK_BEGIN, BLOCK_END, read_existing};
@@ -54,10 +54,9 @@ impl RenderCtx<'_> {
         let (Some(first), Some(last)) = (days.first(), days.last()) else {
             return Ok(());
         };
-        // Widen the UTC span by a day each side; the zone decides membership.
-        let midnight = |d: NaiveDate| d.and_hms_opt(0, 0, 0).unwrap_or_default().and_utc();
-        let from = contract::format_ts(midnight(*first) - Duration::days(1));
-        let to = contract::format_ts(midnight(*last) + Duration::days(2));
+        // The group's days in the zone, as a UTC span.
+        let from = contract::format_ts(self.zone.day_start(*first));
+        let to = contract::format_ts(self.zone.day_start(last.succ_opt().unwrap_or(*last)));
         let sessions: Vec<SessionRow> = index
             .sessions_touching(agent, &from, &to)?
             .into_iter()

@@ -11,7 +11,7 @@ use super::{RenderCtx, RenderOutcome, Target, inert, memory_md_path};
 use crate::contract;
 use crate::error::Result;
 use crate::sentence;
-use crate::store::{Index, SessionRow};
+use crate::store::{Index, ProjectInWindow, SessionRow, WindowHead};
 use crate::validate::Problem;
 
 pub const LEDGER_HEADING: &str = "## Session Ledger (Last 30 Days)";
@@ -27,15 +27,10 @@ impl RenderCtx<'_> {
         let start = self.now - Duration::days(self.cfg.memory_md.window_days as i64);
         let window = (contract::format_ts(start), contract::format_ts(self.now));
         let window = (window.0.as_str(), window.1.as_str());
-        // Two passes over the window, holding neither: the counts and the head's
-        // rows, then the newest rows until the budget is spent.
-        let mut facts = WindowFacts::default();
-        index.each_session_in_window(agent, window, |s| {
-            if !self.exclusions.excludes(&s) {
-                facts.add(s, self.cfg.memory_md.head_compactions);
-            }
-            true
-        })?;
+        // The head's facts from per-day counts, then the newest rows until
+        // the budget is spent: neither reads the whole window.
+        let md = &self.cfg.memory_md;
+        let facts = index.window_head(agent, window, md.head_projects, md.head_compactions)?;
         let rel = memory_md_path(agent);
         let Some(existing) = read_existing(&self.root.join(&rel), &rel, problems) else {
             return Ok(());
@@ -90,12 +85,17 @@ impl RenderCtx<'_> {
     }
 
     /// Active projects and the newest compactions; short and never clipped.
-    fn head(&self, facts: &WindowFacts) -> String {
+    fn head(&self, facts: &WindowHead) -> String {
         let projects = &facts.projects;
         let mut head = String::new();
         if !projects.is_empty() {
             head.push_str("## Active Projects\n\n");
-            for (p, newest, n) in projects.iter().take(self.cfg.memory_md.head_projects) {
+            for ProjectInWindow {
+                project: p,
+                sessions: n,
+                newest,
+            } in projects
+            {
                 let name = sentence::project_basename(p).unwrap_or(p);
                 let plural = if *n == 1 { "" } else { "s" };
                 head.push_str(&format!(
@@ -138,40 +138,6 @@ pub(super) fn ledger_row(s: &SessionRow) -> String {
         s.sentence,
         s.links(&["summary", "transcript", "compaction", "manifest"]),
     )
-}
-
-/// What the head and the clipping notice need from a whole window: counts,
-/// and a handful of rows, gathered one row at a time.
-#[derive(Default)]
-struct WindowFacts {
-    /// In-window sessions after exclusions.
-    in_window: usize,
-    /// (project, its newest session, its sessions), newest project first.
-    projects: Vec<(String, SessionRow, usize)>,
-    /// The newest compactions (newest first, then by token), at most the head's count.
-    compacted: Vec<SessionRow>,
-}
-
-impl WindowFacts {
-    /// Counts `s`, which comes newer than every row before it.
-    fn add(&mut self, s: SessionRow, keep_compactions: usize) {
-        self.in_window += 1;
-        if let Some(p) = s.project.as_deref() {
-            match self.projects.iter_mut().find(|(name, _, _)| name == p) {
-                Some(entry) => entry.2 += 1,
-                None => self.projects.push((p.to_string(), s.clone(), 1)),
-            }
-        }
-        if s.compaction_at.is_some() {
-            self.compacted.push(s);
-            self.compacted.sort_by(|a, b| {
-                b.compaction_at
-                    .cmp(&a.compaction_at)
-                    .then(a.token.cmp(&b.token))
-            });
-            self.compacted.truncate(keep_compactions);
-        }
-    }
 }
 
 /// The rendered ledger section.

@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 use crate::files::{Replaced, WhileHeld};
 use crate::scan::FileStat;
 use crate::sentence;
-use crate::store::{Index, Phase, ProjectionState, SessionRow};
+use crate::store::{Index, Judge, Phase, ProjectionState, SessionRow};
 use crate::validate::Problem;
 
 /// What a render pass did.
@@ -69,24 +69,48 @@ pub fn daily_log_path(agent_id: &str, day: NaiveDate) -> String {
     }
 }
 
+/// Which projection files a render compares with what it last wrote: one
+/// edited or deleted behind memsync's back is rendered again.
+#[derive(Debug, Clone, Copy)]
+pub enum Compare<'a> {
+    /// Every one (a stat each).
+    Every,
+    /// Only these workspace-relative paths: a watcher names every projection
+    /// file that changes, so the rest are as rendered.
+    Only(&'a [String]),
+}
+
+impl Compare<'_> {
+    fn includes(&self, path: &str) -> bool {
+        match self {
+            Compare::Every => true,
+            Compare::Only(paths) => paths.iter().any(|p| p == path),
+        }
+    }
+}
+
 /// Renders every dirty projection. Holds the writer lock while it writes.
 pub fn render(
     index: &mut Index,
     settings: &Settings,
     now: DateTime<Utc>,
     while_held: WhileHeld<'_>,
+    compare: Compare<'_>,
 ) -> Result<RenderOutcome> {
     let cfg = &settings.config;
     let _lock = WriterLock::acquire(&settings.state_dir())?;
+    let state = match compare {
+        Compare::Every => index.projection_state()?,
+        Compare::Only(paths) => index.projection_state_of(paths)?,
+    };
     // On the real clock projections never move back in time: a process that
     // read the clock before another rendered (two captures racing) renders as
     // of the later clock, so it cannot drop the other's session from the
     // window. A fixed clock (`--now`) is used as given.
-    let state = index.projection_state()?;
-    let last = state
-        .iter()
-        .filter_map(|s| contract::parse_ts(&s.rendered_now))
-        .max();
+    let last = index
+        .last_rendered_now()?
+        .as_deref()
+        .and_then(contract::parse_ts);
     let now = match last {
         Some(last) if !settings.fixed_clock => last.max(now),
         _ => now,
@@ -94,7 +118,8 @@ pub fn render(
     let zone =
         DayZone::parse(&cfg.daily_logs.timezone).map_err(|r| Error::config("<config>", r))?;
     let exclusions = Exclusions::new(cfg)?;
-    let dirty = Dirty::collect(index, &state, settings, now, zone)?;
+    let dirty = Dirty::collect(index, &state, settings, now, zone, compare)?;
+    exclusions.judge_sessions(index)?;
     let ctx = RenderCtx {
         root: &settings.root,
         cfg,
@@ -175,6 +200,7 @@ impl Dirty {
         settings: &Settings,
         now: DateTime<Utc>,
         zone: DayZone,
+        compare: Compare<'_>,
     ) -> Result<Dirty> {
         let cfg = &settings.config;
         let fingerprint = contract::sha256_hex(
@@ -214,10 +240,12 @@ impl Dirty {
             dirty.agents.insert(agent.clone());
         }
         for s in state {
-            let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
-                .ok()
-                .map(|m| FileStat::of(&m));
-            let moved = on_disk.is_none_or(|st| st.size != s.size || st.mtime_ns != s.mtime_ns);
+            let moved = compare.includes(&s.path) && {
+                let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
+                    .ok()
+                    .map(|m| FileStat::of(&m));
+                on_disk.is_none_or(|st| st.size != s.size || st.mtime_ns != s.mtime_ns)
+            };
             match s
                 .scope
                 .strip_prefix("day:")
@@ -275,6 +303,8 @@ pub struct Exclusions {
     projects: GlobSet,
     sessions: GlobSet,
     harnesses: Vec<String>,
+    /// The rules by name, as written: what stored judgements are checked against.
+    named: String,
 }
 
 impl Exclusions {
@@ -289,7 +319,27 @@ impl Exclusions {
                 &cfg.projection.exclude_sessions,
             )?,
             harnesses: cfg.projection.exclude_harnesses.clone(),
+            named: serde_json::to_string(&(
+                &cfg.projection.exclude_projects,
+                &cfg.projection.exclude_sessions,
+                &cfg.projection.exclude_harnesses,
+            ))
+            .unwrap_or_default(),
         })
+    }
+
+    /// Has the index judge the sessions it has not judged by these rules yet.
+    fn judge_sessions(&self, index: &mut Index) -> Result<usize> {
+        let c = &self.named;
+        let by_name =
+            !(self.projects.is_empty() && self.sessions.is_empty() && self.harnesses.is_empty());
+        let shown = |s: &SessionRow| !self.excludes(s);
+        let judge = if by_name {
+            Judge::By(&shown)
+        } else {
+            Judge::ByFlags
+        };
+        index.judge_sessions(&format!("v1 {c}"), judge)
     }
 
     pub fn excludes(&self, s: &SessionRow) -> bool {

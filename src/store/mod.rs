@@ -36,6 +36,7 @@ pub mod search;
 mod sessions;
 mod touched;
 pub mod views;
+mod window;
 
 pub use batch::Batch;
 use damage::move_aside;
@@ -43,6 +44,7 @@ pub use damage::{is_corrupt, is_damage, set_aside_if_damaged};
 pub use schema::SCHEMA_VERSION;
 use schema::{DERIVED_SCHEMA, DERIVED_TABLES, TELEMETRY_SCHEMA};
 pub use sessions::{ProjectionState, SessionRow, TouchedGraph};
+pub use window::{Judge, ProjectInWindow, WindowHead};
 
 /// How long a statement waits for another connection's lock.
 const BUSY_TIMEOUT: Duration = Duration::from_secs(10);

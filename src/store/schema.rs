@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 14;
+pub const SCHEMA_VERSION: i64 = 15;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -86,6 +86,9 @@ CREATE TABLE sessions (
     compaction_sentence TEXT,
     noise INTEGER NOT NULL DEFAULT 0,
     untrusted INTEGER NOT NULL DEFAULT 0,
+    -- Whether projections show it (1) or exclude it (0), as the projection
+    -- rules judged it; NULL until the next render judges a new or rebuilt row.
+    shown INTEGER,
     -- The session's row in session_fts; a rebuilt session gets a new one.
     fts_id INTEGER NOT NULL,
     -- Clustered by time: the ledger window is one range scan of the table itself.
@@ -95,6 +98,37 @@ CREATE UNIQUE INDEX sessions_fts ON sessions(fts_id);
 CREATE UNIQUE INDEX sessions_identity ON sessions(agent_id, token);
 CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
 CREATE INDEX sessions_token ON sessions(token);
+CREATE INDEX sessions_unjudged ON sessions(agent_id) WHERE shown IS NULL;
+-- MEMORY.md's head: a project's newest shown session, the shown sessions of
+-- the window's two edge days, and the newest shown compactions.
+CREATE INDEX sessions_shown_project ON sessions(agent_id, shown, project, membership_ts);
+CREATE INDEX sessions_shown_time ON sessions(agent_id, shown, membership_ts, project);
+CREATE INDEX sessions_shown_compaction ON sessions(agent_id, shown, compaction_at);
+-- Shown sessions per (agent, UTC day, project; '' for none), kept by the
+-- triggers below: the head counts a window from a row per day and project
+-- instead of reading every session in it.
+CREATE TABLE session_days (
+    agent_id TEXT NOT NULL,
+    day TEXT NOT NULL,
+    project TEXT NOT NULL,
+    n INTEGER NOT NULL,
+    PRIMARY KEY (agent_id, day, project)
+) WITHOUT ROWID;
+CREATE TRIGGER session_days_insert AFTER INSERT ON sessions WHEN new.shown = 1 BEGIN
+    INSERT INTO session_days VALUES (new.agent_id, substr(new.membership_ts, 1, 10), COALESCE(new.project, ''), 1)
+        ON CONFLICT DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER session_days_delete AFTER DELETE ON sessions WHEN old.shown = 1 BEGIN
+    UPDATE session_days SET n = n - 1 WHERE agent_id = old.agent_id
+        AND day = substr(old.membership_ts, 1, 10) AND project = COALESCE(old.project, '');
+END;
+CREATE TRIGGER session_days_update AFTER UPDATE OF agent_id, membership_ts, project, shown ON sessions BEGIN
+    UPDATE session_days SET n = n - 1 WHERE old.shown = 1 AND agent_id = old.agent_id
+        AND day = substr(old.membership_ts, 1, 10) AND project = COALESCE(old.project, '');
+    INSERT INTO session_days SELECT new.agent_id, substr(new.membership_ts, 1, 10), COALESCE(new.project, ''), 1
+        WHERE new.shown = 1
+        ON CONFLICT DO UPDATE SET n = n + 1;
+END;
 CREATE TABLE links (
     source_path TEXT NOT NULL,
     target TEXT NOT NULL,
@@ -146,6 +180,7 @@ pub(super) const DERIVED_TABLES: &[&str] = &[
     "session_fts",
     "frontmatter",
     "sessions",
+    "session_days",
     "links",
     "problems",
     "tombstones",

@@ -12,7 +12,7 @@ use super::*;
 /// else transcript, else compaction, else manifest). The sentences are ready to
 /// render: the frontmatter sentence (summary, else compaction, else transcript)
 /// when it passes the floor, neutralised, else the deterministic fallback.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SessionRow {
     pub agent_id: String,
     pub token: String,
@@ -147,9 +147,37 @@ impl Index {
     }
 
     pub fn projection_state(&self) -> Result<Vec<ProjectionState>> {
+        self.projection_state_where("1", [])
+    }
+
+    /// The MEMORY.md files' state, and the state of `paths` (when rendered).
+    pub fn projection_state_of(&self, paths: &[String]) -> Result<Vec<ProjectionState>> {
+        let paths = serde_json::to_string(paths).unwrap_or_default();
+        self.projection_state_where(
+            "scope = 'memory' OR path IN (SELECT value FROM json_each(?1))",
+            [paths],
+        )
+    }
+
+    /// The newest time any projection was rendered as of.
+    pub fn last_rendered_now(&self) -> Result<Option<String>> {
+        self.conn
+            .query_row("SELECT MAX(rendered_now) FROM projection_state", [], |r| {
+                r.get(0)
+            })
+            .map_err(|e| self.err(e))
+    }
+
+    fn projection_state_where(
+        &self,
+        filter: &str,
+        params: impl rusqlite::Params,
+    ) -> Result<Vec<ProjectionState>> {
         self.rows(
-            "SELECT path, agent_id, scope, size, mtime_ns, rendered_now FROM projection_state ORDER BY path",
-            [],
+            &format!(
+                "SELECT path, agent_id, scope, size, mtime_ns, rendered_now FROM projection_state WHERE {filter} ORDER BY path"
+            ),
+            params,
             |r| {
                 Ok(ProjectionState {
                     path: r.get(0)?,

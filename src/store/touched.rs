@@ -5,8 +5,13 @@ use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 use rusqlite::params;
 
-use super::sessions::{ArtifactSummary, DocumentParts, SESSION_COLUMNS, assemble_session};
+use super::sessions::{
+    ArtifactSummary, DocumentParts, SESSION_COLUMNS, assemble_session, session_row,
+};
 use super::*;
+
+/// A session row and whether projections show it (`None`: not judged yet).
+type JudgedRow = (SessionRow, Option<bool>);
 
 impl Batch<'_> {
     /// Loads the sessions a batch touched into a temp table, for the set-based
@@ -74,7 +79,7 @@ impl Batch<'_> {
         floor: &SentenceConfig,
         load: &dyn Fn(&str) -> Option<String>,
     ) -> Result<()> {
-        self.mark_touched_dirty()?;
+        let mut old_rows = self.touched_rows()?;
         let old_bodies = self.touched_bodies()?;
         self.exec(
             "DELETE FROM session_fts WHERE rowid IN
@@ -112,7 +117,7 @@ impl Batch<'_> {
         let mut insert = self
             .tx
             .prepare_cached(&format!(
-                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+                "INSERT INTO sessions({SESSION_COLUMNS}, fts_id, shown) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
             ))
             .map_err(|e| self.err(e))?;
         // Ascending ids: FTS5 appends its content rows instead of scattering them.
@@ -127,6 +132,21 @@ impl Batch<'_> {
         for group in rows.chunk_by(|a, b| a.token == b.token && a.agent_id == b.agent_id) {
             let Some(s) = assemble_session(group, floor) else {
                 continue;
+            };
+            // A row as it was (a body edited, a transcript grown with the
+            // same sentence) keeps its judgement and marks nothing dirty.
+            let old = old_rows.remove(&(s.agent_id.clone(), s.token.clone()));
+            let shown = match old {
+                Some((old, shown)) if old == s => shown,
+                Some((old, _)) => {
+                    self.mark_session_dirty(&old)?;
+                    self.mark_session_dirty(&s)?;
+                    None
+                }
+                None => {
+                    self.mark_session_dirty(&s)?;
+                    None
+                }
             };
             insert
                 .execute(params![
@@ -147,7 +167,8 @@ impl Batch<'_> {
                     s.compaction_sentence,
                     s.noise,
                     s.untrusted,
-                    next_fts_id
+                    next_fts_id,
+                    shown
                 ])
                 .map_err(|e| self.err(e))?;
             let parts = |kind: &str| -> Vec<String> {
@@ -166,7 +187,33 @@ impl Batch<'_> {
             next_fts_id += 1;
         }
         drop(insert);
-        self.mark_touched_dirty()
+        // Sessions gone (every artifact removed or tombstoned).
+        for (old, _) in old_rows.values() {
+            self.mark_session_dirty(old)?;
+        }
+        Ok(())
+    }
+
+    /// The touched sessions' rows as they are before the refresh, with their judgements.
+    fn touched_rows(&self) -> Result<HashMap<(String, String), JudgedRow>> {
+        let sql = format!(
+            "SELECT {SESSION_COLUMNS}, shown FROM sessions WHERE token IN (SELECT token FROM temp.touched)"
+        );
+        query(&self.tx, &sql, [], |r| {
+            let s = session_row(r)?;
+            let shown: Option<bool> = r.get(17)?;
+            Ok(((s.agent_id.clone(), s.token.clone()), (s, shown)))
+        })
+        .map_err(|e| self.err(e))
+    }
+
+    /// Marks a session's agent (MEMORY.md) and days (membership, compaction) dirty.
+    fn mark_session_dirty(&self, s: &SessionRow) -> Result<()> {
+        self.mark_dirty(&s.agent_id, &s.membership_ts)?;
+        match &s.compaction_at {
+            Some(at) => self.mark_dirty(&s.agent_id, at),
+            None => Ok(()),
+        }
     }
 
     /// The session's search document: its sentences and the bodies of the
@@ -252,14 +299,6 @@ impl Batch<'_> {
                 cjk(&compaction)
             ],
         )
-    }
-
-    /// Marks each touched session's agent (MEMORY.md) and days (membership, compaction) dirty.
-    fn mark_touched_dirty(&self) -> Result<()> {
-        self.exec("INSERT INTO projection_dirty(agent_id, ts)
-                 SELECT agent_id, membership_ts FROM sessions WHERE token IN (SELECT token FROM temp.touched)
-                 UNION SELECT agent_id, compaction_at FROM sessions
-                 WHERE token IN (SELECT token FROM temp.touched) AND compaction_at IS NOT NULL", [])
     }
 
     /// Clears the marks a render at `now` consumed: ids up to `through`, at or

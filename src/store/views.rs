@@ -11,6 +11,13 @@ use super::*;
 use crate::contract;
 use crate::scan;
 
+/// The agents with sessions as the table `agent(id)` (and a NULL row), one
+/// index seek each: DISTINCT would read every session's entry.
+const AGENTS: &str = "WITH RECURSIVE agent(id) AS (
+    SELECT MIN(agent_id) FROM sessions
+    UNION ALL SELECT (SELECT MIN(agent_id) FROM sessions WHERE agent_id > agent.id)
+    FROM agent WHERE agent.id IS NOT NULL)";
+
 /// One agent's counts, for `status`.
 pub struct AgentCounts {
     pub agent_id: String,
@@ -193,7 +200,11 @@ impl Index {
 
     /// The agents that have sessions.
     pub fn session_agents(&self) -> Result<Vec<String>> {
-        self.rows("SELECT DISTINCT agent_id FROM sessions", [], |r| r.get(0))
+        self.rows(
+            &format!("{AGENTS} SELECT id FROM agent WHERE id IS NOT NULL"),
+            [],
+            |r| r.get(0),
+        )
     }
 
     /// Whether a session of `agent` has its time in [lo, hi) or its time plus
@@ -206,8 +217,9 @@ impl Index {
     ) -> Result<bool> {
         self.conn
             .prepare_cached(
-                "SELECT EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND
-                 ((membership_ts > ?2 AND membership_ts <= ?3) OR (membership_ts > ?4 AND membership_ts <= ?5)))",
+                // Two range seeks; as one OR the planner walks an agent's sessions.
+                "SELECT EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND membership_ts > ?2 AND membership_ts <= ?3)
+                 OR EXISTS(SELECT 1 FROM sessions WHERE agent_id = ?1 AND membership_ts > ?4 AND membership_ts <= ?5)",
             )
             .and_then(|mut s| s.query_row(params![agent, lo_back, hi_back, lo, hi], |r| r.get(0)))
             .map_err(|e| self.err(e))
@@ -294,12 +306,19 @@ impl Index {
         now: DateTime<Utc>,
         window: chrono::Duration,
     ) -> Result<Option<DateTime<Utc>>> {
+        // A seek per agent: the daemon asks after every batch of events.
         let oldest = self.strings_with(
-            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts >= ?1",
+            &format!(
+                "{AGENTS} SELECT MIN((SELECT MIN(membership_ts) FROM sessions
+                 WHERE agent_id = agent.id AND membership_ts >= ?1)) FROM agent WHERE id IS NOT NULL"
+            ),
             &contract::format_ts(now - window),
         )?;
         let upcoming = self.strings_with(
-            "SELECT MIN(membership_ts) FROM sessions WHERE membership_ts > ?1",
+            &format!(
+                "{AGENTS} SELECT MIN((SELECT MIN(membership_ts) FROM sessions
+                 WHERE agent_id = agent.id AND membership_ts > ?1)) FROM agent WHERE id IS NOT NULL"
+            ),
             &contract::format_ts(now),
         )?;
         let leaves = oldest

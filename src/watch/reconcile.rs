@@ -233,6 +233,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             defer_unsettled: attempt < MAX_DEFERRALS,
             defer_while_git_runs: false,
             held_files: Some(&self.held_files),
+            watched: true,
             ..SyncOptions::RENDER
         };
         self.rendered_at = Utc::now();
