@@ -174,6 +174,7 @@ pub(super) fn refresh_sessions(
     touched: &BTreeSet<String>,
     config: &crate::config::Config,
     root: &Path,
+    exclusions: &Exclusions,
 ) -> Result<()> {
     b.set_touched(touched)?;
     let (graphs, present) = b.touched_graph()?;
@@ -186,7 +187,9 @@ pub(super) fn refresh_sessions(
         })
         .collect();
     b.replace_touched_graph_problems(&graph_problems)?;
-    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel))?;
+    b.refresh_touched_sessions(&config.sentence, &|rel| load_body(root, rel), &|s| {
+        exclusions.shows(s)
+    })?;
     b.forget_bodies();
     Ok(())
 }

@@ -16,7 +16,7 @@ use crate::config::Settings;
 use crate::contract;
 use crate::error::Result;
 use crate::files::WhileHeld;
-use crate::project::Compare;
+use crate::project::{Compare, Exclusions};
 use crate::scan::{self, FileClass, FileStat, ScanRules, ScannedFile};
 use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Tombstone, Verdict};
@@ -265,11 +265,15 @@ fn reconcile(
     // in directory order they were scattered over the whole batch.
     to_read.sort_unstable_by(|a, b| a.0.path.cmp(&b.0.path));
 
+    // Stored verdicts made by these rules before any row is written by them.
+    let exclusions = Exclusions::new(config)?;
+    exclusions.judge_sessions(index)?;
     // A large first build writes each page once, without a journal.
     let unjournaled =
         to_read.len() >= UNJOURNALED_BUILD_FILES && index.begin_unjournaled_build()?;
     report.read = tomb_verdicts.len();
     let changes = Changes {
+        exclusions: &exclusions,
         tombstones: &tomb_verdicts,
         deleted_tombstones: &deleted_tombs,
         tombstoned_before: &before,
@@ -366,6 +370,8 @@ struct Changes<'a> {
     scan_problems: Option<&'a [Problem]>,
     defer_unsettled: bool,
     progress: Option<&'a dyn Progress>,
+    /// Who projections show: a session row is judged as it is written.
+    exclusions: &'a Exclusions,
 }
 
 /// Reads and validates `to_read` on every core while this thread
@@ -420,7 +426,7 @@ fn index_changes(
                     // Bounded memory on a big build: the bodies held for the
                     // session documents go once their sessions are written. A
                     // session with files still to come is refreshed again then.
-                    refresh_sessions(b, &touched, config, root)?;
+                    refresh_sessions(b, &touched, config, root, changes.exclusions)?;
                     release_freed_memory();
                     touched.clear();
                 }
@@ -433,7 +439,7 @@ fn index_changes(
                 ms = started.elapsed().as_millis() as u64,
                 "read, validated and indexed files"
             );
-            refresh_sessions(b, &touched, config, root)?;
+            refresh_sessions(b, &touched, config, root, changes.exclusions)?;
             if let Some(problems) = changes.scan_problems {
                 b.clear_problems(Phase::Scan)?;
                 b.insert_problems(Phase::Scan, None, problems)?;

@@ -328,12 +328,17 @@ impl Exclusions {
         })
     }
 
+    /// Whether projections show the session.
+    pub fn shows(&self, s: &SessionRow) -> bool {
+        !self.excludes(s)
+    }
+
     /// Has the index judge the sessions it has not judged by these rules yet.
-    fn judge_sessions(&self, index: &mut Index) -> Result<usize> {
+    pub fn judge_sessions(&self, index: &mut Index) -> Result<usize> {
         let c = &self.named;
         let by_name =
             !(self.projects.is_empty() && self.sessions.is_empty() && self.harnesses.is_empty());
-        let shown = |s: &SessionRow| !self.excludes(s);
+        let shown = |s: &SessionRow| self.shows(s);
         let judge = if by_name {
             Judge::By(&shown)
         } else {

@@ -34,7 +34,12 @@ const DUMP: &[(&str, &str)] = &[
         "sessions",
         "SELECT agent_id, token, session_id, session_key, project, harness, membership_ts, private,
          sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at,
-         compaction_sentence, noise FROM sessions ORDER BY agent_id, token",
+         compaction_sentence, noise, untrusted, shown FROM sessions ORDER BY agent_id, token",
+    ),
+    (
+        "session_days",
+        // Totals a removal brought to zero are the same as no row.
+        "SELECT agent_id, day, project, n FROM session_days WHERE n <> 0 ORDER BY agent_id, day, project",
     ),
     (
         "session_fts",

@@ -99,11 +99,10 @@ CREATE UNIQUE INDEX sessions_identity ON sessions(agent_id, token);
 CREATE INDEX sessions_compaction ON sessions(agent_id, compaction_at);
 CREATE INDEX sessions_token ON sessions(token);
 CREATE INDEX sessions_unjudged ON sessions(agent_id) WHERE shown IS NULL;
--- MEMORY.md's head: a project's newest shown session, the shown sessions of
--- the window's two edge days, and the newest shown compactions.
+-- MEMORY.md's head: a project's newest shown session, and the shown sessions
+-- of the window's two edge days.
 CREATE INDEX sessions_shown_project ON sessions(agent_id, shown, project, membership_ts);
 CREATE INDEX sessions_shown_time ON sessions(agent_id, shown, membership_ts, project);
-CREATE INDEX sessions_shown_compaction ON sessions(agent_id, shown, compaction_at);
 -- Shown sessions per (agent, UTC day, project; '' for none), kept by the
 -- triggers below: the head counts a window from a row per day and project
 -- instead of reading every session in it.

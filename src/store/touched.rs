@@ -78,6 +78,7 @@ impl Batch<'_> {
         &self,
         floor: &SentenceConfig,
         load: &dyn Fn(&str) -> Option<String>,
+        shows: &dyn Fn(&SessionRow) -> bool,
     ) -> Result<()> {
         let mut old_rows = self.touched_rows()?;
         let old_bodies = self.touched_bodies()?;
@@ -134,18 +135,21 @@ impl Batch<'_> {
                 continue;
             };
             // A row as it was (a body edited, a transcript grown with the
-            // same sentence) keeps its judgement and marks nothing dirty.
+            // same sentence) keeps its judgement and marks nothing dirty;
+            // others are judged as they are written (`Index::judge_sessions`
+            // made the stored verdicts the current rules' first).
             let old = old_rows.remove(&(s.agent_id.clone(), s.token.clone()));
             let shown = match old {
-                Some((old, shown)) if old == s => shown,
+                Some((old, Some(shown))) if old == s => shown,
+                Some((old, _)) if old == s => shows(&s),
                 Some((old, _)) => {
                     self.mark_session_dirty(&old)?;
                     self.mark_session_dirty(&s)?;
-                    None
+                    shows(&s)
                 }
                 None => {
                     self.mark_session_dirty(&s)?;
-                    None
+                    shows(&s)
                 }
             };
             insert

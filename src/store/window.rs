@@ -48,43 +48,44 @@ pub enum Judge<'a> {
 impl Index {
     /// Judges every session not judged yet, or every session when the rules
     /// (named by `rules`, any string that changes with them) are not the ones
-    /// the stored judgements were made by. A render calls it before it reads
-    /// `window_head`. Returns how many it judged.
+    /// the stored judgements were made by; only verdicts that change are
+    /// written. Indexing and rendering call it first, so rows indexed after
+    /// it are judged by the same rules as they are written. Returns how many
+    /// verdicts it wrote.
     pub fn judge_sessions(&mut self, rules: &str, judge: Judge<'_>) -> Result<usize> {
-        let sql = format!("SELECT {SESSION_COLUMNS} FROM sessions WHERE shown IS NULL");
         let again = self.meta(SHOWN_RULES)?.as_deref() != Some(rules);
         self.batch(|b| {
             if again {
-                b.exec("UPDATE sessions SET shown = NULL WHERE shown IS NOT NULL", [])?;
                 b.set_meta(SHOWN_RULES, rules)?;
             }
+            let which = if again { "1" } else { "shown IS NULL" };
             let judge = match judge {
                 Judge::ByFlags => {
                     // `Exclusions::excludes` without rules by name, in SQL.
-                    let n = b
-                        .tx
-                        .execute(
-                            "UPDATE sessions SET shown = NOT (private OR noise OR untrusted) WHERE shown IS NULL",
-                            [],
-                        )
-                        .map_err(|e| b.err(e))?;
-                    return Ok(n);
+                    let verdict = "NOT (private OR noise OR untrusted)";
+                    let sql = format!(
+                        "UPDATE sessions SET shown = {verdict} WHERE ({which}) AND shown IS NOT {verdict}"
+                    );
+                    return b.tx.execute(&sql, []).map_err(|e| b.err(e));
                 }
                 Judge::By(f) => f,
             };
-            let verdicts: Vec<(String, String, bool)> = query(&b.tx, &sql, [], |r| {
+            let sql = format!("SELECT {SESSION_COLUMNS}, shown FROM sessions WHERE {which}");
+            // Only the rows whose verdict changes are kept, not every row read.
+            let verdicts: Vec<Option<(String, String, bool)>> = query(&b.tx, &sql, [], |r| {
                 let s = session_row(r)?;
-                let shown = judge(&s);
-                Ok((s.agent_id, s.token, shown))
+                let (shown, stored) = (judge(&s), r.get::<_, Option<bool>>(17)?);
+                Ok((stored != Some(shown)).then_some((s.agent_id, s.token, shown)))
             })
             .map_err(|e| b.err(e))?;
-            for (agent, token, shown) in &verdicts {
+            let changed: Vec<(String, String, bool)> = verdicts.into_iter().flatten().collect();
+            for (agent, token, shown) in &changed {
                 b.exec(
                     "UPDATE sessions SET shown = ?3 WHERE agent_id = ?1 AND token = ?2",
                     params![agent, token, shown],
                 )?;
             }
-            Ok(verdicts.len())
+            Ok(changed.len())
         })
     }
 
@@ -128,7 +129,7 @@ impl Index {
             &format!(
                 // Walked newest compaction first, stopping at the limit: the
                 // time range would otherwise have the planner read the window.
-                "SELECT {SESSION_COLUMNS} FROM sessions INDEXED BY sessions_shown_compaction
+                "SELECT {SESSION_COLUMNS} FROM sessions INDEXED BY sessions_compaction
                  WHERE agent_id = ?1 AND shown = 1 AND compaction_at IS NOT NULL
                  AND membership_ts BETWEEN ?2 AND ?3 ORDER BY compaction_at DESC, token LIMIT ?4"
             ),
