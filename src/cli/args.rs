@@ -85,8 +85,14 @@ pub struct Cli {
 #[derive(Subcommand)]
 pub enum Command {
     /// Reconcile once: index what changed and re-render projections.
-    #[command(after_help = "Example:\n  memsync --workspace ~/.agents sync")]
-    Sync,
+    #[command(
+        after_help = "Beside a running `memsync watch`, the daemon is asked to reconcile what it has\npending (it saw every change as an event); --full scans every file here instead.\n\nExample:\n  memsync --workspace ~/.agents sync"
+    )]
+    Sync {
+        /// Scan and stat every file in this process, even with a daemon watching.
+        #[arg(long)]
+        full: bool,
+    },
     /// Validate every canonical artifact; exit 1 if any error.
     #[command(
         after_help = "Example:\n  memsync check --json | jq '.problems[] | select(.severity == \"error\")'"

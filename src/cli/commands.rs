@@ -19,13 +19,38 @@ use crate::store::Index;
 use crate::validate::Problem;
 
 /// Reconciles once and renders; the index is returned so the caller reads
-/// the problems as it prints them.
+/// the problems as it prints them. Unless `full`, a daemon watching this
+/// workspace with the same index and configuration is asked to reconcile
+/// what it has pending instead (`watch::ask_daemon_to_flush`): it saw every
+/// change as an event, so a stat of every file would find nothing more.
 pub fn sync(
     settings: &Settings,
     now: DateTime<Utc>,
+    full: bool,
     progress: Option<&dyn pipeline::Progress>,
 ) -> Result<(SyncReport, Index)> {
     let started = std::time::Instant::now();
+    // A fixed clock (`--now`) renders as of that clock: only this process can.
+    // Autostash entries a pull left are merged back here (the daemon does so only
+    // on its full reconciles).
+    let stashes_left = crate::git::left_stashes(&settings.root).map_or(true, |l| !l.is_empty());
+    if !full && !settings.fixed_clock && !stashes_left {
+        let answer = crate::watch::ask_daemon_to_flush(settings);
+        if let Some(answer) = answer.filter(|a| a.declined.is_none()) {
+            let index = Index::open(&settings.index_path())?;
+            let (errors, warnings) = index.problem_counts()?;
+            let report = SyncReport {
+                workspace: settings.root.display().to_string(),
+                index: index.path.display().to_string(),
+                errors,
+                warnings,
+                daemon_pid: Some(answer.pid),
+                duration_ms: started.elapsed().as_millis(),
+                ..answer.report.unwrap_or_default()
+            };
+            return Ok((report, index));
+        }
+    }
     let autostash_restored = restore_autostashes(&settings.root);
     let mut index = Index::open(&settings.index_path())?;
     let opts = SyncOptions::RENDER.with_progress(progress);
@@ -266,7 +291,7 @@ pub fn init(settings: &Settings, now: DateTime<Utc>) -> Result<(SyncReport, Inde
     let memory = settings.root.join(contract::MEMORY_DIR);
     std::fs::create_dir_all(&memory).map_err(|e| crate::Error::io(&memory, e))?;
     settings.require_workspace()?;
-    sync(settings, now, None)
+    sync(settings, now, false, None)
 }
 
 /// Searches the index as the last sync left it; with no hit, what to try.
@@ -405,7 +430,7 @@ pub fn demo(
     // The example has no memsync.yaml, so the settings loaded before writing it hold.
     let settings = load(&dir)?;
     crate::example::write(&dir, now, &settings.config)?;
-    let (report, index) = sync(&settings, now, None)?;
+    let (report, index) = sync(&settings, now, true, None)?;
     // The example's handful of problems.
     let problems = index.problems()?;
     Ok((settings, report, problems))

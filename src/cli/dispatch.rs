@@ -102,9 +102,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
     let bar = super::progress::TerminalProgress::for_stderr(cli.quiet || cli.json);
     let progress = bar.as_ref().map(|p| p as &dyn crate::pipeline::Progress);
     match &cli.command {
-        Command::Sync => {
+        Command::Sync { full } => {
             let settings = existing()?;
-            let (report, index) = super::commands::sync(&settings, now, progress)?;
+            let (report, index) = super::commands::sync(&settings, now, *full, progress)?;
             // Said when MEMORY.md was rendered: a no-op sync stays a stat a file.
             let left_out = match report.projections_written.is_empty() {
                 true => Default::default(),
@@ -488,7 +488,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             if !dry_run {
                 // Render MEMORY.md (and OpenClaw's mirror) with the settings connect
                 // recorded, so the file the agent is pointed at exists now.
-                super::commands::sync(&existing()?, now, None)?;
+                super::commands::sync(&existing()?, now, true, None)?;
                 let needs_daemon = *harness != crate::connect::Target::ClaudeCode;
                 report.notes.extend(reload_daemon(&settings, needs_daemon));
             }

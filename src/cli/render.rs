@@ -16,11 +16,27 @@ pub const SYNC_PROBLEM_LINES: usize = 20;
 pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
     let mut out = String::new();
     let _ = writeln!(out, "memsync sync: {}", report.workspace);
-    let _ = writeln!(
-        out,
-        "  scanned {} canonical files ({} unchanged, {} read); indexed {}, stale {}, removed {}",
-        report.scanned, report.unchanged, report.read, report.indexed, report.stale, report.removed
-    );
+    match report.daemon_pid {
+        Some(pid) => {
+            let _ = writeln!(
+                out,
+                "  left to the daemon watching this workspace (pid {pid}; `sync --full` scans here): read {}; indexed {}, stale {}, removed {}",
+                report.read, report.indexed, report.stale, report.removed
+            );
+        }
+        None => {
+            let _ = writeln!(
+                out,
+                "  scanned {} canonical files ({} unchanged, {} read); indexed {}, stale {}, removed {}",
+                report.scanned,
+                report.unchanged,
+                report.read,
+                report.indexed,
+                report.stale,
+                report.removed
+            );
+        }
+    }
     if report.projections_written.is_empty() {
         let _ = writeln!(out, "  projections: up to date");
     } else {

@@ -3,12 +3,13 @@
 //!
 //! Owns: those two types and the progress hook. Must not: run anything.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 use crate::files::HeldFiles;
 
 /// What one run of the pipeline did.
-#[derive(Debug, Clone, Default, Serialize)]
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+#[serde(default)]
 pub struct SyncReport {
     pub workspace: String,
     pub index: String,
@@ -39,6 +40,10 @@ pub struct SyncReport {
     /// merged back into the work tree before indexing, and dropped.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub autostash_restored: Vec<String>,
+    /// The daemon that reconciled instead (`sync` beside a watching daemon):
+    /// the counts are its batch's, and nothing was scanned here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub daemon_pid: Option<u32>,
     pub duration_ms: u128,
 }
 

@@ -12,7 +12,6 @@ use std::time::Duration;
 
 use chrono::Utc;
 use notify::event::{CreateKind, EventKind, ModifyKind, RemoveKind, RenameMode};
-use serde::{Deserialize, Serialize};
 use tokio::signal::unix::{SignalKind, signal};
 use tokio::sync::mpsc::{UnboundedReceiver, UnboundedSender, unbounded_channel};
 use tokio::time::Instant;
@@ -20,70 +19,24 @@ use tokio::time::Instant;
 use crate::config::Settings;
 use crate::contract;
 use crate::error::{Error, Result};
-use crate::lock::{Acquired, PidLock};
 use crate::pipeline::{self, SyncOptions, SyncReport};
 use crate::scan::{self, FileClass, ScanRules};
 use crate::store::Index;
 
+mod flush;
 mod reconcile;
 mod replaced;
+mod state;
+
+pub use flush::{FlushAnswer, ask_daemon_to_flush};
+use state::DaemonLock;
+pub use state::{DaemonState, DaemonStatus, daemon_status};
 
 /// The file `status` reads to report on the daemon.
 pub const STATE_FILE: &str = "daemon.json";
 
 /// The replaced files writers still held when the daemon stopped.
 const HELD_FILES: &str = "held-files.json";
-
-/// What the daemon last did, for `memsync status`.
-#[derive(Debug, Clone, Default, Serialize, Deserialize)]
-pub struct DaemonState {
-    pub pid: u32,
-    pub started_at: String,
-    pub last_batch_at: Option<String>,
-    /// One line: what the last batch read, indexed, removed and wrote.
-    pub last_batch: Option<String>,
-    /// `watching`, or `polling` when file events are unavailable.
-    pub mode: String,
-    /// Why the daemon is polling, if it is.
-    pub degraded: Option<String>,
-}
-
-/// The daemon's view as `status` shows it.
-#[derive(Debug, Clone, Serialize)]
-pub struct DaemonStatus {
-    pub running: bool,
-    #[serde(flatten)]
-    pub state: Option<DaemonState>,
-}
-
-/// Reads the daemon state; `running` is true only while a daemon holds the lock.
-pub fn daemon_status(state_dir: &Path) -> DaemonStatus {
-    let state = std::fs::read(state_dir.join(STATE_FILE))
-        .ok()
-        .and_then(|b| serde_json::from_slice::<DaemonState>(&b).ok());
-    let running = PidLock::is_held(state_dir, crate::lock::DAEMON_LOCK);
-    DaemonStatus { running, state }
-}
-
-/// One daemon per workspace: an OS lock on `.memsync/daemon.lock`.
-struct DaemonLock {
-    _lock: PidLock,
-}
-
-impl DaemonLock {
-    fn acquire(state_dir: &Path, root: &Path) -> Result<DaemonLock> {
-        match PidLock::acquire(state_dir, crate::lock::DAEMON_LOCK, Duration::ZERO)? {
-            Acquired::Held(lock) => Ok(DaemonLock { _lock: lock }),
-            Acquired::Busy { path, holder } => Err(Error::Locked {
-                path,
-                reason: format!(
-                    "another memsync watch (pid {holder}) is already running for {}",
-                    root.display()
-                ),
-            }),
-        }
-    }
-}
 
 /// Runs the daemon until SIGTERM or SIGINT. `load` reads the settings (again on SIGHUP).
 pub fn run(load: impl Fn() -> Result<Settings>) -> Result<()> {
@@ -154,6 +107,10 @@ struct Daemon<L> {
     /// is the first window change after it, so a wake-up for any other
     /// reason just past a roll cannot skip it.
     rendered_at: chrono::DateTime<Utc>,
+    /// Answers owed to `sync`s that asked for the pending batch now (`flush`).
+    flushes: Vec<PathBuf>,
+    /// The report of the last reconcile, for those answers.
+    last_report: Option<SyncReport>,
 }
 
 /// Unsettled files to look at again.
@@ -188,6 +145,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             pid: std::process::id(),
             started_at: contract::format_ts(Utc::now()),
             mode: "watching".into(),
+            index: flush::canonical_index(&settings),
+            config_digest: Some(state::config_digest(&settings)),
             ..DaemonState::default()
         };
         let next_full = Instant::now() + reconcile_every(&settings);
@@ -237,8 +196,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             holds,
             rescues: Default::default(),
             rendered_at: Utc::now(),
+            flushes: Vec::new(),
+            last_report: None,
         };
         daemon.git_dir = crate::repo::find_git_dir(&daemon.root);
+        flush::prepare(&daemon.settings.state_dir());
         daemon.rewatch();
         Ok(daemon)
     }
@@ -366,7 +328,19 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             queued.push(more);
         }
         let now = Instant::now();
+        let state_dir = self.root.join(crate::STATE_DIR);
         for event in queued {
+            if let Ok(e) = &event {
+                let asked = e
+                    .paths
+                    .iter()
+                    .filter_map(|p| flush::answer_for(&state_dir, p));
+                for answer in asked {
+                    if !self.flushes.contains(&answer) {
+                        self.flushes.push(answer);
+                    }
+                }
+            }
             let counts = match &event {
                 Ok(e) => e.paths.iter().any(|p| {
                     scan::relative(&self.root, p)
@@ -386,17 +360,42 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// When the pending batch is due: quiet for the debounce, or gathering too long.
     fn batch_at(&self) -> Option<Instant> {
         let debounce = Duration::from_millis(self.settings.config.watch.debounce_ms);
-        self.pending_at
-            .map(|(first, last)| (last + debounce).min(first + MAX_GATHER))
+        let asked = !self.flushes.is_empty();
+        self.pending_at.map(|(first, last)| match asked {
+            true => first,
+            false => (last + debounce).min(first + MAX_GATHER),
+        })
     }
 
     fn batch_due(&self) -> bool {
         self.batch_at().is_some_and(|at| Instant::now() >= at)
     }
 
+    /// Reconciles the pending batch, then answers the `sync`s that asked for it.
+    fn on_events(&mut self) -> Result<()> {
+        let flushes = std::mem::take(&mut self.flushes);
+        self.last_report = None;
+        let done = self.reconcile_events();
+        let declined = match &done {
+            Err(e) => Some(format!("its reconcile failed: {e}")),
+            Ok(()) if self.deferred => Some("git is at work in the repository".into()),
+            Ok(()) if self.watcher.is_none() => Some("it is not watching".into()),
+            Ok(()) => None,
+        };
+        for path in flushes {
+            let answer = flush::FlushAnswer {
+                pid: self.state.pid,
+                report: self.last_report.clone(),
+                declined: declined.clone(),
+            };
+            flush::answer(&path, &answer);
+        }
+        done
+    }
+
     /// Reconciles what a batch of events names; a rescan flag, an error, a
     /// directory event or a missing root means a full reconcile.
-    fn on_events(&mut self) -> Result<()> {
+    fn reconcile_events(&mut self) -> Result<()> {
         let batch = std::mem::take(&mut self.pending);
         self.pending_at = None;
         let mut paths = BTreeSet::new();
@@ -501,6 +500,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         match (self.load)() {
             Ok(settings) => match pipeline::scan_rules(&settings) {
                 Ok(rules) => {
+                    self.state.config_digest = Some(state::config_digest(&settings));
                     self.settings = settings;
                     self.rules = rules;
                     tracing::info!("configuration reloaded");

@@ -207,6 +207,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             self.run_jobs();
         }
         self.next_full = Instant::now() + reconcile_every(&self.settings);
+        super::flush::prepare(&self.settings.state_dir());
         let opts = SyncOptions {
             defer_unsettled: true,
             defer_while_git_runs: false,
@@ -289,6 +290,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// daemon carries on: the next event or timer reconciles again.
     pub(super) fn record(&mut self, reason: &str, report: Result<SyncReport>) -> Result<()> {
         let now = contract::format_ts(Utc::now());
+        self.last_report = report.as_ref().ok().cloned();
         let line = match report {
             Ok(r) => {
                 self.uncommitted
