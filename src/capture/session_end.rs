@@ -131,9 +131,16 @@ pub fn session_end_of(
         ..Produced::default()
     };
     note_what_was_left_out(&t, keep, &mut w.notes);
+    let (whole, known) = session_credentials(&t);
+    let whole = Some(whole);
     let mut wrote = false;
     if let Some(part) = plan(&w, &t) {
-        write_part(&mut w, settings, req, &t, &id, &part, &mut produced)?;
+        let session = Session {
+            t: &t,
+            whole,
+            known: &known,
+        };
+        write_part(&mut w, settings, req, session, &id, &part, &mut produced)?;
         wrote = true;
     } else if t.messages.len() < cursor_end(&w.existing).unwrap_or(0) {
         w.notes.push(format!(
@@ -141,7 +148,7 @@ pub fn session_end_of(
             t.messages.len()
         ));
     }
-    wrote |= write_compactions(&mut w, settings, &t, &id, &mut produced)?;
+    wrote |= write_compactions(&mut w, settings, &t, &known, &id, &mut produced)?;
     let outcome = if wrote && !w.written.is_empty() {
         Outcome::Written
     } else {
@@ -301,16 +308,40 @@ fn cursor_hash(t: &Transcript, n: usize) -> String {
         .unwrap_or_default()
 }
 
-#[allow(clippy::too_many_arguments)]
+/// The conversation being captured, sanitized whole once, and the
+/// credentials found anywhere in it.
+struct Session<'a> {
+    t: &'a Transcript,
+    /// The whole transcript sanitized: the body of a part that is all of it
+    /// (taken, not copied: a 200 MB session holds one sanitized copy).
+    whole: Option<sanitize::Sanitized>,
+    known: &'a sanitize::Known,
+}
+
+/// Sanitizes the whole conversation and its compactions once, learning every
+/// credential they hold, so each copy is redacted in every file this capture
+/// writes, whichever part or text it is in.
+fn session_credentials(t: &Transcript) -> (sanitize::Sanitized, sanitize::Known) {
+    let whole = sanitize::sanitize(&t.render(0..t.messages.len()));
+    let mut known = sanitize::Known::default();
+    known.learn(&whole);
+    for c in &t.compactions {
+        known.learn(&sanitize::sanitize(&c.text));
+    }
+    (whole, known)
+}
+
 fn write_part(
     w: &mut Writer<'_>,
     settings: &Settings,
     req: &SessionEnd,
-    t: &Transcript,
+    mut session: Session<'_>,
     id: &SessionIdentity,
     part: &Part,
     produced: &mut Produced,
 ) -> Result<()> {
+    let (t, known) = (session.t, session.known);
+    let whole = session.whole.take();
     let stamp = w.stamp;
     // A rerun of an interrupted call keeps the time and sentence it chose first.
     let own_transcript = w.existing.own(ArtifactKind::Transcript, &part.key).cloned();
@@ -332,11 +363,20 @@ fn write_part(
             _ => stamp,
         });
 
-    let mut rendered = t.render(part.start..part.end);
-    if let Some(prev) = &part.prev_transcript {
-        rendered = format!("Continues [[{prev}|the previous part]] of this session.\n\n{rendered}");
-    }
-    let sanitized = sanitize::sanitize(&rendered);
+    let sanitized = match (&part.prev_transcript, part.start, part.end, whole) {
+        (None, 0, end, Some(whole)) if end == t.messages.len() => whole,
+        (prev, start, end, whole) => {
+            drop(whole);
+            let mut rendered = t.render(start..end);
+            if let Some(prev) = prev {
+                rendered = format!(
+                    "Continues [[{prev}|the previous part]] of this session.\n\n{rendered}"
+                );
+            }
+            sanitize::sanitize(&rendered)
+        }
+    };
+    let sanitized = known.redact(sanitized);
     let transcript_body = inert_invalid_links(fit(
         sanitized.text,
         settings,
@@ -350,13 +390,19 @@ fn write_part(
     } else {
         std::borrow::Cow::Owned(t.prefix(part.end))
     };
-    let summary = summary_body(settings, req, &so_far, &transcript_body, &mut w.notes)?;
+    let summary = known.redact(summary_body(
+        settings,
+        req,
+        &so_far,
+        &transcript_body,
+        &mut w.notes,
+    )?);
     add_redactions(produced, &summary.redactions);
     let summary_text = inert_invalid_links(summary.text);
     let composed = (!id.noise)
         .then(|| gist::compose(&so_far, id.project.as_deref()))
         .flatten()
-        .map(|s| sanitize::sanitize(&s).text);
+        .map(|s| known.redact(sanitize::sanitize(&s)).text);
     let sentence = own_transcript
         .as_ref()
         .or(own_summary.as_ref())
@@ -445,6 +491,7 @@ fn write_compactions(
     w: &mut Writer<'_>,
     settings: &Settings,
     t: &Transcript,
+    known: &sanitize::Known,
     id: &SessionIdentity,
     produced: &mut Produced,
 ) -> Result<bool> {
@@ -469,7 +516,7 @@ fn write_compactions(
         });
     let mut wrote = false;
     for c in &t.compactions {
-        let s = sanitize::sanitize(&c.text);
+        let s = known.redact(sanitize::sanitize(&c.text));
         add_redactions(produced, &s.redactions);
         let body = inert_invalid_links(s.text);
         if existing.has_compaction(&body) {

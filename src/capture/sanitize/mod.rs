@@ -1,4 +1,4 @@
-//! `sanitize_transcript_v3`: the deterministic, versioned sanitizer every
+//! `sanitize_transcript_v4`: the deterministic, versioned sanitizer every
 //! transcript (and every captured summary or compaction body) passes through
 //! before a byte of it is written.
 //!
@@ -26,19 +26,70 @@ use regex::Captures;
 
 use rules::{Accept, RULES, Rule};
 
-pub const SANITIZER_VERSION: &str = "sanitize_transcript_v3";
+pub const SANITIZER_VERSION: &str = "sanitize_transcript_v4";
 
 /// Sanitized text and how many secrets of each kind were redacted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Sanitized {
     pub text: String,
     pub redactions: BTreeMap<&'static str, usize>,
+    /// The secrets redacted (their exact bytes, each once) and their kinds.
+    pub secrets: BTreeMap<String, &'static str>,
 }
 
-/// Sanitizes `text` with `sanitize_transcript_v3`.
+/// The credentials a session holds, wherever the rules recognised one: v4
+/// redacts every copy of each in every text of the session, also where it
+/// stands without a key (`DB_PASSWORD=x` once, then `'x'` as an argument, in
+/// backticks, in a compaction or a summary).
+#[derive(Debug, Clone, Default)]
+pub struct Known {
+    secrets: Vec<(String, &'static str)>,
+}
+
+impl Known {
+    /// Learns the secrets `found` redacted that are safe to look for anywhere.
+    pub fn learn(&mut self, found: &Sanitized) {
+        for (secret, kind) in &found.secrets {
+            if spreads(secret) && !self.secrets.iter().any(|(s, _)| s == secret) {
+                self.secrets.push((secret.clone(), *kind));
+            }
+        }
+        // Longest first: a secret that contains another is redacted whole.
+        self.secrets
+            .sort_by(|a, b| b.0.len().cmp(&a.0.len()).then(a.0.cmp(&b.0)));
+    }
+
+    /// `found` with every remaining copy of a known secret redacted too.
+    pub fn redact(&self, mut found: Sanitized) -> Sanitized {
+        for (secret, kind) in &self.secrets {
+            let copies = found.text.matches(secret.as_str()).count();
+            if copies > 0 {
+                found.text = found
+                    .text
+                    .replace(secret.as_str(), &format!("[REDACTED:{kind}]"));
+                *found.redactions.entry(kind).or_insert(0) += copies;
+            }
+        }
+        found
+    }
+}
+
+/// Whether a redacted value is looked for everywhere else: long enough, and
+/// not a plain word, number or identifier that also names other things (a
+/// password `cortexbuild` that is the project's name, a numeric PIN).
+fn spreads(secret: &str) -> bool {
+    let chars = secret.chars().count();
+    let plain = secret.chars().all(|c| c.is_ascii_lowercase())
+        || secret.chars().all(|c| c.is_ascii_digit())
+        || secret.chars().all(|c| c.is_ascii_uppercase() || c == '_');
+    chars >= 8 && !plain && !secret.contains('\n')
+}
+
+/// Sanitizes `text` with `sanitize_transcript_v4`.
 pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
+    let mut secrets = BTreeMap::new();
     // A match whose value ends early (`x&next=…`) leaves its tail unscanned,
     // and one rule's redaction can expose text to another: run the rules
     // again until a pass redacts nothing more, so sanitizing is idempotent.
@@ -49,8 +100,9 @@ pub fn sanitize(text: &str) -> Sanitized {
             let replaced =
                 rule.pattern
                     .replace_all(&text, |caps: &Captures<'_>| match redact(rule, caps) {
-                        Some((out, kind)) => {
+                        Some((out, kind, secret)) => {
                             kinds.push(kind);
+                            secrets.entry(secret).or_insert(kind);
                             out
                         }
                         None => caps[0].to_string(),
@@ -69,16 +121,23 @@ pub fn sanitize(text: &str) -> Sanitized {
         }
     }
     let (text, aws) = values::aws_secrets(&text);
-    if aws > 0 {
-        *redactions.entry("aws-secret-key").or_insert(0) += aws;
+    if !aws.is_empty() {
+        *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
+        secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
     }
-    Sanitized { text, redactions }
+    Sanitized {
+        text,
+        redactions,
+        secrets,
+    }
 }
 
-/// The replacement for one match and the kind it redacted, or `None` to keep it.
-fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
+/// The replacement for one match, the kind it redacted and the secret, or
+/// `None` to keep it.
+fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str, String)> {
     let Some(group) = rule.value_group else {
-        return Some((format!("[REDACTED:{}]", rule.kind), rule.kind));
+        let secret = caps[0].to_string();
+        return Some((format!("[REDACTED:{}]", rule.kind), rule.kind, secret));
     };
     let whole = caps.get(0)?;
     let value = caps.get(group)?;
@@ -102,6 +161,7 @@ fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
         Accept::Prose => values::is_prose_secret(secret).then_some(rule.kind),
         Accept::Paired => values::is_paired_secret(secret).then_some(rule.kind),
         Accept::AppPassword => values::is_app_password(secret).then_some(rule.kind),
+        Accept::MailPassword => values::is_mail_password(secret).then_some(rule.kind),
         Accept::NotPlaceholder => {
             (!values::is_placeholder(secret.trim_matches(['"', '\'', '`']))).then_some(rule.kind)
         }
@@ -109,7 +169,8 @@ fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str)> {
     let start = value.start() - whole.start();
     let keep_before = &whole.as_str()[..start];
     let keep_after = &whole.as_str()[start + secret.len()..];
-    Some((format!("{keep_before}[REDACTED:{kind}]{keep_after}"), kind))
+    let redacted = format!("{keep_before}[REDACTED:{kind}]{keep_after}");
+    Some((redacted, kind, secret.to_string()))
 }
 
 #[cfg(test)]

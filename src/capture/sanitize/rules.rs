@@ -22,6 +22,9 @@ pub(super) enum Accept {
     AppPassword,
     /// A command line or connection string: anything but a placeholder.
     NotPlaceholder,
+    /// A word beside an e-mail address on a line of its own (a chat message
+    /// giving a mailbox's credentials): mixed case and a digit.
+    MailPassword,
 }
 
 /// A rule: a pattern and the kind it redacts. `value_group` names the capture
@@ -225,6 +228,32 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?m)^[ \t]*([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})[ \t]*$",
             Some(1),
             Accept::AppPassword,
+        ),
+        // A mailbox's credentials sent as a chat line: the address, then its
+        // (app) password, or the other way round.
+        context(
+            "app-password",
+            r"(?m)^[ \t]*[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]+([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})[ \t]*$",
+            Some(1),
+            Accept::AppPassword,
+        ),
+        context(
+            "app-password",
+            r"(?m)^[ \t]*([a-z]{4} [a-z]{4} [a-z]{4} [a-z]{4})[ \t]+[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$",
+            Some(1),
+            Accept::AppPassword,
+        ),
+        context(
+            "password",
+            r"(?m)^[ \t]*[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]+([A-Za-z0-9!#$%&*+=?^_~.-]{8,64})[ \t]*$",
+            Some(1),
+            Accept::MailPassword,
+        ),
+        context(
+            "password",
+            r"(?m)^[ \t]*([A-Za-z0-9!#$%&*+=?^_~.-]{8,64})[ \t]+[A-Za-z0-9._%+-]+@[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)+[ \t]*$",
+            Some(1),
+            Accept::MailPassword,
         ),
     ];
     rules.shrink_to_fit();

@@ -302,3 +302,59 @@ fn prose_and_code_around_secret_words_stay_in_any_language() {
         assert_eq!(redacted(input), input);
     }
 }
+
+#[test]
+fn a_known_credential_is_redacted_wherever_it_recurs_without_its_key() {
+    let session = "DB_PASSWORD=Hx7pQw2Lz9Vb!\nlater: PGPASSWORD in psql";
+    let mut known = Known::default();
+    known.learn(&sanitize(session));
+    let elsewhere =
+        sanitize("Login with `admin` / `Hx7pQw2Lz9Vb!` and run bcrypt.hash('Hx7pQw2Lz9Vb!')");
+    assert!(
+        elsewhere.text.contains("Hx7pQw2Lz9Vb"),
+        "the rules alone keep it: {}",
+        elsewhere.text
+    );
+    let redacted = known.redact(elsewhere);
+    assert_eq!(
+        redacted.text,
+        "Login with `admin` / `[REDACTED:password]` and run bcrypt.hash('[REDACTED:password]')"
+    );
+    assert_eq!(redacted.redactions.get("password"), Some(&2));
+}
+
+#[test]
+fn a_password_that_is_a_plain_word_or_number_does_not_spread() {
+    let mut known = Known::default();
+    known.learn(&sanitize("DB_PASSWORD=cortexbuild\nPIN=12345678\n"));
+    let text = "The cortexbuild project on port 12345678";
+    assert_eq!(known.redact(sanitize(text)).text, text);
+}
+
+#[test]
+fn a_mailbox_sent_with_its_password_on_a_chat_line_is_redacted() {
+    let cases = [
+        (
+            "contact@example.co uEawqO0Yn9Tb",
+            "contact@example.co [REDACTED:password]",
+        ),
+        (
+            "uEawqO0Yn9Tb contact@example.co",
+            "[REDACTED:password] contact@example.co",
+        ),
+        (
+            "xpny sqdh qbdh vrsy contact@example.co",
+            "[REDACTED:app-password] contact@example.co",
+        ),
+        // Words, names and numbers beside an address stay.
+        ("contact@example.co Thanks", "contact@example.co Thanks"),
+        ("contact@example.co 20240101", "contact@example.co 20240101"),
+        (
+            "mail anna@example.org tomorrow",
+            "mail anna@example.org tomorrow",
+        ),
+    ];
+    for (input, want) in cases {
+        assert_eq!(redacted(input), want, "{input}");
+    }
+}

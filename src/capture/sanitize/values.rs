@@ -12,10 +12,10 @@ static AWS_SECRET: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9/+]{40}").expect("pattern compiles"));
 
 /// Redacts standalone 40-character AWS secret access keys.
-pub(super) fn aws_secrets(text: &str) -> (String, usize) {
+pub(super) fn aws_secrets(text: &str) -> (String, Vec<String>) {
     let mut out = String::with_capacity(text.len());
     let mut last = 0;
-    let mut count = 0;
+    let mut found = Vec::new();
     for m in AWS_SECRET.find_iter(text) {
         let before = text[..m.start()].chars().next_back();
         let after = text[m.end()..].chars().next();
@@ -31,14 +31,14 @@ pub(super) fn aws_secrets(text: &str) -> (String, usize) {
             out.push_str(&text[last..m.start()]);
             out.push_str("[REDACTED:aws-secret-key]");
             last = m.end();
-            count += 1;
+            found.push(s.to_string());
         }
     }
-    if count == 0 {
-        return (text.to_string(), 0);
+    if found.is_empty() {
+        return (text.to_string(), found);
     }
     out.push_str(&text[last..]);
-    (out, count)
+    (out, found)
 }
 
 /// The kind an assignment's key names.
@@ -260,4 +260,13 @@ fn is_path(s: &str) -> bool {
         || s.starts_with('~')
         || s.contains("://")
         || s.get(1..3) == Some(":\\")
+}
+
+/// A password given beside a mailbox's address: one word with upper and
+/// lower case and a digit (`uEawqO0Yn9Tb`); a word, a number or a name is not.
+pub(super) fn is_mail_password(s: &str) -> bool {
+    s.chars().any(|c| c.is_ascii_uppercase())
+        && s.chars().any(|c| c.is_ascii_lowercase())
+        && s.chars().any(|c| c.is_ascii_digit())
+        && !is_placeholder(s)
 }
