@@ -138,7 +138,9 @@ fn last_commit(t: &Transcript) -> Option<String> {
 
 /// One terminal mark: the text's own `.`/`!`/`?`, else a `.`.
 fn end_sentence(s: &str) -> String {
-    let s = s.trim_end_matches([';', ',', ':', ' ']);
+    // A clipped outcome ends at the boundary it was cut at, with the floor's
+    // full stop, never "….".
+    let s = s.trim_end_matches(['…', ';', ',', ':', ' ']);
     if s.ends_with(['.', '!', '?']) {
         return s.to_string();
     }
@@ -211,6 +213,21 @@ fn gist(text: &str) -> String {
         .unwrap_or_default();
     let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
     let mut out = first_sentence(line);
+    // "Fantastic, well reported. I could use help with …" and "How could I
+    // solve this issue.\nGitHub CLI authentication expired …" say their
+    // point in the next sentence: thanks give way to it, a question that
+    // names nothing takes it along.
+    let next = after(text, &out)
+        .map(|rest| rest.trim_start_matches(|c: char| c.is_whitespace() || c == '-'))
+        .map(first_sentence)
+        .filter(|n| !n.is_empty() && !n.starts_with("```"));
+    if let Some(next) = next {
+        if is_courtesy(&out) {
+            out = next;
+        } else if names_nothing(&out) {
+            out = format!("{out} {next}");
+        }
+    }
     // "How could I solve this issue:" says its point after the colon.
     if out.ends_with([':', '：'])
         && let Some(next) = after(text, &out).and_then(|rest| {
@@ -250,6 +267,87 @@ fn gist(text: &str) -> String {
         Some(c) if c.is_lowercase() && !commandish => c.to_uppercase().chain(chars).collect(),
         _ => out,
     }
+}
+
+/// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
+fn is_courtesy(sentence: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "fantastic",
+        "great",
+        "perfect",
+        "thanks",
+        "thank",
+        "you",
+        "awesome",
+        "nice",
+        "good",
+        "job",
+        "well",
+        "done",
+        "reported",
+        "excellent",
+        "ok",
+        "okay",
+        "cool",
+        "wonderful",
+        "amazing",
+        "brilliant",
+        "so",
+        "much",
+        "very",
+        "that",
+        "works",
+        "worked",
+        "looks",
+    ];
+    only_words(sentence, WORDS, 6)
+}
+
+/// A question or ask that names nothing ("How could I solve this issue?").
+fn names_nothing(sentence: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "how",
+        "could",
+        "can",
+        "do",
+        "does",
+        "i",
+        "we",
+        "you",
+        "solve",
+        "fix",
+        "resolve",
+        "this",
+        "that",
+        "the",
+        "issue",
+        "problem",
+        "error",
+        "it",
+        "help",
+        "me",
+        "with",
+        "what",
+        "should",
+        "is",
+        "wrong",
+        "please",
+        "why",
+        "happening",
+        "going",
+        "on",
+    ];
+    only_words(sentence, WORDS, 8)
+}
+
+/// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
+fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
+    let found: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
 }
 
 /// The text after the first occurrence of `part`.
@@ -311,7 +409,44 @@ fn clip_words(text: &str, max: usize) -> String {
         out.push_str(token);
         used += w;
     }
-    format!("{}…", out.trim_end_matches([',', ';', ':', '.']))
+    format!("{}…", at_a_boundary(&out))
+}
+
+/// A clipped text ended where it reads as cut on purpose: at its last clause
+/// break when that keeps most of it, else without a dangling "the", "of" or
+/// "which".
+fn at_a_boundary(clipped: &str) -> &str {
+    const DANGLING: &[&str] = &[
+        "the", "a", "an", "of", "to", "and", "or", "which", "that", "is", "are", "in", "for",
+        "with", "on", "at", "by", "from", "as", "but", "when", "while", "if", "because", "so",
+        "then", "into", "after", "before", "than", "its", "their", "your", "our", "his", "her",
+    ];
+    // Never inside a quote, parentheses or code: `prints "Hello, world!"`.
+    let outside = |at: usize| {
+        let head = &clipped[..at];
+        let count = |c: char| head.matches(c).count();
+        count('"') % 2 == 0
+            && count('`') % 2 == 0
+            && count('(') == count(')')
+            && count('“') == count('”')
+    };
+    let clause = [", ", "; ", ": ", " — ", " – ", " - "]
+        .iter()
+        .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
+        .filter(|&at| outside(at))
+        .max()
+        .filter(|&at| at * 10 >= clipped.len() * 6);
+    let mut out = match clause {
+        Some(at) => &clipped[..at],
+        None => clipped,
+    };
+    while let Some((head, last)) = out.rsplit_once(' ') {
+        if !DANGLING.contains(&last.to_lowercase().as_str()) {
+            break;
+        }
+        out = head;
+    }
+    out.trim_end_matches([',', ';', ':', '.', ' '])
 }
 
 #[cfg(test)]
@@ -366,5 +501,38 @@ mod tests {
         let clipped = clip_words(long, 10);
         assert_eq!(clipped.chars().count(), 21);
         assert!(clipped.ends_with('…'));
+    }
+
+    #[test]
+    fn thanks_give_way_to_the_request_and_a_question_that_names_nothing_takes_the_next_sentence() {
+        assert_eq!(
+            gist("Fantastic, well reported. I could use some help with the persona packages."),
+            "I could use some help with the persona packages."
+        );
+        assert_eq!(
+            gist(
+                "How could I solve this issue.\nGitHub CLI authentication expired. Run gh auth login."
+            ),
+            "How could I solve this issue. GitHub CLI authentication expired."
+        );
+        // A request that says its point first keeps only it.
+        assert_eq!(gist("Fix the retry loop. Thanks!"), "Fix the retry loop.");
+    }
+
+    #[test]
+    fn a_clipped_outcome_ends_at_a_clause_or_a_word_never_inside_a_quote_or_on_a_dangling_word() {
+        let long = "The login redirect no longer loops: redirect.ts now ignores the callback URL when it points back at the login page itself";
+        let sentence = end_sentence(&clip_words(long, 12));
+        assert_eq!(
+            sentence,
+            "The login redirect no longer loops: redirect.ts now ignores the callback URL."
+        );
+        let quoted = "I added hello.py, a hello world script that prints \"Hello, world!\" when it runs from the shell";
+        let sentence = end_sentence(&clip_words(quoted, 12));
+        assert!(
+            !sentence.contains("\"Hello.") && !sentence.ends_with("when."),
+            "{sentence}"
+        );
+        assert!(!sentence.contains("…."), "{sentence}");
     }
 }

@@ -11,7 +11,7 @@
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
 
-use super::transcript::{Role, Transcript, clean};
+use super::transcript::{Message, Role, Transcript, clean};
 
 /// Openings of a sentence that announces work instead of reporting it.
 const INTENT_OPENINGS: &[&str] = &[
@@ -61,6 +61,22 @@ const INTENT_OPENINGS: &[&str] = &[
     "다음 단계로",
 ];
 
+/// Openings that are courtesy, before what a sentence really says.
+const COURTESY: &[&str] = &[
+    "as per your request, ",
+    "as requested, ",
+    "sure, ",
+    "sure! ",
+    "certainly, ",
+    "certainly! ",
+    "of course, ",
+    "of course! ",
+    "absolutely, ",
+    "absolutely! ",
+    "alright, ",
+    "all right, ",
+];
+
 /// Endings of a sentence that announces work: Japanese "…します" / "…しましょう"
 /// / "…していきます", Korean "…하겠습니다" / "…할게요" / "…하겠습니다.".
 const INTENT_ENDINGS: &[&str] = &[
@@ -88,11 +104,52 @@ pub fn outcome(t: &Transcript) -> String {
         .rposition(|m| m.role == Role::User)
         .map_or(0, |u| u + 1);
     match t.failure.as_ref().filter(|f| f.after >= thread) {
+        // A usage or rate limit that stopped a slash command run after the
+        // work was reported (a review) is not what came of the session; one
+        // that stopped a typed request is.
+        Some(failure) if is_limit(&failure.error) && after_command(t, thread) => {
+            last_report(t).unwrap_or_else(|| format!("failed: {}", failure.error))
+        }
         Some(failure) if answer.is_empty() || is_narration(&answer) || !reported(t, thread) => {
             format!("failed: {}", failure.error)
         }
         _ => answer,
     }
+}
+
+/// Whether the request that opened the thread from `thread` on is a slash
+/// command (a review, a cleanup run after the work), not a typed request.
+fn after_command(t: &Transcript, thread: usize) -> bool {
+    thread
+        .checked_sub(1)
+        .and_then(|i| t.messages.get(i))
+        .is_some_and(|m| m.role == Role::User && m.text.trim_start().starts_with('/'))
+}
+
+/// Whether an error is the model provider's quota, not the work's failure.
+fn is_limit(error: &str) -> bool {
+    const LIMITS: &[&str] = &[
+        "hit your limit",
+        "out of extra usage",
+        "usage limit",
+        "rate limit",
+        "rate_limit",
+        "quota",
+        "too many requests",
+    ];
+    let lower = error.to_lowercase();
+    LIMITS.iter().any(|l| lower.contains(l))
+}
+
+/// The newest answer an agent's turn reported (text after its last tool
+/// call) that is not itself a limit notice.
+fn last_report(t: &Transcript) -> Option<String> {
+    t.messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant && m.reported() && !is_limit(m.report()))
+        .map(answer_of)
+        .find(|a| !a.is_empty() && !is_narration(a))
 }
 
 /// Whether the agent reported something in messages `thread..` (text after
@@ -105,9 +162,13 @@ fn reported(t: &Transcript, thread: usize) -> bool {
 
 /// The agent's last answer, narration and thinking left out.
 fn answer(t: &Transcript) -> String {
-    let Some(last) = t.last_message(Role::Assistant) else {
-        return String::new();
-    };
+    t.last_message(Role::Assistant)
+        .map(answer_of)
+        .unwrap_or_default()
+}
+
+/// One turn's answer, narration and thinking left out.
+fn answer_of(last: &Message) -> String {
     let report = without_thinking(last.report());
     let paras: Vec<&str> = report
         .split("\n\n")
@@ -132,6 +193,11 @@ fn answer(t: &Transcript) -> String {
 pub fn is_narration(text: &str) -> bool {
     let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
     let lower = t.to_lowercase();
+    // "As per your request, I'll provide …": the courtesy does not make it a report.
+    let lower = COURTESY
+        .iter()
+        .find_map(|c| lower.strip_prefix(c))
+        .map_or(lower.clone(), str::to_string);
     let first_sentence = lower
         .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
         .next()
@@ -262,5 +328,38 @@ mod tests {
             "message": {"role": "user", "content": "thanks, that is all"}});
         let t = claude(&[ask, run, failed, later]);
         assert_eq!(outcome(&t), "I'll run the import.");
+    }
+
+    #[test]
+    fn a_usage_limit_hit_by_a_trailing_command_after_the_report_is_not_the_outcome() {
+        let ask = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "message": {"role": "user", "content": "refactor the type system"}});
+        let done = assistant(
+            "a1",
+            serde_json::json!([{"type": "text", "text": "Refactor done: one ArchetypeType left, the build passes."}]),
+        );
+        let review = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u2",
+            "message": {"role": "user", "content": "/vibe-review"}});
+        let run = assistant(
+            "a2",
+            serde_json::json!([{"type": "text", "text": "Let me review."},
+                {"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review"}}]),
+        );
+        let limit = tool_error("r1", "You've hit your limit · resets 2pm (Asia/Shanghai)");
+        let t = claude(&[
+            ask.clone(),
+            done.clone(),
+            review.clone(),
+            run.clone(),
+            limit,
+        ]);
+        assert_eq!(
+            outcome(&t),
+            "Refactor done: one ArchetypeType left, the build passes."
+        );
+        // Any other failure of the last request still stands.
+        let crash = tool_error("r1", "Error: review agent crashed");
+        let t = claude(&[ask, done, review, run, crash]);
+        assert_eq!(outcome(&t), "failed: Error: review agent crashed");
     }
 }
