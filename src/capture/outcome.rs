@@ -170,9 +170,11 @@ fn answer(t: &Transcript) -> String {
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
     let report = without_thinking(last.report());
+    // Headings and horizontal rules (`---`) are structure, not what was done;
+    // a rule may also open a paragraph that holds more.
     let paras: Vec<&str> = report
         .split("\n\n")
-        .map(str::trim)
+        .map(|p| without_leading_rule(p.trim()))
         .filter(|p| !p.is_empty() && !p.starts_with('#'))
         .collect();
     let Some(start) = paras
@@ -187,6 +189,17 @@ fn answer_of(last: &Message) -> String {
         Some(next) if first.ends_with([':', '：']) => format!("{first}\n\n{next}"),
         _ => first.to_string(),
     }
+}
+
+/// A paragraph without the markdown rule (`---`, `***`, `___`) on its first line.
+fn without_leading_rule(p: &str) -> &str {
+    let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
+    let first = first.trim();
+    let rule = first.len() >= 3
+        && first
+            .chars()
+            .all(|c| matches!(c, '-' | '*' | '_' | '=' | ' '));
+    if rule { rest.trim() } else { p }
 }
 
 /// Whether a paragraph or sentence announces what the agent is about to do.
@@ -284,6 +297,22 @@ mod tests {
         }
         assert!(!is_narration("I added hello.py."));
         assert!(!is_narration("65 tasks generated in tasks.md"));
+    }
+
+    #[test]
+    fn a_lead_in_before_a_horizontal_rule_takes_the_report_after_it() {
+        let t = claude(&[
+            serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+                "message": {"role": "user", "content": "how does the heap walk work?"}}),
+            assistant(
+                "a1",
+                serde_json::json!([{"type": "text", "text": "Here is the analysis:\n\n---\n\nThe walk starts at space --check and visits every object."}]),
+            ),
+        ]);
+        assert_eq!(
+            outcome(&t),
+            "Here is the analysis:\n\nThe walk starts at space --check and visits every object."
+        );
     }
 
     #[test]
