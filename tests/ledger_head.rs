@@ -158,6 +158,27 @@ fn rendered(md: &str) -> (Vec<(String, usize)>, Vec<String>) {
     (projects, compactions)
 }
 
+/// `session_days` against a count of `sessions` itself: every total the
+/// store keeps by hand as a row arrives, leaves or is judged again.
+fn day_totals_agree(ws: &Workspace) -> Result<(), TestCaseError> {
+    let db = ws.db();
+    let read = |sql: &str| -> Vec<(String, String, String, i64)> {
+        let mut stmt = db.prepare(sql).expect("statement");
+        stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows")
+    };
+    let kept =
+        read("SELECT agent_id, day, project, n FROM session_days WHERE n <> 0 ORDER BY 1, 2, 3");
+    let counted = read(
+        "SELECT agent_id, substr(membership_ts, 1, 10), COALESCE(project, ''), COUNT(*) FROM sessions
+         WHERE shown = 1 GROUP BY 1, 2, 3 ORDER BY 1, 2, 3",
+    );
+    prop_assert_eq!(kept, counted);
+    Ok(())
+}
+
 /// Distinct minutes: equal times would make "newest" a tie the test does not model.
 fn distinct(plans: Vec<Planned>) -> BTreeMap<usize, Planned> {
     let mut seen = std::collections::BTreeSet::new();
@@ -185,6 +206,7 @@ proptest! {
         }
         ws.sync_at(now());
         prop_assert_eq!(rendered(&ws.read("MEMORY.md")), expected(&live, &[]));
+        day_totals_agree(&ws)?;
 
         // Sessions removed, and sessions recaptured under another project:
         // the per-day totals follow each row that leaves or arrives.
@@ -209,6 +231,7 @@ proptest! {
         }
         ws.sync_at(now());
         prop_assert_eq!(rendered(&ws.read("MEMORY.md")), expected(&live, &[]));
+        day_totals_agree(&ws)?;
 
         // New rules judge every session again (the CLI reads the workspace's config).
         ws.write(
@@ -218,6 +241,7 @@ proptest! {
         let out = run_at(ws.root(), &contract::format_ts(now()), &["sync"]);
         prop_assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
         prop_assert_eq!(rendered(&ws.read("MEMORY.md")), expected(&live, &[1, 4]));
+        day_totals_agree(&ws)?;
     }
 }
 

@@ -26,6 +26,7 @@ mod batch;
 pub mod cjk;
 pub mod completion;
 mod damage;
+mod days;
 mod dump;
 mod first_build;
 pub mod harvest;

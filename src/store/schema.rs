@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 15;
+pub const SCHEMA_VERSION: i64 = 16;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -104,8 +104,10 @@ CREATE INDEX sessions_unjudged ON sessions(agent_id) WHERE shown IS NULL;
 CREATE INDEX sessions_shown_project ON sessions(agent_id, shown, project, membership_ts);
 CREATE INDEX sessions_shown_time ON sessions(agent_id, shown, membership_ts, project);
 -- Shown sessions per (agent, UTC day, project; '' for none), kept by the
--- triggers below: the head counts a window from a row per day and project
--- instead of reading every session in it.
+-- store's own statements (`store::days`; triggers would make each session
+-- insert a statement savepoint, and FTS5 flushes a segment per savepoint):
+-- the head counts a window from a row per day and project instead of
+-- reading every session in it.
 CREATE TABLE session_days (
     agent_id TEXT NOT NULL,
     day TEXT NOT NULL,
@@ -113,21 +115,6 @@ CREATE TABLE session_days (
     n INTEGER NOT NULL,
     PRIMARY KEY (agent_id, day, project)
 ) WITHOUT ROWID;
-CREATE TRIGGER session_days_insert AFTER INSERT ON sessions WHEN new.shown = 1 BEGIN
-    INSERT INTO session_days VALUES (new.agent_id, substr(new.membership_ts, 1, 10), COALESCE(new.project, ''), 1)
-        ON CONFLICT DO UPDATE SET n = n + 1;
-END;
-CREATE TRIGGER session_days_delete AFTER DELETE ON sessions WHEN old.shown = 1 BEGIN
-    UPDATE session_days SET n = n - 1 WHERE agent_id = old.agent_id
-        AND day = substr(old.membership_ts, 1, 10) AND project = COALESCE(old.project, '');
-END;
-CREATE TRIGGER session_days_update AFTER UPDATE OF agent_id, membership_ts, project, shown ON sessions BEGIN
-    UPDATE session_days SET n = n - 1 WHERE old.shown = 1 AND agent_id = old.agent_id
-        AND day = substr(old.membership_ts, 1, 10) AND project = COALESCE(old.project, '');
-    INSERT INTO session_days SELECT new.agent_id, substr(new.membership_ts, 1, 10), COALESCE(new.project, ''), 1
-        WHERE new.shown = 1
-        ON CONFLICT DO UPDATE SET n = n + 1;
-END;
 CREATE TABLE links (
     source_path TEXT NOT NULL,
     target TEXT NOT NULL,

@@ -51,16 +51,39 @@ impl Index {
     }
 
     /// Which of these fts rowids hold what `fts` matches.
+    ///
+    /// FTS5 answers `rowid IN (…)` with a seek into every segment for every
+    /// id, so its cost grows with ids × segments (8.6 ms for 300 ids at 16×,
+    /// 14 segments). Many ids read the match's doclist over their rowid span
+    /// once instead (2.4 ms there) and keep the ids asked for.
     pub fn holding(&self, fts: &str, fts_ids: &[i64]) -> Result<Vec<i64>> {
-        let ids = serde_json::to_string(fts_ids).unwrap_or_default();
-        query(
+        const SEEKS_AT_MOST: usize = 64;
+        let (Some(lo), Some(hi)) = (fts_ids.iter().min(), fts_ids.iter().max()) else {
+            return Ok(Vec::new());
+        };
+        if fts_ids.len() <= SEEKS_AT_MOST {
+            let ids = serde_json::to_string(fts_ids).unwrap_or_default();
+            return query(
+                &self.conn,
+                "SELECT rowid FROM session_fts
+                 WHERE session_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
+                params![fts, ids],
+                |r| r.get::<_, i64>(0),
+            )
+            .map_err(|e| self.err(e));
+        }
+        let asked: std::collections::HashSet<i64> = fts_ids.iter().copied().collect();
+        let in_span: Vec<i64> = query(
             &self.conn,
-            "SELECT rowid FROM session_fts
-             WHERE session_fts MATCH ?1 AND rowid IN (SELECT value FROM json_each(?2))",
-            params![fts, ids],
+            "SELECT rowid FROM session_fts WHERE session_fts MATCH ?1 AND rowid >= ?2 AND rowid <= ?3",
+            params![fts, lo, hi],
             |r| r.get::<_, i64>(0),
         )
-        .map_err(|e| self.err(e))
+        .map_err(|e| self.err(e))?;
+        Ok(in_span
+            .into_iter()
+            .filter(|id| asked.contains(id))
+            .collect())
     }
 
     /// Up to `k` sessions whose membership time is in `[from, to)`, newest

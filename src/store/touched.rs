@@ -87,6 +87,8 @@ impl Batch<'_> {
              (SELECT fts_id FROM sessions WHERE token IN (SELECT token FROM temp.touched))",
             [],
         )?;
+        const TOUCHED_SHOWN: &str = "token IN (SELECT token FROM temp.touched) AND shown = 1";
+        self.count_days(TOUCHED_SHOWN, -1)?;
         self.tx
             .execute(
                 "DELETE FROM sessions WHERE token IN (SELECT token FROM temp.touched)",
@@ -191,6 +193,7 @@ impl Batch<'_> {
             next_fts_id += 1;
         }
         drop(insert);
+        self.count_days(TOUCHED_SHOWN, 1)?;
         // Sessions gone (every artifact removed or tombstoned).
         for (old, _) in old_rows.values() {
             self.mark_session_dirty(old)?;

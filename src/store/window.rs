@@ -1,7 +1,7 @@
 //! What MEMORY.md's head needs from a whole ledger window (counts, each
 //! project's newest session, the newest compactions) at a cost that follows
 //! the window's days and projects, not its sessions: `session_days` (kept by
-//! triggers) counts the whole days, and only the window's two edge days are
+//! `store::days`) counts the whole days, and only the window's two edge days are
 //! read row by row.
 //!
 //! Owns: the stored `shown` judgement and those reads. Must not: decide who
@@ -63,27 +63,40 @@ impl Index {
                 Judge::ByFlags => {
                     // `Exclusions::excludes` without rules by name, in SQL.
                     let verdict = "NOT (private OR noise OR untrusted)";
+                    if !again {
+                        // Unjudged rows are in no day's total yet.
+                        b.count_days(&format!("shown IS NULL AND {verdict}"), 1)?;
+                    }
                     let sql = format!(
                         "UPDATE sessions SET shown = {verdict} WHERE ({which}) AND shown IS NOT {verdict}"
                     );
-                    return b.tx.execute(&sql, []).map_err(|e| b.err(e));
+                    let changed = b.tx.execute(&sql, []).map_err(|e| b.err(e))?;
+                    if again && changed > 0 {
+                        b.recount_days()?;
+                    }
+                    return Ok(changed);
                 }
                 Judge::By(f) => f,
             };
             let sql = format!("SELECT {SESSION_COLUMNS}, shown FROM sessions WHERE {which}");
             // Only the rows whose verdict changes are kept, not every row read.
-            let verdicts: Vec<Option<(String, String, bool)>> = query(&b.tx, &sql, [], |r| {
-                let s = session_row(r)?;
-                let (shown, stored) = (judge(&s), r.get::<_, Option<bool>>(17)?);
-                Ok((stored != Some(shown)).then_some((s.agent_id, s.token, shown)))
-            })
-            .map_err(|e| b.err(e))?;
-            let changed: Vec<(String, String, bool)> = verdicts.into_iter().flatten().collect();
-            for (agent, token, shown) in &changed {
+            let verdicts: Vec<Option<(SessionRow, Option<bool>, bool)>> =
+                query(&b.tx, &sql, [], |r| {
+                    let s = session_row(r)?;
+                    let (shown, stored) = (judge(&s), r.get::<_, Option<bool>>(17)?);
+                    Ok((stored != Some(shown)).then_some((s, stored, shown)))
+                })
+                .map_err(|e| b.err(e))?;
+            let changed: Vec<_> = verdicts.into_iter().flatten().collect();
+            for (s, stored, shown) in &changed {
                 b.exec(
                     "UPDATE sessions SET shown = ?3 WHERE agent_id = ?1 AND token = ?2",
-                    params![agent, token, shown],
+                    params![s.agent_id, s.token, shown],
                 )?;
+                let delta = i64::from(*shown) - i64::from(*stored == Some(true));
+                if delta != 0 {
+                    b.count_day(s, delta)?;
+                }
             }
             Ok(changed.len())
         })
