@@ -69,6 +69,7 @@ fn every_labelled_session_is_captured_or_refused_and_no_credential_is_written_an
             wrong.push(format!("{name}: refused: {stderr}"));
         } else {
             score.judge(name, label, &labels["forbidden_all"], ws);
+            wrong.extend(compactions_differ(name, &label["compactions"], ws));
         }
         let written = every_file(ws);
         for secret in label["secrets"].as_array().into_iter().flatten() {
@@ -84,9 +85,9 @@ fn every_labelled_session_is_captured_or_refused_and_no_credential_is_written_an
     }
     eprintln!("{score}");
     assert!(wrong.is_empty(), "{wrong:#?}");
-    // Today's figures (2026-11-26): requests 15, outcomes 18, clean 18 of 19.
+    // Today's figures (2026-11-26, evening): requests 16, outcomes 18, clean 18 of 19.
     assert!(
-        score.request >= 15 && score.outcome >= 18 && score.clean >= 18,
+        score.request >= 16 && score.outcome >= 18 && score.clean >= 18,
         "fewer sentences name their session than before:\n{score}"
     );
     assert!(
@@ -94,6 +95,32 @@ fn every_labelled_session_is_captured_or_refused_and_no_credential_is_written_an
         "only {credentials} labelled credentials found"
     );
     assert!(leaks.is_empty(), "{} leaks:\n{leaks:#?}", leaks.len());
+}
+
+/// What is wrong with the compaction artifacts of a capture, by the labels:
+/// as many as the source holds readable summaries (an empty or encrypted one
+/// is no artifact), each probe in one of them.
+fn compactions_differ(name: &str, label: &serde_json::Value, ws: &Path) -> Option<String> {
+    let bodies: Vec<String> = std::fs::read_dir(ws.join("memory"))
+        .unwrap()
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with("--compaction.md"))
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .collect();
+    let want = label["count"].as_u64().unwrap_or(0) as usize;
+    let missing: Vec<&str> = label["probes"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .filter_map(|p| p.as_str())
+        .filter(|p| !bodies.iter().any(|b| has_term(b, p)))
+        .collect();
+    (bodies.len() != want || !missing.is_empty()).then(|| {
+        format!(
+            "{name}: {} compaction artifacts, {want} labelled; probes not found: {missing:?}",
+            bodies.len()
+        )
+    })
 }
 
 /// How many captured sessions' sentences (and summaries) say what the labels say.

@@ -10,7 +10,7 @@
 //! caller checks it against the floor and falls back) or do I/O.
 
 use super::summarize;
-use super::transcript::Transcript;
+use super::transcript::{AIDER_COMMIT, Transcript};
 use crate::sentence::{self, is_cjk, word_count};
 
 /// Word budgets of the parts (the floor allows 48 in all).
@@ -120,6 +120,11 @@ fn last_commit(t: &Transcript) -> Option<String> {
         .messages
         .last()
         .filter(|m| m.role == super::transcript::Role::Assistant)?;
+    // A commit the harness made itself names its message.
+    if let Some(made) = last.tools.iter().rev().find(|c| c.name == AIDER_COMMIT) {
+        let subject = made.target.lines().next().unwrap_or_default().trim();
+        return (word_count(subject) >= 3).then(|| subject.to_string());
+    }
     let cmd = last
         .tools
         .iter()

@@ -325,6 +325,18 @@ pub fn compaction(
     now: DateTime<Utc>,
     req: &Compaction,
 ) -> Result<CaptureReport> {
+    let text = transcript::compaction::summary(&req.body);
+    if transcript::compaction::fingerprint(&text).is_none()
+        || transcript::compaction::says_nothing(transcript::compaction::summary_part(&text))
+    {
+        return Err(CaptureError::NothingToCapture {
+            path: PathBuf::from(format!("compaction of {:?}", req.session_id)),
+            reason: "the compaction holds no summary (empty, a placeholder such as \"Summary \
+                     unavailable\", or encrypted)"
+                .into(),
+        }
+        .into());
+    }
     let sanitized = sanitize::sanitize(&req.body);
     let body = inert_invalid_links(sanitized.text.clone());
     let mut w = Writer::open(

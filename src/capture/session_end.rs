@@ -30,6 +30,16 @@ use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{CaptureError, Error, Result};
 
+/// The repository an Aider chat history belongs to: the folder holding it
+/// (Aider writes `.aider.chat.history.md` at the repository's root).
+fn history_folder(t: &Transcript, path: &Path) -> Option<String> {
+    if t.format != transcript::Format::Aider {
+        return None;
+    }
+    let folder = std::fs::canonicalize(path).ok()?.parent()?.to_path_buf();
+    Some(folder.to_string_lossy().into_owned())
+}
+
 /// The part of the session one capture writes.
 #[derive(Debug, Clone)]
 struct Part {
@@ -65,6 +75,13 @@ pub fn session_end_of(
     t: Transcript,
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
+    if let Some(what) = t.foreign {
+        return Err(CaptureError::Refused {
+            path: req.transcript.clone(),
+            reason: format!("{what}, a format memsync does not read; it reads {KNOWN_FORMATS}"),
+        }
+        .into());
+    }
     if let Some(reason) = t.nothing_to_capture() {
         return Err(CaptureError::NothingToCapture {
             path: req.transcript.clone(),
@@ -114,6 +131,7 @@ pub fn session_end_of(
             .project
             .clone()
             .or_else(|| t.project.clone())
+            .or_else(|| history_folder(&t, &req.transcript))
             .or_else(|| req.project_fallback.clone()),
         harness: req
             .harness
@@ -505,17 +523,19 @@ fn write_compactions(
     let mut newest = existing
         .newest(ArtifactKind::Compaction)
         .map(|f| f.path.clone());
-    let mut next_at = existing
+    let mut last = existing
         .files
         .iter()
         .filter(|f| f.kind == ArtifactKind::Compaction)
         .filter_map(|f| f.captured_at)
-        .max()
-        .map_or(w.stamp, |last| {
-            w.stamp.max(last + Duration::milliseconds(1))
-        });
+        .max();
     let mut wrote = false;
     for c in &t.compactions {
+        // At the compaction's own time where the source records it (a
+        // harvested old session belongs to its own day's log, not today's),
+        // after the session's earlier compactions.
+        let at = c.at.map_or(w.stamp, |at| at.min(w.stamp));
+        let next_at = last.map_or(at, |l| at.max(l + Duration::milliseconds(1)));
         let s = known.redact(sanitize::sanitize(&c.text));
         add_redactions(produced, &s.redactions);
         let body = inert_invalid_links(s.text);
@@ -548,7 +568,7 @@ fn write_compactions(
         let rel = w.write_immutable(ArtifactKind::Compaction, &rel, (&text, &body), &key, false)?;
         failpoint("after-compaction");
         newest = Some(rel);
-        next_at += Duration::milliseconds(1);
+        last = Some(next_at);
         wrote = true;
     }
     if let Some(newest) = newest.filter(|_| wrote) {

@@ -171,9 +171,9 @@ pub fn interpret(
             Ok(HookAction::Enqueue(JobRequest::Compaction {
                 agent_id: agent_id.to_string(),
                 session_id: session_id()?,
-                // The model's raw text: its `<analysis>` goes, its `<summary>` stays.
+                // The model's raw text: its `<summary>`, then its `<analysis>`.
                 body: crate::capture::sanitize::sanitize(
-                    &crate::capture::transcript::compaction::summary(summary),
+                    &crate::capture::transcript::compaction::kept(summary),
                 )
                 .text,
                 captured_at: now,

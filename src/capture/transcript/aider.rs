@@ -28,8 +28,20 @@ pub(super) fn read(text: &str, keep: usize) -> Transcript {
     let mut user: Vec<&str> = Vec::new();
     let mut answer: Vec<&str> = Vec::new();
     let mut calls: Vec<ToolUse> = Vec::new();
+    // The closing tag of the reasoning block being skipped.
+    let mut thinking: Option<String> = None;
     for line in text.lines() {
         let trimmed = line.trim_end();
+        if let Some(close) = &thinking {
+            if trimmed.trim() == close {
+                thinking = None;
+            }
+            continue;
+        }
+        if let Some(close) = thinking_opens(trimmed.trim()) {
+            thinking = Some(close);
+            continue;
+        }
         if let Some(when) = trimmed.trim_start().strip_prefix(HEADER) {
             flush(&mut t, &mut user, &mut answer, &mut calls);
             let at = NaiveDateTime::parse_from_str(when.trim(), "%Y-%m-%d %H:%M:%S")
@@ -45,6 +57,10 @@ pub(super) fn read(text: &str, keep: usize) -> Transcript {
             continue;
         }
         if let Some(typed) = trimmed.strip_prefix("####") {
+            if typed.contains("(Y)es/(N)o") {
+                // The person's answer to Aider's own question, not a request.
+                continue;
+            }
             if !answer.is_empty() || !calls.is_empty() {
                 flush(&mut t, &mut user, &mut answer, &mut calls);
             }
@@ -53,11 +69,21 @@ pub(super) fn read(text: &str, keep: usize) -> Transcript {
         }
         if let Some(status) = trimmed.strip_prefix('>') {
             flush_user(&mut t, &mut user);
-            if let Some(file) = status.trim().strip_prefix("Applied edit to ") {
+            let status = status.trim();
+            if let Some(file) = status
+                .strip_prefix("Applied edit to ")
+                .filter(|f| is_path(f))
+            {
                 calls.push(ToolUse {
                     name: "edit".into(),
                     kind: ToolKind::Change,
                     target: file.trim().to_string(),
+                });
+            } else if let Some(commit) = commit_line(status) {
+                calls.push(ToolUse {
+                    name: COMMIT.into(),
+                    kind: ToolKind::Other,
+                    target: commit,
                 });
             }
             continue;
@@ -69,6 +95,35 @@ pub(super) fn read(text: &str, keep: usize) -> Transcript {
     }
     flush(&mut t, &mut user, &mut answer, &mut calls);
     t
+}
+
+/// The tool name of a commit Aider made (`> Commit <sha> <message>`); its
+/// target is the message.
+pub const COMMIT: &str = "aider-commit";
+
+/// `<thinking>` or `<thinking-content-<hex>>` on a line of its own: a
+/// reasoning model's notes, which run to the matching close tag.
+fn thinking_opens(line: &str) -> Option<String> {
+    let tag = line.strip_prefix('<')?.strip_suffix('>')?;
+    (tag == "thinking" || tag.starts_with("thinking-content-") && !tag.contains(' '))
+        .then(|| format!("</{tag}>"))
+}
+
+/// What `Applied edit to …` names when it is a file, not a line of prose
+/// Aider mistook for a file name (`-> Swift binary sends CGEvent`).
+fn is_path(name: &str) -> bool {
+    let name = name.trim();
+    !name.is_empty()
+        && !name.contains(char::is_whitespace)
+        && !name.starts_with('-')
+        && (name.contains('/') || name.contains('.'))
+}
+
+/// The message of `Commit <sha> <message>`.
+fn commit_line(status: &str) -> Option<String> {
+    let (sha, message) = status.strip_prefix("Commit ")?.split_once(' ')?;
+    let hex = (7..=40).contains(&sha.len()) && sha.bytes().all(|b| b.is_ascii_hexdigit());
+    (hex && !message.trim().is_empty()).then(|| message.trim().to_string())
 }
 
 fn flush(

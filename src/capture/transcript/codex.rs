@@ -91,8 +91,15 @@ impl Rollout {
                 self.responses.note_failure(&output);
             }
             ("compacted", _) => {
-                let text = str_at(p, "message").unwrap_or_else(|| replacement(p));
-                self.t.push_compaction(&text, at);
+                // An empty message leaves the summary encrypted (or absent);
+                // the replacement history only replays turns the rollout
+                // already holds, so it is no compaction of its own.
+                let text = str_at(p, "message")
+                    .filter(|m| !m.trim().is_empty())
+                    .or_else(|| readable_summary(p));
+                if let Some(text) = text {
+                    self.t.push_compaction(&text, at);
+                }
             }
             _ => {}
         }
@@ -291,14 +298,18 @@ fn message_item(t: &mut Transcript, p: &Value) {
     }
 }
 
-/// A compaction that kept its history instead of a message: the kept
-/// conversation (`replacement_history`) as markdown, injected context left out.
-fn replacement(p: &Value) -> String {
-    let mut kept = Transcript::new(Format::Codex);
-    for item in p["replacement_history"].as_array().into_iter().flatten() {
-        if item.get("type").and_then(Value::as_str) == Some("message") {
-            message_item(&mut kept, item);
-        }
-    }
-    kept.to_markdown()
+/// The summary a `compacted` item's replacement history carries in the
+/// clear (a `compaction` item with text), if any.
+fn readable_summary(p: &Value) -> Option<String> {
+    p["replacement_history"]
+        .as_array()?
+        .iter()
+        .filter(|item| item.get("type").and_then(Value::as_str) == Some("compaction"))
+        .find_map(|item| {
+            ["summary", "text", "content"]
+                .iter()
+                .find_map(|k| item.get(*k).and_then(Value::as_str))
+                .filter(|t| !t.trim().is_empty())
+                .map(str::to_string)
+        })
 }

@@ -21,8 +21,44 @@ const TRAILERS: &[&str] = &[
     "The messages after this summary are the most recent messages",
 ];
 
-/// The summary proper of a compaction, from a hook payload or a transcript.
-pub fn summary(raw: &str) -> String {
+/// The heading under which a kept compaction holds the model's analysis,
+/// after its summary. What follows it is not part of the summary's
+/// [`fingerprint`], so a copy without the analysis is the same compaction.
+pub const ANALYSIS_HEADING: &str = "\n\n## The model's analysis before its summary\n\n";
+
+/// What a compaction artifact keeps of it: the summary proper, then the
+/// model's chronological analysis where it wrote one (it often names work
+/// the summary leaves out: "Provided a review with 11 questions").
+pub fn kept(raw: &str) -> String {
+    let summary = summary(raw);
+    match analysis(raw) {
+        Some(analysis) if !summary.is_empty() => format!("{summary}{ANALYSIS_HEADING}{analysis}"),
+        _ => summary,
+    }
+}
+
+/// The summary of a kept compaction, without the analysis after it.
+pub fn summary_part(kept: &str) -> &str {
+    kept.split(ANALYSIS_HEADING).next().unwrap_or(kept)
+}
+
+/// The model's analysis: `<analysis>…</analysis>` (hook payloads) or the
+/// `Analysis:` section before `Summary:` (older transcripts).
+fn analysis(raw: &str) -> Option<String> {
+    let text = unwrapped(raw);
+    let inner = match tagged(&text, "analysis") {
+        Some(inner) => inner.split("</analysis>").next().unwrap_or(inner),
+        None => {
+            let trimmed = text.trim_start().strip_prefix("Analysis:")?;
+            &trimmed[..trimmed.find("\nSummary:")?]
+        }
+    };
+    let inner = inner.trim();
+    (!inner.is_empty()).then(|| inner.to_string())
+}
+
+/// The compaction without Claude Code's preamble and trailer around its copy.
+fn unwrapped(raw: &str) -> String {
     let mut text = raw.trim().to_string();
     if text.starts_with(CONTINUED) {
         // The preamble is the first line; a reminder block may follow it.
@@ -35,6 +71,12 @@ pub fn summary(raw: &str) -> String {
     if let Some(cut) = TRAILERS.iter().filter_map(|t| text.find(t)).min() {
         text.truncate(cut);
     }
+    text
+}
+
+/// The summary proper of a compaction, from a hook payload or a transcript.
+pub fn summary(raw: &str) -> String {
+    let mut text = unwrapped(raw);
     text = strip_blocks(&text, &["analysis"]);
     if let Some(inner) = tagged(&text, "summary") {
         text = inner.to_string();
@@ -54,6 +96,57 @@ pub fn summary(raw: &str) -> String {
         .to_string()
 }
 
+/// Whether a compaction's text holds nothing of the session: a placeholder
+/// a harness writes when summarising failed ("Summary unavailable"), or an
+/// encrypted blob (one long token of base64).
+pub fn says_nothing(text: &str) -> bool {
+    const PLACEHOLDERS: &[&str] = &[
+        "summaryunavailable",
+        "summarynotavailable",
+        "nosummary",
+        "nosummaryavailable",
+        "emptysummary",
+        "compactionfailed",
+        "nocontent",
+    ];
+    let letters: String = text
+        .chars()
+        .filter(|c| c.is_alphanumeric())
+        .flat_map(char::to_lowercase)
+        .collect();
+    let t = text.trim();
+    let blob = t.len() >= 64
+        && !t.contains(char::is_whitespace)
+        && t.bytes()
+            .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
+    PLACEHOLDERS.contains(&letters.as_str()) || blob || empty_template(t)
+}
+
+/// A summary template filled with nothing: its sections say "(none)" and at
+/// most one line says anything ("Await user input to begin work"), as pi
+/// and OpenClaw write when compacting a session before any work.
+fn empty_template(text: &str) -> bool {
+    let items = text
+        .lines()
+        .map(|l| {
+            l.trim()
+                .trim_start_matches(|c: char| {
+                    c == '-' || c == '*' || c.is_ascii_digit() || c == '.'
+                })
+                .trim()
+        })
+        .filter(|l| !l.is_empty() && !l.starts_with('#'));
+    let (mut none, mut said) = (0, 0);
+    for item in items {
+        let item = item.to_lowercase();
+        match item.trim_matches(|c| c == '(' || c == ')' || c == '_' || c == '*') {
+            "none" | "n/a" | "nothing" | "nothing yet" => none += 1,
+            _ => said += 1,
+        }
+    }
+    none >= 3 && said <= 1
+}
+
 /// The inside of `<tag>…</tag>` (to the end when the close tag is missing).
 fn tagged<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
     let open = format!("<{tag}>");
@@ -70,7 +163,7 @@ fn tagged<'a>(text: &'a str, tag: &str) -> Option<&'a str> {
 /// hook's copy and the transcript's may differ in a blank line or a list
 /// marker). `None` for a text with no letters.
 pub fn fingerprint(text: &str) -> Option<String> {
-    let letters: String = text
+    let letters: String = summary_part(text)
         .chars()
         .filter(|c| c.is_alphanumeric())
         .flat_map(char::to_lowercase)
@@ -84,6 +177,26 @@ mod tests {
 
     const HOOK: &str = "<analysis>The user asked for a hello world script; I wrote hello.py.</analysis>\n<summary>\n1. Primary Request and Intent: The user asked to add a hello world script to the project.\n2. Files and Code Sections: hello.py was created.\n</summary>";
     const TRANSCRIPT: &str = "This session is being continued from a previous conversation that ran out of context. The summary below covers the earlier portion of the conversation.\n\n<system-reminder>\n<tools-used-before-summary>Read, Write</tools-used-before-summary>\n</system-reminder>\nSummary:\n1. Primary Request and Intent: The user asked to add a hello world script to the project.\n2. Files and Code Sections: hello.py was created.\n\nIf you need specific details from before compaction (like exact code snippets), read the full transcript at: /home/dev/x.jsonl\nContinue the conversation from where it left off without asking the user any further questions.";
+
+    #[test]
+    fn placeholders_and_encrypted_blobs_say_nothing() {
+        assert!(says_nothing("Summary unavailable."));
+        assert!(says_nothing("(no summary)"));
+        assert!(says_nothing(&"gAAAAABo".repeat(20)));
+        assert!(!says_nothing(
+            "The user asked for a retry loop; it was added."
+        ));
+        assert!(!says_nothing(
+            "Summary: unavailable services were restarted."
+        ));
+        let template = "## Goal\n(none)\n\n## Constraints\n- (none)\n\n## Done\n- (none)\n\n## Next Steps\n1. Await user input to begin work\n";
+        assert!(says_nothing(template));
+        let filled = template.replace(
+            "## Goal\n(none)",
+            "## Goal\nMove the retry limits to config",
+        );
+        assert!(!says_nothing(&filled));
+    }
 
     #[test]
     fn the_hook_and_the_transcript_give_the_same_summary_without_analysis() {

@@ -19,6 +19,7 @@ pub mod compaction;
 mod dialogue;
 mod envelope;
 mod facts;
+mod foreign;
 mod lines;
 mod pi;
 mod source;
@@ -30,6 +31,7 @@ pub use source::{id_in_name, read, read_from};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+pub use aider::COMMIT as AIDER_COMMIT;
 pub use facts::{Failure, Title};
 pub use tools::{ToolKind, ToolUse};
 
@@ -171,6 +173,8 @@ pub struct Transcript {
     /// Messages left out to stay in the budget, and their bytes.
     pub elided: usize,
     pub elided_bytes: usize,
+    /// What the file is when it is a format memsync does not read.
+    pub foreign: Option<foreign::Foreign>,
     budget: Budget,
 }
 
@@ -195,6 +199,13 @@ impl Transcript {
         Transcript::bounded(format, UNBOUNDED)
     }
 
+    /// A file of a format memsync does not read: nothing in it is read.
+    fn foreign(what: foreign::Foreign) -> Transcript {
+        let mut t = Transcript::new(Format::Unknown);
+        t.foreign = Some(what);
+        t
+    }
+
     pub(super) fn bounded(format: Format, keep: usize) -> Transcript {
         Transcript {
             format,
@@ -215,6 +226,7 @@ impl Transcript {
             cut_lines: Vec::new(),
             elided: 0,
             elided_bytes: 0,
+            foreign: None,
             budget: Budget {
                 keep,
                 ..Budget::default()
@@ -456,12 +468,15 @@ impl Transcript {
         }
     }
 
-    /// Adds a compaction's summary unless it is empty or repeats an earlier one.
+    /// Adds a compaction's summary unless it says nothing or repeats an earlier one.
     fn push_compaction(&mut self, text: &str, at: Option<&str>) {
-        let text = compaction::summary(text);
+        let text = compaction::kept(text);
         let Some(print) = compaction::fingerprint(&text) else {
             return;
         };
+        if compaction::says_nothing(compaction::summary_part(&text)) {
+            return;
+        }
         if self.compactions.iter().any(|c| c.print == print) {
             return;
         }

@@ -11,7 +11,7 @@ use serde_json::Value;
 
 use super::{
     Format, LineReader, Transcript, UNBOUNDED, aider, claude, codex, cut_message, dialogue,
-    generic, pi,
+    foreign, generic, pi,
 };
 
 /// Reads a transcript held in memory, whole.
@@ -55,10 +55,20 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
         head_bytes += line.len();
         head.push(line);
     }
+    if let Some(what) = foreign::binary(&head) {
+        return Ok(Transcript::foreign(what));
+    }
     let first = head.iter().find(|l| !l.trim().is_empty());
     let first_value = first.and_then(|l| serde_json::from_str::<Value>(l).ok());
     let mut t = match first_value {
         Some(v) if v.is_object() => {
+            let values: Vec<Value> = head
+                .iter()
+                .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+                .collect();
+            if let Some(what) = foreign::jsonl(&v, &values) {
+                return Ok(Transcript::foreign(what));
+            }
             let reader = jsonl_reader(&head, &v);
             let all = head
                 .into_iter()
@@ -73,6 +83,9 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
         }
         _ => {
             let text = bounded_text(head, &mut lines, keep);
+            if let Some(what) = foreign::text(&text) {
+                return Ok(Transcript::foreign(what));
+            }
             if aider::is_aider(&text) {
                 aider::read(&text, keep)
             } else if let Some(t) = dialogue::read(&text, keep) {

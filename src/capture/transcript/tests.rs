@@ -40,7 +40,7 @@ fn claude_code_lines_become_messages_with_tool_calls() {
 }
 
 #[test]
-fn codex_prefers_event_messages_and_keeps_compactions() {
+fn codex_prefers_event_messages_and_keeps_only_readable_compactions() {
     let jsonl = r#"{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{"id":"0195f1c2","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/ana/shop"}}
 {"timestamp":"2026-03-02T09:00:00.050Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"<environment_context>x</environment_context>"}]}}
 {"timestamp":"2026-03-02T09:00:00.060Z","type":"response_item","payload":{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a retry"}]}}
@@ -48,7 +48,8 @@ fn codex_prefers_event_messages_and_keeps_compactions() {
 {"timestamp":"2026-03-02T09:00:03.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","arguments":"{\"command\":[\"bash\",\"-lc\",\"cd /home/ana/shop && rg pay\"]}","call_id":"c1"}}
 {"timestamp":"2026-03-02T09:00:09.000Z","type":"event_msg","payload":{"type":"agent_message","message":"Added backoff in src/pay.rs."}}
 {"timestamp":"2026-03-02T10:00:00.000Z","type":"compacted","payload":{"message":"Summary: retry added."}}
-{"timestamp":"2026-03-02T10:00:01.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a retry"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>"}]}]}}
+{"timestamp":"2026-03-02T10:00:01.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"message","role":"user","content":[{"type":"input_text","text":"Add a retry"}]},{"type":"message","role":"developer","content":[{"type":"input_text","text":"<permissions instructions>"}]},{"type":"compaction","encrypted_content":"gAAAAABpQ9"}]}}
+{"timestamp":"2026-03-02T11:00:01.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"compaction","summary":"Retry limits moved to config."}]}}
 "#;
     let t = read(jsonl);
     assert_eq!(t.format, Format::Codex);
@@ -56,8 +57,10 @@ fn codex_prefers_event_messages_and_keeps_compactions() {
     assert_eq!(t.messages.len(), 2);
     assert_eq!(t.commands(), vec!["rg pay"]);
     let texts: Vec<&str> = t.compactions.iter().map(|c| c.text.as_str()).collect();
-    // The "Summary:" heading goes with the wrapping, as in Claude Code's copy.
-    assert_eq!(texts, vec!["retry added.", "## User\n\nAdd a retry"]);
+    // The "Summary:" heading goes with the wrapping, as in Claude Code's copy;
+    // an empty message over an encrypted summary is no compaction (its
+    // history replays turns the rollout holds), a summary in the clear is.
+    assert_eq!(texts, vec!["retry added.", "Retry limits moved to config."]);
     assert_eq!(
         t.last(Role::Assistant),
         Some("Added backoff in src/pay.rs.")
@@ -114,4 +117,32 @@ fn json_no_reader_knows_is_not_understood() {
     assert_eq!(t.format, Format::Messages);
     assert_eq!(t.messages.len(), 2);
     assert_eq!(t.skipped_lines, 2);
+}
+
+#[test]
+fn aider_skips_reasoning_blocks_and_answers_to_its_prompts_and_keeps_its_commits() {
+    let md = "# aider chat started at 2026-04-22 22:40:12\n\n#### Why does dictation paste the same text twice?\n\n> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: y\n#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all\n\n<thinking-content-7bbe>\n\nHere's a thinking process:\n\n1. Understand the request.\n</thinking-content-7bbe>\n\nThe hotkey handler fires twice; the report explains why.\n\n> Applied edit to -> Swift binary sends CGEvent\n> Applied edit to ./report-dictation.md\n> Commit f8bf6e6 docs: add the dictation duplication report\n";
+    let t = read(md);
+    assert_eq!(t.format, Format::Aider);
+    let users: Vec<&str> = t
+        .messages
+        .iter()
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(users, vec!["Why does dictation paste the same text twice?"]);
+    let answer = t.last(Role::Assistant).unwrap_or_default();
+    assert!(!answer.contains("thinking process"), "{answer}");
+    assert!(answer.contains("fires twice"), "{answer}");
+    let tools: Vec<(&str, &str)> = t
+        .tool_uses()
+        .map(|u| (u.name.as_str(), u.target.as_str()))
+        .collect();
+    assert_eq!(
+        tools,
+        vec![
+            ("edit", "./report-dictation.md"),
+            (AIDER_COMMIT, "docs: add the dictation duplication report")
+        ]
+    );
 }
