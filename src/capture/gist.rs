@@ -262,16 +262,9 @@ fn gist(text: &str) -> String {
             out = rest.to_string();
         }
     }
-    // Capitalise prose, not a command line (`sudo dmidecode -t …`).
-    let commandish = out
-        .split_whitespace()
-        .take(4)
-        .any(|w| w.starts_with('-') || w.contains('/') || w == "|");
-    let mut chars = out.chars();
-    match chars.next() {
-        Some(c) if c.is_lowercase() && !commandish => c.to_uppercase().chain(chars).collect(),
-        _ => out,
-    }
+    // Left in its own case: "async f(" is code, "iOS" a name, and a
+    // sentence start after "please" the person's own.
+    out
 }
 
 /// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
@@ -484,7 +477,7 @@ mod tests {
         let s = compose(&t, Some("/w/agentcmd")).unwrap();
         assert_eq!(
             s,
-            "agentcmd: Move the + button to the right of the search in apps/app/src/client/components/AppInnerSidebar.tsx; changed apps/app/src/client/components/CommandMenu.tsx; outcome: Moved the plus button next to the search box."
+            "agentcmd: move the + button to the right of the search in apps/app/src/client/components/AppInnerSidebar.tsx; changed apps/app/src/client/components/CommandMenu.tsx; outcome: Moved the plus button next to the search box."
         );
         assert_eq!(
             crate::sentence::check(&s, Some("/w/agentcmd"), &SentenceConfig::default()),
