@@ -25,6 +25,8 @@ pub(super) enum Accept {
     /// A word beside an e-mail address on a line of its own (a chat message
     /// giving a mailbox's credentials): mixed case and a digit.
     MailPassword,
+    /// A URL path segment: random-looking mixed case and digits, not words.
+    UrlKey,
 }
 
 /// A rule: a pattern and the kind it redacts. `value_group` names the capture
@@ -148,6 +150,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r"(?i)(?-u:\b)([a-z][a-z0-9+.-]*://[^\s:/@\x22'`]+:)([^\s@/\x22'`]+)(@)",
             Some(2),
             Accept::NotPlaceholder,
+        ),
+        // A key carried in a URL's path (`https://api.day.app/<device key>/…`,
+        // webhook tokens): a random-looking segment; the rest stays.
+        context(
+            "url-key",
+            r"(?i)(?-u:\b)(https?://[^\s/\x22'`<>]+(?:/[^\s/\x22'`<>?#]*)*?/)([A-Za-z0-9_-]{20,100})(?:[/?#\s\x22'`<>)]|$)",
+            Some(2),
+            Accept::UrlKey,
         ),
         context(
             "bearer",

@@ -95,6 +95,14 @@ fn each_kind_is_redacted() {
             "DATABASE_URL=postgres://orders_app:[REDACTED:url-password]@db-7.internal:5432/orders",
         ),
         (
+            "notify with curl https://api.day.app/Xk3mPq9LrT2vWb7NcY4sZa/Build%20done",
+            "notify with curl https://api.day.app/[REDACTED:url-key]/Build%20done",
+        ),
+        (
+            "hook: https://discord.com/api/webhooks/1234567890/aB3dE5fG7hJ9kL1mN3pQ5rS7tU9vW1xY3z",
+            "hook: https://discord.com/api/webhooks/1234567890/[REDACTED:url-key]",
+        ),
+        (
             "-----BEGIN RSA PRIVATE KEY-----\nMIIEow\nAAAA==\n-----END RSA PRIVATE KEY-----\nafter",
             "[REDACTED:private-key]\nafter",
         ),
@@ -356,5 +364,18 @@ fn a_mailbox_sent_with_its_password_on_a_chat_line_is_redacted() {
     ];
     for (input, want) in cases {
         assert_eq!(redacted(input), want, "{input}");
+    }
+}
+
+#[test]
+fn url_paths_of_words_commits_and_ids_are_kept() {
+    for kept in [
+        "see https://github.com/ana/shop/commit/9f2c1e4b7a6d5c3b2a1f0e9d8c7b6a5f4e3d2c1b",
+        "docs at https://example.com/blog/Release-Notes-2024-Final/",
+        "issue https://tracker.example.com/issues/550e8400-e29b-41d4-a716-446655440000",
+        "https://crates.io/crates/notify-debouncer-full/0.5.0",
+        "https://docs.rs/rusqlite/latest/rusqlite/struct.Connection.html",
+    ] {
+        assert_eq!(redacted(kept), kept);
     }
 }

@@ -270,3 +270,30 @@ pub(super) fn is_mail_password(s: &str) -> bool {
         && s.chars().any(|c| c.is_ascii_digit())
         && !is_placeholder(s)
 }
+
+/// A key in a URL's path: mixed case and digits, switching between them
+/// often, with no word in it (`Xk3mPq9LrT2vWb7NcY4sZa`, not
+/// `Release-Notes-2024-Final` or a lowercase hex commit).
+pub(super) fn is_url_key(s: &str) -> bool {
+    let classes = s.chars().any(|c| c.is_ascii_uppercase())
+        && s.chars().any(|c| c.is_ascii_lowercase())
+        && s.chars().any(|c| c.is_ascii_digit());
+    let class = |c: char| {
+        (
+            c.is_ascii_uppercase(),
+            c.is_ascii_lowercase(),
+            c.is_ascii_digit(),
+        )
+    };
+    let chars: Vec<char> = s.chars().collect();
+    let switches = chars
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
+    let has_word = s.split(['-', '_']).any(|part| {
+        part.len() >= 4
+            && part.chars().all(|c| c.is_ascii_alphabetic())
+            && part.chars().skip(1).all(|c| c.is_ascii_lowercase())
+    });
+    classes && switches * 3 >= chars.len() && !has_word
+}
