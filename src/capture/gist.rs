@@ -211,13 +211,15 @@ fn list(first: &str, n: usize) -> String {
 /// The first sentence or line of a text, without markdown decoration, leading
 /// politeness or `@` file mentions.
 fn gist(text: &str) -> String {
-    let line = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty() && !l.starts_with("```"))
-        .unwrap_or_default();
-    let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
-    let mut out = first_sentence(line);
+    let text = past_preamble(text);
+    let line = prose_lines(text).next().unwrap_or_default();
+    let mut out = first_sentence(unmarked(line));
+    // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
+    if !out.is_empty() && out.split_whitespace().all(is_path_token) {
+        if let Some(next) = prose_lines(after(text, &out).unwrap_or_default()).next() {
+            out = format!("{out} {}", first_sentence(unmarked(next)));
+        }
+    }
     // "Fantastic, well reported. I could use help with …" and "How could I
     // solve this issue.\nGitHub CLI authentication expired …" say their
     // point in the next sentence: thanks give way to it, a question that
@@ -243,10 +245,7 @@ fn gist(text: &str) -> String {
                 .filter(|l| !l.starts_with("```"))
         })
     {
-        out = format!(
-            "{out} {}",
-            first_sentence(next.trim_start_matches(['#', '>', '-', '*', ' ']))
-        );
+        out = format!("{out} {}", first_sentence(unmarked(next)));
     }
     let mut out = short_paths(&out).replace("**", "").replace('`', "");
     out = out.replace(" @", " ");
@@ -369,6 +368,62 @@ fn short_paths(text: &str) -> String {
     .into_owned()
 }
 
+/// The non-empty lines of a text outside code fences, trimmed.
+fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    let mut fenced = false;
+    text.lines().map(str::trim).filter(move |l| {
+        if l.starts_with("```") {
+            fenced = !fenced;
+            return false;
+        }
+        !fenced && !l.is_empty()
+    })
+}
+
+/// A path or file name (`src/fetch.rs`, `@docs/plan.md`, `Cargo.toml`).
+fn is_path_token(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ':'));
+    w.contains('/')
+        || w.starts_with('@')
+        || w.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// A line without its heading, quote or list marker (`1.`, `2)`, `-`).
+fn unmarked(line: &str) -> &str {
+    let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    match line[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
+        _ => line,
+    }
+}
+
+/// The text after a role-play preamble ("You are a senior Rust engineer.
+/// …"), when a paragraph follows it; the text itself otherwise.
+fn past_preamble(text: &str) -> &str {
+    const ROLES: &[&str] = &[
+        "you are ",
+        "you're ",
+        "act as ",
+        "pretend ",
+        "imagine you",
+        "your role",
+    ];
+    let start = text.trim_start().to_lowercase();
+    if !ROLES.iter().any(|r| start.starts_with(r)) {
+        return text;
+    }
+    text.trim_start()
+        .split_once("\n\n")
+        .map(|(_, rest)| rest)
+        .filter(|rest| prose_lines(rest).next().is_some())
+        .unwrap_or(text)
+}
+
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
 fn first_sentence(line: &str) -> String {
     let mut end = line.len();
@@ -452,6 +507,38 @@ mod tests {
     use super::*;
     use crate::capture::transcript;
     use crate::config::SentenceConfig;
+
+    #[test]
+    fn a_request_is_read_past_list_markers_lone_paths_role_preambles_and_code() {
+        for (text, want) in [
+            (
+                "Do the following:\n1. Add a retry to the fetcher in src/fetch.rs\n2. Update the docs",
+                "Do the following: Add a retry to the fetcher in src/fetch.rs",
+            ),
+            (
+                "1. Add a retry to the fetcher in src/fetch.rs\n2. Update the docs",
+                "Add a retry to the fetcher in src/fetch.rs",
+            ),
+            (
+                "src/fetch.rs src/retry.rs\nthe retry loop never stops after 3 attempts, fix it",
+                "src/fetch.rs src/retry.rs the retry loop never stops after 3 attempts, fix it",
+            ),
+            (
+                "You are a senior Rust engineer. You write idiomatic code.\n\nAdd a retry to the fetcher.",
+                "Add a retry to the fetcher.",
+            ),
+            (
+                "```rust\nfn main() {}\n```\nwhy does this not compile?",
+                "why does this not compile?",
+            ),
+            (
+                "2.5 seconds is too slow for the login page",
+                "2.5 seconds is too slow for the login page",
+            ),
+        ] {
+            assert_eq!(gist(text), want, "{text:?}");
+        }
+    }
 
     #[test]
     fn a_request_keeps_its_point_after_a_colon_and_its_words_around_a_long_path() {
