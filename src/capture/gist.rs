@@ -215,10 +215,11 @@ fn gist(text: &str) -> String {
     let line = prose_lines(text).next().unwrap_or_default();
     let mut out = first_sentence(unmarked(line));
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
-    if !out.is_empty() && out.split_whitespace().all(is_path_token) {
-        if let Some(next) = prose_lines(after(text, &out).unwrap_or_default()).next() {
-            out = format!("{out} {}", first_sentence(unmarked(next)));
-        }
+    if !out.is_empty()
+        && out.split_whitespace().all(is_path_token)
+        && let Some(next) = prose_lines(after(text, &out).unwrap_or_default()).next()
+    {
+        out = format!("{out} {}", first_sentence(unmarked(next)));
     }
     // "Fantastic, well reported. I could use help with …" and "How could I
     // solve this issue.\nGitHub CLI authentication expired …" say their
