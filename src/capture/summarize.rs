@@ -165,7 +165,10 @@ pub fn requests(t: &Transcript) -> Vec<String> {
         let text = match clean::template_input(&m.text) {
             Some(typed) if typed.is_empty() => continue,
             Some(typed) => typed,
-            None if clean::looks_like_template(&m.text) => continue,
+            None if clean::looks_like_template(&m.text) => match clean::closing_question(&m.text) {
+                Some(question) => question,
+                None => continue,
+            },
             None => m.text.trim().to_string(),
         };
         if !out.contains(&text) {

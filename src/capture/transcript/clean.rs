@@ -269,6 +269,31 @@ pub fn looks_like_template(text: &str) -> bool {
     template_input(text).is_some() || (text.len() > 1500 && headings >= 3)
 }
 
+/// The question a person typed under a long paste (a project's guidelines,
+/// then "Do you think it is worth it to replace the UUIDs?"): its last
+/// paragraph, when that is prose ending in a question mark.
+pub fn closing_question(text: &str) -> Option<String> {
+    let text = text.trim_end();
+    if !text.ends_with(['?', '？']) {
+        return None;
+    }
+    // The trailing lines of prose: a code line or a blank line ends them.
+    let mut lines: Vec<&str> = text
+        .lines()
+        .rev()
+        .take_while(|l| {
+            !l.trim().is_empty()
+                && !l.starts_with([' ', '\t'])
+                && !l
+                    .trim_start()
+                    .starts_with(['#', '-', '*', '`', '>', '|', '<', '}', ')'])
+        })
+        .collect();
+    lines.reverse();
+    let question = lines.join("\n");
+    (!question.is_empty() && question.len() <= 2000).then_some(question)
+}
+
 /// Removes `Label (untrusted …):` followed by a fenced JSON block, returning
 /// the rest and the sender names the blocks declared.
 fn strip_untrusted_envelopes(text: &str) -> (String, Vec<String>) {

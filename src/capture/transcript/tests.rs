@@ -146,3 +146,19 @@ fn aider_skips_reasoning_blocks_and_answers_to_its_prompts_and_keeps_its_commits
         ]
     );
 }
+
+#[test]
+fn a_question_typed_under_a_long_paste_is_its_closing_prose() {
+    let paste = "This is a Phoenix app.\n\n## Guidelines\n\n- Use `mix precommit`\n\n## Testing\n\n    html = render(view)\n    IO.inspect(html)\nIn previous projects I used a readable id like `cust_abc123`.\nIs it worth replacing the UUID ids with ids like this?";
+    assert_eq!(
+        clean::closing_question(paste).as_deref(),
+        Some(
+            "In previous projects I used a readable id like `cust_abc123`.\nIs it worth replacing the UUID ids with ids like this?"
+        )
+    );
+    assert_eq!(
+        clean::closing_question("## Guidelines\n\n- Use `mix precommit`"),
+        None
+    );
+    assert_eq!(clean::closing_question("Done.\n    let x = y?"), None);
+}
