@@ -195,7 +195,32 @@ pub fn substantive(text: &str) -> bool {
     if text.starts_with('/') {
         return text.contains([' ', ':', '\n']);
     }
-    crate::sentence::word_count(text) >= 3 && !is_greeting(text)
+    crate::sentence::word_count(text) >= 3 && !is_greeting(text) && !only_carries_on(text)
+}
+
+/// "continue our app", "let's keep going with the project": a request to
+/// carry on that names nothing of the work (the next message usually does).
+fn only_carries_on(text: &str) -> bool {
+    const CARRY_ON: &[&str] = &[
+        "continue", "resume", "proceed", "carry", "keep", "going", "go", "on",
+    ];
+    const FILLER: &[&str] = &[
+        "let's", "lets", "please", "pls", "ok", "okay", "so", "now", "our", "the", "my", "with",
+        "working", "work", "app", "project", "task", "it", "this", "where", "we", "left", "off",
+        "from", "you", "stopped", "and", "to", "again",
+    ];
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| CARRY_ON.contains(&w.as_str()))
+        && words
+            .iter()
+            .all(|w| CARRY_ON.contains(&w.as_str()) || FILLER.contains(&w.as_str()))
 }
 
 /// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
@@ -310,18 +335,22 @@ mod tests {
     use super::*;
 
     #[test]
-    fn greetings_and_bare_slash_commands_are_not_the_request() {
+    fn greetings_bare_slash_commands_and_carry_on_words_are_not_the_request() {
         for opener in [
             "hi",
             "Hello Pi, nice to meet you!",
             "你好",
             "/effort",
             "/model",
+            "continue our app",
+            "let's keep going with the project",
+            "Please continue where you left off",
         ] {
             assert!(!substantive(opener), "{opener}");
         }
         for ask in [
             "Hi, can you fix the failing test in src/pay.rs?",
+            "continue the migration to PostgreSQL",
             "/erk:plan-implement 8107",
             "/review src/pay.rs",
             "hello.py should print goodbye too",
