@@ -236,8 +236,9 @@ fn gist(text: &str) -> String {
             out = format!("{out} {next}");
         }
     }
-    // "How could I solve this issue:" says its point after the colon.
-    if out.ends_with([':', '：'])
+    // "How could I solve this issue:" says its point after the colon, and
+    // "… think it through, P0 -" after the dash.
+    if out.ends_with([':', '：', '-', '–', '—'])
         && let Some(next) = after(text, &out).and_then(|rest| {
             // A code block after the colon is not words to add.
             rest.lines()
@@ -531,6 +532,10 @@ mod tests {
             (
                 "```rust\nfn main() {}\n```\nwhy does this not compile?",
                 "why does this not compile?",
+            ),
+            (
+                "Read docs/v5.md and think it through, P0 -   \nthe type system is a mess (fix now)\n\n  Issue 1.1",
+                "Read docs/v5.md and think it through, P0 - the type system is a mess (fix now)",
             ),
             (
                 "2.5 seconds is too slow for the login page",
