@@ -162,9 +162,41 @@ fn reported(t: &Transcript, thread: usize) -> bool {
 
 /// The agent's last answer, narration and thinking left out.
 fn answer(t: &Transcript) -> String {
-    t.last_message(Role::Assistant)
-        .map(answer_of)
-        .unwrap_or_default()
+    // "OK." to a closing "thanks" is not what was done: the reply before it is.
+    let mut replies = t
+        .messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        .map(answer_of);
+    let last = replies.next().unwrap_or_default();
+    if !is_acknowledgement(&last) {
+        return last;
+    }
+    replies.find(|a| !is_acknowledgement(a)).unwrap_or(last)
+}
+
+/// A reply that only acknowledges ("OK", "Done.", "好的", "👍").
+fn is_acknowledgement(reply: &str) -> bool {
+    const ACKS: &[&str] = &[
+        "ok",
+        "okay",
+        "done",
+        "sure",
+        "yes",
+        "got it",
+        "noted",
+        "understood",
+        "will do",
+        "好的",
+        "好",
+        "收到",
+        "了解",
+        "はい",
+        "了解です",
+    ];
+    let t = reply.trim().trim_end_matches(['.', '!', '。', '！']).trim();
+    !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
 }
 
 /// One turn's answer, narration and thinking left out.
@@ -273,6 +305,24 @@ mod tests {
             ),
         ]);
         assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
+    }
+
+    #[test]
+    fn an_acknowledgement_at_the_end_gives_way_to_the_report_before_it() {
+        let user = |uuid: &str, text: &str| {
+            serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+                "message": {"role": "user", "content": text}})
+        };
+        let text = |s: &str| serde_json::json!([{"type": "text", "text": s}]);
+        let t = claude(&[
+            user("u1", "please add a hello world script"),
+            assistant("a1", text("I added hello.py, which prints hi.")),
+            user("u2", "thanks!"),
+            assistant("a2", text("OK.")),
+        ]);
+        assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
+        assert!(is_acknowledgement("好的"));
+        assert!(!is_acknowledgement("Done: hello.py prints hi."));
     }
 
     #[test]
