@@ -195,7 +195,39 @@ pub fn substantive(text: &str) -> bool {
     if text.starts_with('/') {
         return text.contains([' ', ':', '\n']);
     }
-    crate::sentence::word_count(text) >= 3 && !is_greeting(text) && !only_carries_on(text)
+    crate::sentence::word_count(text) >= 3
+        && !is_greeting(text)
+        && !only_carries_on(text)
+        && !is_small_talk(text)
+}
+
+/// A question to the agent about itself ("what model are you?", "are you
+/// there?"): small talk, not the work.
+fn is_small_talk(text: &str) -> bool {
+    const ABOUT_YOU: &[&str] = &[
+        "what model are you",
+        "which model are you",
+        "what model is this",
+        "which model is this",
+        "who are you",
+        "what are you",
+        "are you there",
+        "are you awake",
+        "how are you",
+        "what can you do",
+        "what's your name",
+        "what is your name",
+        "你是谁",
+        "你是什么模型",
+    ];
+    let lower = text
+        .trim()
+        .trim_end_matches(['?', '？', '!', '.', ' '])
+        .to_lowercase();
+    let lower = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ABOUT_YOU
+        .iter()
+        .any(|q| lower == *q || lower.ends_with(&format!(", {q}")))
 }
 
 /// "continue our app", "let's keep going with the project": a request to
@@ -345,6 +377,8 @@ mod tests {
             "continue our app",
             "let's keep going with the project",
             "Please continue where you left off",
+            "what model are you?",
+            "hey, who are you?",
         ] {
             assert!(!substantive(opener), "{opener}");
         }
