@@ -115,7 +115,7 @@ fn without_label(line: &str) -> &str {
 
 /// The subject of the last `git commit -m` the agent ran after the person's
 /// last request: the concrete outcome of a session that ends in a commit.
-fn last_commit(t: &Transcript) -> Option<String> {
+pub(super) fn last_commit(t: &Transcript) -> Option<String> {
     let last = t
         .messages
         .last()

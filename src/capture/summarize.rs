@@ -146,11 +146,14 @@ pub fn extractive(t: &Transcript) -> String {
         );
         section(&mut out, "Compactions", &line);
     }
-    section(
-        &mut out,
-        "Outcome",
-        &clip(&super::outcome::outcome(t), OUTCOME_CHARS),
-    );
+    // The sentence's decision: a commit the session ended with leads.
+    let outcome = clip(&super::outcome::outcome(t), OUTCOME_CHARS);
+    let outcome = match super::gist::last_commit(t) {
+        Some(message) if outcome.is_empty() => format!("Committed \"{message}\"."),
+        Some(message) => format!("Committed \"{message}\".\n\n{outcome}"),
+        None => outcome,
+    };
+    section(&mut out, "Outcome", &outcome);
     if out.is_empty() {
         out.push_str("(no request from a person in this session)");
     }
@@ -401,6 +404,25 @@ mod tests {
         assert_eq!(
             extractive(&t),
             "## Request\n\nFix the retry in src/pay.rs please\n\n## Outcome\n\nDone: backoff added."
+        );
+    }
+
+    #[test]
+    fn the_summary_and_the_sentence_name_the_same_closing_commit() {
+        let t = super::super::transcript::read(
+            "# aider chat started at 2026-04-22 22:40:12\n\n#### Write the dictation report\n\nThe report is in report.md.\n\n> Applied edit to report.md\n> Commit f8bf6e6 docs: add the dictation duplication report\n",
+        );
+        let summary = extractive(&t);
+        let outcome = summary.split("## Outcome\n\n").nth(1).unwrap_or_default();
+        assert!(
+            outcome.starts_with("Committed \"docs: add the dictation duplication report\"."),
+            "{summary}"
+        );
+        let sentence =
+            super::super::gist::compose(&t, Some("/home/ana/dictation")).unwrap_or_default();
+        assert!(
+            sentence.contains("committed \"docs: add the dictation"),
+            "{sentence}"
         );
     }
 
