@@ -454,6 +454,9 @@ fn clip_words(text: &str, max: usize) -> String {
         if used + w > max {
             if token.chars().any(is_cjk) && used < max {
                 let room = (max - used) * 2;
+                if !out.is_empty() {
+                    out.push(' ');
+                }
                 out.push_str(&token.chars().take(room).collect::<String>());
             }
             break;
@@ -592,6 +595,13 @@ mod tests {
         let clipped = clip_words(long, 10);
         assert_eq!(clipped.chars().count(), 21);
         assert!(clipped.ends_with('…'));
+        // Cut inside a CJK run, the words before it keep their space.
+        let mixed = "请用 adb root权限进入设备然后把整个系统日志导出来给我看看有没有异常的内容";
+        assert!(
+            clip_words(mixed, 6).starts_with("请用 adb root权限"),
+            "{}",
+            clip_words(mixed, 6)
+        );
     }
 
     #[test]
