@@ -30,8 +30,9 @@ pub const ANALYSIS_HEADING: &str = "\n\n## The model's analysis before its summa
 /// model's chronological analysis where it wrote one (it often names work
 /// the summary leaves out: "Provided a review with 11 questions").
 pub fn kept(raw: &str) -> String {
-    let summary = summary(raw);
-    match analysis(raw) {
+    let text = unwrapped(raw);
+    let summary = summary_of(&text);
+    match analysis_of(&text) {
         Some(analysis) if !summary.is_empty() => format!("{summary}{ANALYSIS_HEADING}{analysis}"),
         _ => summary,
     }
@@ -43,10 +44,10 @@ pub fn summary_part(kept: &str) -> &str {
 }
 
 /// The model's analysis: `<analysis>…</analysis>` (hook payloads) or the
-/// `Analysis:` section before `Summary:` (older transcripts).
-fn analysis(raw: &str) -> Option<String> {
-    let text = unwrapped(raw);
-    let inner = match tagged(&text, "analysis") {
+/// `Analysis:` section before `Summary:` (older transcripts), of an
+/// [`unwrapped`] text.
+fn analysis_of(text: &str) -> Option<String> {
+    let inner = match tagged(text, "analysis") {
         Some(inner) => inner.split("</analysis>").next().unwrap_or(inner),
         None => {
             let trimmed = text.trim_start().strip_prefix("Analysis:")?;
@@ -76,8 +77,12 @@ fn unwrapped(raw: &str) -> String {
 
 /// The summary proper of a compaction, from a hook payload or a transcript.
 pub fn summary(raw: &str) -> String {
-    let mut text = unwrapped(raw);
-    text = strip_blocks(&text, &["analysis"]);
+    summary_of(&unwrapped(raw))
+}
+
+/// The summary proper of an [`unwrapped`] text.
+fn summary_of(text: &str) -> String {
+    let mut text = strip_blocks(text, &["analysis"]);
     if let Some(inner) = tagged(&text, "summary") {
         text = inner.to_string();
     }

@@ -69,7 +69,7 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
             if let Some(what) = foreign::jsonl(&v, &values) {
                 return Ok(Transcript::foreign(what));
             }
-            let reader = jsonl_reader(&head, &v);
+            let reader = jsonl_reader(&values, &v);
             let all = head
                 .into_iter()
                 .chain(lines.by_ref())
@@ -148,13 +148,10 @@ enum JsonlReader {
     Generic,
 }
 
-/// Picks the reader from the first object's shape and the first lines.
-fn jsonl_reader(head: &[String], first: &Value) -> JsonlReader {
-    let has_line_of = |pred: &dyn Fn(&Value) -> bool| {
-        head.iter()
-            .filter_map(|l| serde_json::from_str::<Value>(l).ok())
-            .any(|v| pred(&v))
-    };
+/// Picks the reader from the first object's shape and the first lines
+/// (parsed once, by the caller).
+fn jsonl_reader(head: &[Value], first: &Value) -> JsonlReader {
+    let has_line_of = |pred: &dyn Fn(&Value) -> bool| head.iter().any(pred);
     if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
         return JsonlReader::Codex;
     }
