@@ -5,7 +5,8 @@
 //! its last tool call is intent; what follows the call is the report, in any
 //! language), then, inside the report, by how a sentence opens or ends ("I'll
 //! …", "Let me …", "…하겠습니다", "让我…") when a result follows it. Thinking blocks and their
-//! placeholders never count. A session whose last request got no report but
+//! placeholders never count. A transcript that stops after a tool call gives
+//! way to the newest turn that reported. A session whose last request got no report but
 //! a failed call has that call's error as its outcome.
 //!
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
@@ -162,12 +163,24 @@ fn reported(t: &Transcript, thread: usize) -> bool {
 
 /// The agent's last answer, narration and thinking left out.
 fn answer(t: &Transcript) -> String {
+    let spoke = |m: &&Message| m.role == Role::Assistant && !m.text.trim().is_empty();
+    // A transcript that stops after a tool call (cut off, killed mid-turn)
+    // holds only what the agent was about to do there: its newest report is
+    // what came of the session.
+    let cut_off = t
+        .messages
+        .iter()
+        .rev()
+        .find(spoke)
+        .is_some_and(|m| !m.reported());
+    let reported_any = t.messages.iter().any(|m| spoke(&m) && m.reported());
     // "OK." to a closing "thanks" is not what was done: the reply before it is.
     let mut replies = t
         .messages
         .iter()
         .rev()
-        .filter(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        .filter(spoke)
+        .filter(|m| !(cut_off && reported_any) || m.reported())
         .map(answer_of);
     let last = replies.next().unwrap_or_default();
     if !is_acknowledgement(&last) {
@@ -323,6 +336,29 @@ mod tests {
         assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
         assert!(is_acknowledgement("好的"));
         assert!(!is_acknowledgement("Done: hello.py prints hi."));
+    }
+
+    #[test]
+    fn a_transcript_cut_off_after_a_tool_call_keeps_the_last_report() {
+        let user = |uuid: &str, text: &str| {
+            serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+                "message": {"role": "user", "content": text}})
+        };
+        let t = claude(&[
+            user("u1", "set the screensaver to 10 minutes"),
+            assistant(
+                "a1",
+                serde_json::json!([{"type": "text", "text": "Done. The screensaver now waits 10 minutes."}]),
+            ),
+            user("u2", "this monitor warning, can we fix it?"),
+            assistant(
+                "a2",
+                serde_json::json!([{"type": "text", "text": "Found it. Fix: move the laptop to x=3840:"},
+                    {"type": "tool_use", "id": "t1", "name": "Edit",
+                     "input": {"file_path": "/p/monitors.conf"}}]),
+            ),
+        ]);
+        assert_eq!(outcome(&t), "Done. The screensaver now waits 10 minutes.");
     }
 
     #[test]
