@@ -159,7 +159,7 @@ fn is_anchor_word(word: &str) -> bool {
 /// Makes a sentence one inert line: control characters and newlines become
 /// single spaces, and nothing can open or close a wikilink (`[[`, `]]`), start a
 /// markdown link target (`](`), open or close an HTML comment (so no block
-/// marker), or split a ledger row (`|`). Decisions look at what was already
+/// marker), or split a ledger row (` | `, escaped as ` \\| `). Decisions look at what was already
 /// emitted, so runs like `[[[` cannot re-form a pair.
 pub fn neutralise(sentence: &str) -> String {
     let mut out = String::with_capacity(sentence.len() + 8);
@@ -174,7 +174,10 @@ pub fn neutralise(sentence: &str) -> String {
             space = false;
         }
         match c {
-            '|' => out.push('/'),
+            // A pipe that could read as a row separator (` | `, or opening
+            // the field) keeps its byte behind Markdown's escape, which
+            // Obsidian shows as `|`; `a|b` cannot split a row and stays.
+            '|' if out.is_empty() || out.ends_with(' ') => out.push_str("\\|"),
             '[' | ']' if out.ends_with(c) => {
                 out.push(' ');
                 out.push(c);
@@ -272,9 +275,11 @@ mod tests {
     fn neutralised_text_cannot_form_links_comments_or_fields() {
         let hostile = "a [[[b]]] c\n## h <!-- memsync:end --> x](y) | z\t<!---->";
         let out = neutralise(hostile);
-        for forbidden in ["[[", "]]", "](", "<!--", "-->", "|", "\n", "\t"] {
+        for forbidden in ["[[", "]]", "](", "<!--", "-->", " | ", "\n", "\t"] {
             assert!(!out.contains(forbidden), "{forbidden:?} in {out:?}");
         }
+        assert_eq!(neutralise("rg --files | rg x"), "rg --files \\| rg x");
+        assert_eq!(neutralise("| a|b"), "\\| a|b");
         assert_eq!(neutralise("  plain   words here. "), "plain words here.");
     }
 

@@ -356,7 +356,7 @@ fn injected_markup_in_sentences_and_ids_is_rendered_inert() {
             "{file}:\n{text}"
         );
         assert!(!text.contains("[[memory/evil.md"), "{file}:\n{text}");
-        assert!(!text.contains("| session=forged"), "{file}:\n{text}");
+        assert!(!text.contains(" | session=forged"), "{file}:\n{text}");
     }
 }
 
