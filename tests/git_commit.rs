@@ -6,7 +6,7 @@ mod common;
 
 use std::path::Path;
 
-use memsync::git::{Committed, OwnStaging, commit_projections};
+use memsync::git::{Committed, OwnStaging, RecentRenders, commit_projections};
 
 /// Git's answer without its last line end.
 fn git(dir: &Path, args: &[&str]) -> String {
@@ -33,6 +33,7 @@ fn commit(root: &Path, own: &mut OwnStaging) -> Committed {
         &["MEMORY.md".to_string()],
         "memsync: update projections",
         own,
+        &RecentRenders::default(),
     )
     .unwrap()
 }
@@ -114,7 +115,7 @@ fn a_symlinked_or_ignored_projection_is_not_committed() {
     std::os::unix::fs::symlink("notes.txt", root.join("MEMORY.md")).unwrap();
     let mut own = OwnStaging::new();
     let paths = ["MEMORY.md".to_string(), "memory/2026-01-02.md".to_string()];
-    let done = commit_projections(root, &paths, "m", &mut own).unwrap();
+    let done = commit_projections(root, &paths, "m", &mut own, &RecentRenders::default()).unwrap();
     assert_eq!(done, Committed::Nothing);
     assert_eq!(git(root, &["rev-list", "--count", "HEAD"]), "1");
 }
@@ -150,4 +151,97 @@ fn the_first_commit_of_an_unborn_branch_is_made() {
     );
     assert_eq!(git(root, &["rev-list", "--count", "HEAD"]), "1");
     assert_eq!(git(root, &["show", "HEAD:MEMORY.md"]), "# Memory");
+}
+
+/// A pull with autostash over a new projection that memsync had staged and
+/// re-rendered since: git re-adds the file with the bytes it stashed (a
+/// render memsync made, never staged by it). Those are memsync's, so the
+/// projection is committed instead of being left staged for ever.
+#[test]
+fn a_render_an_autostash_put_back_in_the_index_is_still_committed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (remote, a, b) = (
+        dir.path().join("remote.git"),
+        dir.path().join("a"),
+        dir.path().join("b"),
+    );
+    git(
+        dir.path(),
+        &[
+            "init",
+            "-q",
+            "--bare",
+            "-b",
+            "main",
+            remote.to_str().unwrap(),
+        ],
+    );
+    for clone in [&a, &b] {
+        git(
+            dir.path(),
+            &[
+                "clone",
+                "-q",
+                remote.to_str().unwrap(),
+                clone.to_str().unwrap(),
+            ],
+        );
+        git(clone, &["config", "user.name", "Test"]);
+        git(clone, &["config", "user.email", "test@example.com"]);
+    }
+    std::fs::write(a.join("notes.txt"), "base\n").unwrap();
+    git(&a, &["add", "-A"]);
+    git(&a, &["commit", "-q", "-m", "base"]);
+    git(&a, &["push", "-q", "origin", "main"]);
+    git(&b, &["pull", "-q", "origin", "main"]);
+    std::fs::write(b.join("notes.txt"), "from b\n").unwrap();
+    git(&b, &["commit", "-q", "-am", "b"]);
+    git(&b, &["push", "-q", "origin", "main"]);
+
+    // memsync staged its first render, git got busy, and it rendered again.
+    let log = "memory/2026-01-02.md";
+    std::fs::create_dir(a.join("memory")).unwrap();
+    std::fs::write(a.join(log), "- 10:00 first\n").unwrap();
+    let first = git(&a, &["hash-object", "-w", log]);
+    git(
+        &a,
+        &[
+            "update-index",
+            "--add",
+            "--cacheinfo",
+            &format!("100644,{first},{log}"),
+        ],
+    );
+    let mut own = OwnStaging::from([(log.to_string(), first)]);
+    let mut renders = RecentRenders::default();
+    renders.note(log, b"- 10:00 first\n");
+    let second = "- 10:00 first\n- 10:01 second\n";
+    std::fs::write(a.join(log), second).unwrap();
+    renders.note(log, second.as_bytes());
+    git(
+        &a,
+        &[
+            "pull",
+            "-q",
+            "--no-rebase",
+            "--autostash",
+            "--no-edit",
+            "origin",
+            "main",
+        ],
+    );
+    assert_eq!(
+        git(&a, &["show", &format!(":{log}")]),
+        second.trim_end(),
+        "git re-added the stashed bytes"
+    );
+
+    let third = "- 10:00 first\n- 10:01 second\n- 10:02 third\n";
+    std::fs::write(a.join(log), third).unwrap();
+    assert_eq!(
+        commit_projections(&a, &[log.to_string()], "m", &mut own, &renders).unwrap(),
+        Committed::Paths(vec![log.into()])
+    );
+    assert_eq!(git(&a, &["show", &format!("HEAD:{log}")]), third.trim_end());
+    assert_eq!(git(&a, &["status", "--porcelain"]), "");
 }

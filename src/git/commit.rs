@@ -14,10 +14,12 @@
 //! Owns: the commit. Must not: commit a path the user staged other bytes
 //! for, a symlink, or an ignored file; run while git is busy.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};
+
+use sha2::{Digest, Sha256};
 
 use super::{git, git_dir, git_ok};
 use crate::error::{Error, GitError, Result};
@@ -66,6 +68,37 @@ pub enum Committed {
 /// even when the file has been re-rendered since.
 pub type OwnStaging = BTreeMap<String, String>;
 
+/// The bytes memsync rendered lately, by path from the workspace root (their
+/// SHA-256, the newest [`RecentRenders::KEEP`] per file). A staged entry
+/// holding one of them was put there for memsync, not by the user: a pull's
+/// autostash re-adds a new file with the bytes it stashed, which the daemon
+/// rendered before the pull but never staged itself.
+#[derive(Debug, Default)]
+pub struct RecentRenders {
+    by_path: BTreeMap<String, VecDeque<[u8; 32]>>,
+}
+
+impl RecentRenders {
+    const KEEP: usize = 16;
+
+    /// Notes bytes memsync just wrote to `rel`.
+    pub fn note(&mut self, rel: &str, bytes: &[u8]) {
+        let kept = self.by_path.entry(rel.to_string()).or_default();
+        kept.push_back(Sha256::digest(bytes).into());
+        if kept.len() > Self::KEEP {
+            kept.pop_front();
+        }
+    }
+
+    /// Whether memsync rendered exactly these bytes to `rel` lately.
+    pub fn holds(&self, rel: &str, bytes: &[u8]) -> bool {
+        let digest: [u8; 32] = Sha256::digest(bytes).into();
+        self.by_path
+            .get(rel)
+            .is_some_and(|kept| kept.contains(&digest))
+    }
+}
+
 /// One entry of `ls-files -s` or `ls-tree`: mode and blob id.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Entry {
@@ -80,6 +113,7 @@ pub fn commit_projections(
     paths: &[String],
     message: &str,
     own: &mut OwnStaging,
+    renders: &RecentRenders,
 ) -> Result<Committed> {
     let Some(dir) = git_dir(root) else {
         return Ok(Committed::Nothing);
@@ -107,6 +141,7 @@ pub fn commit_projections(
             && Some(staged) != in_head
             && staged.blob != blob
             && own.get(path) != Some(&staged.blob)
+            && !rendered_by_memsync(&top, &staged.blob, path, &prefix, renders)
         {
             continue; // the user's staging: left alone
         }
@@ -149,6 +184,20 @@ pub fn commit_projections(
         );
     }
     Ok(Committed::Paths(done))
+}
+
+/// Whether a staged blob holds bytes memsync rendered to `path` (from the
+/// top of the work tree) lately.
+fn rendered_by_memsync(
+    top: &Path,
+    blob: &str,
+    path: &str,
+    prefix: &str,
+    renders: &RecentRenders,
+) -> bool {
+    let rel = path.strip_prefix(prefix).unwrap_or(path);
+    git(top, &["cat-file", "blob", blob])
+        .is_ok_and(|out| out.status.success() && renders.holds(rel, &out.stdout))
 }
 
 /// The paths (from the top of the work tree) worth committing: regular

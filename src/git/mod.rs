@@ -19,7 +19,7 @@ mod commit;
 mod rescue;
 mod tombstone_merge;
 pub use autostash::{LeftStash, Restored, left_stashes, restore_left_stashes, stash_mark};
-pub use commit::{Committed, OwnStaging, commit_projections, dirty_projections};
+pub use commit::{Committed, OwnStaging, RecentRenders, commit_projections, dirty_projections};
 pub use rescue::rescue_lines;
 
 /// The managed block in `.gitignore` and `.gitattributes`.

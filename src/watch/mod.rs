@@ -88,6 +88,8 @@ struct Daemon<L> {
     uncommitted: BTreeSet<String>,
     /// Blobs this daemon put in git's index for a commit that has not landed yet.
     own_staging: crate::git::OwnStaging,
+    /// What this daemon rendered lately, to know its bytes when git stages them.
+    renders: crate::git::RecentRenders,
     /// When to look for projections another memsync process wrote.
     commit_check: Option<Instant>,
     /// The thread harvesting the harness folders, while it runs.
@@ -188,6 +190,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             git_dir: None,
             uncommitted: BTreeSet::new(),
             own_staging: Default::default(),
+            renders: Default::default(),
             commit_check: None,
             harvest: None,
             next_harvest: None,

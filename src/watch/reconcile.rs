@@ -108,6 +108,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             &paths,
             &self.settings.config.git.commit_message,
             &mut self.own_staging,
+            &self.renders,
         ) {
             Ok(crate::git::Committed::Busy(why)) => {
                 tracing::debug!(why, "projection commit waits for git");
@@ -293,6 +294,11 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.last_report = report.as_ref().ok().cloned();
         let line = match report {
             Ok(r) => {
+                for rel in &r.projections_written {
+                    if let Ok(bytes) = std::fs::read(self.root.join(rel)) {
+                        self.renders.note(rel, &bytes);
+                    }
+                }
                 self.uncommitted
                     .extend(r.projections_written.iter().cloned());
                 self.schedule_commit();
