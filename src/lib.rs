@@ -27,6 +27,7 @@ pub mod lock;
 pub mod config;
 
 pub mod compose;
+pub mod note;
 pub mod parse;
 pub mod repo;
 pub mod scan;

@@ -22,7 +22,7 @@ pub enum FileClass {
     Tombstone,
     /// A file memsync renders (MEMORY.md, daily logs); never ingested.
     Projection,
-    /// Anything else: user notes. Not read.
+    /// Anything else: notes (`crate::note`), indexed apart from sessions.
     Note,
 }
 
@@ -60,6 +60,8 @@ pub struct ScannedFile {
 #[derive(Debug, Default)]
 pub struct Scan {
     pub files: Vec<ScannedFile>,
+    /// Notes (`crate::note`): markdown that is none of the above, stat-ed.
+    pub notes: Vec<ScannedFile>,
     /// Path-level findings: symlinks not followed, unreadable names, misnamed artifacts.
     pub problems: Vec<Problem>,
     /// memsync's own temporary files whose writer died (see `project::file`).
@@ -203,7 +205,19 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             // memsync's own outputs are never ingested (no feedback loops).
             FileClass::Projection => continue,
             FileClass::Note => {
-                out.problems.extend(misnamed(&rel));
+                match misnamed(&rel) {
+                    Some(problem) => out.problems.push(problem),
+                    None if crate::note::is_note_path(&rel) => {
+                        if let Ok(meta) = entry.metadata() {
+                            out.notes.push(ScannedFile {
+                                path: rel,
+                                class,
+                                stat: FileStat::of(&meta),
+                            });
+                        }
+                    }
+                    None => {}
+                }
                 continue;
             }
             FileClass::Artifact | FileClass::Tombstone => {}

@@ -12,7 +12,9 @@ const LAYERS: &[(&str, &[&str])] = &[
     ("configuration", &["config"]),
     (
         "stages",
-        &["parse", "sentence", "scan", "validate", "compose", "repo"],
+        &[
+            "parse", "note", "sentence", "scan", "validate", "compose", "repo",
+        ],
     ),
     ("store", &["store"]),
     ("projection", &["project"]),

@@ -238,6 +238,21 @@ async fn bad_arguments_are_tool_errors_that_say_what_to_send_and_the_server_carr
     client.cancel().await.unwrap();
 }
 
+/// Issue 45: a person's note (the demo's `memory/notes/dedup.md`, no
+/// frontmatter key memsync needs) is in `memory_search`'s answer.
+#[tokio::test(flavor = "current_thread")]
+async fn memory_search_answers_the_notes_people_wrote() {
+    let (_tmp, root) = common::demo_workspace();
+    let client = connect(&root).await;
+    let found = answer(&call(&client, "memory_search", json!({ "query": "dedup hash" })).await);
+    let notes = found["notes"].as_array().expect("notes in the answer");
+    assert_eq!(notes[0]["note"], "memory/notes/dedup.md", "{found:#}");
+    assert!(
+        notes[0]["snippet"].as_str().unwrap().contains("«hash»"),
+        "{found:#}"
+    );
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_session_forgotten_while_the_server_runs_never_comes_back() {
     let (_tmp, root) = common::demo_workspace();

@@ -355,9 +355,15 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             if cli.json && !tries.is_empty() && !cli.quiet {
                 eprint!("{}", super::render_search::render_suggestions(&tries));
             }
+            // Notes follow the sessions in one list, marked `"kind": "note"`.
+            let mut machine = serde_json::to_value(&hits).unwrap_or_default();
+            if let Some(list) = machine.as_array_mut() {
+                list.extend(found.notes.iter().map(super::render_search::note_json));
+            }
             print(
-                json(&hits),
+                json(&machine),
                 super::render_search::render_search(&hits, color)
+                    + &super::render_search::render_notes(&found.notes, color)
                     + &super::render_search::render_suggestions(&tries),
             )?;
             Ok(ExitStatus::Ok)

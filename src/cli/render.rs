@@ -37,6 +37,13 @@ pub fn render_sync(report: &SyncReport, problems: &[Problem]) -> String {
             );
         }
     }
+    if report.notes_indexed + report.notes_removed > 0 {
+        let _ = writeln!(
+            out,
+            "  notes: indexed {}, removed {}",
+            report.notes_indexed, report.notes_removed
+        );
+    }
     if report.projections_written.is_empty() {
         let _ = writeln!(out, "  projections: up to date");
     } else {

@@ -52,6 +52,34 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
     out
 }
 
+/// The notes a search found, after its sessions.
+pub fn render_notes(notes: &[crate::search::NoteHit], color: bool) -> String {
+    let mut out = String::new();
+    for n in notes {
+        let words = match n.query_words {
+            0 | 1 => String::new(),
+            q => format!(", {} of {q} words", n.matched_words),
+        };
+        let _ = writeln!(
+            out,
+            "note  {}  project={}  (updated {}{words})",
+            shown(&n.note.path),
+            shown(n.note.project.as_deref().unwrap_or("none")),
+            n.note.updated,
+        );
+        let _ = writeln!(out, "   {}", shown(&n.note.title));
+        let _ = writeln!(out, "   {}", highlight(&n.snippet, color));
+    }
+    out
+}
+
+/// A note hit as `search --json` lists it, after the sessions.
+pub fn note_json(n: &crate::search::NoteHit) -> serde_json::Value {
+    let mut v = serde_json::to_value(n).unwrap_or_default();
+    v["kind"] = serde_json::json!("note");
+    v
+}
+
 /// How well a hit matched, as a person reads it: the share of the best hit's
 /// score, and how many of the query's words it holds.
 fn relevance(h: &crate::search::Hit) -> String {

@@ -107,6 +107,19 @@ pub fn search(
     // Only what an agent uses to pick a hit and open it; scores and
     // wikilinks are for people (`memsync search --json` keeps them).
     let note = found.note;
+    let notes: Vec<Value> = found
+        .notes
+        .iter()
+        .map(|n| {
+            json!({
+                "note": n.note.path,
+                "title": n.note.title,
+                "project": n.note.project,
+                "updated": n.note.updated,
+                "snippet": n.snippet,
+            })
+        })
+        .collect();
     let hits: Vec<Value> = found
         .hits
         .into_iter()
@@ -130,15 +143,22 @@ pub fn search(
             hit
         })
         .collect();
-    if hits.is_empty() {
+    let mut out = json!({ "hits": hits });
+    if !notes.is_empty() {
+        out["notes"] = json!(notes);
+    }
+    if hits_empty(&out) && notes.is_empty() {
         let tries = crate::search::suggest(index, &settings.config.search, &q, now)
             .map_err(|e| crate::error::message(&e))?;
-        return Ok(json!({ "hits": hits, "suggestions": tries }));
+        out["suggestions"] = json!(tries);
+    } else if let Some(note) = note {
+        out["note"] = json!(note);
     }
-    Ok(match note {
-        Some(note) => json!({ "hits": hits, "note": note }),
-        None => json!({ "hits": hits }),
-    })
+    Ok(out)
+}
+
+fn hits_empty(out: &Value) -> bool {
+    out["hits"].as_array().is_none_or(Vec::is_empty)
 }
 
 pub fn get(index: &Index, settings: &Settings, args: GetArgs, now: DateTime<Utc>) -> ToolResult {

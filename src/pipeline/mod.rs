@@ -22,12 +22,14 @@ use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Tombstone, Verdict};
 
 mod apply;
+mod notes;
 mod options;
 mod read;
 
 pub use options::{Progress, SyncOptions, SyncReport};
 
 use apply::*;
+use notes::*;
 use read::*;
 
 /// An artifact file, how reading it went, and its verdict when it was read as text.
@@ -61,7 +63,8 @@ pub fn sync_with(
     let started = Instant::now();
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
-    let scan = scan::scan(&settings.root, &rules)?;
+    let mut scan = scan::scan(&settings.root, &rules)?;
+    let notes = std::mem::take(&mut scan.notes);
     remove_interrupted_writes(settings, &scan.interrupted_writes);
     let stale: HashSet<String> = index.files_without_rows()?.into_iter().collect();
     for path in &stale {
@@ -74,7 +77,23 @@ pub fn sync_with(
     );
     let mut plan = read::merge_with_cache(index, scan.files, &stale)?;
     plan.scan_problems = Some(scan.problems);
-    reconcile(index, settings, now, opts, plan, started)
+    let report = reconcile(index, settings, now, opts, plan, started)?;
+    let gone = notes_gone(index, &notes)?;
+    with_notes(index, settings, report, &notes, &gone)
+}
+
+/// The report with the notes indexed and removed.
+fn with_notes(
+    index: &mut Index,
+    settings: &Settings,
+    mut report: SyncReport,
+    present: &[ScannedFile],
+    gone: &[String],
+) -> Result<SyncReport> {
+    let (indexed, removed) = index_notes(index, &settings.root, present, gone)?;
+    report.notes_indexed = indexed;
+    report.notes_removed = removed;
+    Ok(report)
 }
 
 /// Removes the temporary files of memsync writes that a crash cut short; the
@@ -148,7 +167,9 @@ pub fn sync_paths(
             None => {}
         }
     }
-    reconcile(index, settings, now, opts, plan, started)
+    let report = reconcile(index, settings, now, opts, plan, started)?;
+    let (present, gone) = named_notes(&settings.root, &rules, paths);
+    with_notes(index, settings, report, &present, &gone)
 }
 
 /// The meta key a full sync sets once the index holds the whole workspace;

@@ -27,6 +27,12 @@ pub struct SyncReport {
     pub removed: usize,
     pub errors: usize,
     pub warnings: usize,
+    /// Notes (`crate::note`) read and indexed, and notes whose rows went
+    /// with their file.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub notes_indexed: usize,
+    #[serde(skip_serializing_if = "is_zero")]
+    pub notes_removed: usize,
     /// Projection files written.
     pub projections_written: Vec<String>,
     /// Files left for a retry because they failed validation while still settling.
@@ -103,4 +109,8 @@ impl<'p> SyncOptions<'p> {
     pub fn with_progress(self, progress: Option<&'p dyn Progress>) -> SyncOptions<'p> {
         SyncOptions { progress, ..self }
     }
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }

@@ -17,12 +17,14 @@ use crate::store::Index;
 use rank::Candidate;
 
 mod dates;
+mod notes;
 mod query;
 mod rank;
 mod snippet;
 mod suggest;
 
 pub use dates::Span;
+pub use notes::NoteHit;
 pub use query::{Reading, read};
 pub use suggest::{Suggestion, suggest};
 
@@ -91,6 +93,8 @@ pub fn fts_query(text: &str, kind: Option<ArtifactKind>) -> Result<String> {
 #[derive(Debug, Clone, Default)]
 pub struct Found {
     pub hits: Vec<Hit>,
+    /// Notes (`crate::note`) holding the query's words.
+    pub notes: Vec<NoteHit>,
     pub note: Option<String>,
 }
 
@@ -141,8 +145,13 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
     let reading = read(&q.text, q.kind, now)?;
     // Appearing in a result is not use: a search that counted its own hits
     // would change its next answer. Opening a hit (`open`, `memory_get`) is.
+    let notes = notes::notes(index, q, &reading)?;
     match candidates(index, cfg, q, &reading, now) {
-        Ok(hits) => Ok(Found { hits, note: None }),
+        Ok(hits) => Ok(Found {
+            hits,
+            notes,
+            note: None,
+        }),
         Err(e) if reading.explicit => {
             let Some(reason) = Index::is_query_syntax(&e) else {
                 return Err(e);
@@ -151,6 +160,7 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
             let hits = candidates(index, cfg, q, &words, now)?;
             Ok(Found {
                 hits,
+                notes: notes::notes(index, q, &words)?,
                 note: Some(format!(
                     "read as words: the search syntax was not valid ({reason})"
                 )),

@@ -31,6 +31,7 @@ mod dump;
 mod first_build;
 pub mod harvest;
 pub mod jobs;
+pub mod notes;
 pub mod openclaw;
 mod schema;
 pub mod search;

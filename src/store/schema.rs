@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 16;
+pub const SCHEMA_VERSION: i64 = 17;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -157,6 +157,18 @@ CREATE TABLE projection_dirty (
     ts TEXT NOT NULL
 );
 CREATE TABLE meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+-- Notes (`crate::note`): one row per file, its text in note_fts (rowid = notes.rowid).
+CREATE TABLE notes (
+    path TEXT PRIMARY KEY,
+    size INTEGER NOT NULL,
+    mtime_ns INTEGER NOT NULL,
+    title TEXT NOT NULL,
+    project TEXT,
+    author TEXT,
+    updated TEXT NOT NULL,
+    superseded_by TEXT
+);
+CREATE VIRTUAL TABLE note_fts USING fts5(title, body, tokenize = 'porter unicode61');
 ";
 
 pub(super) const DERIVED_TABLES: &[&str] = &[
@@ -173,6 +185,8 @@ pub(super) const DERIVED_TABLES: &[&str] = &[
     "projection_state",
     "projection_dirty",
     "meta",
+    "notes",
+    "note_fts",
 ];
 
 /// Runtime telemetry: DB-native state (spec "Authority split"); never cleared by re-index.

@@ -86,9 +86,9 @@ struct Daemon<L> {
     git_dir: Option<PathBuf>,
     /// Projections re-rendered but not yet committed (git was busy).
     uncommitted: BTreeSet<String>,
-    /// Blobs this daemon put in git's index for a commit that has not landed yet.
+    /// Blobs this daemon put in git's index for a commit that has not landed
+    /// yet, and what it rendered lately (to know its bytes when git stages them).
     own_staging: crate::git::OwnStaging,
-    /// What this daemon rendered lately, to know its bytes when git stages them.
     renders: crate::git::RecentRenders,
     /// When to look for projections another memsync process wrote.
     commit_check: Option<Instant>,
@@ -522,15 +522,14 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.full("SIGHUP")
     }
 
-    /// A workspace-relative path the pipeline cares about: a canonical artifact
-    /// or tombstone, or a projection someone other than memsync changed. Notes,
-    /// excluded paths (git internals, memsync's state, editor temp files) and
-    /// memsync's own projection writes are `None`, so they never wake a batch.
     fn is_projection(&self, path: &Path) -> bool {
-        scan::relative(&self.root, path)
-            .is_some_and(|rel| scan::classify(&rel) == FileClass::Projection)
+        let rel = scan::relative(&self.root, path);
+        rel.is_some_and(|rel| scan::classify(&rel) == FileClass::Projection)
     }
 
+    /// A workspace-relative path the pipeline cares about: an artifact, a
+    /// tombstone, a note, or a projection someone other than memsync changed;
+    /// excluded paths and memsync's own writes never wake a batch.
     fn relevant(&self, path: &Path) -> Option<String> {
         let rel = scan::relative(&self.root, path)?;
         if !self.rules.wants_file(&rel) {
@@ -538,10 +537,10 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
         match scan::classify(&rel) {
             FileClass::Artifact | FileClass::Tombstone => Some(rel),
-            FileClass::Projection if !self.index.projection_unchanged(&self.root, &rel) => {
-                Some(rel)
+            FileClass::Note => crate::note::is_note_path(&rel).then_some(rel),
+            FileClass::Projection => {
+                (!self.index.projection_unchanged(&self.root, &rel)).then_some(rel)
             }
-            FileClass::Projection | FileClass::Note => None,
         }
     }
 

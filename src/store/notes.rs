@@ -1,0 +1,163 @@
+//! The notes' rows: one per note file (its stat, the keys `note::read`
+//! took from it) and its text in `note_fts`, matched by the same FTS5
+//! expressions as sessions' words.
+//!
+//! Owns: those tables and statements. Must not: read files or decide what
+//! a note says (that is `note`).
+
+use std::collections::HashMap;
+
+use rusqlite::params;
+
+use super::*;
+use crate::note::Note;
+
+/// A note as search, `context` and `open` show it.
+#[derive(Debug, Clone, PartialEq, serde::Serialize)]
+pub struct NoteRow {
+    pub path: String,
+    pub title: String,
+    pub project: Option<String>,
+    pub author: Option<String>,
+    pub updated: String,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub superseded_by: Option<String>,
+}
+
+fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
+    Ok(NoteRow {
+        path: r.get(0)?,
+        title: r.get(1)?,
+        project: r.get(2)?,
+        author: r.get(3)?,
+        updated: r.get(4)?,
+        superseded_by: r.get(5)?,
+    })
+}
+
+const NOTE_COLUMNS: &str = "path, title, project, author, updated, superseded_by";
+
+impl Batch<'_> {
+    /// Replaces the rows of `note.path`; `updated` is the note's own time
+    /// when it names one, else the file's.
+    pub fn put_note(&self, note: &Note, stat: FileStat, updated: &str) -> Result<()> {
+        self.delete_note(&note.path)?;
+        self.exec(
+            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            params![
+                note.path,
+                stat.size as i64,
+                stat.mtime_ns,
+                note.title,
+                note.project,
+                note.author,
+                updated,
+                note.superseded_by
+            ],
+        )?;
+        self.exec(
+            "INSERT INTO note_fts(rowid, title, body)
+             SELECT rowid, ?2, ?3 FROM notes WHERE path = ?1",
+            params![note.path, note.title, note.body],
+        )
+    }
+
+    pub fn delete_note(&self, path: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM note_fts WHERE rowid IN (SELECT rowid FROM notes WHERE path = ?1)",
+            [path],
+        )?;
+        self.exec("DELETE FROM notes WHERE path = ?1", [path])
+    }
+}
+
+impl Index {
+    /// Every indexed note's (size, mtime): what the next scan compares.
+    pub fn note_stats(&self) -> Result<HashMap<String, (u64, i64)>> {
+        let rows = self.rows("SELECT path, size, mtime_ns FROM notes", [], |r| {
+            Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?, r.get(2)?))
+        })?;
+        Ok(rows
+            .into_iter()
+            .map(|(p, size, mtime)| (p, (size as u64, mtime)))
+            .collect())
+    }
+
+    pub fn note_count(&self) -> Result<usize> {
+        let n: Vec<i64> = self.rows("SELECT count(*) FROM notes", [], |r| r.get(0))?;
+        Ok(n.first().copied().unwrap_or(0) as usize)
+    }
+
+    /// Notes matching an FTS5 expression, best first by bm25 (the title
+    /// weighing more than the body), with the match's rowid.
+    pub fn notes_matching(&self, fts: &str, limit: usize) -> Result<Vec<(i64, NoteRow)>> {
+        let sql = format!(
+            "SELECT n.rowid, {cols} FROM note_fts JOIN notes n ON n.rowid = note_fts.rowid
+             WHERE note_fts MATCH ?1 ORDER BY bm25(note_fts, 4.0, 1.0) LIMIT ?2",
+            cols = NOTE_COLUMNS
+                .split(", ")
+                .map(|c| format!("n.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        self.rows(&sql, params![fts, limit as i64], |r| {
+            Ok((
+                r.get(0)?,
+                NoteRow {
+                    path: r.get(1)?,
+                    title: r.get(2)?,
+                    project: r.get(3)?,
+                    author: r.get(4)?,
+                    updated: r.get(5)?,
+                    superseded_by: r.get(6)?,
+                },
+            ))
+        })
+    }
+
+    /// Which of `rowids` hold a match for `fts`.
+    pub fn notes_holding(&self, fts: &str, rowids: &[i64]) -> Result<Vec<i64>> {
+        let ids = serde_json::to_string(rowids).unwrap_or_default();
+        self.rows(
+            "SELECT rowid FROM note_fts WHERE note_fts MATCH ?1
+             AND rowid IN (SELECT value FROM json_each(?2))",
+            params![fts, ids],
+            |r| r.get(0),
+        )
+    }
+
+    /// A snippet of a note's body around the match.
+    pub fn note_snippet(&self, rowid: i64, fts: &str, open: &str, close: &str) -> Result<String> {
+        let rows: Vec<String> = self.rows(
+            "SELECT snippet(note_fts, 1, ?3, ?4, '…', 16) FROM note_fts
+             WHERE note_fts MATCH ?1 AND rowid = ?2",
+            params![fts, rowid, open, close],
+            |r| r.get(0),
+        )?;
+        Ok(rows.into_iter().next().unwrap_or_default())
+    }
+
+    /// Current notes (not superseded), newest first.
+    pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
+        let sql = format!(
+            "SELECT {NOTE_COLUMNS} FROM notes WHERE superseded_by IS NULL
+             ORDER BY updated DESC, path LIMIT ?1"
+        );
+        self.rows(&sql, [limit as i64], note_row)
+    }
+
+    /// One note by path, with its body.
+    pub fn note(&self, path: &str) -> Result<Option<(NoteRow, String)>> {
+        let sql = format!(
+            "SELECT {cols}, f.body FROM notes n JOIN note_fts f ON f.rowid = n.rowid WHERE n.path = ?1",
+            cols = NOTE_COLUMNS
+                .split(", ")
+                .map(|c| format!("n.{c}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(6)?)))?;
+        Ok(rows.into_iter().next())
+    }
+}

@@ -1,0 +1,160 @@
+//! Notes (issue 45, item 1): markdown in the workspace that is not an
+//! artifact, a tombstone or a projection is indexed apart from sessions,
+//! found by `search` (text, JSON, MCP) and listed by `context`, with or
+//! without frontmatter; a note named like an artifact stays `misnamed`.
+
+mod common;
+
+use common::Workspace;
+use serde_json::Value;
+
+fn notes_in(hits: &[Value]) -> Vec<String> {
+    hits.iter()
+        .filter(|h| h["kind"] == "note")
+        .map(|h| h["path"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
+fn context(ws: &Workspace, cwd: &str) -> String {
+    let out = ws.cli(&["context", "--cwd", cwd]).success();
+    String::from_utf8_lossy(&out.get_output().stdout).into_owned()
+}
+
+#[test]
+fn a_persons_note_without_frontmatter_is_found_by_search_and_listed_by_context() {
+    let ws = Workspace::new();
+    ws.write(
+        "notes/staging.md",
+        "# Staging\n\nThe staging database is read-only; deploys go through the release branch.\n",
+    );
+    let report = ws.sync();
+    assert_eq!(report.notes_indexed, 1);
+    let hits = ws.search_json(&["staging", "database"]);
+    assert_eq!(notes_in(&hits), ["notes/staging.md"]);
+    let note = hits.iter().find(|h| h["kind"] == "note").unwrap();
+    assert_eq!(note["title"], "Staging");
+    assert!(
+        note["snippet"].as_str().unwrap().contains("«database»"),
+        "{note}"
+    );
+    let text = ws.cli(&["search", "read-only"]).success();
+    let text = String::from_utf8_lossy(&text.get_output().stdout).into_owned();
+    assert!(text.contains("note  notes/staging.md"), "{text}");
+    let digest = context(&ws, "/code/shop");
+    assert!(
+        digest.contains("- Staging: \"The staging database is read-only; deploys go through the release branch.\" (notes/staging.md)"),
+        "{digest}"
+    );
+    // A second sync reads no note again.
+    assert_eq!(ws.sync().notes_indexed, 0);
+}
+
+#[test]
+fn an_edited_note_is_indexed_again_and_a_deleted_one_leaves_search() {
+    let ws = Workspace::new();
+    ws.write("notes/tools.md", "This repo uses npm.\n");
+    ws.sync();
+    assert_eq!(notes_in(&ws.search_json(&["npm"])), ["notes/tools.md"]);
+    ws.write(
+        "notes/tools.md",
+        "This repo uses pnpm, not the other one.\n",
+    );
+    assert_eq!(ws.sync().notes_indexed, 1);
+    assert!(notes_in(&ws.search_json(&["npm"])).is_empty());
+    assert_eq!(notes_in(&ws.search_json(&["pnpm"])), ["notes/tools.md"]);
+    ws.remove("notes/tools.md");
+    assert_eq!(ws.sync().notes_removed, 1);
+    assert!(notes_in(&ws.search_json(&["pnpm"])).is_empty());
+}
+
+#[test]
+fn a_superseded_note_is_left_out_of_search_and_context() {
+    let ws = Workspace::new();
+    ws.write(
+        "notes/port-old.md",
+        "---\nsuperseded_by: \"[[notes/port-new]]\"\n---\nThe API listens on port 8080.\n",
+    );
+    ws.write(
+        "notes/port-new.md",
+        "The API listens on port 9090 since the proxy moved.\n",
+    );
+    ws.sync();
+    assert_eq!(
+        notes_in(&ws.search_json(&["api", "port"])),
+        ["notes/port-new.md"]
+    );
+    let digest = context(&ws, "/code/shop");
+    assert!(
+        digest.contains("9090") && !digest.contains("8080"),
+        "{digest}"
+    );
+}
+
+#[test]
+fn context_lists_this_projects_notes_and_global_ones_but_not_other_projects() {
+    let ws = Workspace::new();
+    ws.write(
+        "notes/shop.md",
+        "---\nproject: shop\n---\nShop builds with pnpm.\n",
+    );
+    ws.write(
+        "notes/blog.md",
+        "---\nproject: /code/blog\n---\nBlog builds with hugo.\n",
+    );
+    ws.write("notes/me.md", "The user wants answers in French.\n");
+    ws.sync();
+    let digest = context(&ws, "/code/shop");
+    let shop = digest.find("pnpm").expect("this project's note");
+    let global = digest.find("French").expect("a note about no project");
+    assert!(shop < global, "{digest}");
+    assert!(!digest.contains("hugo"), "{digest}");
+    let hits = ws.search_json(&["builds", "--project", "shop"]);
+    assert_eq!(notes_in(&hits), ["notes/shop.md"]);
+}
+
+#[test]
+fn a_file_named_like_an_artifact_is_misnamed_not_a_note() {
+    let ws = Workspace::new();
+    ws.write(
+        "memory/notes/2026-03-01-session-summary.md",
+        "Summary of the quokka session.\n",
+    );
+    ws.sync();
+    assert!(notes_in(&ws.search_json(&["quokka"])).is_empty());
+    assert!(common::has_rule(
+        &ws.problems_for("memory/notes/2026-03-01-session-summary.md"),
+        "naming.misnamed",
+        memsync::validate::Severity::Warning
+    ));
+}
+
+#[test]
+fn a_note_a_watcher_names_is_indexed_without_a_full_scan() {
+    let ws = Workspace::new();
+    ws.sync();
+    ws.write(
+        "ideas/retry.md",
+        "Retry the upload with exponential backoff.\n",
+    );
+    let mut index = memsync::store::Index::open(&ws.settings.index_path()).unwrap();
+    let report = memsync::pipeline::sync_paths(
+        &mut index,
+        &ws.settings,
+        common::now(),
+        memsync::pipeline::SyncOptions::RENDER,
+        &["ideas/retry.md".to_string(), ".obsidian/x.md".to_string()],
+    )
+    .unwrap();
+    assert_eq!(report.notes_indexed, 1);
+    assert_eq!(notes_in(&ws.search_json(&["backoff"])), ["ideas/retry.md"]);
+    ws.remove("ideas/retry.md");
+    let report = memsync::pipeline::sync_paths(
+        &mut index,
+        &ws.settings,
+        common::now(),
+        memsync::pipeline::SyncOptions::RENDER,
+        &["ideas/retry.md".to_string()],
+    )
+    .unwrap();
+    assert_eq!(report.notes_removed, 1);
+}
