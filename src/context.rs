@@ -152,8 +152,11 @@ fn notes_for(index: &Index, roots: &[String]) -> Result<Vec<NoteRecord>> {
                 .note(&n.path)?
                 .map(|(_, body)| body)
                 .unwrap_or_default();
+            // A person's note is not sanitized on disk: what reaches an
+            // agent's context is.
+            let lead = crate::capture::sanitize::sanitize(&lead(&body)).text;
             Ok(NoteRecord {
-                lead: inert(&lead(&body)),
+                lead: inert(&lead),
                 path: n.path,
                 title: inert(&n.title),
                 project: n.project,

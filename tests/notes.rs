@@ -158,3 +158,22 @@ fn a_note_a_watcher_names_is_indexed_without_a_full_scan() {
     .unwrap();
     assert_eq!(report.notes_removed, 1);
 }
+
+#[test]
+fn a_credential_in_a_note_reaches_neither_search_nor_context() {
+    let ws = Workspace::new();
+    let key = "sk-ant-api03-Q7x9Lm2Vb8Nc4Rt6Yh1Jk3Pw5Zs0Df2Gh4Jk6Lm8Nb";
+    ws.write(
+        "notes/keys.md",
+        &format!("The billing service key is {key} for now.\n"),
+    );
+    ws.sync();
+    let hits = ws.search_json(&["billing", "service"]);
+    let note = hits.iter().find(|h| h["kind"] == "note").expect("the note");
+    assert!(!note.to_string().contains(key), "{note}");
+    let digest = context(&ws, "/code/shop");
+    assert!(
+        digest.contains("billing service key") && !digest.contains(key),
+        "{digest}"
+    );
+}

@@ -72,9 +72,11 @@ pub fn notes(index: &Index, q: &Query, reading: &Reading) -> Result<Vec<NoteHit>
     Ok(hits)
 }
 
-/// A snippet of several lines as one: its words with single spaces.
+/// A snippet of several lines as one (its words with single spaces), with
+/// any credential in it redacted: a person's note is not sanitized on disk.
 fn one_line(snippet: &str) -> String {
-    snippet.split_whitespace().collect::<Vec<_>>().join(" ")
+    let words = snippet.split_whitespace().collect::<Vec<_>>().join(" ");
+    crate::capture::sanitize::sanitize(&words).text
 }
 
 /// A word as an FTS5 phrase (its quotes doubled).
