@@ -91,6 +91,10 @@ pub enum UsageError {
         reason: String,
     },
 
+    /// A note an agent asked to write or correct that cannot be (`remember`).
+    #[error("note not written: {0}")]
+    Note(String),
+
     /// A flag or argument the command needs is missing or empty.
     #[error("{flag} {reason}")]
     Missing {

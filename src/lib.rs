@@ -51,6 +51,7 @@ pub mod harvest;
 pub mod jobs;
 pub mod mcp;
 pub mod recall;
+pub mod remember;
 pub mod search;
 pub mod service;
 pub mod session;

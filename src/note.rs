@@ -7,7 +7,8 @@
 //! - `project` (a path or a name; none: a note about everything),
 //! - `author` (`person`, `agent`, or a harness name),
 //! - `updated` (else the file's modification time),
-//! - `superseded_by` (the workspace path of the note that corrects it).
+//! - `superseded_by` (the workspace path of the note that corrects it), or
+//!   on the correcting note `supersedes` (the path of the note it corrects).
 //!
 //! Frontmatter that does not parse is read as body text: a note is never
 //! refused. What tells a note from an artifact is its name alone
@@ -33,6 +34,8 @@ pub struct Note {
     /// RFC 3339 from the frontmatter, when it names one.
     pub updated: Option<String>,
     pub superseded_by: Option<String>,
+    /// The note this one corrects.
+    pub supersedes: Option<String>,
     /// The text without its frontmatter.
     pub body: String,
 }
@@ -59,6 +62,7 @@ pub fn read(path: &str, text: &str) -> Note {
         .filter(|s| !s.is_empty())
     };
     let superseded_by = key("superseded_by").map(|s| unlink(&s));
+    let supersedes = key("supersedes").map(|s| unlink(&s));
     Note {
         path: path.to_string(),
         title: key("title")
@@ -68,6 +72,7 @@ pub fn read(path: &str, text: &str) -> Note {
         author: key("author"),
         updated: key("updated"),
         superseded_by,
+        supersedes,
         body: body.trim().to_string(),
     }
 }

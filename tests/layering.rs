@@ -23,7 +23,7 @@ const LAYERS: &[(&str, &[&str])] = &[
         "entry points",
         &[
             "capture", "jobs", "harvest", "mcp", "search", "session", "forget", "git", "service",
-            "context", "recall", "watch", "example", "generate", "connect",
+            "context", "recall", "remember", "watch", "example", "generate", "connect",
         ],
     ),
     ("cli", &["cli"]),

@@ -1,54 +1,14 @@
 //! `memsync mcp` driven by a real MCP client (the official Rust SDK's, over
-//! the binary's stdio) on the bundled example workspace: the three tools are
+//! the binary's stdio) on the bundled example workspace: the five tools are
 //! listed and answer, bad arguments are tool errors and the server carries
 //! on, and a session forgotten while the server runs never comes back.
 
 mod common;
 
-use std::path::Path;
-
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, CallToolResult};
+use common::mcp::{NOW, answer, call, connect, text};
+use rmcp::model::CallToolResult;
 use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
 use serde_json::{Value, json};
-
-const NOW: &str = "2026-11-20T12:00:00Z";
-
-async fn connect(root: &Path) -> RunningService<RoleClient, ()> {
-    let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_memsync"));
-    cmd.arg("--workspace")
-        .arg(root)
-        .args(["--now", NOW, "mcp"])
-        .env("XDG_CONFIG_HOME", "/nonexistent-memsync-test")
-        .env_remove("MEMSYNC_CONFIG")
-        .stderr(std::process::Stdio::null());
-    let transport = TokioChildProcess::new(cmd).expect("spawn memsync mcp");
-    ().serve(transport).await.expect("MCP handshake")
-}
-
-async fn call(client: &RunningService<RoleClient, ()>, tool: &str, args: Value) -> CallToolResult {
-    let params = CallToolRequestParams::new(tool.to_string())
-        .with_arguments(args.as_object().expect("object").clone());
-    client
-        .call_tool(params)
-        .await
-        .expect("a tool answer, not a protocol error")
-}
-
-fn text(result: &CallToolResult) -> String {
-    result
-        .content
-        .iter()
-        .filter_map(|c| c.as_text().map(|t| t.text.clone()))
-        .collect()
-}
-
-/// A successful answer, parsed.
-fn answer(result: &CallToolResult) -> Value {
-    assert_ne!(result.is_error, Some(true), "{}", text(result));
-    serde_json::from_str(&text(result)).expect("JSON answer")
-}
 
 /// The `default` agent's sessions about the write gate (the demo's
 /// reviewer agent has a session of the same token).
@@ -73,14 +33,16 @@ fn refusal(result: &CallToolResult) -> String {
 /// read-only and idempotent and has a title, and its input schema is plain
 /// JSON Schema whose ranges match what its descriptions say.
 #[tokio::test(flavor = "current_thread")]
-async fn the_tools_are_annotated_read_only_and_their_schemas_are_plain_json_schema() {
+async fn the_tools_are_annotated_honestly_and_their_schemas_are_plain_json_schema() {
     let (_tmp, root) = common::demo_workspace();
     let client = connect(&root).await;
     let tools = client.list_all_tools().await.unwrap();
     for t in &tools {
         let a = t.annotations.as_ref().expect("annotations");
-        assert_eq!(a.read_only_hint, Some(true), "{}", t.name);
-        assert_eq!(a.idempotent_hint, Some(true), "{}", t.name);
+        // The two that write a note say so; none destroys anything.
+        let reads = !matches!(&*t.name, "memory_store" | "memory_correct");
+        assert_eq!(a.read_only_hint, Some(reads), "{}", t.name);
+        assert_eq!(a.idempotent_hint, Some(reads), "{}", t.name);
         assert_eq!(a.destructive_hint, Some(false), "{}", t.name);
         assert!(a.title.as_deref().is_some_and(|t| !t.is_empty()));
         let schema = serde_json::to_string(&t.input_schema).unwrap();
@@ -100,7 +62,16 @@ async fn an_mcp_client_lists_searches_opens_and_reads_the_ledger() {
     let tools = client.list_all_tools().await.unwrap();
     let mut names: Vec<String> = tools.iter().map(|t| t.name.to_string()).collect();
     names.sort();
-    assert_eq!(names, ["memory_get", "memory_recent", "memory_search"]);
+    assert_eq!(
+        names,
+        [
+            "memory_correct",
+            "memory_get",
+            "memory_recent",
+            "memory_search",
+            "memory_store"
+        ]
+    );
     for t in &tools {
         assert!(
             t.description.as_deref().is_some_and(|d| d.len() > 40),

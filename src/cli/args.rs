@@ -38,7 +38,7 @@ Maintenance:
   check        Validate every artifact; exit 1 on an error
   watch        The daemon: keep the index and projections current
   reindex      Rebuild the index from markdown
-  mcp          Serve memory_search, memory_get and memory_recent over MCP on stdio
+  mcp          Serve memory search, get, recent, store and correct over MCP on stdio
   demo         Write and sync the bundled example workspace
 
 Other: completions, man, help (generate: benchmark workspaces, hidden)
@@ -291,7 +291,8 @@ pub enum Command {
     #[command(after_help = "Example:\n  memsync doctor --json")]
     Doctor,
     /// Serve the memory to an agent over MCP on stdio: memory_search,
-    /// memory_get and memory_recent (read-only).
+    /// memory_get and memory_recent (read-only), memory_store and
+    /// memory_correct (each writes a new note).
     #[command(
         after_help = "Examples:\n  claude mcp add memsync -- memsync mcp\n  memsync --workspace ~/.agents mcp --no-sync"
     )]

@@ -175,6 +175,19 @@ pub fn write_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Resu
     write_atomic(&root.join(rel), bytes)
 }
 
+/// Writes a new file atomically under `rel`, never over one: an existing
+/// file is `AlreadyExists` and keeps its bytes (the rename is a link that
+/// fails when the name is taken).
+pub fn write_new_in_workspace(root: &Path, rel: &str, bytes: &[u8]) -> std::io::Result<()> {
+    check_real_dirs(root, rel)?;
+    let path = root.join(rel);
+    let dir = path.parent().unwrap_or(root);
+    std::fs::create_dir_all(dir)?;
+    let temp = replace::write_temp(dir, &path, bytes, 0o644)?;
+    temp.persist_noclobber(&path).map_err(|e| e.error)?;
+    sync_dir(&path)
+}
+
 /// `write_in_workspace` without the fsync of the directory: for files
 /// written together, whose writer syncs the directory once after the last
 /// (`sync_dir`). Until then a crash may lose the new name, never the bytes

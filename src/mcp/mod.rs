@@ -1,6 +1,7 @@
 //! `memsync mcp`: the agent asks its memory directly, over the Model Context
 //! Protocol on stdio, with the official Rust SDK (`rmcp`). Three read-only
-//! tools ([`tools`]): `memory_search`, `memory_get` and `memory_recent`.
+//! tools ([`tools`]): `memory_search`, `memory_get` and `memory_recent`, and
+//! two that write a note ([`write`]): `memory_store` and `memory_correct`.
 //!
 //! It syncs the index once at start (unless `--no-sync`), then answers from
 //! the index as it is at each call, so a daemon's or a capture's later
@@ -8,11 +9,13 @@
 //! index, so they never appear. Bad arguments come back as tool errors
 //! (`isError`) that say what to send; the server stays up.
 //!
-//! Owns: the protocol glue. Must not: write a canonical file, or print to
+//! Owns: the protocol glue. Must not: write a canonical file (notes go
+//! through `remember`), or print to
 //! stdout anything but protocol messages (logs go to stderr).
 
 mod framing;
 pub mod tools;
+pub mod write;
 
 use std::sync::Mutex;
 
@@ -29,8 +32,9 @@ use crate::error::{Error, Result};
 use crate::pipeline::{self, SyncOptions};
 use crate::store::Index;
 use tools::{GetArgs, RecentArgs, SearchArgs, ToolResult};
+use write::{CorrectArgs, StoreArgs};
 
-const INSTRUCTIONS: &str = "This server is the agent's long-term memory: past sessions (summaries, transcripts, compactions) kept as markdown by memsync. Use memory_recent for what happened lately (the same ledger as MEMORY.md), memory_search to find a past session by its words, and memory_get to read one session's summary and transcript.";
+const INSTRUCTIONS: &str = "This server is the agent's long-term memory: past sessions (summaries, transcripts, compactions) and notes kept as markdown by memsync. Use memory_recent for what happened lately (the same ledger as MEMORY.md), memory_search to find a past session or note by its words, memory_get to read one session's summary and transcript, memory_store to keep a fact for later sessions, and memory_correct to replace a wrong note.";
 
 /// The server: the workspace's settings and one index connection.
 #[derive(Clone)]
@@ -39,13 +43,20 @@ pub struct MemoryServer {
     index: std::sync::Arc<Mutex<Index>>,
     /// `--now`, for reproducible answers; else each call reads the clock.
     fixed_now: Option<DateTime<Utc>>,
+    /// Notes this server may still write (`write::MAX_WRITES`); none when
+    /// it answers from a scratch index of a read-only workspace.
+    writes_left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     tool_router: ToolRouter<Self>,
 }
 
 impl MemoryServer {
     pub fn new(settings: Settings, fixed_now: Option<DateTime<Utc>>) -> Result<MemoryServer> {
         let index = Index::open(&settings.index_path())?;
-        Ok(Self::with_index(settings, index, fixed_now))
+        let server = Self::with_index(settings, index, fixed_now);
+        server
+            .writes_left
+            .store(write::MAX_WRITES, std::sync::atomic::Ordering::SeqCst);
+        Ok(server)
     }
 
     /// A server answering from `index` (a scratch index for a read-only workspace).
@@ -58,7 +69,41 @@ impl MemoryServer {
             settings: std::sync::Arc::new(settings),
             index: std::sync::Arc::new(Mutex::new(index)),
             fixed_now,
+            writes_left: Default::default(),
             tool_router: Self::tool_router(),
+        }
+    }
+
+    /// Runs a tool that writes a note, within the server's write budget.
+    fn call_writing<A: DeserializeOwned>(
+        &self,
+        args: JsonObject,
+        tool: impl FnOnce(&mut Index, &Settings, A, DateTime<Utc>) -> ToolResult,
+    ) -> CallToolResult {
+        use std::sync::atomic::Ordering;
+        let args: A = match serde_json::from_value(serde_json::Value::Object(args)) {
+            Ok(a) => a,
+            Err(e) => return failure(format!("arguments: {e}; see the tool's input schema")),
+        };
+        let taken = self
+            .writes_left
+            .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |n| n.checked_sub(1));
+        if taken.is_err() {
+            return failure(format!(
+                "no note written: this session has written {} notes, the most one session may (or the workspace is read-only)",
+                write::MAX_WRITES
+            ));
+        }
+        let Ok(mut index) = self.index.lock() else {
+            return failure("the index connection was poisoned by an earlier panic".into());
+        };
+        let now = self.fixed_now.unwrap_or_else(Utc::now);
+        match tool(&mut index, &self.settings, args, now) {
+            Ok(value) => CallToolResult::success(vec![ContentBlock::text(value.to_string())]),
+            Err(message) => {
+                self.writes_left.fetch_add(1, Ordering::SeqCst);
+                failure(message)
+            }
         }
     }
 
@@ -173,6 +218,36 @@ impl MemoryServer {
     )]
     async fn memory_recent(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
         self.call(args, tools::recent)
+    }
+
+    #[tool(
+        annotations(
+            title = "Remember a fact",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        description = "Keep a fact for later sessions as a new note in the memory workspace (notes/…md, synced with the rest): a decision, a convention, a preference (\"This repo uses pnpm, not npm.\"). It is searchable at once (memory_search lists it under `notes`) and shown to agents starting in its project. Credentials are redacted. Replies {note, title}. To fix a wrong note use memory_correct.",
+        input_schema = plain_schema::<StoreArgs>()
+    )]
+    async fn memory_store(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.call_writing(args, write::store)
+    }
+
+    #[tool(
+        annotations(
+            title = "Correct a note",
+            read_only_hint = false,
+            destructive_hint = false,
+            idempotent_hint = false,
+            open_world_hint = false
+        ),
+        description = "Correct a note that is wrong or out of date: writes a new note with the corrected fact and the reason, which supersedes the old one (the old note stays on disk and in history, but search and start-up context show only the new one). Send the old note's path as memory_search returned it. Replies {note, title, supersedes}.",
+        input_schema = plain_schema::<CorrectArgs>()
+    )]
+    async fn memory_correct(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        self.call_writing(args, write::correct)
     }
 }
 

@@ -42,7 +42,7 @@ pub struct SearchArgs {
 pub struct GetArgs {
     /// A session: its 16-character token, session id or session key (from memory_search or memory_recent).
     pub session: Option<String>,
-    /// Or one artifact by its workspace-relative path (memory/...--summary.md).
+    /// Or one artifact by its workspace-relative path (memory/...--summary.md), or a note's path.
     pub path: Option<String>,
     /// The agent, when several agents have a session of that id.
     pub agent: Option<String>,
@@ -172,9 +172,25 @@ pub fn get(index: &Index, settings: &Settings, args: GetArgs, now: DateTime<Utc>
         (Some(session), None) => {
             get_session(index, settings, &session, args.agent.as_deref(), lines, now)
         }
-        (None, Some(path)) => get_path(index, settings, &path, lines),
+        (None, Some(path)) => match index.note(&path).map_err(|e| crate::error::message(&e))? {
+            Some((note, text)) => Ok(note_answer(index, note, &text)),
+            None => get_path(index, settings, &path, lines),
+        },
         _ => Err("send either `session` (a token, session id or key) or `path`, not both".into()),
     }
+}
+
+/// A note with its text (sanitized as search shows it) and the note that
+/// corrected it, when one did: the agent reads the chain forward.
+fn note_answer(index: &Index, note: crate::store::notes::NoteRow, text: &str) -> Value {
+    let mut answer = json!(note);
+    answer["text"] = json!(crate::capture::sanitize::sanitize(text).text);
+    if let Some(newer) = note.superseded_by.as_deref()
+        && let Ok(Some((_, newer_text))) = index.note(newer)
+    {
+        answer["superseded_by_text"] = json!(crate::capture::sanitize::sanitize(&newer_text).text);
+    }
+    answer
 }
 
 fn get_session(

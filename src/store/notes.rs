@@ -35,7 +35,10 @@ fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
     })
 }
 
-const NOTE_COLUMNS: &str = "path, title, project, author, updated, superseded_by";
+/// The columns of a [`NoteRow`] from `notes n`; a note is superseded by its
+/// own `superseded_by`, else by a note that names it in `supersedes`.
+const NOTE_COLUMNS: &str = "n.path, n.title, n.project, n.author, n.updated,
+    COALESCE(n.superseded_by, (SELECT s.path FROM notes s WHERE s.supersedes = n.path ORDER BY s.updated DESC LIMIT 1))";
 
 impl Batch<'_> {
     /// Replaces the rows of `note.path`; `updated` is the note's own time
@@ -43,8 +46,8 @@ impl Batch<'_> {
     pub fn put_note(&self, note: &Note, stat: FileStat, updated: &str) -> Result<()> {
         self.delete_note(&note.path)?;
         self.exec(
-            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
             params![
                 note.path,
                 stat.size as i64,
@@ -53,7 +56,8 @@ impl Batch<'_> {
                 note.project,
                 note.author,
                 updated,
-                note.superseded_by
+                note.superseded_by,
+                note.supersedes
             ],
         )?;
         self.exec(
@@ -93,13 +97,8 @@ impl Index {
     /// weighing more than the body), with the match's rowid.
     pub fn notes_matching(&self, fts: &str, limit: usize) -> Result<Vec<(i64, NoteRow)>> {
         let sql = format!(
-            "SELECT n.rowid, {cols} FROM note_fts JOIN notes n ON n.rowid = note_fts.rowid
-             WHERE note_fts MATCH ?1 ORDER BY bm25(note_fts, 4.0, 1.0) LIMIT ?2",
-            cols = NOTE_COLUMNS
-                .split(", ")
-                .map(|c| format!("n.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "SELECT n.rowid, {NOTE_COLUMNS} FROM note_fts JOIN notes n ON n.rowid = note_fts.rowid
+             WHERE note_fts MATCH ?1 ORDER BY bm25(note_fts, 4.0, 1.0) LIMIT ?2"
         );
         self.rows(&sql, params![fts, limit as i64], |r| {
             Ok((
@@ -141,8 +140,9 @@ impl Index {
     /// Current notes (not superseded), newest first.
     pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
         let sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes WHERE superseded_by IS NULL
-             ORDER BY updated DESC, path LIMIT ?1"
+            "SELECT {NOTE_COLUMNS} FROM notes n WHERE n.superseded_by IS NULL
+             AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path)
+             ORDER BY n.updated DESC, n.path LIMIT ?1"
         );
         self.rows(&sql, [limit as i64], note_row)
     }
@@ -150,12 +150,7 @@ impl Index {
     /// One note by path, with its body.
     pub fn note(&self, path: &str) -> Result<Option<(NoteRow, String)>> {
         let sql = format!(
-            "SELECT {cols}, f.body FROM notes n JOIN note_fts f ON f.rowid = n.rowid WHERE n.path = ?1",
-            cols = NOTE_COLUMNS
-                .split(", ")
-                .map(|c| format!("n.{c}"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            "SELECT {NOTE_COLUMNS}, f.body FROM notes n JOIN note_fts f ON f.rowid = n.rowid WHERE n.path = ?1"
         );
         let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(6)?)))?;
         Ok(rows.into_iter().next())

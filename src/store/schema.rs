@@ -166,8 +166,11 @@ CREATE TABLE notes (
     project TEXT,
     author TEXT,
     updated TEXT NOT NULL,
-    superseded_by TEXT
+    superseded_by TEXT,
+    -- The note this one corrects (written by `remember::correct`).
+    supersedes TEXT
 );
+CREATE INDEX notes_supersedes ON notes(supersedes);
 CREATE VIRTUAL TABLE note_fts USING fts5(title, body, tokenize = 'porter unicode61');
 ";
 

@@ -9,6 +9,7 @@ pub mod harness;
 pub mod home;
 pub mod hostile_values;
 pub mod lines;
+pub mod mcp;
 pub mod rss;
 #[cfg(target_os = "linux")]
 pub mod stall;
