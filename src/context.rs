@@ -55,6 +55,22 @@ pub struct Record {
     pub token: String,
     pub project: Option<String>,
     pub sentence: String,
+    /// Other sessions with the same sentence, folded into this line.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub same_sentence: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// Adds `r` to `list`, or counts it on the record with the same sentence
+/// (a job run daily, a session captured twice): one line, not several.
+fn push_folded(list: &mut Vec<Record>, r: Record) {
+    match list.iter_mut().find(|x| x.sentence == r.sentence) {
+        Some(same) => same.same_sentence += 1,
+        None => list.push(r),
+    }
 }
 
 /// A note in the digest (`crate::note`).
@@ -114,14 +130,18 @@ pub fn context(
                 compaction = Some(record(&s, at, gist));
             }
             if mine.len() < PROJECT_SESSIONS {
-                mine.push(record(&s, &s.membership_ts, &s.sentence));
+                push_folded(&mut mine, record(&s, &s.membership_ts, &s.sentence));
             }
         } else if others.len() < OTHER_SESSIONS {
-            others.push(record(&s, &s.membership_ts, &s.sentence));
+            push_folded(&mut others, record(&s, &s.membership_ts, &s.sentence));
         }
         mine.len() < PROJECT_SESSIONS || others.len() < OTHER_SESSIONS || compaction.is_none()
     })?;
     let notes = notes_for(index, &roots)?;
+    // A note that says what a session's line says is shown once, as the note.
+    let said = |r: &Record| notes.iter().any(|n| n.lead == r.sentence);
+    mine.retain(|r| !said(r));
+    others.retain(|r| !said(r));
     Ok(fit(
         roots,
         notes,
@@ -196,6 +216,16 @@ fn record(s: &SessionRow, when: &str, sentence: &str) -> Record {
         token: s.token.clone(),
         project: s.project.clone(),
         sentence: inert(sentence),
+        same_sentence: 0,
+    }
+}
+
+/// ` (and 2 more sessions with this sentence)`, or nothing.
+fn folded(r: &Record) -> String {
+    match r.same_sentence {
+        0 => String::new(),
+        1 => " (and 1 more session with this sentence)".into(),
+        n => format!(" (and {n} more sessions with this sentence)"),
     }
 }
 
@@ -291,10 +321,11 @@ fn fit(
     }
     for r in mine {
         let line = format!(
-            "- {} \"{}\" (token {})\n",
+            "- {} \"{}\" (token {}){}\n",
             day_and_minute(&r.when),
             r.sentence,
-            r.token
+            r.token,
+            folded(&r)
         );
         if take(line, &mut text) {
             sessions.push(r);
@@ -312,11 +343,12 @@ fn fit(
     if !others.is_empty() && take("Other recent work:\n".into(), &mut text) {
         for r in others {
             let line = format!(
-                "- {} {}: \"{}\" (token {})\n",
+                "- {} {}: \"{}\" (token {}){}\n",
                 r.when.get(..10).unwrap_or(&r.when),
                 project_name(&r.project),
                 r.sentence,
-                r.token
+                r.token,
+                folded(&r)
             );
             if take(line, &mut text) {
                 other_work.push(r);

@@ -161,3 +161,40 @@ fn a_chat_participants_session_is_left_out_of_the_digest_and_found_by_search() {
     let hits: Value = serde_json::from_slice(&found.stdout).unwrap();
     assert_eq!(hits[0]["untrusted"], true, "{hits:#}");
 }
+
+/// Issue 45, item 3: sessions with the same sentence (a job run daily, a
+/// session captured twice) are one line with a count, not several.
+#[test]
+fn sessions_with_the_same_sentence_are_one_line_with_a_count() {
+    let ws = Workspace::new();
+    ws.write("memsync.yaml", "projection:\n  exclude_projects: []\n");
+    let (repo, _) = repository(&ws);
+    let same =
+        "Rotated the nightly backup of the shop database and checked the restore on staging.";
+    for (id, hours) in [("night-1", 30), ("night-2", 6), ("other", 3)] {
+        let mut s = session("default", id, at(hours));
+        s.project = Some(repo.to_string_lossy().into_owned());
+        if id != "other" {
+            for c in [&mut s.summary, &mut s.transcript].into_iter().flatten() {
+                c.sentence = Some(same.to_string());
+            }
+        }
+        ws.add(&s);
+    }
+    ws.sync();
+    let v = context(&ws, &repo, &[]);
+    let sessions = v["sessions"].as_array().unwrap();
+    assert_eq!(sessions.len(), 2, "{v:#}");
+    let folded = sessions.iter().find(|r| r["sentence"] == same).unwrap();
+    assert_eq!(folded["same_sentence"], 1, "{v:#}");
+    let text = v["text"].as_str().unwrap();
+    assert_eq!(
+        text.matches("Rotated the nightly backup").count(),
+        1,
+        "{text}"
+    );
+    assert!(
+        text.contains("(and 1 more session with this sentence)"),
+        "{text}"
+    );
+}
