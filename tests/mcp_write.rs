@@ -95,6 +95,18 @@ async fn a_stored_fact_is_found_and_a_correction_hides_the_old_note() {
     );
     client.cancel().await.unwrap();
 
+    // `open` shows the chain both ways.
+    let shown = |path: &str| {
+        let out = common::run_at(&root, common::mcp::NOW, &["open", path]);
+        assert!(out.status.success(), "{out:?}");
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let older = shown(&old);
+    assert!(older.contains(&format!("superseded by: {new}")), "{older}");
+    assert!(older.contains("builds with npm"), "{older}");
+    let newer = shown(&new);
+    assert!(newer.contains(&format!("corrects: {old}")), "{newer}");
+
     let out = common::run_at(
         &root,
         common::mcp::NOW,

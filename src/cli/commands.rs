@@ -352,6 +352,31 @@ pub fn open(
     crate::session::open(&index, target, agent, now)
 }
 
+/// A note as `open` shows it: its row, the notes it corrects and that
+/// correct it, and its text (sanitized as search shows it).
+#[derive(Debug, serde::Serialize)]
+pub struct NoteView {
+    #[serde(flatten)]
+    pub note: crate::store::notes::NoteRow,
+    pub text: String,
+}
+
+/// `open` on a note's path; `None` when `target` is not an indexed note.
+pub fn open_note(
+    settings: &Settings,
+    target: &str,
+    now: DateTime<Utc>,
+) -> Result<Option<NoteView>> {
+    if !crate::note::is_note_path(target) {
+        return Ok(None);
+    }
+    let index = open_for_reading(settings, now, Freshness::Complete, None)?;
+    Ok(index.note(target)?.map(|(note, text)| NoteView {
+        note,
+        text: crate::capture::sanitize::sanitize(&text).text,
+    }))
+}
+
 /// How current the index a reading command uses must be.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(super) enum Freshness {

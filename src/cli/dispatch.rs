@@ -402,6 +402,10 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             print: body,
         } => {
             let settings = existing()?;
+            if let Some(note) = super::commands::open_note(&settings, session, now)? {
+                print(json(&note), render::render_note(&note))?;
+                return Ok(ExitStatus::Ok);
+            }
             let view = super::commands::open(&settings, session, agent.as_deref(), now)?;
             if let Some(kind) = body {
                 write_stdout(crate::session::body(&settings, &view, *kind)?.as_bytes())?;
@@ -572,16 +576,8 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                     crate::generate::generate_questions_to(dir, now, shape, &settings.config, file)?
                 }
             };
-            print(
-                json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes }),
-                format!(
-                    "generated {} sessions, {} files, {} bytes in {}\n",
-                    g.sessions,
-                    g.files,
-                    g.bytes,
-                    dir.display()
-                ),
-            )?;
+            let machine = json!({ "sessions": g.sessions, "files": g.files, "bytes": g.bytes });
+            print(machine, render::render_generated(&g, dir))?;
             Ok(ExitStatus::Ok)
         }
     }

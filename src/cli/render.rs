@@ -449,3 +449,41 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
     }
     out
 }
+
+/// What `generate` made.
+pub fn render_generated(g: &crate::generate::Generated, dir: &std::path::Path) -> String {
+    format!(
+        "generated {} sessions, {} files, {} bytes in {}\n",
+        g.sessions,
+        g.files,
+        g.bytes,
+        dir.display()
+    )
+}
+
+/// One note: where it is, what it is about, what corrected it, its text.
+pub fn render_note(v: &super::commands::NoteView) -> String {
+    let n = &v.note;
+    let mut out = String::new();
+    let _ = writeln!(out, "note {}", shown(&n.path));
+    let _ = writeln!(out, "  title: {}", shown(&n.title));
+    let _ = writeln!(
+        out,
+        "  project: {}",
+        shown(n.project.as_deref().unwrap_or("none"))
+    );
+    let _ = writeln!(
+        out,
+        "  author: {}",
+        shown(n.author.as_deref().unwrap_or("unknown"))
+    );
+    let _ = writeln!(out, "  updated: {}", n.updated);
+    if let Some(older) = &n.supersedes {
+        let _ = writeln!(out, "  corrects: {} (memsync open {0})", shown(older));
+    }
+    if let Some(newer) = &n.superseded_by {
+        let _ = writeln!(out, "  superseded by: {} (memsync open {0})", shown(newer));
+    }
+    let _ = writeln!(out, "\n{}", v.text);
+    out
+}

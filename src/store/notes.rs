@@ -22,6 +22,9 @@ pub struct NoteRow {
     pub updated: String,
     #[serde(skip_serializing_if = "Option::is_none")]
     pub superseded_by: Option<String>,
+    /// The note this one corrects.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub supersedes: Option<String>,
 }
 
 fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
@@ -32,13 +35,15 @@ fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
         author: r.get(3)?,
         updated: r.get(4)?,
         superseded_by: r.get(5)?,
+        supersedes: r.get(6)?,
     })
 }
 
 /// The columns of a [`NoteRow`] from `notes n`; a note is superseded by its
 /// own `superseded_by`, else by a note that names it in `supersedes`.
 const NOTE_COLUMNS: &str = "n.path, n.title, n.project, n.author, n.updated,
-    COALESCE(n.superseded_by, (SELECT s.path FROM notes s WHERE s.supersedes = n.path ORDER BY s.updated DESC LIMIT 1))";
+    COALESCE(n.superseded_by, (SELECT s.path FROM notes s WHERE s.supersedes = n.path ORDER BY s.updated DESC LIMIT 1)),
+    n.supersedes";
 
 impl Batch<'_> {
     /// Replaces the rows of `note.path`; `updated` is the note's own time
@@ -97,21 +102,11 @@ impl Index {
     /// weighing more than the body), with the match's rowid.
     pub fn notes_matching(&self, fts: &str, limit: usize) -> Result<Vec<(i64, NoteRow)>> {
         let sql = format!(
-            "SELECT n.rowid, {NOTE_COLUMNS} FROM note_fts JOIN notes n ON n.rowid = note_fts.rowid
+            "SELECT {NOTE_COLUMNS}, n.rowid FROM note_fts JOIN notes n ON n.rowid = note_fts.rowid
              WHERE note_fts MATCH ?1 ORDER BY bm25(note_fts, 4.0, 1.0) LIMIT ?2"
         );
         self.rows(&sql, params![fts, limit as i64], |r| {
-            Ok((
-                r.get(0)?,
-                NoteRow {
-                    path: r.get(1)?,
-                    title: r.get(2)?,
-                    project: r.get(3)?,
-                    author: r.get(4)?,
-                    updated: r.get(5)?,
-                    superseded_by: r.get(6)?,
-                },
-            ))
+            Ok((r.get(7)?, note_row(r)?))
         })
     }
 
@@ -152,7 +147,7 @@ impl Index {
         let sql = format!(
             "SELECT {NOTE_COLUMNS}, f.body FROM notes n JOIN note_fts f ON f.rowid = n.rowid WHERE n.path = ?1"
         );
-        let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(6)?)))?;
+        let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(7)?)))?;
         Ok(rows.into_iter().next())
     }
 }
