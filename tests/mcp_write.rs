@@ -10,6 +10,19 @@ mod common;
 use common::mcp::{answer, call, connect, text};
 use serde_json::json;
 
+/// The paths of the notes `memory_search` answers for `query`.
+async fn notes_found(
+    client: &rmcp::service::RunningService<rmcp::service::RoleClient, ()>,
+    query: &str,
+) -> Vec<String> {
+    let found = answer(&call(client, "memory_search", json!({ "query": query })).await);
+    let notes = found["notes"].as_array().cloned().unwrap_or_default();
+    notes
+        .iter()
+        .map(|n| n["note"].as_str().unwrap_or_default().to_string())
+        .collect()
+}
+
 #[tokio::test(flavor = "current_thread")]
 async fn a_stored_fact_is_found_and_a_correction_hides_the_old_note() {
     let (_tmp, root) = common::demo_workspace();
@@ -33,15 +46,10 @@ async fn a_stored_fact_is_found_and_a_correction_hides_the_old_note() {
         "{on_disk}"
     );
 
-    let found = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "package manager builds" }),
-        )
-        .await,
+    assert_eq!(
+        notes_found(&client, "package manager builds").await,
+        [old.as_str()]
     );
-    assert_eq!(found["notes"][0]["note"], old.as_str(), "{found}");
 
     let corrected = answer(
         &call(
@@ -56,21 +64,10 @@ async fn a_stored_fact_is_found_and_a_correction_hides_the_old_note() {
     assert_eq!(corrected["supersedes"], old.as_str());
     assert!(root.join(&old).exists(), "the corrected note stays on disk");
 
-    let found = answer(
-        &call(
-            &client,
-            "memory_search",
-            json!({ "query": "package manager builds" }),
-        )
-        .await,
+    assert_eq!(
+        notes_found(&client, "package manager builds").await,
+        [new.as_str()]
     );
-    let notes: Vec<&str> = found["notes"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|n| n["note"].as_str().unwrap())
-        .collect();
-    assert_eq!(notes, [new.as_str()], "{found}");
     let chain = answer(&call(&client, "memory_get", json!({ "path": old })).await);
     assert_eq!(chain["superseded_by"], new.as_str(), "{chain}");
     assert!(

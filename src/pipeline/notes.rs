@@ -14,6 +14,10 @@ pub(super) fn index_notes(
     present: &[ScannedFile],
     gone: &[String],
 ) -> Result<(usize, usize)> {
+    if present.is_empty() && gone.is_empty() {
+        // A watcher's batch of artifacts only: no note row is read.
+        return Ok((0, 0));
+    }
     let known = index.note_stats()?;
     let changed: Vec<&ScannedFile> = present
         .iter()
