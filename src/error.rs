@@ -115,6 +115,10 @@ pub enum UsageError {
     )]
     Query { query: String, reason: String },
 
+    /// A command named a note the workspace does not have.
+    #[error("no note {path} in the workspace (nor a tombstone of one)")]
+    UnknownNote { path: String },
+
     /// A command named a session the workspace does not have.
     #[error("no session {session}")]
     UnknownSession { session: String },

@@ -8,6 +8,9 @@
 //! And interactively, typed into a real terminal (tmux): `/compact`, `/clear`,
 //! `/exit` and `claude --resume` each leave what a person would expect: a
 //! compaction artifact, two sessions, and a continuation (issue 29).
+//!
+//! And Claude Code's own auto memory, imported by `harvest` and restored on
+//! a second machine by `connect` (issue 45).
 
 mod common;
 
@@ -63,8 +66,17 @@ fn claude_in(
 /// first run (onboarding done, the API key approved, `proj` trusted), with a
 /// memsync workspace and `connect claude-code` done.
 fn connected_home() -> Home {
+    let home = claude_home("proj");
+    let (code, report) = home.run(&["connect", "claude-code"]);
+    assert_eq!(code, 0, "{report}");
+    home
+}
+
+/// A home with Claude Code set up and the project `project` (relative to
+/// the home) trusted, and a memsync workspace; not connected yet.
+fn claude_home(project: &str) -> Home {
     let home = Home::new();
-    let project = home.path("proj");
+    let project = home.path(project);
     std::fs::create_dir_all(&project).unwrap();
     let approved = &KEY[KEY.len() - 20..];
     home.write(
@@ -89,8 +101,6 @@ fn connected_home() -> Home {
         "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
     );
     home.cmd().arg("init").assert().success();
-    let (code, report) = home.run(&["connect", "claude-code"]);
-    assert_eq!(code, 0, "{report}");
     home
 }
 
@@ -428,4 +438,143 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     assert_eq!(status["jobs"]["waiting"], 0, "{status}");
     let (code, doctor) = home.run(&["doctor"]);
     assert_eq!(code, 0, "doctor after an interactive day: {doctor}");
+}
+
+/// Gives `dir` a git remote, as a clone of the project has.
+fn with_remote(dir: &std::path::Path, remote: &str) {
+    for args in [vec!["init", "-q"], vec!["remote", "add", "origin", remote]] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(&args)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+}
+
+/// Issue 45: what the real Claude Code saves in its auto memory on one
+/// machine is imported by `harvest`, and `connect claude-code` on a second
+/// machine (another home, the project cloned at another path) writes it
+/// back byte for byte, so Claude Code there starts with it in its prompt.
+/// A local edit there is never overwritten.
+#[test]
+fn claude_codes_auto_memory_moves_to_a_second_machine_with_the_workspace() {
+    let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
+        return;
+    };
+    let laptop = connected_home();
+    let model = FakeModel::start();
+    let project = laptop.path("proj");
+    with_remote(&project, "git@github.com:ana/shop.git");
+    let out = claude_in(&claude, &laptop, &model, &project)
+        .args(["-p", "Remember that this project uses pnpm, never npm"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let slug = |p: &std::path::Path| -> String {
+        p.display()
+            .to_string()
+            .chars()
+            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+            .collect()
+    };
+    let memory = laptop.path(&format!(".claude/projects/{}/memory", slug(&project)));
+    let written: Vec<(String, Vec<u8>)> = ["MEMORY.md", "package_manager.md"]
+        .iter()
+        .map(|f| {
+            (
+                f.to_string(),
+                std::fs::read(memory.join(f)).expect("Claude Code wrote it"),
+            )
+        })
+        .collect();
+
+    let (_, harvested) = laptop.run(&["harvest", "--harness", "claude-code"]);
+    let imported = harvested["memory"]["imported"]
+        .as_array()
+        .expect("imported");
+    assert_eq!(imported.len(), 2, "{harvested}");
+    let (_, found) = laptop.run(&["search", "pnpm"]);
+    assert!(
+        found
+            .to_string()
+            .contains("notes/claude-code/proj/package_manager.md"),
+        "{found}"
+    );
+
+    // The new machine: the workspace and the project cloned, Claude Code fresh.
+    let desk = claude_home("src/proj");
+    let clone = desk.path("src/proj");
+    with_remote(&clone, "https://github.com/ana/shop.git");
+    let notes = laptop.path("ws/notes/claude-code/proj");
+    std::fs::create_dir_all(desk.path("ws/notes/claude-code/proj")).unwrap();
+    for (name, _) in &written {
+        std::fs::copy(
+            notes.join(name),
+            desk.path(&format!("ws/notes/claude-code/proj/{name}")),
+        )
+        .unwrap();
+    }
+    let connect = |home: &Home| -> Value {
+        let out = home
+            .cmd()
+            .current_dir(&clone)
+            .args(["--json", "connect", "claude-code"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let restored = connect(&desk);
+    assert_eq!(
+        restored["memory"]["written"].as_array().unwrap().len(),
+        2,
+        "{restored}"
+    );
+    let desk_memory = desk.path(&format!(".claude/projects/{}/memory", slug(&clone)));
+    for (name, bytes) in &written {
+        assert_eq!(
+            &std::fs::read(desk_memory.join(name)).unwrap(),
+            bytes,
+            "{name}"
+        );
+    }
+
+    // Claude Code on the desk starts with what it knew on the laptop.
+    let model2 = FakeModel::start();
+    let out = claude_in(&claude, &desk, &model2, &clone)
+        .args(["-p", "Which package manager do we use?"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        model2.requests().contains("pnpm, never npm"),
+        "the restored MEMORY.md is in the prompt"
+    );
+
+    // A local edit on the desk survives the next connect.
+    std::fs::write(desk_memory.join("MEMORY.md"), "- edited here\n").unwrap();
+    let again = connect(&desk);
+    assert_eq!(
+        std::fs::read_to_string(desk_memory.join("MEMORY.md")).unwrap(),
+        "- edited here\n"
+    );
+    assert_eq!(
+        again["memory"]["conflicts"].as_array().unwrap().len(),
+        1,
+        "{again}"
+    );
 }

@@ -177,3 +177,86 @@ fn a_credential_in_a_note_reaches_neither_search_nor_context() {
         "{digest}"
     );
 }
+
+/// Issue 45, item 5: `forget` removes a note for good. The tombstone comes
+/// first and travels with git; the note copied back (a pull from a clone
+/// that still has it) is never indexed again. `status` counts notes by who
+/// wrote them.
+#[test]
+fn a_forgotten_note_stays_out_when_it_comes_back_and_status_counts_notes_by_source() {
+    let ws = Workspace::new();
+    ws.write("notes/secret.md", "The staging password is in the vault.\n");
+    ws.write(
+        "notes/agent.md",
+        "---\nauthor: agent\n---\nThe staging database is read-only.\n",
+    );
+    ws.sync();
+    let status = ws.cli(&["--json", "status"]).success();
+    let status: Value = serde_json::from_slice(&status.get_output().stdout).unwrap();
+    let by: Vec<(String, i64)> = status["notes"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|n| {
+            (
+                n["source"].as_str().unwrap().to_string(),
+                n["notes"].as_i64().unwrap(),
+            )
+        })
+        .collect();
+    assert_eq!(by, [("agent".to_string(), 1), ("person".to_string(), 1)]);
+
+    let dry = ws
+        .cli(&[
+            "forget",
+            "notes/secret.md",
+            "--reason",
+            "a secret",
+            "--dry-run",
+        ])
+        .success();
+    let dry = String::from_utf8_lossy(&dry.get_output().stdout).into_owned();
+    assert!(dry.contains("would forget note notes/secret.md"), "{dry}");
+    assert!(
+        ws.root().join("notes/secret.md").exists(),
+        "a dry run changes nothing"
+    );
+
+    let out = ws
+        .cli(&[
+            "--json",
+            "forget",
+            "notes/secret.md",
+            "--reason",
+            "a secret",
+            "--yes",
+        ])
+        .success();
+    let report: Value = serde_json::from_slice(&out.get_output().stdout).unwrap();
+    let tombstone = report["tombstone"].as_str().unwrap().to_string();
+    assert!(tombstone.starts_with("notes/.forgotten/"), "{report}");
+    assert!(!ws.root().join("notes/secret.md").exists());
+    assert!(notes_in(&ws.search_json(&["vault"])).is_empty());
+    let kept = std::fs::read_to_string(ws.root().join(&tombstone)).unwrap();
+    assert!(
+        kept.contains("path: notes/secret.md") && kept.contains("reason: a secret"),
+        "{kept}"
+    );
+
+    // Back from a clone that still has it: on disk, never indexed.
+    ws.write("notes/secret.md", "The staging password is in the vault.\n");
+    ws.sync();
+    assert!(notes_in(&ws.search_json(&["vault"])).is_empty());
+    let status = ws.cli(&["status"]).success();
+    let status = String::from_utf8_lossy(&status.get_output().stdout).into_owned();
+    assert!(
+        status.contains("notes       1 (1 by agent); 1 forgotten"),
+        "{status}"
+    );
+
+    let unknown = ws
+        .cli(&["forget", "notes/none.md", "--reason", "x", "--yes"])
+        .failure();
+    let err = String::from_utf8_lossy(&unknown.get_output().stderr).into_owned();
+    assert!(err.contains("no note notes/none.md"), "{err}");
+}

@@ -129,7 +129,7 @@ pub enum Command {
         after_help = "Example:\n  memsync forget 5d3c0f3e-session-id --reason \"pasted a customer's data\""
     )]
     Forget {
-        /// The session: its token, session id or session key.
+        /// The session: its token, session id or session key; or a note's path (notes/x.md).
         #[arg(add = ArgValueCandidates::new(super::complete::session_tokens))]
         session: String,
         /// Why, recorded in the tombstone.
@@ -274,6 +274,10 @@ pub enum Command {
         /// (every project's ledger in every session; off by default).
         #[arg(long)]
         import_memory_md: bool,
+        /// Do not write the workspace's copy of this harness's own memory
+        /// (imported by `harvest` on another machine) into its folder here.
+        #[arg(long)]
+        no_restore: bool,
     },
     /// Take out everything `connect` added to a harness's files (exactly, when
     /// nobody edited them since).

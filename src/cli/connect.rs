@@ -4,7 +4,70 @@
 
 use std::fmt::Write;
 
-use crate::connect::{Action, Doctor, Level, Report};
+use crate::config::{Env, Settings};
+use crate::connect::{Action, Doctor, Level, Places, Report, Target};
+use crate::harvest::memory::RestoreReport;
+
+/// What `connect` did: the harness's files wired, and its own memory
+/// written back from the workspace.
+#[derive(Debug, serde::Serialize)]
+pub struct Connected {
+    #[serde(flatten)]
+    pub report: Report,
+    pub memory: RestoreReport,
+}
+
+/// Wires the harness; then, unless told not to, restores the memory other
+/// machines imported for it (the project of the folder it runs in first).
+pub fn connect(
+    settings: &Settings,
+    env: &Env,
+    places: &Places,
+    harness: Target,
+    dry_run: bool,
+    force: bool,
+    restore: bool,
+) -> crate::error::Result<Connected> {
+    let report = crate::connect::connect(harness, places, dry_run, force)?;
+    let memory = match (restore, harvested(harness)) {
+        (true, Some(h)) => {
+            let cwd = std::env::current_dir().unwrap_or_else(|_| settings.root.clone());
+            crate::harvest::memory::restore(settings, env, h, &cwd, dry_run)?
+        }
+        _ => RestoreReport {
+            dry_run,
+            ..Default::default()
+        },
+    };
+    Ok(Connected { report, memory })
+}
+
+/// The harness whose memory folder `connect target` restores.
+fn harvested(target: Target) -> Option<crate::harvest::Harness> {
+    match target {
+        Target::ClaudeCode => Some(crate::harvest::Harness::ClaudeCode),
+        Target::Codex => Some(crate::harvest::Harness::Codex),
+        Target::OpenClaw => None,
+    }
+}
+
+/// Has the workspace's daemon reload its settings (harvest and the mirror
+/// follow what is connected), and says what happened.
+pub fn reload_daemon(settings: &Settings, needs_daemon: bool) -> Option<String> {
+    if crate::lock::signal_daemon(&settings.state_dir(), libc::SIGHUP) {
+        Some("the running `memsync watch` reloaded its settings".into())
+    } else {
+        needs_daemon.then(|| {
+            "no `memsync watch` runs for this workspace: harvest and the mirror work only while it runs (memsync service install)".into()
+        })
+    }
+}
+
+pub fn render_connected(done: &Connected) -> String {
+    let mut out = render_connect(&done.report);
+    out.push_str(&super::render_memory::render_restore(&done.memory));
+    out
+}
 
 pub fn render_connect(report: &Report) -> String {
     let mut out = String::new();

@@ -26,7 +26,7 @@ fn write_stdout(bytes: &[u8]) -> Result<()> {
 }
 
 /// A report as JSON; our reports always serialize.
-fn json(value: &impl serde::Serialize) -> serde_json::Value {
+pub(super) fn json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
@@ -307,21 +307,20 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             dry_run,
             yes,
         } => {
-            let settings = existing()?;
-            if *dry_run || (!*yes && !cli.json && super::commands::asks_first()) {
-                let plan = crate::forget::plan(&settings, session, agent.as_deref())?;
-                if *dry_run {
-                    print(json(&plan), render::render_forget_plan(&plan))?;
-                    return Ok(ExitStatus::Ok);
-                }
-                if !super::commands::confirmed(&render::render_forget_plan(&plan))? {
-                    eprintln!("memsync forget: nothing changed");
-                    return Ok(ExitStatus::Ok);
-                }
-            }
-            let report = crate::forget::forget(&settings, now, session, reason, agent.as_deref())?;
-            print(json(&report), render::render_forget(&report))?;
-            Ok(ExitStatus::Ok)
+            let ask = !*yes && !cli.json && super::commands::asks_first();
+            let how = super::forget::How {
+                dry_run: *dry_run,
+                ask,
+            };
+            super::forget::run(
+                &existing()?,
+                now,
+                session,
+                reason,
+                agent.as_deref(),
+                how,
+                &print,
+            )
         }
         Command::Search {
             query,
@@ -489,20 +488,31 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             dry_run,
             force,
             import_memory_md,
+            no_restore,
         } => {
             let settings = existing()?;
             let mut places =
                 crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             places.import_memory_md = *import_memory_md;
-            let mut report = crate::connect::connect(*harness, &places, *dry_run, *force)?;
+            let mut done = super::connect::connect(
+                &settings,
+                &env,
+                &places,
+                *harness,
+                *dry_run,
+                *force,
+                !no_restore,
+            )?;
             if !dry_run {
                 // Render MEMORY.md (and OpenClaw's mirror) with the settings connect
                 // recorded, so the file the agent is pointed at exists now.
                 super::commands::sync(&existing()?, now, true, None)?;
                 let needs_daemon = *harness != crate::connect::Target::ClaudeCode;
-                report.notes.extend(reload_daemon(&settings, needs_daemon));
+                done.report
+                    .notes
+                    .extend(super::connect::reload_daemon(&settings, needs_daemon));
             }
-            print(json(&report), super::connect::render_connect(&report))?;
+            print(json(&done), super::connect::render_connected(&done))?;
             Ok(ExitStatus::Ok)
         }
         Command::Disconnect { harness, dry_run } => {
@@ -510,7 +520,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             let mut report = crate::connect::disconnect(*harness, &places, *dry_run)?;
             if !dry_run {
-                report.notes.extend(reload_daemon(&settings, false));
+                report
+                    .notes
+                    .extend(super::connect::reload_daemon(&settings, false));
             }
             print(json(&report), super::connect::render_connect(&report))?;
             Ok(ExitStatus::Ok)
@@ -580,17 +592,5 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             print(machine, render::render_generated(&g, dir))?;
             Ok(ExitStatus::Ok)
         }
-    }
-}
-
-/// Has the workspace's daemon reload its settings (harvest and the mirror
-/// follow what is connected), and says what happened.
-fn reload_daemon(settings: &Settings, needs_daemon: bool) -> Option<String> {
-    if crate::lock::signal_daemon(&settings.state_dir(), libc::SIGHUP) {
-        Some("the running `memsync watch` reloaded its settings".into())
-    } else {
-        needs_daemon.then(|| {
-            "no `memsync watch` runs for this workspace: harvest and the mirror work only while it runs (memsync service install)".into()
-        })
     }
 }

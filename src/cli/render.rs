@@ -447,6 +447,7 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
             );
         }
     }
+    out.push_str(&super::render_memory::render_import(&r.memory, r.dry_run));
     out
 }
 
@@ -483,6 +484,12 @@ pub fn render_note(v: &super::commands::NoteView) -> String {
     }
     if let Some(newer) = &n.superseded_by {
         let _ = writeln!(out, "  superseded by: {} (memsync open {0})", shown(newer));
+    }
+    if let Some(when) = &n.source_deleted {
+        let _ = writeln!(
+            out,
+            "  deleted by its harness: {when} (kept here; left out of context)"
+        );
     }
     let _ = writeln!(out, "\n{}", v.text);
     out

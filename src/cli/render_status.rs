@@ -57,6 +57,19 @@ pub fn render_status(s: &Status) -> String {
         let _ = writeln!(out, "               {}", memory_md_account(&a.memory_md));
     }
     let _ = writeln!(out, "tombstones  {}", s.tombstones);
+    if !s.notes.is_empty() || s.notes_forgotten > 0 {
+        let by: Vec<String> = s
+            .notes
+            .iter()
+            .map(|n| format!("{} by {}", n.notes, n.source))
+            .collect();
+        let total: i64 = s.notes.iter().map(|n| n.notes).sum();
+        let forgotten = match s.notes_forgotten {
+            0 => String::new(),
+            n => format!("; {n} forgotten"),
+        };
+        let _ = writeln!(out, "notes       {total} ({}){forgotten}", by.join(", "));
+    }
     let _ = writeln!(
         out,
         "problems    {} errors, {} warnings",

@@ -55,6 +55,10 @@ pub struct Status {
     pub last_sync: Option<String>,
     pub agents: Vec<AgentStatus>,
     pub tombstones: i64,
+    /// Notes by who wrote them: `person`, `agent`, or a harness's name.
+    pub notes: Vec<NoteSource>,
+    /// Notes `forget` removed (their tombstones).
+    pub notes_forgotten: usize,
     pub errors: usize,
     pub warnings: usize,
     pub problems: Vec<RuleStatus>,
@@ -72,6 +76,13 @@ pub struct Status {
     pub autostash: Vec<crate::git::LeftStash>,
     /// Earlier sessions offered with prompts (the UserPromptSubmit hook).
     pub prompt_recall: PromptRecallStatus,
+}
+
+/// How many notes one source wrote.
+#[derive(Debug, Serialize)]
+pub struct NoteSource {
+    pub source: String,
+    pub notes: i64,
 }
 
 /// What the per-prompt recall has offered, over the agent sessions it kept a record for.
@@ -132,6 +143,14 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         last_sync: index.meta("last_sync")?,
         agents,
         tombstones: index.tombstone_count()?,
+        notes: index
+            .note_sources()?
+            .into_iter()
+            .map(|(source, notes)| NoteSource { source, notes })
+            .collect(),
+        notes_forgotten: std::fs::read_dir(settings.root.join(crate::note::FORGOTTEN_DIR))
+            .map(|d| d.flatten().count())
+            .unwrap_or(0),
         errors,
         warnings,
         problems: index

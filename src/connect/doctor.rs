@@ -106,6 +106,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         };
         let connected = record.harnesses.contains(target.as_str())
             || checks.iter().any(|c| c.part && c.level != Level::Missing);
+        checks.push(state(ok(imported_memory(&settings.root, target))));
         let fix = connect_fix(target, &places.workspace, demo);
         for c in &mut checks {
             // A gap in a harness that is partly connected is broken; in one
@@ -132,6 +133,33 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         workspace_checks: git_stashes(&settings.root),
         harnesses,
     })
+}
+
+/// How many notes the workspace holds from this harness's own memory.
+fn imported_memory(root: &Path, target: Target) -> String {
+    let dir = root.join("notes").join(target.as_str());
+    let n = walk_markdown(&dir);
+    match n {
+        0 => "its own memory: no note imported yet (`memsync harvest` imports it)".into(),
+        n => format!(
+            "its own memory: {n} notes imported in notes/{}/ (`connect` writes them back on a machine that lacks them)",
+            target.as_str()
+        ),
+    }
+}
+
+fn walk_markdown(dir: &Path) -> usize {
+    std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        .map(|e| match e.file_type() {
+            Ok(t) if t.is_dir() => walk_markdown(&e.path()),
+            Ok(t) if t.is_file() && e.file_name().to_string_lossy().ends_with(".md") => 1,
+            _ => 0,
+        })
+        .sum()
 }
 
 /// The command that connects `target` to this workspace, naming it (so it

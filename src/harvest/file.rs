@@ -47,8 +47,15 @@ impl Exclusions {
     }
 }
 
+impl Exclusions {
+    /// Whether a project is left out (`harvest.exclude_projects`, `projection.exclude_projects`).
+    pub(super) fn excludes_project(&self, project: &str) -> bool {
+        self.projects.is_match(project)
+    }
+}
+
 /// A regular file's stat (symlinks are not followed), as the scan's cache keeps it.
-pub(super) fn stat_of(path: &Path) -> Option<FileStat> {
+pub(crate) fn stat_of(path: &Path) -> Option<FileStat> {
     let m = std::fs::symlink_metadata(path).ok()?;
     m.is_file().then(|| FileStat::of(&m))
 }

@@ -17,6 +17,7 @@
 
 mod database;
 mod file;
+pub mod memory;
 pub mod sources;
 
 use std::collections::HashMap;
@@ -28,6 +29,7 @@ use crate::config::{Env, Settings};
 use crate::error::Result;
 use crate::pipeline::SyncOptions;
 use crate::store::harvest::{Watermark, Watermarks};
+pub(crate) use file::stat_of;
 pub use sources::Harness;
 
 /// What a run is asked to do.
@@ -98,12 +100,15 @@ pub struct HarvestReport {
     /// Captured sessions that ended before MEMORY.md's window: in the
     /// workspace and search, not in MEMORY.md.
     pub older_than_window: usize,
+    /// The harnesses' own memory files, imported as notes ([`memory`]).
+    #[serde(skip_serializing_if = "memory::ImportReport::is_empty")]
+    pub memory: memory::ImportReport,
 }
 
 impl HarvestReport {
     /// Files that need a person: failed or replaced.
     pub fn has_problems(&self) -> bool {
-        !self.failed.is_empty() || !self.replaced.is_empty()
+        !self.failed.is_empty() || !self.replaced.is_empty() || !self.memory.conflicts.is_empty()
     }
 }
 
@@ -144,7 +149,8 @@ pub fn harvest(
         ..Default::default()
     };
     let listed: Vec<_> = harnesses
-        .into_iter()
+        .iter()
+        .copied()
         .map(|harness| {
             let home = harness.home(cfg, env);
             let files = home
@@ -184,6 +190,10 @@ pub fn harvest(
     if let Some(p) = progress {
         p.end();
     }
+    let excluded = |project: &str| run.exclusions.excludes_project(project);
+    let (memory, notes) = memory::import(settings, env, now, &harnesses, &excluded, opts.dry_run)?;
+    report.memory = memory;
+    run.touched.borrow_mut().extend(notes);
     if !opts.dry_run {
         marks.ran(if opts.daemon { "daemon" } else { "manual" }, now)?;
     }

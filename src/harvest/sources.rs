@@ -160,7 +160,7 @@ pub fn openclaw_databases(home: &Path) -> Vec<(PathBuf, String)> {
 }
 
 /// The real directories in `dir` (symlinks are not followed).
-fn subdirs(dir: &Path) -> Vec<PathBuf> {
+pub(crate) fn subdirs(dir: &Path) -> Vec<PathBuf> {
     let Ok(entries) = std::fs::read_dir(dir) else {
         return Vec::new();
     };

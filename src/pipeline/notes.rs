@@ -19,8 +19,13 @@ pub(super) fn index_notes(
         return Ok((0, 0));
     }
     let known = index.note_stats()?;
+    // A forgotten note that came back (a pull, a copy) stays out.
+    let forgotten = forgotten(root);
+    let is_forgotten =
+        |p: &str| !forgotten.is_empty() && forgotten.contains(&crate::note::tombstone_path(p));
     let changed: Vec<&ScannedFile> = present
         .iter()
+        .filter(|f| !is_forgotten(&f.path))
         .filter(|f| known.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
         .collect();
     let read: Vec<(crate::note::Note, FileStat)> = changed
@@ -31,7 +36,16 @@ pub(super) fn index_notes(
             Some((crate::note::read(&f.path, &text), f.stat))
         })
         .collect();
-    let removed: Vec<&String> = gone.iter().filter(|p| known.contains_key(*p)).collect();
+    let back: Vec<&String> = present
+        .iter()
+        .map(|f| &f.path)
+        .filter(|p| is_forgotten(p))
+        .collect();
+    let removed: Vec<&String> = gone
+        .iter()
+        .chain(back)
+        .filter(|p| known.contains_key(*p))
+        .collect();
     if read.is_empty() && removed.is_empty() {
         return Ok((0, 0));
     }
@@ -50,6 +64,22 @@ pub(super) fn index_notes(
         Ok(())
     })?;
     Ok((read.len(), removed.len()))
+}
+
+/// The tombstones of forgotten notes, as workspace-relative paths.
+fn forgotten(root: &Path) -> HashSet<String> {
+    std::fs::read_dir(root.join(crate::note::FORGOTTEN_DIR))
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| {
+            format!(
+                "{}/{}",
+                crate::note::FORGOTTEN_DIR,
+                e.file_name().to_string_lossy()
+            )
+        })
+        .collect()
 }
 
 /// The indexed notes a full scan no longer found.

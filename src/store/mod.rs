@@ -25,6 +25,7 @@ use crate::validate::{Artifact, GraphNode, Problem, Severity, Tombstone};
 mod batch;
 pub mod cjk;
 pub mod completion;
+pub mod copies;
 mod damage;
 mod days;
 mod dump;

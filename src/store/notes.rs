@@ -25,6 +25,9 @@ pub struct NoteRow {
     /// The note this one corrects.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub supersedes: Option<String>,
+    /// When the harness deleted the file this imported note came from.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub source_deleted: Option<String>,
 }
 
 fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
@@ -36,6 +39,7 @@ fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
         updated: r.get(4)?,
         superseded_by: r.get(5)?,
         supersedes: r.get(6)?,
+        source_deleted: r.get(7)?,
     })
 }
 
@@ -43,7 +47,7 @@ fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
 /// own `superseded_by`, else by a note that names it in `supersedes`.
 const NOTE_COLUMNS: &str = "n.path, n.title, n.project, n.author, n.updated,
     COALESCE(n.superseded_by, (SELECT s.path FROM notes s WHERE s.supersedes = n.path ORDER BY s.updated DESC LIMIT 1)),
-    n.supersedes";
+    n.supersedes, n.source_deleted";
 
 impl Batch<'_> {
     /// Replaces the rows of `note.path`; `updated` is the note's own time
@@ -51,8 +55,8 @@ impl Batch<'_> {
     pub fn put_note(&self, note: &Note, stat: FileStat, updated: &str) -> Result<()> {
         self.delete_note(&note.path)?;
         self.exec(
-            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes, source_deleted)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
             params![
                 note.path,
                 stat.size as i64,
@@ -62,7 +66,8 @@ impl Batch<'_> {
                 note.author,
                 updated,
                 note.superseded_by,
-                note.supersedes
+                note.supersedes,
+                note.source_deleted
             ],
         )?;
         self.exec(
@@ -93,6 +98,16 @@ impl Index {
             .collect())
     }
 
+    /// How many notes each source wrote: `person` (no `author` key),
+    /// `agent`, or a harness's name.
+    pub fn note_sources(&self) -> Result<Vec<(String, i64)>> {
+        self.rows(
+            "SELECT COALESCE(author, 'person'), count(*) FROM notes GROUP BY 1 ORDER BY 2 DESC, 1",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
     pub fn note_count(&self) -> Result<usize> {
         let n: Vec<i64> = self.rows("SELECT count(*) FROM notes", [], |r| r.get(0))?;
         Ok(n.first().copied().unwrap_or(0) as usize)
@@ -106,7 +121,7 @@ impl Index {
              WHERE note_fts MATCH ?1 ORDER BY bm25(note_fts, 4.0, 1.0) LIMIT ?2"
         );
         self.rows(&sql, params![fts, limit as i64], |r| {
-            Ok((r.get(7)?, note_row(r)?))
+            Ok((r.get(8)?, note_row(r)?))
         })
     }
 
@@ -132,10 +147,10 @@ impl Index {
         Ok(rows.into_iter().next().unwrap_or_default())
     }
 
-    /// Current notes (not superseded), newest first.
+    /// Current notes (not superseded, their harness file not deleted), newest first.
     pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
         let sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes n WHERE n.superseded_by IS NULL
+            "SELECT {NOTE_COLUMNS} FROM notes n WHERE n.superseded_by IS NULL AND n.source_deleted IS NULL
              AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path)
              ORDER BY n.updated DESC, n.path LIMIT ?1"
         );
@@ -147,7 +162,7 @@ impl Index {
         let sql = format!(
             "SELECT {NOTE_COLUMNS}, f.body FROM notes n JOIN note_fts f ON f.rowid = n.rowid WHERE n.path = ?1"
         );
-        let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(7)?)))?;
+        let rows = self.rows(&sql, [path], |r| Ok((note_row(r)?, r.get::<_, String>(8)?)))?;
         Ok(rows.into_iter().next())
     }
 }

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 17;
+pub const SCHEMA_VERSION: i64 = 18;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -168,7 +168,9 @@ CREATE TABLE notes (
     updated TEXT NOT NULL,
     superseded_by TEXT,
     -- The note this one corrects (written by `remember::correct`).
-    supersedes TEXT
+    supersedes TEXT,
+    -- An imported note whose harness file is gone: kept, out of `context`.
+    source_deleted TEXT
 );
 CREATE INDEX notes_supersedes ON notes(supersedes);
 CREATE VIRTUAL TABLE note_fts USING fts5(title, body, tokenize = 'porter unicode61');

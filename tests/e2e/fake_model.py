@@ -21,6 +21,13 @@ REPLY = "Done: I added the hello function to hello.py and its test passes."
 # file-writing tool first (Claude Code's Write), then answer REPLY.
 WRITE_TRIGGER = "add a hello function"
 HELLO_PY = "def hello():\n    return \"hello\"\n"
+# A request starting with this makes the model save a fact in Claude Code's
+# auto memory, as its system prompt tells it to: a topic file, then the
+# MEMORY.md index Claude Code loads into every later session of the project.
+REMEMBER_TRIGGER = "remember that "
+MEMORY_TOPIC = ("---\nname: Package manager\ndescription: which package manager this project uses\n"
+                "type: project\n---\n\nThis project uses pnpm; never run npm install.\n")
+MEMORY_INDEX = "- [Package manager](package_manager.md) \u2014 pnpm, never npm\n"
 # A request starting with this makes the model call memsync's memory_search
 # MCP tool with the rest of the request as the query, then answer REPLY.
 SEARCH_TRIGGER = "search your memory for "
@@ -133,6 +140,25 @@ def responses_search_step(req):
     return None
 
 
+def memory_step(req, n):
+    """The next Write of a request to remember something (Claude Code's
+    auto memory, at the folder its system prompt names), or None."""
+    if not asked(req).lower().startswith(REMEMBER_TRIGGER) or not offers(req, "Write"):
+        return None
+    found = re.search(r"persistent file-based memory at `([^`]+)`", json.dumps(req))
+    if not found:
+        return None
+    writes = sum(1 for m in req.get("messages") or [] if m.get("role") == "assistant"
+                 and isinstance(m.get("content"), list)
+                 for b in m["content"] if b.get("type") == "tool_use" and b.get("name") == "Write")
+    files = [("package_manager.md", MEMORY_TOPIC), ("MEMORY.md", MEMORY_INDEX)]
+    if writes >= len(files):
+        return None
+    name, text = files[writes]
+    return {"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": "Write",
+            "input": {"file_path": os.path.join(found.group(1), name), "content": text}}
+
+
 def offers(req, tool):
     """Whether the request offers the model `tool` (Anthropic, Responses or Chat Completions)."""
     return any((t.get("function") or t).get("name") == tool for t in req.get("tools") or [])
@@ -203,6 +229,8 @@ class Handler(BaseHTTPRequestHandler):
             name, args = search_step(req)
             blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": name,
                        "input": args}]
+        elif memory_step(req, n):
+            blocks = [memory_step(req, n)]
         elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "Write"):
             target = os.path.join(working_directory(req), "hello.py")
             blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": "Write",

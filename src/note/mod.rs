@@ -18,6 +18,8 @@
 //! Owns: reading a note's text into a [`Note`]. Must not: touch the
 //! filesystem or the index.
 
+pub mod imported;
+
 use serde_yaml::Value;
 
 /// Notes larger than this are indexed by their first this-many bytes.
@@ -36,8 +38,21 @@ pub struct Note {
     pub superseded_by: Option<String>,
     /// The note this one corrects.
     pub supersedes: Option<String>,
-    /// The text without its frontmatter.
+    /// When the harness deleted the file an imported note came from: the
+    /// note is kept, and left out of `context` and of restores.
+    pub source_deleted: Option<String>,
+    /// The text without its frontmatter (nor an imported file's own).
     pub body: String,
+}
+
+/// Where `forget` keeps the tombstones of notes: hidden, so no scan reads
+/// them as notes, and in git, so every clone honours them.
+pub const FORGOTTEN_DIR: &str = "notes/.forgotten";
+
+/// The tombstone of the note at `path` (a workspace-relative path).
+pub fn tombstone_path(path: &str) -> String {
+    let digest = crate::contract::sha256_hex(path.as_bytes());
+    format!("{FORGOTTEN_DIR}/{}.md", &digest[..16])
 }
 
 /// Whether a workspace-relative path can be a note: markdown, not hidden.
@@ -63,6 +78,8 @@ pub fn read(path: &str, text: &str) -> Note {
     };
     let superseded_by = key("superseded_by").map(|s| unlink(&s));
     let supersedes = key("supersedes").map(|s| unlink(&s));
+    // An imported harness file keeps its own frontmatter after memsync's.
+    let body = crate::parse::split_frontmatter(body).map_or(body, |(_, inner)| inner);
     Note {
         path: path.to_string(),
         title: key("title")
@@ -73,6 +90,7 @@ pub fn read(path: &str, text: &str) -> Note {
         updated: key("updated"),
         superseded_by,
         supersedes,
+        source_deleted: key("source_deleted"),
         body: body.trim().to_string(),
     }
 }

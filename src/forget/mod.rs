@@ -6,8 +6,12 @@
 //! Owns: resolving what to forget and the order of removal. Must not: touch
 //! another session's files or anything outside `memory/`.
 
+mod note;
+
 use chrono::{DateTime, Utc};
 use serde::Serialize;
+
+pub use note::{NoteForget, forget_note, is_note_target};
 
 use crate::compose;
 use crate::config::Settings;
