@@ -2,6 +2,8 @@
 //! canonical sessions the way a harness would.
 #![allow(dead_code)]
 
+pub mod claude;
+pub mod codex;
 pub mod daemon;
 pub mod gitrepo;
 pub mod hardening;

@@ -32,6 +32,10 @@ MEMORY_INDEX = "- [Package manager](package_manager.md) \u2014 pnpm, never npm\n
 # MCP tool with the rest of the request as the query, then answer REPLY.
 SEARCH_TRIGGER = "search your memory for "
 SEARCH_TOOL = "mcp__memsync__memory_search"
+# A request starting with this makes the model save the rest of it with
+# memsync's memory_store MCP tool (which the person must approve).
+STORE_TRIGGER = "save this in memory: "
+STORE_TOOL = "mcp__memsync__memory_store"
 # What the model answers when Claude Code asks it to compact a conversation;
 # "quokkalantern" is a word only this summary says.
 COMPACT_SUMMARY = (
@@ -95,13 +99,29 @@ def search_step(req):
     """The next tool call of a request to search memory, or None: memsync's
     memory_search, first loaded through ToolSearch where Claude Code defers
     MCP tools (2.1.3xx offers them by name only)."""
+    return mcp_step(req, SEARCH_TRIGGER, SEARCH_TOOL, lambda rest: {"query": rest})
+
+
+def store_step(req):
+    """The next tool call of a request to save a fact in memsync: its
+    memory_store tool, loaded through ToolSearch first, or None."""
+    return mcp_step(req, STORE_TRIGGER, STORE_TOOL, lambda rest: {"text": rest})
+
+
+def mcp_step(req, trigger, tool, args):
+    """The next call of a request starting with `trigger` to memsync's MCP
+    `tool` with `args(rest of the request)`, or None once it was called."""
     words = asked(req)
-    if not words.lower().startswith(SEARCH_TRIGGER) or called(req, SEARCH_TOOL):
+    if not words.lower().startswith(trigger) or called(req, tool):
         return None
-    if offers(req, SEARCH_TOOL):
-        return SEARCH_TOOL, {"query": words[len(SEARCH_TRIGGER):]}
-    if offers(req, "ToolSearch") and not called(req, "ToolSearch"):
-        return "ToolSearch", {"query": "select:" + SEARCH_TOOL, "max_results": 1}
+    if offers(req, tool):
+        return tool, args(words[len(trigger):])
+    if offers(req, "ToolSearch") and not any(
+            b.get("type") == "tool_use" and b.get("name") == "ToolSearch"
+            and tool in json.dumps(b.get("input"))
+            for m in req.get("messages") or [] if m.get("role") == "assistant"
+            and isinstance(m.get("content"), list) for b in m["content"]):
+        return "ToolSearch", {"query": "select:" + tool, "max_results": 1}
     return None
 
 
@@ -227,6 +247,10 @@ class Handler(BaseHTTPRequestHandler):
             blocks = [{"type": "text", "text": COMPACT_SUMMARY}]
         elif search_step(req):
             name, args = search_step(req)
+            blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": name,
+                       "input": args}]
+        elif store_step(req):
+            name, args = store_step(req)
             blocks = [{"type": "tool_use", "id": f"toolu_fake{n:04d}", "name": name,
                        "input": args}]
         elif memory_step(req, n):
