@@ -3,6 +3,11 @@
 //! release binary as a whole process: the first harvest, then a second one
 //! with nothing new (target ≤ 200 ms: it must cost a `stat` per file, not a
 //! read), then one with 10 sessions grown.
+//!
+//! Then Claude Code's own auto memory (issue 45): 2,000 memory files across
+//! 100 projects imported as notes (target ≤ 5 s), a harvest with nothing new
+//! (a `stat` per file), one with 20 files changed, and `context` for one of
+//! the projects afterwards (target ≤ 100 ms, whole process).
 
 use std::path::Path;
 use std::process::Command;
@@ -83,6 +88,102 @@ fn main() {
         "| harvest with 10 sessions grown (continuations) | {} | |",
         ms(grown)
     );
+    memory_files(tmp.path());
+}
+
+const MEMORY_FILES: usize = 2_000;
+
+/// Harvest and `context` over a home whose Claude Code keeps 20 auto-memory
+/// files in each of 100 projects.
+fn memory_files(tmp: &Path) {
+    let home = tmp.join("claude-memory");
+    let ws = tmp.join("ws-memory");
+    std::fs::create_dir_all(&ws).expect("workspace");
+    std::fs::write(ws.join("memsync.yaml"), "daily_logs:\n  timezone: UTC\n").expect("config");
+    let config = tmp.join("config-memory.yaml");
+    std::fs::write(
+        &config,
+        format!(
+            "harvest:\n  claude_code_dir: {}\n  harnesses: [claude-code]\n",
+            home.display()
+        ),
+    )
+    .expect("machine config");
+    let mut files = Vec::new();
+    for p in 0..MEMORY_FILES / 20 {
+        let dir = home.join(format!("projects/-home-dev-code-m{p:03}"));
+        std::fs::create_dir_all(dir.join("memory")).expect("memory dir");
+        let line = format!(
+            r#"{{"type":"user","sessionId":"m{p}","cwd":"/home/dev/code/m{p:03}","message":{{"role":"user","content":"hi"}}}}"#
+        );
+        std::fs::write(dir.join(format!("m{p}.jsonl")), line + "\n").expect("session");
+        for f in 0..20 {
+            let path = dir.join("memory").join(format!("topic_{f:02}.md"));
+            std::fs::write(&path, memory_text(p, f, "")).expect("memory file");
+            files.push(path);
+        }
+    }
+    let run = |args: &[&str]| {
+        let started = Instant::now();
+        let out = Command::new(env!("CARGO_BIN_EXE_memsync"))
+            .arg("--config")
+            .arg(&config)
+            .arg("--workspace")
+            .arg(&ws)
+            .args(args)
+            .current_dir(tmp)
+            .output()
+            .expect("memsync");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        (
+            started.elapsed(),
+            String::from_utf8_lossy(&out.stdout).into_owned(),
+        )
+    };
+    let (first, report) = run(&["--json", "harvest"]);
+    assert!(
+        report.contains("topic_19.md"),
+        "the memory files were imported"
+    );
+    let mut noop: Vec<Duration> = (0..5).map(|_| run(&["--quiet", "harvest"]).0).collect();
+    noop.sort();
+    for (i, path) in files.iter().take(20).enumerate() {
+        std::fs::write(path, memory_text(i / 20, i % 20, "Changed: use pnpm 9.\n")).expect("edit");
+    }
+    let (changed, _) = run(&["--quiet", "harvest"]);
+    let mut context: Vec<Duration> = (0..5)
+        .map(|_| run(&["context", "--cwd", "/home/dev/code/m007"]).0)
+        .collect();
+    context.sort();
+    let ms = |d: Duration| format!("{:.0} ms", d.as_secs_f64() * 1000.0);
+    println!(
+        "\n| measure ({MEMORY_FILES} Claude Code auto-memory files, 100 projects) | figure | target |"
+    );
+    println!("|---|---|---|");
+    println!(
+        "| first harvest: every file imported as a note, whole process | {} | ≤ 5 s |",
+        ms(first)
+    );
+    println!(
+        "| second harvest, nothing new, median of 5 | {} | a `stat` per file |",
+        ms(noop[2])
+    );
+    println!("| harvest with 20 files changed | {} | |", ms(changed));
+    println!(
+        "| `context` in one project afterwards, median of 5 | {} | ≤ 100 ms |",
+        ms(context[2])
+    );
+}
+
+/// A topic file as Claude Code writes one: frontmatter, then the fact.
+fn memory_text(project: usize, file: usize, extra: &str) -> String {
+    format!(
+        "---\nname: Topic {file} of project {project}\ndescription: a fact the agent keeps\ntype: project\n---\n\nProject {project} builds with cargo; topic {file} says the staging database is read-only and deploys go through the release branch.\n{extra}"
+    )
 }
 
 /// A Claude Code session of `turns` request/answer pairs.
