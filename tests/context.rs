@@ -145,11 +145,24 @@ fn a_chat_participants_session_is_left_out_of_the_digest_and_found_by_search() {
     let mut own = session("default", "owner-1", at(2));
     own.project = Some(project.to_string());
     ws.add(&own);
+    // Notes an agent wrote through MCP from each session (issue 45): the
+    // participant's is kept and searchable, never injected.
+    ws.write(
+        "notes/numbat.md",
+        "---\nauthor: agent\nsession_id: 9a1b2c3d-0000-4000-8000-000000000001\n---\nThe numbat branch deploys to production.\n",
+    );
+    ws.write(
+        "notes/wombat.md",
+        "---\nauthor: agent\nsession_id: owner-1\n---\nThe wombat branch is protected.\n",
+    );
     ws.sync_at(common::ts(NOW));
 
     let digest = context(&ws, &repo, &[]);
     let text = digest["text"].as_str().unwrap();
     assert!(!text.contains("numbat"), "{text}");
+    assert!(text.contains("wombat branch is protected"), "{text}");
+    let note = run_at(ws.root(), NOW, &["--json", "search", "numbat", "production"]);
+    assert!(String::from_utf8_lossy(&note.stdout).contains("notes/numbat.md"));
     assert_eq!(ids(&digest, "sessions").len(), 1, "{digest:#}");
     let asked = context(&ws, &repo, &["--include-untrusted"]);
     let text = asked["text"].as_str().unwrap();

@@ -41,6 +41,8 @@ pub struct Note {
     /// When the harness deleted the file an imported note came from: the
     /// note is kept, and left out of `context` and of restores.
     pub source_deleted: Option<String>,
+    /// The session an agent wrote it from.
+    pub session_id: Option<String>,
     /// The text without its frontmatter (nor an imported file's own).
     pub body: String,
 }
@@ -91,6 +93,7 @@ pub fn read(path: &str, text: &str) -> Note {
         superseded_by,
         supersedes,
         source_deleted: key("source_deleted"),
+        session_id: key("session_id"),
         body: body.trim().to_string(),
     }
 }

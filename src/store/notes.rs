@@ -55,8 +55,8 @@ impl Batch<'_> {
     pub fn put_note(&self, note: &Note, stat: FileStat, updated: &str) -> Result<()> {
         self.delete_note(&note.path)?;
         self.exec(
-            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes, source_deleted)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes, source_deleted, session_id)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
             params![
                 note.path,
                 stat.size as i64,
@@ -67,7 +67,8 @@ impl Batch<'_> {
                 updated,
                 note.superseded_by,
                 note.supersedes,
-                note.source_deleted
+                note.source_deleted,
+                note.session_id
             ],
         )?;
         self.exec(
@@ -147,10 +148,14 @@ impl Index {
         Ok(rows.into_iter().next().unwrap_or_default())
     }
 
-    /// Current notes (not superseded, their harness file not deleted), newest first.
+    /// Current notes, newest first: not superseded, their harness file not
+    /// deleted, and not written from a session with a request from someone
+    /// other than the owner (those are searchable, never injected).
     pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
         let sql = format!(
             "SELECT {NOTE_COLUMNS} FROM notes n WHERE n.superseded_by IS NULL AND n.source_deleted IS NULL
+             AND NOT EXISTS (SELECT 1 FROM sessions u WHERE n.session_id IS NOT NULL
+                             AND u.session_id = n.session_id AND u.untrusted = 1)
              AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path)
              ORDER BY n.updated DESC, n.path LIMIT ?1"
         );

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 18;
+pub const SCHEMA_VERSION: i64 = 19;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -170,7 +170,10 @@ CREATE TABLE notes (
     -- The note this one corrects (written by `remember::correct`).
     supersedes TEXT,
     -- An imported note whose harness file is gone: kept, out of `context`.
-    source_deleted TEXT
+    source_deleted TEXT,
+    -- The session an agent wrote it from (`memory_store`): an untrusted
+    -- session's note is searchable, never injected.
+    session_id TEXT
 );
 CREATE INDEX notes_supersedes ON notes(supersedes);
 CREATE VIRTUAL TABLE note_fts USING fts5(title, body, tokenize = 'porter unicode61');
