@@ -260,3 +260,57 @@ fn a_forgotten_note_stays_out_when_it_comes_back_and_status_counts_notes_by_sour
     let err = String::from_utf8_lossy(&unknown.get_output().stderr).into_owned();
     assert!(err.contains("no note notes/none.md"), "{err}");
 }
+
+/// Issue 45, item 3: MEMORY.md (read at start by agents that never call
+/// `context`) lists the newest current notes as links in its head, and not
+/// one byte of the ledger changes; a corrected note leaves the list.
+#[test]
+fn memory_md_lists_current_notes_above_a_ledger_that_does_not_change() {
+    let ws = Workspace::new();
+    ws.add(&common::session(
+        "default",
+        "s1",
+        common::now() - chrono::Duration::hours(2),
+    ));
+    ws.sync();
+    let ledger = |text: &str| text[text.find("## Session Ledger").expect("a ledger")..].to_string();
+    let before = ws.read("MEMORY.md");
+    assert!(!before.contains("## Notes"), "{before}");
+
+    ws.write(
+        "notes/staging.md",
+        "# Staging [DB] | prod\n\nThe staging database is read-only.\n",
+    );
+    ws.write(
+        "notes/pnpm.md",
+        "---\nproject: /code/shop\n---\nThis repo uses pnpm.\n",
+    );
+    ws.sync();
+    let after = ws.read("MEMORY.md");
+    assert!(after.contains("## Notes\n\n"), "{after}");
+    assert!(
+        after.contains("- [[notes/staging.md|Staging DB prod]]\n"),
+        "{after}"
+    );
+    assert!(
+        after.contains("- [[notes/pnpm.md|pnpm]] (shop)\n"),
+        "{after}"
+    );
+    assert_eq!(
+        ledger(&after),
+        ledger(&before),
+        "the ledger rows are byte for byte the same"
+    );
+
+    ws.write(
+        "notes/pnpm-9.md",
+        "---\nsupersedes: notes/pnpm.md\nproject: /code/shop\n---\nThis repo uses pnpm 9.\n",
+    );
+    ws.sync();
+    let corrected = ws.read("MEMORY.md");
+    assert!(!corrected.contains("[[notes/pnpm.md|"), "{corrected}");
+    assert!(
+        corrected.contains("[[notes/pnpm-9.md|pnpm-9]]"),
+        "{corrected}"
+    );
+}

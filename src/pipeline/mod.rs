@@ -77,23 +77,20 @@ pub fn sync_with(
     );
     let mut plan = read::merge_with_cache(index, scan.files, &stale)?;
     plan.scan_problems = Some(scan.problems);
-    let report = reconcile(index, settings, now, opts, plan, started)?;
+    // Notes first: MEMORY.md lists the newest ones, and renders in reconcile.
     let gone = notes_gone(index, &notes)?;
-    with_notes(index, settings, report, &notes, &gone)
+    let counts = index_notes(index, &settings.root, &notes, &gone)?;
+    let report = reconcile(index, settings, now, opts, plan, started)?;
+    Ok(with_notes(report, counts))
 }
 
-/// The report with the notes indexed and removed.
-fn with_notes(
-    index: &mut Index,
-    settings: &Settings,
-    mut report: SyncReport,
-    present: &[ScannedFile],
-    gone: &[String],
-) -> Result<SyncReport> {
-    let (indexed, removed) = index_notes(index, &settings.root, present, gone)?;
-    report.notes_indexed = indexed;
-    report.notes_removed = removed;
-    Ok(report)
+/// The report with how many notes were indexed and removed.
+fn with_notes(report: SyncReport, (indexed, removed): (usize, usize)) -> SyncReport {
+    SyncReport {
+        notes_indexed: indexed,
+        notes_removed: removed,
+        ..report
+    }
 }
 
 /// Removes the temporary files of memsync writes that a crash cut short; the
@@ -167,9 +164,10 @@ pub fn sync_paths(
             None => {}
         }
     }
-    let report = reconcile(index, settings, now, opts, plan, started)?;
     let (present, gone) = named_notes(&settings.root, &rules, paths);
-    with_notes(index, settings, report, &present, &gone)
+    let counts = index_notes(index, &settings.root, &present, &gone)?;
+    let report = reconcile(index, settings, now, opts, plan, started)?;
+    Ok(with_notes(report, counts))
 }
 
 /// The meta key a full sync sets once the index holds the whole workspace;

@@ -175,6 +175,7 @@ pub fn render(
             return Ok(());
         }
         b.clear_dirty(dirty.marks_through, &rendered_now)?;
+        b.set_meta("projection_notes", &dirty.notes)?;
         b.set_meta("projection_config", &dirty.fingerprint)
     })?;
     Ok(out)
@@ -185,6 +186,8 @@ struct Dirty {
     agents: BTreeSet<String>,
     days: BTreeSet<(String, NaiveDate)>,
     fingerprint: String,
+    /// The notes MEMORY.md lists (their paths and titles), as a digest.
+    notes: String,
     /// The marks this render consumes, and the highest of their ids.
     marks: Vec<(String, String)>,
     marks_through: i64,
@@ -216,10 +219,13 @@ impl Dirty {
         );
         let full = index.meta("projection_config")?.as_deref() != Some(fingerprint.as_str());
         let (marks, marks_through) = index.dirty_marks()?;
+        let notes = memory_md::notes_digest(index)?;
+        let notes_changed = index.meta("projection_notes")?.as_deref() != Some(notes.as_str());
         let mut dirty = Dirty {
             agents: BTreeSet::new(),
             days: BTreeSet::new(),
             fingerprint,
+            notes,
             marks,
             marks_through,
         };
@@ -229,7 +235,7 @@ impl Dirty {
         agents.push("default".into());
         agents.extend(cfg.mirrors.iter().map(|m| m.agent.clone()));
         for agent in agents {
-            if full || !rendered.contains(memory_md_path(&agent).as_str()) {
+            if full || notes_changed || !rendered.contains(memory_md_path(&agent).as_str()) {
                 dirty.agents.insert(agent);
             }
         }
