@@ -113,8 +113,12 @@ const SESSIONS: &[Spec] = &[
     },
 ];
 
-/// Writes the example workspace into `dir`, which must be empty or absent.
+/// Writes the example workspace into `dir`, which must be empty, absent, or
+/// a demo made earlier (replaced: running the README's line twice works).
 pub fn write(dir: &Path, now: DateTime<Utc>, config: &Config) -> Result<()> {
+    if is_demo(dir) {
+        std::fs::remove_dir_all(dir).map_err(|e| Error::io(dir, e))?;
+    }
     if dir.exists()
         && dir
             .read_dir()
@@ -124,7 +128,7 @@ pub fn write(dir: &Path, now: DateTime<Utc>, config: &Config) -> Result<()> {
     {
         return Err(crate::error::UsageError::NotEmpty {
             path: dir.to_path_buf(),
-            reason: "the demo writes into a fresh directory",
+            reason: "the demo writes into a fresh directory (or over a demo it made before)",
         }
         .into());
     }

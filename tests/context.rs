@@ -161,7 +161,11 @@ fn a_chat_participants_session_is_left_out_of_the_digest_and_found_by_search() {
     let text = digest["text"].as_str().unwrap();
     assert!(!text.contains("numbat"), "{text}");
     assert!(text.contains("wombat branch is protected"), "{text}");
-    let note = run_at(ws.root(), NOW, &["--json", "search", "numbat", "production"]);
+    let note = run_at(
+        ws.root(),
+        NOW,
+        &["--json", "search", "numbat", "production"],
+    );
     assert!(String::from_utf8_lossy(&note.stdout).contains("notes/numbat.md"));
     assert_eq!(ids(&digest, "sessions").len(), 1, "{digest:#}");
     let asked = context(&ws, &repo, &["--include-untrusted"]);

@@ -132,9 +132,9 @@ pub enum Command {
         /// The session: its token, session id or session key; or a note's path (notes/x.md).
         #[arg(add = ArgValueCandidates::new(super::complete::session_tokens))]
         session: String,
-        /// Why, recorded in the tombstone.
-        #[arg(long)]
-        reason: String,
+        /// Why, recorded in the tombstone (not needed with --dry-run).
+        #[arg(long, required_unless_present = "dry_run")]
+        reason: Option<String>,
         /// The agent (needed when several agents have a session of that id).
         #[arg(long, add = ArgValueCandidates::new(super::complete::agents))]
         agent: Option<String>,

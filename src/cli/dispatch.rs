@@ -316,7 +316,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 &existing()?,
                 now,
                 session,
-                reason,
+                reason.as_deref().unwrap_or_default(),
                 agent.as_deref(),
                 how,
                 &print,

@@ -56,7 +56,7 @@ fn note(
     how: How,
     print: Print<'_>,
 ) -> Result<ExitStatus> {
-    if reason.trim().is_empty() {
+    if reason.trim().is_empty() && !how.dry_run {
         return Err(crate::error::UsageError::Missing {
             flag: "--reason",
             reason: "must say why (it is recorded in the tombstone)",

@@ -405,6 +405,14 @@ pub fn render_harvest(r: &crate::harvest::HarvestReport) -> String {
         r.too_old,
         r.busy
     );
+    if r.too_old > 0 {
+        let _ = writeln!(
+            out,
+            "  too old: {} files last written before {} (harvest.max_age_days; `--since 2026-01-01` reaches further back)",
+            r.too_old,
+            r.since.get(..10).unwrap_or(&r.since)
+        );
+    }
     if r.older_than_window > 0 {
         let _ = writeln!(
             out,

@@ -84,6 +84,8 @@ pub struct HarvestReport {
     pub live: usize,
     /// Files older than the look-back (`--since`, `harvest.max_age_days`).
     pub too_old: usize,
+    /// The look-back: files last written before this were left out.
+    pub since: String,
     /// Files another harvester held, or that changed while read: next run.
     pub busy: usize,
     /// Files already captured another way (a hook): their watermark is set.
@@ -146,6 +148,7 @@ pub fn harvest(
     };
     let mut report = HarvestReport {
         dry_run: opts.dry_run,
+        since: crate::contract::format_ts(run.since),
         ..Default::default()
     };
     let listed: Vec<_> = harnesses

@@ -24,6 +24,8 @@ use crate::config::{Env, HarvestConfig};
 pub enum Harness {
     ClaudeCode,
     Codex,
+    // Its own spelling, as `--harness openclaw` takes it (not "open-claw").
+    #[serde(rename = "openclaw")]
     OpenClaw,
     Pi,
 }

@@ -1,0 +1,70 @@
+//! Rough edges of the CLI a newcomer hits in the first hour (issue 46), each
+//! pinned: the README's demo line run twice, `harvest --json` naming
+//! OpenClaw as `--harness` does, `forget --dry-run` without a reason, and
+//! harvest saying which window left files out.
+
+mod common;
+
+use common::home::Home;
+use common::memsync_bin;
+
+#[test]
+fn the_demo_line_works_twice_in_a_row() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("memsync-demo");
+    for _ in 0..2 {
+        memsync_bin().arg("demo").arg(&dir).assert().success();
+    }
+    assert!(dir.join("MEMORY.md").is_file());
+    // A folder it did not make is still refused.
+    let other = tmp.path().join("mine");
+    std::fs::create_dir_all(&other).unwrap();
+    std::fs::write(other.join("keep.txt"), "mine").unwrap();
+    memsync_bin().arg("demo").arg(&other).assert().code(2);
+    assert_eq!(
+        std::fs::read_to_string(other.join("keep.txt")).unwrap(),
+        "mine"
+    );
+}
+
+#[test]
+fn harvest_names_openclaw_as_its_flag_does_and_says_which_window_left_files_out() {
+    let home = Home::new();
+    home.cmd().arg("init").assert().success();
+    let session = home.path(".claude/projects/-home-a-shop/old.jsonl");
+    std::fs::create_dir_all(session.parent().unwrap()).unwrap();
+    std::fs::write(&session, "{\"type\":\"user\",\"cwd\":\"/home/a/shop\"}\n").unwrap();
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(400 * 86_400);
+    std::fs::File::options()
+        .write(true)
+        .open(&session)
+        .unwrap()
+        .set_modified(old)
+        .unwrap();
+    let (_, report) = home.run(&["harvest"]);
+    let harnesses: Vec<&str> = report["places"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| p["harness"].as_str().unwrap())
+        .collect();
+    assert!(harnesses.contains(&"openclaw"), "{harnesses:?}");
+    let text = home.cmd().arg("harvest").output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    assert!(
+        text.contains("too old: 1 files last written before ") && text.contains("--since"),
+        "{text}"
+    );
+}
+
+#[test]
+fn forget_dry_run_needs_no_reason_and_forget_does() {
+    let ws = common::Workspace::new();
+    ws.write("notes/a.md", "text\n");
+    ws.sync();
+    ws.cli(&["forget", "notes/a.md", "--dry-run"]).success();
+    let refused = ws.cli(&["forget", "notes/a.md"]).code(2);
+    let err = String::from_utf8_lossy(&refused.get_output().stderr).into_owned();
+    assert!(err.contains("--reason"), "{err}");
+    assert!(ws.root().join("notes/a.md").exists());
+}
