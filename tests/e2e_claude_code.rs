@@ -23,7 +23,9 @@ use common::home::Home;
 use common::terminal::Terminal;
 use serde_json::Value;
 
-use common::claude::{KEY, SETTINGS, claude_env, claude_home, claude_in, connected_home};
+use common::claude::{
+    KEY, SETTINGS, claude_env, claude_home, claude_in, connected_home, project_folder, with_remote,
+};
 
 #[test]
 fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back() {
@@ -361,19 +363,6 @@ fn an_interactive_claude_code_session_is_compacted_cleared_and_resumed_and_each_
     assert_eq!(code, 0, "doctor after an interactive day: {doctor}");
 }
 
-/// Gives `dir` a git remote, as a clone of the project has.
-fn with_remote(dir: &std::path::Path, remote: &str) {
-    for args in [vec!["init", "-q"], vec!["remote", "add", "origin", remote]] {
-        let ok = std::process::Command::new("git")
-            .arg("-C")
-            .arg(dir)
-            .args(&args)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
-}
-
 /// Issue 45: what the real Claude Code saves in its auto memory on one
 /// machine is imported by `harvest`, and `connect claude-code` on a second
 /// machine (another home, the project cloned at another path) writes it
@@ -397,14 +386,7 @@ fn claude_codes_auto_memory_moves_to_a_second_machine_with_the_workspace() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let slug = |p: &std::path::Path| -> String {
-        p.display()
-            .to_string()
-            .chars()
-            .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-            .collect()
-    };
-    let memory = laptop.path(&format!(".claude/projects/{}/memory", slug(&project)));
+    let memory = project_folder(&laptop, &project).join("memory");
     let written: Vec<(String, Vec<u8>)> = ["MEMORY.md", "package_manager.md"]
         .iter()
         .map(|f| {
@@ -461,7 +443,7 @@ fn claude_codes_auto_memory_moves_to_a_second_machine_with_the_workspace() {
         2,
         "{restored}"
     );
-    let desk_memory = desk.path(&format!(".claude/projects/{}/memory", slug(&clone)));
+    let desk_memory = project_folder(&desk, &clone).join("memory");
     for (name, bytes) in &written {
         assert_eq!(
             &std::fs::read(desk_memory.join(name)).unwrap(),

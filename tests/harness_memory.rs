@@ -8,8 +8,8 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
+use common::claude::{project_folder, with_remote};
 use common::home::Home;
 use serde_json::Value;
 
@@ -28,29 +28,14 @@ fn init(home: &Home) {
 /// A project folder with a git remote, as a person clones it.
 fn project(home: &Home, rel: &str, remote: &str) -> PathBuf {
     let dir = home.path(rel);
-    std::fs::create_dir_all(&dir).unwrap();
-    for args in [vec!["init", "-q"], vec!["remote", "add", "origin", remote]] {
-        let ok = Command::new("git")
-            .arg("-C")
-            .arg(&dir)
-            .args(&args)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
+    with_remote(&dir, remote);
     dir
 }
 
 /// Claude Code's folder for `project` as Claude Code leaves it: a session
 /// that ran there and its auto memory.
 fn claude_memory(home: &Home, project: &Path, files: &[(&str, &str)]) -> PathBuf {
-    let slug: String = project
-        .display()
-        .to_string()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let dir = home.path(&format!(".claude/projects/{slug}"));
+    let dir = project_folder(home, project);
     std::fs::create_dir_all(dir.join("memory")).unwrap();
     let line = serde_json::json!({"type": "user", "cwd": project, "sessionId": "s1",
         "message": {"role": "user", "content": "hi"}});
@@ -179,13 +164,7 @@ fn a_second_machine_gets_the_projects_memory_back_byte_for_byte_and_keeps_local_
         2,
         "{restored}"
     );
-    let slug: String = clone
-        .display()
-        .to_string()
-        .chars()
-        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
-        .collect();
-    let desk_memory = desk.path(&format!(".claude/projects/{slug}/memory"));
+    let desk_memory = project_folder(&desk, &clone).join("memory");
     assert_eq!(
         std::fs::read(desk_memory.join("build.md")).unwrap(),
         BUILD.as_bytes()

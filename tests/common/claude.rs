@@ -87,3 +87,29 @@ pub fn claude_home(project: &str) -> Home {
     home.cmd().arg("init").assert().success();
     home
 }
+
+/// Claude Code's folder for a project: `~/.claude/projects/<slug>`, the
+/// slug being the path with every character but ASCII letters and digits `-`.
+pub fn project_folder(home: &Home, project: &std::path::Path) -> std::path::PathBuf {
+    let slug: String = project
+        .display()
+        .to_string()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect();
+    home.path(&format!(".claude/projects/{slug}"))
+}
+
+/// Makes `dir` a git repository with `remote` as its origin, as a clone is.
+pub fn with_remote(dir: &std::path::Path, remote: &str) {
+    std::fs::create_dir_all(dir).unwrap();
+    for args in [vec!["init", "-q"], vec!["remote", "add", "origin", remote]] {
+        let ok = std::process::Command::new("git")
+            .arg("-C")
+            .arg(dir)
+            .args(&args)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
+}
