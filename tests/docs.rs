@@ -118,3 +118,29 @@ fn every_link_in_the_readme_and_docs_stays_in_the_repository_and_resolves() {
     }
     assert!(broken.is_empty(), "{broken:#?}");
 }
+
+/// The man page and docs/CONFIGURATION.md say the same about which config
+/// wins (issue 46: the man page said the reverse of what happens).
+#[test]
+fn the_man_page_and_the_configuration_docs_agree_that_the_workspace_overlays_the_machine() {
+    let docs = std::fs::read_to_string(repo().join("docs/CONFIGURATION.md")).unwrap();
+    assert!(
+        docs.contains("then overlays\n`<workspace>/memsync.yaml` key by key"),
+        "docs/CONFIGURATION.md no longer says the workspace overlays the machine config"
+    );
+    let man = assert_cmd::Command::cargo_bin("memsync")
+        .unwrap()
+        .args(["man"])
+        .output()
+        .unwrap();
+    let man = String::from_utf8_lossy(&man.stdout).replace("\\-", "-");
+    let flat = man.split_whitespace().collect::<Vec<_>>().join(" ");
+    assert!(
+        flat.contains("memsync.yaml overlays it key by key"),
+        "the man page must say the workspace config overlays the machine config"
+    );
+    assert!(
+        !flat.contains("settings over the workspace"),
+        "the reverse claim is gone"
+    );
+}

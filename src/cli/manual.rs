@@ -81,7 +81,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "WORKSPACE/memsync.yaml",
-        "The workspace config (see memsync init).",
+        "The workspace config: overlays the machine config key by key, so its values win (not for sentence.command, summary.command, index.path, harvest or mirrors, which only the machine config sets).",
     ),
     (
         "WORKSPACE/.memsync/index.db",
@@ -93,7 +93,7 @@ const FILES: &[(&str, &str)] = &[
     ),
     (
         "~/.config/memsync/config.yaml",
-        "The machine config: per-machine settings over the workspace's.",
+        "The machine config: this machine's settings, read first; WORKSPACE/memsync.yaml overlays it key by key.",
     ),
     (
         "~/.local/state/memsync/connect.json",
