@@ -61,11 +61,13 @@ pub enum ConfigError {
 
     /// The workspace named by a flag, variable or config does not exist.
     #[error(
-        "workspace {path} does not exist (from {source_name}); create it with `memsync init {path}`, or check the path"
+        "workspace {path} does not exist (from {source_name}); create it with `memsync init {path}`, or check the path{nearby}"
     )]
     NoWorkspace {
         path: PathBuf,
         source_name: &'static str,
+        /// Workspaces near the current folder, as a hint (or nothing).
+        nearby: String,
     },
 
     /// The workspace path exists but is not a directory.

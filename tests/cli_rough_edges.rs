@@ -68,3 +68,32 @@ fn forget_dry_run_needs_no_reason_and_forget_does() {
     assert!(err.contains("--reason"), "{err}");
     assert!(ws.root().join("notes/a.md").exists());
 }
+
+#[test]
+fn init_then_connect_in_the_same_folder_names_the_workspace_just_made() {
+    let home = Home::new();
+    let made = home
+        .cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["init", "W"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&made.stdout).into_owned();
+    let w = home.path("W");
+    assert!(
+        said.contains(&format!("workspace ready: {}", w.display())),
+        "absolute: {said}"
+    );
+    let out = home
+        .cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["connect", "claude-code"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(
+        err.contains(&format!("`memsync --workspace {} …`", w.display())),
+        "{err}"
+    );
+}

@@ -195,11 +195,10 @@ pub fn hook(
     let Some(root) = root.filter(|r| r.is_dir()) else {
         return Err(match settings {
             Err(e) => e,
-            Ok(s) => crate::error::ConfigError::NoWorkspace {
-                path: s.root,
-                source_name: s.sources.root_from,
-            }
-            .into(),
+            Ok(s) => match s.require_workspace() {
+                Err(e) => e,
+                Ok(()) => crate::error::ConfigError::NotADirectory { path: s.root }.into(),
+            },
         });
     };
     let idle = std::time::Duration::from_millis(match &settings {

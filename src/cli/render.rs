@@ -353,11 +353,13 @@ pub fn render_demo(settings: &Settings, report: &SyncReport, problems: &[Problem
 }
 
 pub fn render_init(settings: &Settings, report: &SyncReport) -> String {
+    // Absolute: the next command may run from another folder.
+    let root = std::path::absolute(&settings.root).unwrap_or_else(|_| settings.root.clone());
+    let named = root.display().to_string();
+    let flag = crate::connect::shell_word(&named);
     format!(
-        "workspace ready: {}\n  {} artifacts scanned; MEMORY.md rendered\n  next: memsync --workspace {} status\n",
-        settings.root.display(),
+        "workspace ready: {named}\n  {} artifacts scanned; MEMORY.md rendered\n  next: memsync --workspace {flag} status (or export MEMSYNC_WORKSPACE={flag})\n",
         report.scanned,
-        settings.root.display()
     )
 }
 

@@ -204,9 +204,45 @@ impl Settings {
             Err(_) => Err(ConfigError::NoWorkspace {
                 path: self.root.clone(),
                 source_name: self.sources.root_from,
+                nearby: match self.sources.root_from == DEFAULT_ROOT_FROM {
+                    true => nearby_workspaces(),
+                    false => String::new(),
+                },
             }
             .into()),
         }
+    }
+}
+
+/// When no workspace was named and the default is missing: the workspaces
+/// in or beside the current folder (`memsync init W` then a command run
+/// where W was made), named as the flag that reaches them.
+fn nearby_workspaces() -> String {
+    let Ok(cwd) = std::env::current_dir() else {
+        return String::new();
+    };
+    let is_workspace = |d: &Path| d.join(crate::STATE_DIR).is_dir() && d.join("memory").is_dir();
+    let mut found: Vec<PathBuf> = cwd
+        .ancestors()
+        .filter(|d| is_workspace(d))
+        .map(Path::to_path_buf)
+        .collect();
+    if let Ok(entries) = std::fs::read_dir(&cwd) {
+        let mut children: Vec<PathBuf> = entries
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.is_dir() && is_workspace(p))
+            .collect();
+        children.sort();
+        found.extend(children);
+    }
+    match found.first() {
+        None => String::new(),
+        Some(ws) => format!(
+            "; {} is a workspace: `memsync --workspace {} …` (or export MEMSYNC_WORKSPACE={0})",
+            ws.display(),
+            ws.display()
+        ),
     }
 }
 

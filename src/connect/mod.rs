@@ -21,7 +21,7 @@ use std::path::{Path, PathBuf};
 use serde::Serialize;
 
 pub use doctor::{Check, Doctor, HarnessReport, Level, doctor};
-pub use plans::Places;
+pub use plans::{Places, shell_word};
 use record::Record;
 
 use crate::error::{ConnectError, Error, Result};

@@ -142,7 +142,7 @@ impl Places {
 }
 
 /// A word the shell reads back as itself.
-pub(super) fn shell_word(s: &str) -> String {
+pub fn shell_word(s: &str) -> String {
     let plain = |c: char| c.is_ascii_alphanumeric() || "/._-+:@%,=".contains(c);
     if !s.is_empty() && s.chars().all(plain) {
         s.to_string()
