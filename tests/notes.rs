@@ -314,3 +314,19 @@ fn memory_md_lists_current_notes_above_a_ledger_that_does_not_change() {
         "{corrected}"
     );
 }
+
+/// `search --include-superseded` shows the history a correction hides.
+#[test]
+fn a_corrected_note_is_found_again_with_include_superseded() {
+    let ws = Workspace::new();
+    ws.write("notes/pnpm.md", "This repo uses pnpm 8.\n");
+    ws.write(
+        "notes/pnpm-9.md",
+        "---\nsupersedes: notes/pnpm.md\n---\nThis repo uses pnpm 9.\n",
+    );
+    ws.sync();
+    assert_eq!(notes_in(&ws.search_json(&["pnpm"])), ["notes/pnpm-9.md"]);
+    let mut all = notes_in(&ws.search_json(&["pnpm", "--include-superseded"]));
+    all.sort();
+    assert_eq!(all, ["notes/pnpm-9.md", "notes/pnpm.md"]);
+}

@@ -171,6 +171,9 @@ pub enum Command {
         /// Also search sessions marked private.
         #[arg(long)]
         include_private: bool,
+        /// Also list notes a newer note corrected (or whose harness deleted them): the history.
+        #[arg(long)]
+        include_superseded: bool,
     },
     /// What an agent starting in a folder should know: that project's recent sessions first, within a token budget.
     #[command(

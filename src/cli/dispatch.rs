@@ -330,6 +330,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             since,
             limit,
             include_private,
+            include_superseded,
         } => {
             let settings = existing()?;
             let q = crate::search::Query {
@@ -343,6 +344,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                     .transpose()?,
                 limit: limit.unwrap_or(settings.config.search.limit),
                 include_private: *include_private,
+                include_superseded: *include_superseded,
             };
             let (found, tries) = super::commands::search(&settings, &q, now)?;
             let hits = found.hits;

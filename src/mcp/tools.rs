@@ -101,6 +101,7 @@ pub fn search(
         since,
         limit: limit as usize,
         include_private: false,
+        include_superseded: false,
     };
     let found = crate::search::search(index, &settings.config.search, &q, now)
         .map_err(|e| crate::error::message(&e))?;

@@ -45,6 +45,8 @@ pub struct Query {
     pub since: Option<DateTime<Utc>>,
     pub limit: usize,
     pub include_private: bool,
+    /// Also notes a newer note corrected, or whose harness file was deleted: the history.
+    pub include_superseded: bool,
 }
 
 /// One session that matched.

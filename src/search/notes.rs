@@ -1,6 +1,7 @@
 //! Notes in a search: the same words as sessions are matched against the
 //! notes' titles and bodies, ranked by bm25, and kept when they hold at
-//! least half the query's words. Superseded notes are left out.
+//! least half the query's words. Superseded notes (and imported notes whose
+//! harness file was deleted) are left out unless the query asks for history.
 //!
 //! Owns: turning a reading into note hits. Must not: rank sessions.
 
@@ -41,7 +42,10 @@ pub fn notes(index: &Index, q: &Query, reading: &Reading) -> Result<Vec<NoteHit>
     };
     let found: Vec<_> = found
         .into_iter()
-        .filter(|(_, n)| n.superseded_by.is_none() && in_project(n, q.project.as_deref()))
+        .filter(|(_, n)| {
+            let current = n.superseded_by.is_none() && n.source_deleted.is_none();
+            (current || q.include_superseded) && in_project(n, q.project.as_deref())
+        })
         .collect();
     let ids: Vec<i64> = found.iter().map(|(id, _)| *id).collect();
     let mut held = std::collections::HashMap::<i64, usize>::new();
