@@ -37,6 +37,7 @@ pub fn import(
         excluded,
         dry_run,
         projects: HashMap::new(),
+        folders: HashMap::new(),
         report: ImportReport::default(),
         touched: Vec::new(),
     };
@@ -76,6 +77,9 @@ struct Run<'a> {
     dry_run: bool,
     /// Claude Code's project folders resolved this run: (project, remote).
     projects: HashMap<PathBuf, (Option<String>, Option<String>)>,
+    /// The note folder chosen for each of Claude Code's project folders this
+    /// run: decided once per project, for its nested files too.
+    folders: HashMap<PathBuf, String>,
     report: ImportReport,
     touched: Vec<String>,
 }
@@ -218,34 +222,42 @@ impl Run<'_> {
 
     /// `notes/<harness>/[<project>/]<file>`; a folder another project's
     /// import holds already gets a suffix from this project's identity.
-    fn note_path(&self, f: &MemoryFile, project: Option<&str>, remote: Option<&str>) -> String {
-        let file = f.file.clone();
+    fn note_path(&mut self, f: &MemoryFile, project: Option<&str>, remote: Option<&str>) -> String {
         let harness = f.harness.as_str();
         let Some(dir) = &f.project_dir else {
-            return format!("notes/{harness}/{file}");
+            return format!("notes/{harness}/{}", f.file);
         };
+        if let Some(folder) = self.folders.get(dir) {
+            return format!("{folder}/{}", f.file);
+        }
         let name = project
             .and_then(|p| p.trim_end_matches('/').rsplit('/').next())
             .map(String::from)
             .unwrap_or_else(|| dir.file_name().unwrap_or_default().to_string_lossy().into());
         let name = safe_segment(&name);
-        let plain = format!("notes/{harness}/{name}/{file}");
-        if !self.other_project_holds(&plain, project, remote) {
-            return plain;
-        }
-        let id = contract::sha256_hex(remote.or(project).unwrap_or_default().as_bytes());
-        format!("notes/{harness}/{name}-{}/{file}", &id[..6])
+        let plain = format!("notes/{harness}/{name}");
+        let folder = match self.other_project_holds(&plain, project, remote) {
+            false => plain,
+            true => {
+                let id = contract::sha256_hex(remote.or(project).unwrap_or_default().as_bytes());
+                format!("notes/{harness}/{name}-{}", &id[..6])
+            }
+        };
+        self.folders.insert(dir.clone(), folder.clone());
+        format!("{folder}/{}", f.file)
     }
 
-    /// Whether the folder of `note` holds another project's imports: one
+    /// Whether the note folder `folder` holds another project's imports: one
     /// whose remote differs from ours (the same project cloned elsewhere
     /// has the same remote, or none to tell).
-    fn other_project_holds(&self, note: &str, project: Option<&str>, remote: Option<&str>) -> bool {
-        let dir = self.root.join(note);
-        let Some(dir) = dir.parent() else {
-            return false;
-        };
-        let Ok(entries) = std::fs::read_dir(dir) else {
+    fn other_project_holds(
+        &self,
+        folder: &str,
+        project: Option<&str>,
+        remote: Option<&str>,
+    ) -> bool {
+        let dir = self.root.join(folder);
+        let Ok(entries) = std::fs::read_dir(&dir) else {
             return false;
         };
         entries.flatten().any(|e| {
