@@ -20,12 +20,28 @@ pub enum AutoCommit {
     Off,
 }
 
+/// What of a projection file the daemon's commit holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum CommitScope {
+    /// memsync's block alone: the file as HEAD has it with the block
+    /// replaced. Lines typed around it are the person's (or agent's) to commit.
+    Block,
+    /// The whole file, lines around the block included, once quiet.
+    File,
+}
+
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(default, deny_unknown_fields)]
 pub struct GitConfig {
     pub auto_commit: AutoCommit,
     /// The message of the daemon's projection commits (fixed, so they are recognisable).
     pub commit_message: String,
+    /// The daemon commits once the workspace has been quiet this long: longer
+    /// than an editor's autosave (Obsidian's is 2 s), so a person still typing
+    /// in MEMORY.md or a daily note is never interleaved with commits.
+    pub commit_quiet_ms: u64,
+    pub commit_scope: CommitScope,
 }
 
 impl Default for GitConfig {
@@ -33,6 +49,8 @@ impl Default for GitConfig {
         GitConfig {
             auto_commit: AutoCommit::Auto,
             commit_message: "memsync: update projections".into(),
+            commit_quiet_ms: 5000,
+            commit_scope: CommitScope::Block,
         }
     }
 }

@@ -11,8 +11,15 @@
 //! holds either what HEAD holds or what HEAD is about to hold, so a pull
 //! that sees HEAD move under its fetch fast-forwards without touching a file.
 //!
+//! What is committed is memsync's block alone: the file as HEAD holds it
+//! with its managed block replaced by the one on disk. Curated lines a
+//! person typed around the block (half a line, while the editor autosaves)
+//! stay in the work tree for the person to commit; a daemon commit never
+//! holds text memsync did not render.
+//!
 //! Owns: the commit. Must not: commit a path the user staged other bytes
-//! for, a symlink, or an ignored file; run while git is busy.
+//! for, a symlink, an ignored file, or text outside memsync's block; run
+//! while git is busy.
 
 use std::collections::{BTreeMap, VecDeque};
 use std::io::Write;
@@ -21,7 +28,8 @@ use std::process::{Command, Stdio};
 
 use sha2::{Digest, Sha256};
 
-use super::{git, git_dir, git_ok};
+use super::{block, git, git_dir, git_ok};
+use crate::config::CommitScope;
 use crate::error::{Error, GitError, Result};
 
 /// The temporary index the commit's tree is built in, inside the git dir
@@ -112,6 +120,7 @@ pub fn commit_projections(
     root: &Path,
     paths: &[String],
     message: &str,
+    scope: CommitScope,
     own: &mut OwnStaging,
     renders: &RecentRenders,
 ) -> Result<Committed> {
@@ -133,10 +142,14 @@ pub fn commit_projections(
         Some(h) => entries(&top, &["ls-tree", "-z", h, "--"], &candidates)?,
         None => BTreeMap::new(),
     };
-    let blobs = hash_objects(&top, &candidates)?;
     let mut changes = Vec::new();
-    for (path, blob) in candidates.iter().zip(blobs) {
+    let mut told = Vec::new();
+    for path in &candidates {
         let in_head = committed.get(path);
+        let Some(own_bytes) = memsyncs_part(&top, path, in_head, scope)? else {
+            continue; // no block of memsync's in it: nothing of ours to commit
+        };
+        let blob = hash_bytes(&top, &own_bytes.text)?;
         if let Some(staged) = index.get(path)
             && Some(staged) != in_head
             && staged.blob != blob
@@ -149,13 +162,15 @@ pub fn commit_projections(
             continue;
         }
         let mode = in_head.map_or("100644", |e| e.mode.as_str()).to_string();
+        told.push(own_bytes.what_changed(path.strip_prefix(prefix.as_str()).unwrap_or(path)));
         changes.push((path.clone(), Entry { mode, blob }));
     }
     if changes.is_empty() {
         return Ok(Committed::Nothing);
     }
     let tree = build_tree(&top, &dir, head.as_deref(), &changes)?;
-    let commit = commit_tree(&top, &tree, head.as_deref(), message)?;
+    let full_message = format!("{message}\n\n{}\n", told.join("\n"));
+    let commit = commit_tree(&top, &tree, head.as_deref(), &full_message)?;
     // Nothing anyone can see has changed yet; from here on it does.
     if crate::repo::git_running_at(root) {
         return Ok(Committed::Busy("a git command is running"));
@@ -245,15 +260,103 @@ fn entries(top: &Path, args: &[&str], paths: &[String]) -> Result<BTreeMap<Strin
         .collect())
 }
 
-/// Writes the files' current bytes as blobs; their ids in order.
-fn hash_objects(top: &Path, paths: &[String]) -> Result<Vec<String>> {
-    let mut args = vec!["hash-object", "-w", "--"];
-    args.extend(paths.iter().map(String::as_str));
-    let ids: Vec<String> = git_ok(top, &args)?.lines().map(String::from).collect();
-    if ids.len() != paths.len() {
-        return Err(command_error(&args, b"fewer ids than paths"));
+/// The bytes a projection commit holds for one file, and the block lines
+/// it changes.
+struct OwnPart {
+    text: String,
+    added: usize,
+    removed: usize,
+}
+
+impl OwnPart {
+    /// One line of the commit message's body.
+    fn what_changed(&self, rel: &str) -> String {
+        format!(
+            "{rel}: {} lines added, {} removed in memsync's block",
+            self.added, self.removed
+        )
     }
-    Ok(ids)
+}
+
+/// `path` (from the top of the work tree) as HEAD holds it with its managed
+/// block replaced by the one on disk (the whole file on disk with
+/// [`CommitScope::File`]); `None` when the file on disk holds no block (or
+/// is not text): nothing in it is memsync's to commit.
+fn memsyncs_part(
+    top: &Path,
+    path: &str,
+    in_head: Option<&Entry>,
+    scope: CommitScope,
+) -> Result<Option<OwnPart>> {
+    let Ok(bytes) = std::fs::read(top.join(path)) else {
+        return Ok(None);
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        return Ok(None);
+    };
+    let Some((b, e)) = block::block_range(&text) else {
+        return Ok(None);
+    };
+    let block = &text[b..e];
+    let base = match in_head {
+        Some(entry) => {
+            let out = git(top, &["cat-file", "blob", &entry.blob])?;
+            if !out.status.success() {
+                return Err(command_error(
+                    &["cat-file", "blob", &entry.blob],
+                    &out.stderr,
+                ));
+            }
+            match String::from_utf8(out.stdout) {
+                Ok(t) => t,
+                Err(_) => return Ok(None),
+            }
+        }
+        None => String::new(),
+    };
+    let old_block = block::block_range(&base).map_or("", |(b, e)| &base[b..e]);
+    let (added, removed) = line_changes(old_block, block);
+    let text = match scope {
+        CommitScope::Block => block::splice(&base, block),
+        CommitScope::File => text.clone(),
+    };
+    Ok(Some(OwnPart {
+        text,
+        added,
+        removed,
+    }))
+}
+
+/// Lines of `new` not in `old`, and of `old` not in `new` (as multisets).
+fn line_changes(old: &str, new: &str) -> (usize, usize) {
+    let mut counts: BTreeMap<&str, i64> = BTreeMap::new();
+    for l in old.lines() {
+        *counts.entry(l).or_default() -= 1;
+    }
+    for l in new.lines() {
+        *counts.entry(l).or_default() += 1;
+    }
+    let added = counts
+        .values()
+        .filter(|c| **c > 0)
+        .map(|c| *c as usize)
+        .sum();
+    let removed = counts
+        .values()
+        .filter(|c| **c < 0)
+        .map(|c| (-*c) as usize)
+        .sum();
+    (added, removed)
+}
+
+/// Writes `text` as a blob; its id.
+fn hash_bytes(top: &Path, text: &str) -> Result<String> {
+    run(
+        top,
+        None,
+        &["hash-object", "-w", "--stdin"],
+        Some(text.as_bytes()),
+    )
 }
 
 /// HEAD's tree with `changes` applied, built in a scratch index.

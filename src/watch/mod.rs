@@ -128,9 +128,6 @@ type RawEvent = notify::Result<notify::Event>;
 /// A tree that never goes quiet is still reconciled this often.
 const MAX_GATHER: Duration = Duration::from_secs(2);
 
-/// How long a git workspace must be quiet before the daemon commits projections.
-const GIT_QUIET: Duration = Duration::from_secs(1);
-
 /// After this many deferrals an unsettled file is judged as it is.
 const MAX_DEFERRALS: u32 = 3;
 

@@ -107,6 +107,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             &self.root,
             &paths,
             &self.settings.config.git.commit_message,
+            self.settings.config.git.commit_scope,
             &mut self.own_staging,
             &self.renders,
         ) {
@@ -125,11 +126,13 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         }
     }
 
-    /// Projection commits wait for a quiet second in a git workspace, so they
-    /// do not contend with the git commands a person or a sync tool is running.
+    /// Projection commits wait until the workspace has been quiet for
+    /// `git.commit_quiet_ms` (every event moves it on), so they neither
+    /// contend with a person's git commands nor land while someone types.
     pub(super) fn schedule_commit(&mut self) {
         if self.git_dir.is_some() {
-            self.commit_check = Some(Instant::now() + GIT_QUIET);
+            let quiet = Duration::from_millis(self.settings.config.git.commit_quiet_ms);
+            self.commit_check = Some(Instant::now() + quiet);
         }
     }
 

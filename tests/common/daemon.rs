@@ -23,7 +23,7 @@ impl Daemon {
         if !config.exists() {
             std::fs::write(
                 &config,
-                "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
+                "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\ngit:\n  commit_quiet_ms: 1000\n",
             )
             .unwrap();
         }

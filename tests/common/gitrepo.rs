@@ -29,7 +29,7 @@ pub fn init_repo(dir: &Path) {
     git(dir, &["config", "pull.rebase", "false"]);
     std::fs::write(
         dir.join("memsync.yaml"),
-        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\n",
+        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\ngit:\n  commit_quiet_ms: 1000\n",
     )
     .unwrap();
     memsync(dir, &["git", "setup"]).success();
@@ -63,13 +63,29 @@ pub fn is_projection(path: &str) -> bool {
     memsync::scan::classify(path) == memsync::scan::FileClass::Projection
 }
 
-/// Waits until the daemon has rendered and committed: no projection has been
-/// dirty for 1.5 s (the daemon commits after a quiet second).
+/// memsync's block in `text` (empty when it has none).
+fn memsyncs_block(text: &str) -> &str {
+    memsync::project::file::block_range(text).map_or("", |(b, e)| &text[b..e])
+}
+
+/// Whether the projection at `rel` holds a block HEAD does not: something
+/// of memsync's still to commit (lines around the block are the agent's or
+/// the person's, which the daemon leaves to them).
+fn block_uncommitted(root: &Path, rel: &str) -> bool {
+    let here = std::fs::read_to_string(root.join(rel)).unwrap_or_default();
+    let head = try_git(root, &["show", &format!("HEAD:{rel}")]).unwrap_or_default();
+    memsyncs_block(&here).trim_end() != memsyncs_block(&head).trim_end()
+}
+
+/// Waits until the daemon has rendered and committed: no projection's block
+/// has differed from HEAD's for 1.5 s (the daemon commits after a quiet
+/// second, as these workspaces configure it).
 pub fn settle(root: &Path, daemon: &Daemon) {
     let dirty = || {
         let out = git(root, &["status", "--porcelain", "--untracked-files=all"]);
         out.lines()
             .filter(|l| is_projection(l.get(3..).unwrap_or("")))
+            .filter(|l| block_uncommitted(root, l.get(3..).unwrap_or("")))
             .map(String::from)
             .collect::<Vec<_>>()
     };
