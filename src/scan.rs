@@ -205,7 +205,10 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
             // memsync's own outputs are never ingested (no feedback loops).
             FileClass::Projection => continue,
             FileClass::Note => {
-                match misnamed(&rel) {
+                // A canonical name out of `memory/` (a moved folder) is read:
+                // its frontmatter says whose it is and where it belongs.
+                let moved = contract::parse_canonical_name(name).is_some();
+                match misnamed(&rel).filter(|_| !moved) {
                     Some(problem) => out.problems.push(problem),
                     None if crate::note::is_note_path(&rel) => {
                         if let Ok(meta) = entry.metadata() {

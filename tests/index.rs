@@ -96,6 +96,8 @@ fn an_edited_immutable_artifact_is_flagged_and_its_last_good_row_kept() {
     assert_eq!(ws.read("MEMORY.md"), before);
 }
 
+/// Deleted by hand (not forgotten): the rows and problems go, and one notice
+/// says how to make it final.
 #[test]
 fn a_deleted_file_loses_its_rows_and_problems() {
     let ws = Workspace::new();
@@ -108,7 +110,21 @@ fn a_deleted_file_loses_its_rows_and_problems() {
     assert_eq!(report.removed, 3);
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM artifacts"), 0);
     assert_eq!(count(&ws, "SELECT COUNT(*) FROM session_fts"), 0);
-    assert_eq!(count(&ws, "SELECT COUNT(*) FROM problems"), 0);
+    assert_eq!(
+        count(
+            &ws,
+            "SELECT COUNT(*) FROM problems WHERE rule <> 'artifact.deleted'"
+        ),
+        0
+    );
+    let notice = ws.check().problems;
+    assert_eq!(notice.len(), 1, "{notice:?}");
+    assert_eq!(notice[0].rule, "artifact.deleted");
+    assert!(
+        notice[0].reason.contains("memsync forget"),
+        "{}",
+        notice[0].reason
+    );
     assert!(!ws.read("MEMORY.md").contains("session=deleted"));
 }
 

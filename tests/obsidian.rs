@@ -97,3 +97,304 @@ fn half_typed_lines_are_never_committed_and_typing_never_interleaves_with_commit
     assert!(daemon.stop().success());
     memsync(&root, &["check"]).success();
 }
+
+/// Every problem `check` reports: (path, rule, reason).
+fn problems(root: &Path) -> Vec<(String, String, String)> {
+    let out = common::gitrepo::cmd(root, &["check", "--json"])
+        .output()
+        .unwrap();
+    let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    json["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|p| {
+            let s = |k: &str| p[k].as_str().unwrap_or_default().to_string();
+            (s("path"), s("rule"), s("reason"))
+        })
+        .collect()
+}
+
+fn with_rule(root: &Path, rule: &str) -> Vec<(String, String)> {
+    problems(root)
+        .into_iter()
+        .filter(|(_, r, _)| r == rule)
+        .map(|(p, _, reason)| (p, reason))
+        .collect()
+}
+
+/// The workspace-relative path of the session's `kind` file.
+fn artifact(root: &Path, kind: &str) -> String {
+    let mut found: Vec<String> = std::fs::read_dir(root.join("memory"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with(&format!("--{kind}.md")))
+        .collect();
+    found.sort();
+    format!(
+        "memory/{}",
+        found.first().expect("an artifact of that kind")
+    )
+}
+
+/// The frontmatter of `text` edited in the Properties panel: parsed and
+/// written back by a real YAML library, with `edit` applied.
+fn edit_properties(text: &str, edit: impl Fn(&mut serde_yaml::Mapping)) -> String {
+    let rest = text.strip_prefix("---\n").unwrap();
+    let (yaml, body) = rest.split_once("\n---\n").unwrap();
+    let mut map: serde_yaml::Mapping = serde_yaml::from_str(yaml).unwrap();
+    edit(&mut map);
+    format!("---\n{}---\n{body}", serde_yaml::to_string(&map).unwrap())
+}
+
+fn in_memory_md(root: &Path, needle: &str) -> bool {
+    std::fs::read_to_string(root.join("MEMORY.md")).is_ok_and(|t| t.contains(needle))
+}
+
+/// Tags, aliases and cssclasses added in the Properties panel are silent;
+/// a time set with the date picker (no zone) is explained with the way
+/// back, and the session keeps its rows meanwhile.
+#[test]
+fn obsidians_standard_properties_are_silent_and_its_date_picker_is_explained() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let summary = artifact(&root, "summary");
+    let text = std::fs::read_to_string(root.join(&summary)).unwrap();
+    let tagged = edit_properties(&text, |m| {
+        m.insert("tags".into(), vec!["memsync", "retry"].into());
+        m.insert("aliases".into(), vec!["Work on the first session"].into());
+        m.insert("cssclasses".into(), vec!["wide"].into());
+    });
+    std::fs::write(root.join(&summary), &tagged).unwrap();
+    wait_for(&daemon.log, "the edit to be read", || {
+        memsync(&root, &["-q", "sync"]);
+        problems(&root).is_empty()
+    });
+    let picked = edit_properties(&tagged, |m| {
+        m.insert("captured_at".into(), "2026-11-24T10:40".into());
+    });
+    std::fs::write(root.join(&summary), picked).unwrap();
+    wait_for(&daemon.log, "the date picker's value reported", || {
+        !with_rule(&root, "key.timestamp").is_empty()
+    });
+    let (path, reason) = &with_rule(&root, "key.timestamp")[0];
+    assert_eq!(path, &summary);
+    assert!(
+        reason.contains("date picker") && reason.contains("Property type → Text"),
+        "{reason}"
+    );
+    assert!(
+        in_memory_md(&root, "first-session"),
+        "the last good rows stay"
+    );
+    assert!(daemon.stop().success());
+}
+
+/// Renaming a summary to a readable title: the renamed file is named in the
+/// report as the session's summary, with the way back; it is not indexed
+/// as a note beside its session. Moving it back heals everything.
+#[test]
+fn a_renamed_summary_is_reported_with_the_way_back_and_moving_it_back_heals() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let summary = artifact(&root, "summary");
+    let renamed = "memory/Work on the first session.md";
+    std::fs::rename(root.join(&summary), root.join(renamed)).unwrap();
+    wait_for(&daemon.log, "the rename reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+    });
+    let (path, reason) = &with_rule(&root, "naming.moved")[0];
+    assert_eq!(path, renamed);
+    assert!(
+        reason.contains(&format!("git mv '{renamed}' '{summary}'")),
+        "{reason}"
+    );
+    assert!(
+        reason.contains("the summary of session first-session"),
+        "{reason}"
+    );
+    let notes = common::gitrepo::cmd(&root, &["search", "first", "--json"])
+        .output()
+        .unwrap();
+    let hits = String::from_utf8_lossy(&notes.stdout).to_string();
+    assert!(
+        !hits.contains("Work on the first session.md"),
+        "indexed as a note: {hits}"
+    );
+    std::fs::rename(root.join(renamed), root.join(&summary)).unwrap();
+    wait_for(&daemon.log, "the report to clear", || {
+        with_rule(&root, "naming.moved").is_empty()
+    });
+    wait_for(&daemon.log, "the session back in MEMORY.md", || {
+        in_memory_md(&root, "first-session")
+    });
+    assert!(daemon.stop().success());
+}
+
+/// Conflict copies of a summary (Dropbox's name, changed text) and of
+/// MEMORY.md (iCloud's name) are reported naming their originals.
+#[test]
+fn sync_conflict_copies_are_reported_naming_their_originals() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let summary = artifact(&root, "summary");
+    let copy = summary.replace(".md", " (Ana's conflicted copy 2026-11-24).md");
+    let text = std::fs::read_to_string(root.join(&summary)).unwrap();
+    std::fs::write(root.join(&copy), format!("{text}Changed on the laptop.\n")).unwrap();
+    std::fs::copy(root.join("MEMORY.md"), root.join("MEMORY 2.md")).unwrap();
+    wait_for(&daemon.log, "both copies reported", || {
+        with_rule(&root, "sync.conflict-copy").len() == 2
+    });
+    let found = with_rule(&root, "sync.conflict-copy");
+    let of_summary = found
+        .iter()
+        .find(|(p, _)| p == &copy)
+        .expect("the summary's copy");
+    assert!(
+        of_summary.1.contains(&format!("of `{summary}`")),
+        "{}",
+        of_summary.1
+    );
+    assert!(of_summary.1.contains("diff"), "{}", of_summary.1);
+    let of_memory = found
+        .iter()
+        .find(|(p, _)| p == "MEMORY 2.md")
+        .expect("MEMORY.md's copy");
+    assert!(
+        of_memory.1.contains("same bytes as `MEMORY.md`"),
+        "{}",
+        of_memory.1
+    );
+    std::fs::remove_file(root.join(&copy)).unwrap();
+    std::fs::remove_file(root.join("MEMORY 2.md")).unwrap();
+    wait_for(&daemon.log, "the reports to clear", || {
+        memsync(&root, &["-q", "sync"]);
+        with_rule(&root, "sync.conflict-copy").is_empty()
+    });
+    assert!(daemon.stop().success());
+}
+
+/// Deleting a session in Obsidian moves it to `.trash/`: the deletion is
+/// reported with the way to make it final, `.trash/` stays out of git, and
+/// `forget` then works on the session whose files are gone.
+#[test]
+fn a_session_deleted_to_the_trash_is_reported_and_can_be_forgotten_for_good() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    std::fs::create_dir_all(root.join(".trash")).unwrap();
+    for kind in ["summary", "transcript", "manifest"] {
+        let path = artifact(&root, kind);
+        let name = path.trim_start_matches("memory/");
+        std::fs::rename(root.join(&path), root.join(".trash").join(name)).unwrap();
+    }
+    wait_for(&daemon.log, "the deletion reported", || {
+        !with_rule(&root, "artifact.deleted").is_empty()
+    });
+    let found = with_rule(&root, "artifact.deleted");
+    assert_eq!(found.len(), 1, "one notice a session: {found:?}");
+    assert!(found[0].1.contains(".trash/"), "{}", found[0].1);
+    let status = git(&root, &["status", "--porcelain", "--untracked-files=all"]);
+    assert!(
+        !status.contains(".trash"),
+        "the trash is not for git: {status}"
+    );
+    let token = found[0].0.split("--").nth(1).unwrap().to_string();
+    settle(&root, &daemon);
+    assert!(daemon.stop().success());
+    memsync(
+        &root,
+        &[
+            "forget",
+            &token,
+            "--agent",
+            "default",
+            "--reason",
+            "deleted in Obsidian",
+            "-y",
+        ],
+    )
+    .success();
+    assert!(with_rule(&root, "artifact.deleted").is_empty());
+}
+
+/// Moving `memory/` into another folder keeps every row (nothing is
+/// committed empty), reports the folder and each moved file, and moving it
+/// back leaves the ledger as it was.
+#[test]
+fn a_moved_memory_folder_keeps_the_ledger_and_nothing_empty_is_committed() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    settle(&root, &daemon);
+    let ledger = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    let commits = git(&root, &["rev-list", "--count", "HEAD"]);
+    std::fs::create_dir_all(root.join("archive")).unwrap();
+    std::fs::rename(root.join("memory"), root.join("archive/memory")).unwrap();
+    wait_for(&daemon.log, "the missing folder reported", || {
+        !with_rule(&root, "memory.missing").is_empty()
+    });
+    wait_for(&daemon.log, "the moved files reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+    });
+    std::thread::sleep(Duration::from_millis(2000));
+    assert_eq!(
+        std::fs::read_to_string(root.join("MEMORY.md")).unwrap(),
+        ledger
+    );
+    assert_eq!(
+        git(&root, &["rev-list", "--count", "HEAD"]),
+        commits,
+        "nothing committed"
+    );
+    std::fs::rename(root.join("archive/memory"), root.join("memory")).unwrap();
+    wait_for(&daemon.log, "the reports to clear", || {
+        memsync(&root, &["-q", "sync"]);
+        with_rule(&root, "memory.missing").is_empty() && with_rule(&root, "naming.moved").is_empty()
+    });
+    assert_eq!(
+        std::fs::read_to_string(root.join("MEMORY.md")).unwrap(),
+        ledger
+    );
+    assert!(daemon.stop().success());
+}
+
+/// A line typed inside memsync's block is replaced by the next render, but
+/// kept under `.memsync/edits/` and reported first.
+#[test]
+fn an_edit_inside_the_block_is_kept_and_reported_before_it_is_replaced() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    settle(&root, &daemon);
+    let text = std::fs::read_to_string(root.join("MEMORY.md")).unwrap();
+    let end = text.find("<!-- memsync:end -->").unwrap();
+    let edited = format!(
+        "{}- my own note inside the block\n{}",
+        &text[..end],
+        &text[end..]
+    );
+    std::fs::write(root.join("MEMORY.md"), edited).unwrap();
+    wait_for(&daemon.log, "the render that replaces it", || {
+        !in_memory_md(&root, "my own note inside the block")
+    });
+    let found = with_rule(&root, "projection.edited-block");
+    assert_eq!(
+        found.len(),
+        1,
+        "{found:?}\n{}",
+        std::fs::read_to_string(&daemon.log).unwrap_or_default()
+    );
+    assert_eq!(found[0].0, "MEMORY.md");
+    let kept: Vec<_> = std::fs::read_dir(root.join(".memsync/edits"))
+        .unwrap()
+        .flatten()
+        .collect();
+    assert_eq!(kept.len(), 1);
+    let saved = std::fs::read_to_string(kept[0].path()).unwrap();
+    assert!(saved.contains("- my own note inside the block"), "{saved}");
+    assert!(
+        found[0]
+            .1
+            .contains(&kept[0].file_name().to_string_lossy().to_string())
+    );
+    assert!(daemon.stop().success());
+}

@@ -165,7 +165,9 @@ fn resolve(
         || settings
             .root
             .join(contract::tombstone_path(agent_default, &token))
-            .exists();
+            .exists()
+        // Deleted by hand: its files are gone, the notice remembers it.
+        || index.token_has_problem(&token, "artifact.deleted")?;
     if on_disk {
         found.push((agent_default.to_string(), token));
     }

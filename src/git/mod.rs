@@ -26,7 +26,16 @@ pub use rescue::rescue_lines;
 const GIT_BLOCK_BEGIN: &str = "# memsync:begin";
 const GIT_BLOCK_END: &str = "# memsync:end";
 
-const IGNORE_LINES: &[&str] = &["/.memsync/", "*.tmp-*", ".*.tmp*"];
+const IGNORE_LINES: &[&str] = &[
+    "/.memsync/",
+    "*.tmp-*",
+    ".*.tmp*",
+    // Obsidian's window layout (rewritten on every click) and its trash
+    // (a session deleted there must not travel to every clone).
+    "/.obsidian/workspace.json",
+    "/.obsidian/workspace-mobile.json",
+    "/.trash/",
+];
 const ATTRIBUTE_LINES: &[&str] = &[
     "/MEMORY.md merge=memsync",
     "/agents/*/MEMORY.md merge=memsync",

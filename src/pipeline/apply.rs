@@ -57,32 +57,67 @@ pub(super) fn apply_tombstones(
             b.delete_artifact(&path)?;
             report.removed += 1;
         }
+        // Forgotten now: a hand deletion of it is no longer news.
+        b.clear_token_problems(token, DELETED_BY_HAND)?;
         touched.insert(token.clone());
     }
     Ok(())
 }
 
+/// The rule of the notice a session artifact deleted by hand leaves.
+const DELETED_BY_HAND: &str = "artifact.deleted";
+
 pub(super) fn apply_deletions(
     b: &Batch<'_>,
-    deleted: &[String],
+    changes: &Changes<'_>,
     touched: &mut BTreeSet<String>,
     report: &mut SyncReport,
 ) -> Result<()> {
-    for path in deleted
+    let forgotten: HashSet<&str> = changes
+        .tombstoned_after
+        .iter()
+        .map(|(_, t)| t.as_str())
+        .collect();
+    let mut noticed: HashSet<String> = HashSet::new();
+    for path in changes
+        .deleted
         .iter()
         .filter(|p| scan::classify(p) == FileClass::Artifact)
     {
-        if b.has_artifact(path)? {
+        let agent = b.artifact_agent(path)?;
+        if agent.is_some() {
             report.removed += 1;
         }
         b.delete_artifact(path)?;
         b.delete_file(path)?;
         b.clear_path_problems(path)?;
-        if let Some(token) = file_token(path) {
-            touched.insert(token);
+        let Some(token) = file_token(path) else {
+            continue;
+        };
+        // One notice a session: the path that tells the way back.
+        if let Some(agent) = agent
+            && !forgotten.contains(token.as_str())
+            && noticed.insert(token.clone())
+        {
+            let notice = deleted_by_hand(path, &agent, &token);
+            b.insert_problems(Phase::File, Some(&token), &[notice])?;
         }
+        touched.insert(token);
     }
     Ok(())
+}
+
+/// The notice of a session file deleted without `forget`: it left the index,
+/// search and MEMORY.md, and nothing keeps a clone, a pull or a re-capture
+/// from bringing it back.
+fn deleted_by_hand(path: &str, agent: &str, token: &str) -> Problem {
+    Problem::warning(
+        path,
+        DELETED_BY_HAND,
+        format!(
+            "deleted by hand, not forgotten: its session left search, MEMORY.md and the daily log, but a pull or a clone can bring it back. To remove it for good: `memsync forget {token} --agent {agent} --reason …`; to undo: restore the file (Obsidian keeps it in .trash/; `git checkout -- '{path}'`)"
+        ),
+    )
 }
 
 pub(super) fn apply_read(

@@ -76,10 +76,12 @@ pub fn sync_with(
         "scanned"
     );
     let mut plan = read::merge_with_cache(index, scan.files, &stale)?;
+    keep_rows_of_a_missing_memory_dir(settings, &mut plan.deleted, &mut scan.problems);
     plan.scan_problems = Some(scan.problems);
     // Notes first: MEMORY.md lists the newest ones, and renders in reconcile.
     let gone = notes_gone(index, &notes)?;
-    let counts = index_notes(index, &settings.root, &notes, &gone)?;
+    let counts = index_notes(index, settings, &notes, &gone)?;
+    displaced_gone(index, &notes)?;
     let report = reconcile(index, settings, now, opts, plan, started)?;
     Ok(with_notes(report, counts))
 }
@@ -90,6 +92,37 @@ fn with_notes(report: SyncReport, (indexed, removed): (usize, usize)) -> SyncRep
         notes_indexed: indexed,
         notes_removed: removed,
         ..report
+    }
+}
+
+fn memory_dir_present(settings: &Settings) -> bool {
+    settings.root.join(contract::MEMORY_DIR).is_dir()
+}
+
+/// With `memory/` gone (moved or renamed in a file manager or Obsidian), its
+/// files are not deleted sessions: their rows, tombstones included, stay
+/// until it comes back, so MEMORY.md is not rendered (and committed) empty.
+fn keep_rows_of_a_missing_memory_dir(
+    settings: &Settings,
+    deleted: &mut Vec<String>,
+    problems: &mut Vec<Problem>,
+) {
+    if memory_dir_present(settings) {
+        return;
+    }
+    let under = format!("{}/", contract::MEMORY_DIR);
+    let before = deleted.len();
+    deleted.retain(|p| !p.starts_with(&under));
+    let kept = before - deleted.len();
+    if kept > 0 {
+        problems.push(Problem::error(
+            contract::MEMORY_DIR,
+            "memory.missing",
+            format!(
+                "the folder is gone (moved or renamed?); the {kept} session files indexed from it keep their rows, and MEMORY.md and the daily logs are not rendered without them. Fix: move it back to `{}/`; if it was meant, `memsync reindex` drops them",
+                contract::MEMORY_DIR
+            ),
+        ));
     }
 }
 
@@ -126,6 +159,11 @@ pub fn sync_paths(
         // A fresh clone, a deleted or rebuilt index: projections rendered from
         // these paths alone would drop every other session.
         tracing::info!("the index does not hold the whole workspace yet; syncing all of it");
+        return sync_with(index, settings, now, opts);
+    }
+    if !memory_dir_present(settings) {
+        // Every session file would look deleted: the full sync keeps their
+        // rows and says so.
         return sync_with(index, settings, now, opts);
     }
     invalidate_on_config_change(index, settings)?;
@@ -165,7 +203,7 @@ pub fn sync_paths(
         }
     }
     let (present, gone) = named_notes(&settings.root, &rules, paths);
-    let counts = index_notes(index, &settings.root, &present, &gone)?;
+    let counts = index_notes(index, settings, &present, &gone)?;
     let report = reconcile(index, settings, now, opts, plan, started)?;
     Ok(with_notes(report, counts))
 }
@@ -358,7 +396,14 @@ fn reconcile(
         // refuse; the dirty marks stay, and the next sync or the daemon renders.
         tracing::info!(why, "projections left for later: git is busy");
     }
-    if opts.render && git_busy.is_none() {
+    // A moved `memory/` keeps its rows (see `keep_rows_of_a_missing_memory_dir`);
+    // a render now would re-create the folder with a daily log, after which
+    // the next sync would take every session for deleted.
+    let memory_missing = !memory_dir_present(settings) && index.has_artifacts()?;
+    if memory_missing {
+        tracing::warn!("projections left as they are: memory/ is missing");
+    }
+    if opts.render && git_busy.is_none() && !memory_missing {
         let while_held = match opts.held_files {
             Some(files) => WhileHeld::Follow(files),
             None => WhileHeld::Defer,
@@ -427,7 +472,7 @@ fn index_changes(
         index.batch(|b| {
             let mut touched: BTreeSet<String> = BTreeSet::new();
             apply_tombstones(b, changes, &mut touched, report)?;
-            apply_deletions(b, changes.deleted, &mut touched, report)?;
+            apply_deletions(b, changes, &mut touched, report)?;
             if let Some(p) = changes.progress {
                 p.begin(to_read.len() as u64);
             }

@@ -10,10 +10,11 @@ use super::*;
 /// those paths. Returns how many notes were (re)indexed and removed.
 pub(super) fn index_notes(
     index: &mut Index,
-    root: &Path,
+    settings: &Settings,
     present: &[ScannedFile],
     gone: &[String],
 ) -> Result<(usize, usize)> {
+    let root = settings.root.as_path();
     if present.is_empty() && gone.is_empty() {
         // A watcher's batch of artifacts only: no note row is read.
         return Ok((0, 0));
@@ -28,14 +29,21 @@ pub(super) fn index_notes(
         .filter(|f| !is_forgotten(&f.path))
         .filter(|f| known.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
         .collect();
-    let read: Vec<(crate::note::Note, FileStat)> = changed
+    let rule = settings.config.token.write_rule;
+    let (read, displaced): (Vec<_>, Vec<_>) = changed
         .par_iter()
         .filter_map(|f| {
             let bytes = read_note(&root.join(&f.path))?;
             let text = String::from_utf8_lossy(&bytes);
-            Some((crate::note::read(&f.path, &text), f.stat))
+            Some(match displacement(root, &f.path, &bytes, &text, rule) {
+                Some(problem) => Err(problem),
+                None => Ok((crate::note::read(&f.path, &text), f.stat)),
+            })
         })
-        .collect();
+        .partition_map(|r| match r {
+            Ok(note) => rayon::iter::Either::Left(note),
+            Err(problem) => rayon::iter::Either::Right(problem),
+        });
     let back: Vec<&String> = present
         .iter()
         .map(|f| &f.path)
@@ -46,11 +54,25 @@ pub(super) fn index_notes(
         .chain(back)
         .filter(|p| known.contains_key(*p))
         .collect();
-    if read.is_empty() && removed.is_empty() {
+    if read.is_empty() && removed.is_empty() && displaced.is_empty() && gone.is_empty() {
         return Ok((0, 0));
     }
     index.batch(|b| {
+        for problem in &displaced {
+            b.delete_note(&problem.path)?;
+            b.replace_problems(
+                &problem.path,
+                Phase::File,
+                None,
+                std::slice::from_ref(problem),
+            )?;
+        }
+        for path in gone {
+            b.clear_path_problems(path)?;
+        }
         for (note, stat) in &read {
+            // A file that was a displaced artifact or a conflict copy is a note now.
+            b.replace_problems(&note.path, Phase::File, None, &[])?;
             let updated = note
                 .updated
                 .as_deref()
@@ -64,6 +86,48 @@ pub(super) fn index_notes(
         Ok(())
     })?;
     Ok((read.len(), removed.len()))
+}
+
+/// The problem of a note that is not one: a session artifact renamed or
+/// moved out of `memory/`, a copy of one, or a sync conflict copy.
+fn displacement(
+    root: &Path,
+    rel: &str,
+    bytes: &[u8],
+    text: &str,
+    rule: crate::contract::TokenRule,
+) -> Option<Problem> {
+    let exists = |p: &str| root.join(p).is_file();
+    if let Some((original, tool)) = validate::conflict_original(rel, exists) {
+        let same = std::fs::read(root.join(&original)).is_ok_and(|b| b == bytes);
+        let rendered = scan::classify(&original) == FileClass::Projection;
+        return Some(validate::conflict_copy(
+            rel, &original, tool, same, rendered,
+        ));
+    }
+    let displaced = validate::displaced_artifact(text, rule)?;
+    let copy = exists(&displaced.canonical);
+    Some(displaced.problem(rel, copy))
+}
+
+/// Clears the problems of displaced files and conflict copies a full scan
+/// no longer found (they have no note row to notice them go).
+pub(super) fn displaced_gone(index: &mut Index, present: &[ScannedFile]) -> Result<()> {
+    let here: HashSet<&str> = present.iter().map(|f| f.path.as_str()).collect();
+    let gone: Vec<String> = index
+        .problem_paths(validate::DISPLACED_RULES)?
+        .into_iter()
+        .filter(|p| !here.contains(p.as_str()))
+        .collect();
+    if gone.is_empty() {
+        return Ok(());
+    }
+    index.batch(|b| {
+        for path in &gone {
+            b.clear_path_problems(path)?;
+        }
+        Ok(())
+    })
 }
 
 /// The tombstones of forgotten notes, as workspace-relative paths.

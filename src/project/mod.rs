@@ -5,6 +5,7 @@
 //! byte of a projection file outside its managed block.
 
 mod daily_log;
+mod edits;
 pub mod file;
 pub mod ledger;
 mod memory_md;
@@ -40,6 +41,10 @@ pub struct RenderOutcome {
     /// writing (one-shot commands only): they stay dirty for a later pass.
     pub held: Vec<String>,
     pending: Vec<Pending>,
+    /// The blocks memsync last wrote and is writing now, by digest.
+    blocks: edits::Blocks,
+    /// Blocks a person edited, as they were before this render replaced them.
+    edited: Vec<edits::EditedBlock>,
 }
 
 /// A projection file as rendered, for the projection state the next pass compares.
@@ -128,7 +133,10 @@ pub fn render(
         exclusions: &exclusions,
         while_held,
     };
-    let mut out = RenderOutcome::default();
+    let mut out = RenderOutcome {
+        blocks: edits::Blocks::load(index)?,
+        ..RenderOutcome::default()
+    };
     let mut problems = Vec::new();
     if cfg.memory_md.enabled {
         for agent in &dirty.agents {
@@ -146,6 +154,7 @@ pub fn render(
     }
     let writing = std::time::Instant::now();
     out.finish(&settings.root, while_held, &mut problems)?;
+    let notices = edits::keep_edited_blocks(&settings.state_dir(), &out.edited, now);
     let held_mirrors =
         mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered, while_held);
     out.held
@@ -168,6 +177,11 @@ pub fn render(
             b.put_projection_state(&f.path, &f.agent_id, &f.scope, f.stat, &rendered_now)?;
             b.replace_problems(&f.path, Phase::Projection, None, &[])?;
         }
+        let written = out.rendered.iter().filter_map(|f| {
+            let digest = out.blocks.digests.get(&f.path)?;
+            Some((f.path.as_str(), digest.as_str()))
+        });
+        edits::record_blocks(b, written, &out.written, &notices)?;
         for p in &problems {
             b.replace_problems(&p.path, Phase::Projection, None, std::slice::from_ref(p))?;
         }
@@ -434,16 +448,23 @@ struct Pending {
     scope: String,
     block: String,
     changed: bool,
+    /// The block the file held when it was read, when the render changes it.
+    existing_block: Option<String>,
 }
 
 impl Pending {
     fn new(target: &Target<'_>, existing: &str, block: String) -> Pending {
+        let changed = splice(existing, &block) != existing;
+        let existing_block = changed
+            .then(|| file::block_range(existing).map(|(b, e)| existing[b..e].to_string()))
+            .flatten();
         Pending {
             path: target.path.to_string(),
             agent_id: target.agent.to_string(),
             scope: target.scope.to_string(),
-            changed: splice(existing, &block) != existing,
+            changed,
             block,
+            existing_block,
         }
     }
 
@@ -470,6 +491,11 @@ impl RenderOutcome {
         while_held: WhileHeld<'_>,
         problems: &mut Vec<Problem>,
     ) -> Result<()> {
+        for p in &self.pending {
+            if let Some(edited) = self.blocks.note(p) {
+                self.edited.push(edited);
+            }
+        }
         let results: Vec<std::io::Result<(Replaced, FileStat)>> = self
             .pending
             .par_iter()

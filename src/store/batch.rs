@@ -66,6 +66,14 @@ impl Batch<'_> {
             .map_err(|e| self.err(e))
     }
 
+    /// The agent of the row a file holds, if it holds one.
+    pub fn artifact_agent(&self, path: &str) -> Result<Option<String>> {
+        self.tx
+            .prepare_cached("SELECT agent_id FROM artifacts WHERE source_path = ?1 LIMIT 1")
+            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
+            .map_err(|e| self.err(e))
+    }
+
     /// Paths of the rows of a session.
     pub fn session_paths(&self, agent_id: &str, token: &str) -> Result<Vec<String>> {
         let sql = "SELECT source_path FROM artifacts WHERE agent_id = ?1 AND token = ?2";
@@ -197,6 +205,22 @@ impl Batch<'_> {
 
     pub fn clear_problems(&self, phase: Phase) -> Result<()> {
         self.exec("DELETE FROM problems WHERE phase = ?1", [phase.as_str()])
+    }
+
+    /// Drops a session's problems under `rule` (kept by token, their path
+    /// may be gone).
+    pub fn clear_token_problems(&self, token: &str, rule: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM problems WHERE token = ?1 AND rule = ?2",
+            [token, rule],
+        )
+    }
+
+    pub fn clear_path_rule(&self, path: &str, rule: &str) -> Result<()> {
+        self.exec(
+            "DELETE FROM problems WHERE path = ?1 AND rule = ?2",
+            [path, rule],
+        )
     }
 
     pub fn clear_path_problems(&self, path: &str) -> Result<()> {

@@ -106,6 +106,38 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// Whether the index holds any artifact row.
+    pub fn has_artifacts(&self) -> Result<bool> {
+        self.conn
+            .query_row("SELECT EXISTS(SELECT 1 FROM artifacts)", [], |r| r.get(0))
+            .map_err(|e| self.err(e))
+    }
+
+    /// Whether a session (by token) holds a problem under `rule`.
+    pub fn token_has_problem(&self, token: &str, rule: &str) -> Result<bool> {
+        self.conn
+            .prepare_cached("SELECT EXISTS(SELECT 1 FROM problems WHERE token = ?1 AND rule = ?2)")
+            .and_then(|mut s| s.query_row([token, rule], |r| r.get(0)))
+            .map_err(|e| self.err(e))
+    }
+
+    /// The paths holding a problem under one of `rules`.
+    pub fn problem_paths(&self, rules: &[&str]) -> Result<Vec<String>> {
+        let mut stmt = self
+            .conn
+            .prepare_cached("SELECT DISTINCT path FROM problems WHERE rule = ?1")
+            .map_err(|e| self.err(e))?;
+        let mut out = Vec::new();
+        for rule in rules {
+            let paths = stmt
+                .query_map([rule], |r| r.get::<_, String>(0))
+                .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+                .map_err(|e| self.err(e))?;
+            out.extend(paths);
+        }
+        Ok(out)
+    }
+
     /// Every stored problem, in report order.
     pub fn problems(&self) -> Result<Vec<Problem>> {
         let mut all = Vec::new();

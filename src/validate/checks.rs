@@ -5,6 +5,11 @@
 
 use super::*;
 
+/// Obsidian's standard properties (and their older singular names): a person
+/// adds them in the Properties panel to find and style files; memsync reads
+/// none of them and never warns about them.
+const OBSIDIAN_PROPERTIES: &[&str] = &["tags", "aliases", "cssclasses", "tag", "alias", "cssclass"];
+
 pub(super) fn check_unknown_keys(
     path: &str,
     map: &Mapping,
@@ -17,9 +22,9 @@ pub(super) fn check_unknown_keys(
         (IMMUTABLE_KEYS, IMMUTABLE_OPTIONAL)
     };
     for key in map.keys() {
-        let known = key
-            .as_str()
-            .is_some_and(|k| keys.contains(&k) || optional.contains(&k));
+        let known = key.as_str().is_some_and(|k| {
+            keys.contains(&k) || optional.contains(&k) || OBSIDIAN_PROPERTIES.contains(&k)
+        });
         if !known {
             let shown = key
                 .as_str()
@@ -118,10 +123,21 @@ pub(super) fn check_checksum(
         } else {
             "body (immutable after commit)"
         };
+        let fix = if kind == ArtifactKind::Manifest {
+            format!(
+                "restore the body (`git checkout -- '{path}'`, or Obsidian's File recovery) or run `memsync sync` to rewrite the manifest"
+            )
+        } else {
+            format!(
+                "a captured body never changes: restore it (`git checkout -- '{path}'`, or Obsidian's File recovery); to change what agents read, edit `memory_sentence` in the properties (the ledger follows) or write a note under notes/"
+            )
+        };
         problems.push(Problem::error(
             path,
             "checksum.mismatch",
-            format!("{what} does not match content_sha256: declared {declared}, computed {actual}"),
+            format!(
+                "{what} does not match content_sha256 (declared {declared}, computed {actual}); the last good rows are kept. Fix: {fix}"
+            ),
         ));
     }
 }

@@ -14,10 +14,14 @@ use crate::parse::{self, Wikilink};
 use crate::sentence;
 
 mod checks;
+mod displaced;
 mod links;
 
 pub use checks::validate_tombstone;
 use checks::{check_checksum, check_naming, check_sentence, check_unknown_keys};
+pub use displaced::{
+    DISPLACED_RULES, Displaced, conflict_copy, conflict_original, displaced_artifact,
+};
 use links::check_link_fields;
 pub use links::{GraphNode, check_body_links, check_graph, link_path, link_shape_error};
 
@@ -190,6 +194,24 @@ const MANIFEST_OPTIONAL: &[&str] = &[
     "request_source",
 ];
 
+/// Why `raw` is not a time memsync keeps, with the way back when it is what
+/// Obsidian's date picker writes (local time to the minute, no zone).
+fn timestamp_reason(key: &str, raw: &str) -> String {
+    let picked = ["%Y-%m-%dT%H:%M", "%Y-%m-%dT%H:%M:%S", "%Y-%m-%d"]
+        .iter()
+        .any(|f| {
+            chrono::NaiveDateTime::parse_from_str(raw.trim(), f).is_ok()
+                || chrono::NaiveDate::parse_from_str(raw.trim(), f).is_ok()
+        });
+    if picked {
+        format!(
+            "key `{key}` is {raw:?}, a time without a zone as Obsidian's date picker writes it; memsync keeps UTC times like 2026-03-28T22:34:06.792Z. Set the property's type back to Text (its icon → Property type → Text) and restore the value (`git diff` shows it; for `captured_at` it is the file name's time)"
+        )
+    } else {
+        format!("key `{key}` is not an RFC 3339 timestamp with a zone: {raw:?}")
+    }
+}
+
 /// Reads typed keys from a frontmatter mapping, collecting a problem for each
 /// missing or mistyped one.
 struct Fields<'a> {
@@ -262,7 +284,7 @@ impl<'a> Fields<'a> {
                 self.problems.push(Problem::error(
                     self.path,
                     "key.timestamp",
-                    format!("key `{key}` is not an RFC 3339 timestamp with a zone: {raw:?}"),
+                    timestamp_reason(key, &raw),
                 ));
                 None
             }

@@ -181,7 +181,8 @@ impl Workspace {
              FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id ORDER BY s.agent_id, s.token",
             "SELECT source_path, target, label, origin FROM links ORDER BY source_path, target, origin",
             "SELECT source_path, agent_id, token, removed_at, reason FROM tombstones ORDER BY source_path",
-            "SELECT path, severity, rule, reason FROM problems ORDER BY path, rule, reason",
+            // A hand deletion's notice is history, not something the files say.
+            "SELECT path, severity, rule, reason FROM problems WHERE rule <> 'artifact.deleted' ORDER BY path, rule, reason",
         ] {
             let mut stmt = db.prepare(sql).expect("prepare");
             let n = stmt.column_count();

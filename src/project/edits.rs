@@ -1,0 +1,133 @@
+//! Edits a person made inside memsync's block (Obsidian shows the block like
+//! any text, and hides the marker that says to edit outside it). A render
+//! replaces the block, so before it does, a block that differs from the one
+//! memsync last wrote is kept under `.memsync/edits/` and reported in
+//! `status`: nothing typed disappears without a line saying where it went.
+//!
+//! Owns: the record of the last block written to each file (a digest in the
+//! index's meta), the kept copies and their notices. Must not: write a
+//! projection.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+
+use chrono::{DateTime, Utc};
+
+use super::Pending;
+use crate::contract;
+use crate::error::Result;
+use crate::store::{Batch, Index, Phase};
+use crate::validate::Problem;
+
+/// The rule of the notice.
+pub(super) const EDITED_BLOCK: &str = "projection.edited-block";
+
+/// Where the blocks are kept, under the state directory.
+const EDITS_DIR: &str = "edits";
+
+const META_PREFIX: &str = "rendered_block:";
+
+fn meta_key(path: &str) -> String {
+    format!("{META_PREFIX}{path}")
+}
+
+/// The digests of the blocks memsync last wrote (from the index) and of
+/// the ones this render writes.
+#[derive(Debug, Default)]
+pub(super) struct Blocks {
+    last: BTreeMap<String, String>,
+    pub(super) digests: BTreeMap<String, String>,
+}
+
+/// A block a person changed, as it was before the render replaced it.
+#[derive(Debug)]
+pub(super) struct EditedBlock {
+    path: String,
+    old: String,
+    /// Its lines that are not in the new block.
+    typed: usize,
+}
+
+impl Blocks {
+    pub(super) fn load(index: &Index) -> Result<Blocks> {
+        let last = index
+            .meta_with_prefix(META_PREFIX)?
+            .into_iter()
+            .filter_map(|(k, v)| Some((k.strip_prefix(META_PREFIX)?.to_string(), v)))
+            .collect();
+        Ok(Blocks {
+            last,
+            digests: BTreeMap::new(),
+        })
+    }
+
+    /// Notes the block `p` writes; the file's block when it is not the one
+    /// memsync last wrote there (no record: a new file, or the first render
+    /// since memsync kept one).
+    pub(super) fn note(&mut self, p: &Pending) -> Option<EditedBlock> {
+        self.digests
+            .insert(p.path.clone(), contract::sha256_hex(p.block.as_bytes()));
+        let old = p.existing_block.as_deref().filter(|_| p.changed)?;
+        let last = self.last.get(&p.path)?;
+        if contract::sha256_hex(old.as_bytes()) == *last {
+            return None;
+        }
+        let typed = old
+            .lines()
+            .filter(|l| !l.trim().is_empty() && !p.block.lines().any(|n| n == *l))
+            .count();
+        Some(EditedBlock {
+            path: p.path.clone(),
+            old: old.to_string(),
+            typed,
+        })
+    }
+}
+
+/// Keeps each edited block under `.memsync/edits/`; the notices saying where.
+pub(super) fn keep_edited_blocks(
+    state_dir: &Path,
+    edited: &[EditedBlock],
+    now: DateTime<Utc>,
+) -> Vec<Problem> {
+    edited
+        .iter()
+        .map(|e| {
+            let kept = format!(
+                "{EDITS_DIR}/{}--{}.md",
+                e.path.replace('/', "__").trim_end_matches(".md"),
+                contract::fs_timestamp(now)
+            );
+            let whereto = match crate::files::write_atomic(&state_dir.join(&kept), e.old.as_bytes()) {
+                Ok(()) => format!("the block as it was is kept in `.memsync/{kept}`"),
+                Err(err) => format!("it could not be kept ({err})"),
+            };
+            Problem::warning(
+                &e.path,
+                EDITED_BLOCK,
+                format!(
+                    "a change inside memsync's block ({} lines not memsync's) was replaced by the render; {whereto}. memsync rewrites the block on every change: type your own lines above or below it, and correct a session's row by editing `memory_sentence` in its summary's properties",
+                    e.typed
+                ),
+            )
+        })
+        .collect()
+}
+
+/// Records the digest of the block each rendered file now holds, and the
+/// notices: one lasts until its file's block changes again (a render that
+/// only confirms the file leaves it), so `status` shows it meanwhile.
+pub(super) fn record_blocks<'a>(
+    b: &Batch<'_>,
+    digests: impl Iterator<Item = (&'a str, &'a str)>,
+    written: &[String],
+    notices: &[Problem],
+) -> Result<()> {
+    for (path, digest) in digests {
+        b.set_meta(&meta_key(path), digest)?;
+    }
+    for path in written {
+        b.clear_path_rule(path, EDITED_BLOCK)?;
+    }
+    b.insert_problems(Phase::File, None, notices)
+}
