@@ -97,3 +97,37 @@ fn init_then_connect_in_the_same_folder_names_the_workspace_just_made() {
         "{err}"
     );
 }
+
+/// Like git, a command run in a workspace (or a folder below it) uses that
+/// workspace; `--workspace` and `$MEMSYNC_WORKSPACE` still win.
+#[test]
+fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
+    let home = Home::new();
+    let made = home
+        .cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["init", "W"])
+        .output()
+        .unwrap();
+    assert!(made.status.success());
+    let w = home.path("W");
+    let status = |dir: &std::path::Path, env: Option<&std::path::Path>| {
+        let mut cmd = home.cmd_nowhere();
+        cmd.current_dir(dir).args(["status", "--json"]);
+        if let Some(e) = env {
+            cmd.env("MEMSYNC_WORKSPACE", e);
+        }
+        let out = cmd.output().unwrap();
+        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        json["workspace"].as_str().unwrap_or_default().to_string()
+    };
+    assert_eq!(status(&w.join("memory"), None), w.display().to_string());
+    let other = home.path("other");
+    home.cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["init", "other"])
+        .output()
+        .unwrap();
+    assert_eq!(status(&w, Some(&other)), other.display().to_string());
+}

@@ -57,7 +57,7 @@ Options:
     help_template = HELP_TEMPLATE
 )]
 pub struct Cli {
-    /// The workspace root (else $MEMSYNC_WORKSPACE, $SIGNET_WORKSPACE, $SIGNET_PATH, config, ~/.agents).
+    /// The workspace root (else $MEMSYNC_WORKSPACE, the one the current folder is in, $SIGNET_WORKSPACE, $SIGNET_PATH, config, ~/.agents).
     #[arg(long, global = true, value_name = "DIR")]
     pub workspace: Option<PathBuf>,
     /// The machine config file (else $MEMSYNC_CONFIG, else $XDG_CONFIG_HOME/memsync/config.yaml).

@@ -34,7 +34,7 @@ const EXIT_STATUS: &[(&str, &str)] = &[
 const ENVIRONMENT: &[(&str, &str)] = &[
     (
         "MEMSYNC_WORKSPACE",
-        "The workspace root when --workspace is not given.",
+        "The workspace root when --workspace is not given; without it, the workspace the current folder is in (or above it) is used.",
     ),
     (
         "SIGNET_WORKSPACE, SIGNET_PATH",

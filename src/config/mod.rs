@@ -71,6 +71,9 @@ pub struct Env {
     pub codex_home: Option<PathBuf>,
     pub openclaw_state_dir: Option<PathBuf>,
     pub pi_coding_agent_dir: Option<PathBuf>,
+    /// The folder memsync runs in: a workspace in it or above it is found
+    /// the way git finds its repository.
+    pub cwd: Option<PathBuf>,
 }
 
 impl Env {
@@ -92,6 +95,7 @@ impl Env {
             codex_home: var("CODEX_HOME"),
             openclaw_state_dir: var("OPENCLAW_STATE_DIR"),
             pi_coding_agent_dir: var("PI_CODING_AGENT_DIR"),
+            cwd: std::env::current_dir().ok(),
         }
     }
 
@@ -215,27 +219,19 @@ impl Settings {
 }
 
 /// When no workspace was named and the default is missing: the workspaces
-/// in or beside the current folder (`memsync init W` then a command run
-/// where W was made), named as the flag that reaches them.
+/// in the current folder (`memsync init W` then a command run where W was
+/// made; one the folder is in would have been chosen), named as the flag
+/// that reaches them.
 fn nearby_workspaces() -> String {
-    let Ok(cwd) = std::env::current_dir() else {
+    let Ok(entries) = std::env::current_dir().and_then(std::fs::read_dir) else {
         return String::new();
     };
-    let is_workspace = |d: &Path| d.join(crate::STATE_DIR).is_dir() && d.join("memory").is_dir();
-    let mut found: Vec<PathBuf> = cwd
-        .ancestors()
-        .filter(|d| is_workspace(d))
-        .map(Path::to_path_buf)
+    let mut found: Vec<PathBuf> = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.is_dir() && is_workspace(p))
         .collect();
-    if let Ok(entries) = std::fs::read_dir(&cwd) {
-        let mut children: Vec<PathBuf> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.is_dir() && is_workspace(p))
-            .collect();
-        children.sort();
-        found.extend(children);
-    }
+    found.sort();
     match found.first() {
         None => String::new(),
         Some(ws) => format!(
@@ -246,11 +242,21 @@ fn nearby_workspaces() -> String {
     }
 }
 
+/// A folder memsync has made a workspace of: its state and `memory/`.
+fn is_workspace(d: &Path) -> bool {
+    d.join(crate::STATE_DIR).is_dir() && d.join(crate::contract::MEMORY_DIR).is_dir()
+}
+
+/// The workspace `cwd` is in: it or the nearest folder above it that is one.
+fn enclosing_workspace(cwd: &Path) -> Option<PathBuf> {
+    cwd.ancestors().find(|d| is_workspace(d)).map(Path::to_path_buf)
+}
+
 /// `ConfigSources::root_from` when nothing named the workspace.
 pub const DEFAULT_ROOT_FROM: &str = "the default ~/.agents";
 
-/// `--workspace DIR` > `MEMSYNC_WORKSPACE` > `SIGNET_WORKSPACE` > `SIGNET_PATH` >
-/// config `workspace` > `~/.agents`.
+/// `--workspace DIR` > `MEMSYNC_WORKSPACE` > the workspace the current folder
+/// is in > `SIGNET_WORKSPACE` > `SIGNET_PATH` > config `workspace` > `~/.agents`.
 pub fn resolve_root(flag: Option<&Path>, env: &Env, config: &Config) -> Result<PathBuf> {
     resolve_root_from(flag, env, config).map(|(root, _)| root)
 }
@@ -298,6 +304,10 @@ fn resolve_root_from(
     let candidates = [
         (flag.map(Path::to_path_buf), "--workspace"),
         (env.memsync_workspace.clone(), "$MEMSYNC_WORKSPACE"),
+        (
+            env.cwd.as_deref().and_then(enclosing_workspace),
+            "the current folder",
+        ),
         (env.signet_workspace.clone(), "$SIGNET_WORKSPACE"),
         (env.signet_path.clone(), "$SIGNET_PATH"),
         (
