@@ -118,7 +118,11 @@ fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
             cmd.env("MEMSYNC_WORKSPACE", e);
         }
         let out = cmd.output().unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let json: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
         json["workspace"].as_str().unwrap_or_default().to_string()
     };
@@ -130,4 +134,61 @@ fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
         .output()
         .unwrap();
     assert_eq!(status(&w, Some(&other)), other.display().to_string());
+}
+
+/// `memsync config` prints the configuration in force with where each value
+/// comes from: the workspace's file over the machine's over the default.
+#[test]
+fn config_prints_every_key_with_the_file_it_comes_from() {
+    let home = Home::new();
+    home.cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["init", "W"])
+        .output()
+        .unwrap();
+    let w = home.path("W");
+    std::fs::write(w.join("memsync.yaml"), "git:\n  commit_quiet_ms: 2000\n").unwrap();
+    let machine = home.path("machine.yaml");
+    std::fs::write(
+        &machine,
+        "watch:\n  debounce_ms: 120\ngit:\n  commit_quiet_ms: 9000\n",
+    )
+    .unwrap();
+    let out = home
+        .cmd_nowhere()
+        .arg("--config")
+        .arg(&machine)
+        .arg("--workspace")
+        .arg(&w)
+        .args(["config", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let keys: Vec<serde_json::Value> = serde_json::from_slice(&out.stdout).unwrap();
+    let of = |key: &str| {
+        let k = keys
+            .iter()
+            .find(|k| k["key"] == key)
+            .unwrap_or_else(|| panic!("{key}"));
+        (
+            k["value"].as_str().unwrap().to_string(),
+            k["from"].as_str().unwrap().to_string(),
+        )
+    };
+    assert_eq!(of("git.commit_quiet_ms").0, "2000");
+    assert!(of("git.commit_quiet_ms").1.starts_with("workspace "));
+    assert_eq!(of("watch.debounce_ms").0, "120");
+    assert!(of("watch.debounce_ms").1.starts_with("machine "));
+    assert_eq!(
+        of("memory_md.window_days"),
+        ("30".to_string(), "default".to_string())
+    );
+    assert_eq!(
+        of("(workspace root)"),
+        (w.display().to_string(), "--workspace".to_string())
+    );
 }

@@ -30,6 +30,7 @@ Set up:
   connect      Wire Claude Code, Codex or OpenClaw to this workspace; `disconnect` undoes it
   disconnect   Take out everything `connect` added
   doctor       Per harness: connected, working, and the fix when not
+  config       The configuration in force, each key with the file it comes from
   service      Install `memsync watch` as a systemd user unit or launchd agent
   git          Set up a git-synced workspace
 
@@ -297,6 +298,13 @@ pub enum Command {
     /// works, and what to run to fix it. Exit 1 when something is broken.
     #[command(after_help = "Example:\n  memsync doctor --json")]
     Doctor,
+    /// The configuration in force, key by key, with where each value comes
+    /// from: the workspace's memsync.yaml, the machine config, connect's
+    /// record, or the default.
+    #[command(
+        after_help = "Examples:\n  memsync config\n  memsync config --json | jq '.[] | select(.from != \"default\")'"
+    )]
+    Config,
     /// Serve the memory to an agent over MCP on stdio: memory_search,
     /// memory_get and memory_recent (read-only), memory_store and
     /// memory_correct (each writes a new note).

@@ -209,6 +209,11 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             )?;
             Ok(ExitStatus::Ok)
         }
+        Command::Config => {
+            let keys = crate::config::effective(&load(cli.workspace.as_deref())?)?;
+            print(json(&keys), super::render::render_config(&keys))?;
+            Ok(ExitStatus::Ok)
+        }
         Command::Status => {
             let status = super::status::status(&existing()?, now)?;
             print(json(&status), super::render_status::render_status(&status))?;

@@ -15,9 +15,11 @@ use serde_yaml::Value;
 use crate::error::{ConfigError, Error, Result};
 
 mod connected;
+mod effective;
 mod numbers;
 mod sections;
 
+pub use effective::{EffectiveKey, effective};
 pub use sections::*;
 
 /// The file name of the workspace-level overlay.
@@ -249,7 +251,9 @@ fn is_workspace(d: &Path) -> bool {
 
 /// The workspace `cwd` is in: it or the nearest folder above it that is one.
 fn enclosing_workspace(cwd: &Path) -> Option<PathBuf> {
-    cwd.ancestors().find(|d| is_workspace(d)).map(Path::to_path_buf)
+    cwd.ancestors()
+        .find(|d| is_workspace(d))
+        .map(Path::to_path_buf)
 }
 
 /// `ConfigSources::root_from` when nothing named the workspace.
