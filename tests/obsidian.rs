@@ -398,3 +398,41 @@ fn an_edit_inside_the_block_is_kept_and_reported_before_it_is_replaced() {
     );
     assert!(daemon.stop().success());
 }
+
+/// What the daemon did is on record: `memsync log` lists the batch that
+/// rendered a new session and the commit of memsync's block.
+#[test]
+fn memsync_log_shows_what_the_daemon_rendered_and_committed() {
+    let (_tmp, root, inputs) = vault(500);
+    let daemon = Daemon::start(&root);
+    settle(&root, &daemon);
+    capture(&root, &inputs, "logged-session", 5);
+    let entries = || {
+        let out = common::gitrepo::cmd(&root, &["log", "--json"])
+            .output()
+            .unwrap();
+        serde_json::from_slice::<Vec<serde_json::Value>>(&out.stdout).unwrap()
+    };
+    wait_for(&daemon.log, "a commit on record", || {
+        entries().iter().any(|e| e["what"] == "commit")
+    });
+    let commit = entries()
+        .into_iter()
+        .find(|e| e["what"] == "commit")
+        .unwrap();
+    assert!(
+        commit["paths"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p == "MEMORY.md"),
+        "{commit}"
+    );
+    let text = common::gitrepo::cmd(&root, &["log"]).output().unwrap();
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(
+        text.contains("commit   committed memsync's block"),
+        "{text}"
+    );
+    assert!(daemon.stop().success());
+}

@@ -31,6 +31,7 @@ Set up:
   disconnect   Take out everything `connect` added
   doctor       Per harness: connected, working, and the fix when not
   config       The configuration in force, each key with the file it comes from
+  log          What the daemon did: batches, commits, harvests, failures
   service      Install `memsync watch` as a systemd user unit or launchd agent
   git          Set up a git-synced workspace
 
@@ -305,6 +306,14 @@ pub enum Command {
         after_help = "Examples:\n  memsync config\n  memsync config --json | jq '.[] | select(.from != \"default\")'"
     )]
     Config,
+    /// What the daemon did: each batch that changed something, each commit,
+    /// each harvest that captured, each failure (newest last).
+    #[command(after_help = "Examples:\n  memsync log\n  memsync log -n 100 --json")]
+    Log {
+        /// How many entries, newest last.
+        #[arg(long, short = 'n', default_value_t = 20)]
+        lines: usize,
+    },
     /// Serve the memory to an agent over MCP on stdio: memory_search,
     /// memory_get and memory_recent (read-only), memory_store and
     /// memory_correct (each writes a new note).

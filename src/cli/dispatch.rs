@@ -209,9 +209,10 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             )?;
             Ok(ExitStatus::Ok)
         }
-        Command::Config => {
-            let keys = crate::config::effective(&load(cli.workspace.as_deref())?)?;
-            print(json(&keys), super::render::render_config(&keys))?;
+        Command::Config | Command::Log { .. } => {
+            let (value, text) =
+                super::inspect::run(&cli.command, &load(cli.workspace.as_deref())?)?;
+            print(value, text)?;
             Ok(ExitStatus::Ok)
         }
         Command::Status => {

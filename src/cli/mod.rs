@@ -11,6 +11,7 @@ mod complete;
 mod connect;
 mod dispatch;
 mod forget;
+mod inspect;
 mod listing;
 mod manual;
 mod progress;

@@ -504,13 +504,3 @@ pub fn render_note(v: &super::commands::NoteView) -> String {
     let _ = writeln!(out, "\n{}", v.text);
     out
 }
-
-/// `memsync config`: one key a line, its value and where it came from.
-pub fn render_config(keys: &[crate::config::EffectiveKey]) -> String {
-    let width = keys.iter().map(|k| k.key.len()).max().unwrap_or(0);
-    let mut out = String::new();
-    for k in keys {
-        let _ = writeln!(out, "{:width$}  {}  ({})", k.key, k.value, k.from);
-    }
-    out
-}

@@ -24,6 +24,7 @@ use crate::scan::{self, FileClass, ScanRules};
 use crate::store::Index;
 
 mod flush;
+pub mod journal;
 mod reconcile;
 mod replaced;
 mod state;

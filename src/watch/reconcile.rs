@@ -117,6 +117,13 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             }
             Ok(done) => {
                 tracing::info!(?done, "projection commit");
+                if let crate::git::Committed::Paths(paths) = done {
+                    self.journal(
+                        "commit",
+                        format!("committed memsync's block of {} file(s)", paths.len()),
+                        paths,
+                    );
+                }
                 self.uncommitted.clear();
             }
             Err(e) => {
@@ -169,18 +176,42 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     }
 
     /// Harvests the harness folders on a thread of its own; one at a time.
+    /// Adds a line to the journal `memsync log` reads.
+    fn journal(&self, what: &str, detail: String, paths: Vec<String>) {
+        let entry = super::journal::JournalEntry {
+            at: contract::format_ts(Utc::now()),
+            what: what.to_string(),
+            detail,
+            paths,
+        };
+        super::journal::append(&self.settings.state_dir(), &entry);
+    }
+
     pub(super) fn run_harvest(&mut self) {
         if self.harvest.as_ref().is_some_and(|t| !t.is_finished()) {
             return;
         }
         let settings = self.settings.clone();
+        let state_dir = settings.state_dir();
         self.harvest = Some(std::thread::spawn(move || {
             let env = crate::config::Env::from_process();
             let opts = crate::harvest::HarvestOptions {
                 daemon: true,
                 ..Default::default()
             };
-            match crate::harvest::harvest(&settings, &env, Utc::now(), &opts, None) {
+            let result = crate::harvest::harvest(&settings, &env, Utc::now(), &opts, None);
+            if let Ok(r) = &result
+                && !r.captured.is_empty()
+            {
+                let entry = super::journal::JournalEntry {
+                    at: contract::format_ts(Utc::now()),
+                    what: "harvest".into(),
+                    detail: format!("captured {} session(s)", r.captured.len()),
+                    paths: Vec::new(),
+                };
+                super::journal::append(&state_dir, &entry);
+            }
+            match result {
                 Ok(r) => tracing::info!(
                     captured = r.captured.len(),
                     continued = r.continued.len(),
@@ -314,17 +345,22 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                     ms = r.duration_ms as u64,
                     "batch"
                 );
-                format!(
+                let line = format!(
                     "{reason}: read {}, indexed {}, removed {}, wrote {} projection(s) in {} ms",
                     r.read,
                     r.indexed,
                     r.removed,
                     r.projections_written.len(),
                     r.duration_ms
-                )
+                );
+                if r.indexed + r.removed + r.projections_written.len() > 0 {
+                    self.journal("batch", line.clone(), r.projections_written.clone());
+                }
+                line
             }
             Err(e) => {
                 tracing::error!(reason, error = %e, "batch failed");
+                self.journal("error", format!("{reason}: failed: {e}"), Vec::new());
                 if crate::store::is_damage(&e) {
                     // A damaged page the header check could not see.
                     self.reopen_index(true);

@@ -1,0 +1,52 @@
+//! `memsync config` and `memsync log`: what is in force, and what the daemon
+//! did, each as JSON and as text.
+//!
+//! Owns: those two reports. Must not: change anything.
+
+use std::fmt::Write as _;
+
+use super::args::Command;
+use crate::config::{EffectiveKey, Settings};
+use crate::error::Result;
+use crate::watch::journal::{self, JournalEntry};
+
+/// The report of `command` (`Config` or `Log`): JSON and text.
+pub(super) fn run(command: &Command, settings: &Settings) -> Result<(serde_json::Value, String)> {
+    match command {
+        Command::Log { lines } => {
+            let entries = journal::last(&settings.state_dir(), *lines);
+            Ok((super::dispatch::json(&entries), render_log(&entries)))
+        }
+        _ => {
+            let keys = crate::config::effective(settings)?;
+            Ok((super::dispatch::json(&keys), render_config(&keys)))
+        }
+    }
+}
+
+/// One key a line, its value and where it came from.
+fn render_config(keys: &[EffectiveKey]) -> String {
+    let width = keys.iter().map(|k| k.key.len()).max().unwrap_or(0);
+    let mut out = String::new();
+    for k in keys {
+        let _ = writeln!(out, "{:width$}  {}  ({})", k.key, k.value, k.from);
+    }
+    out
+}
+
+/// One entry a line, with the files it wrote or committed.
+fn render_log(entries: &[JournalEntry]) -> String {
+    if entries.is_empty() {
+        return "the daemon has not changed anything yet (memsync watch, or memsync service install)\n"
+            .to_string();
+    }
+    let mut out = String::new();
+    for e in entries {
+        let _ = write!(out, "{}  {:7}  {}", e.at, e.what, e.detail);
+        if !e.paths.is_empty() {
+            let _ = write!(out, ": {}", e.paths.join(", "));
+        }
+        out.push('\n');
+    }
+    out
+}
