@@ -30,16 +30,6 @@ pub(super) fn json(value: &impl serde::Serialize) -> serde_json::Value {
     serde_json::to_value(value).unwrap_or_default()
 }
 
-/// The problems a sync's text report shows; the rest are `check`'s.
-fn first_problems(index: &crate::store::Index) -> Result<Vec<crate::validate::Problem>> {
-    let mut first = Vec::new();
-    index.each_problem(Some(render::SYNC_PROBLEM_LINES), |p| {
-        first.push(p);
-        Ok(())
-    })?;
-    Ok(first)
-}
-
 /// A sync-like report: JSON with every problem (streamed), or the text `text` makes.
 fn print_sync(
     cli: &Cli,
@@ -115,7 +105,8 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 json!({ "report": report, "memory_md": left_out }),
                 &index,
                 || {
-                    let mut text = render::render_sync(&report, &first_problems(&index)?);
+                    let mut text =
+                        render::render_sync(&report, &super::listing::first_problems(&index)?);
                     for (agent, a) in &left_out {
                         text.push_str(&format!("  {agent}: {}\n", render::memory_md_account(a)));
                     }
@@ -205,7 +196,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             let index = crate::store::Index::open(&settings.index_path())?;
             print(
                 json(&report),
-                render::render_sync(&report, &first_problems(&index)?),
+                render::render_sync(&report, &super::listing::first_problems(&index)?),
             )?;
             Ok(ExitStatus::Ok)
         }

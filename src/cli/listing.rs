@@ -84,6 +84,18 @@ fn indented(text: &str, by: usize) -> String {
     text.replace('\n', &format!("\n{}", " ".repeat(by)))
 }
 
+/// The problems a sync's text report shows; the rest are `check`'s.
+pub(super) fn first_problems(
+    index: &crate::store::Index,
+) -> crate::error::Result<Vec<crate::validate::Problem>> {
+    let mut first = Vec::new();
+    index.each_problem(Some(super::render::SYNC_PROBLEM_LINES), |p| {
+        first.push(p);
+        Ok(())
+    })?;
+    Ok(first)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
