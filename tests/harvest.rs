@@ -431,6 +431,21 @@ fn a_dry_run_names_what_it_would_capture_and_writes_nothing() {
     assert_eq!(common::tree(&home.ws()), before);
 }
 
+/// Sessions a hook already captured (no harvest mark) are not promised as
+/// captures by a dry run: the real run would write nothing for them.
+#[test]
+fn a_dry_run_does_not_promise_sessions_a_hook_already_captured() {
+    let home = Home::new("");
+    home.place_all_four();
+    let (code, first) = home.harvest(&[]);
+    assert_eq!(code, 0, "{first:#}");
+    // The machine's harvest record is gone (a hook captured them, or a clone).
+    std::fs::remove_file(home.ws().join(".memsync/jobs.db")).unwrap();
+    let (_, report) = home.harvest(&["--dry-run"]);
+    assert_eq!(count(&report, "would_capture"), 0, "{report:#}");
+    assert_eq!(report["already_captured"], 4, "{report:#}");
+}
+
 #[test]
 fn two_harvests_in_parallel_capture_each_session_once() {
     let home = Home::new("");

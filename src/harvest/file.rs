@@ -198,12 +198,36 @@ impl Run<'_> {
             return self.replaced(f, stat, w, None, report);
         }
         if self.dry_run {
-            report.would_capture.push(self.entry(f, None, None));
+            // A session a hook (or another machine) captured has no mark
+            // here: a real run finds it in the workspace and writes nothing.
+            match mark.is_none() && self.in_workspace(f) {
+                true => report.already_captured += 1,
+                false => report.would_capture.push(self.entry(f, None, None)),
+            }
             return Ok(());
         }
         self.leased(f, stat, report, |report, mark| {
             self.claimed(f, stat, mark, report)
         })
+    }
+
+    /// Whether the file's session has files in the workspace already (its
+    /// id as a real run would take it: the transcript's, else the name's).
+    fn in_workspace(&self, f: &SessionFile) -> bool {
+        let read = crate::files::open_file(&f.path).ok().and_then(|file| {
+            let keep = capture::transcript_budget(self.settings);
+            transcript::read_from(std::io::BufReader::new(file), keep).ok()
+        });
+        let Some(id) = read
+            .and_then(|t| t.session_id)
+            .or_else(|| transcript::id_in_name(&f.path))
+            .or_else(|| f.path.file_stem().map(|s| s.to_string_lossy().into_owned()))
+        else {
+            return false;
+        };
+        let rule = self.settings.config.token.write_rule;
+        let token = contract::token_for(rule, &f.agent_id, None, &id);
+        capture::session_file_paths(&self.settings.root, &token).is_ok_and(|p| !p.is_empty())
     }
 
     /// Runs `work` on a session under its lease, with its watermark read
