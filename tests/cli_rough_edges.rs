@@ -192,3 +192,36 @@ fn config_prints_every_key_with_the_file_it_comes_from() {
         (w.display().to_string(), "--workspace".to_string())
     );
 }
+
+/// `man` searches `~/.local/share/man` only while `~/.local/bin` is on PATH:
+/// `man --out` there says what to add when it is not, and nothing when it is.
+#[test]
+fn man_out_says_how_man_will_find_the_pages_when_it_would_not() {
+    let home = Home::new();
+    let dir = home.path(".local/share/man/man1");
+    let run = |path: &str| {
+        let out = home
+            .cmd_nowhere()
+            .env("PATH", path)
+            .env_remove("MANPATH")
+            .arg("man")
+            .arg("--out")
+            .arg(&dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success());
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let said = run("/usr/bin:/bin");
+    let man_root = home.path(".local/share/man");
+    assert!(
+        said.contains(&format!(
+            "export MANPATH=\"{}:$MANPATH\"",
+            man_root.display()
+        )),
+        "{said}"
+    );
+    assert!(dir.join("memsync.1").exists());
+    let on_path = format!("{}:/usr/bin:/bin", home.path(".local/bin").display());
+    assert!(!run(&on_path).contains("MANPATH"));
+}

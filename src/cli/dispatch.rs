@@ -424,7 +424,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                     std::fs::create_dir_all(dir).map_err(|e| Error::io(dir, e))?;
                     super::manual::write_pages(cmd, dir).map_err(|e| Error::io(dir, e))?;
                     if !cli.quiet {
-                        write_stdout(format!("wrote man pages to {}\n", dir.display()).as_bytes())?;
+                        let hint = super::manual::manpath_hint(dir).unwrap_or_default();
+                        let said = format!("wrote man pages to {}\n{hint}", dir.display());
+                        write_stdout(said.as_bytes())?;
                     }
                 }
                 None => {

@@ -194,3 +194,33 @@ pub fn write_pages(cmd: Command, dir: &Path) -> std::io::Result<()> {
     }
     each(built(cmd), dir, true)
 }
+
+/// What to add so `man memsync` finds pages written to `dir`, when it would
+/// not: man looks in `X/share/man` (or `X/man`) for each `X/bin` on PATH,
+/// and in MANPATH, so `~/.local/share/man` is searched only while
+/// `~/.local/bin` is on PATH.
+pub(super) fn manpath_hint(dir: &std::path::Path) -> Option<String> {
+    let dir = std::path::absolute(dir).ok()?;
+    let man_root = match dir.file_name()?.to_str()? {
+        section if section.starts_with("man") && section.len() > 3 => dir.parent()?.to_path_buf(),
+        _ => dir.clone(),
+    };
+    let listed = |var: &str, want: &std::path::Path| {
+        std::env::var_os(var).is_some_and(|v| std::env::split_paths(&v).any(|p| p == want))
+    };
+    if listed("MANPATH", &man_root) {
+        return None;
+    }
+    let prefix = match man_root.parent()? {
+        share if share.file_name().is_some_and(|n| n == "share") => share.parent()?,
+        other => other,
+    };
+    if listed("PATH", &prefix.join("bin")) {
+        return None;
+    }
+    Some(format!(
+        "`man memsync` does not look there yet ({} is not on PATH); add to your shell profile:\n  export MANPATH=\"{}:$MANPATH\"\n",
+        prefix.join("bin").display(),
+        man_root.display()
+    ))
+}
