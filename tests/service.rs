@@ -255,6 +255,8 @@ fn a_second_workspace_gets_its_own_instance_and_neither_uninstall_breaks_the_oth
     );
 }
 
+/// Without a user service manager (containers, WSL, SSH boxes) install says
+/// so in its exit code, leaves the unit for later, and names the other ways.
 #[test]
 fn install_fails_with_exit_1_when_the_service_manager_fails_and_still_writes_the_unit() {
     if !cfg!(target_os = "linux") {
@@ -284,6 +286,20 @@ fn install_fails_with_exit_1_when_the_service_manager_fails_and_still_writes_the
                 .unwrap()
                 .contains("--workspace %f watch"),
             "the unit is there to start by hand"
+        );
+        // And the other ways to keep it running, with this workspace in them.
+        let ws = m.path("a").display().to_string();
+        for way in [
+            "loginctl enable-linger",
+            "tmux new -d -s memsync",
+            "@reboot",
+            "memsync log",
+        ] {
+            assert!(text.contains(way), "{way}: {text}");
+        }
+        assert!(
+            text.contains(&format!("memsync --workspace {ws} watch")),
+            "{text}"
         );
     }
 }

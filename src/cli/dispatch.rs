@@ -9,7 +9,7 @@ use std::path::Path;
 use chrono::Utc;
 use serde_json::json;
 
-use super::args::{CaptureAction, Cli, Command, GitAction, ServiceAction};
+use super::args::{CaptureAction, Cli, Command, GitAction};
 use super::render;
 use crate::config::{Env, Settings};
 use crate::error::{Error, ExitStatus, Result, STDOUT};
@@ -134,52 +134,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             Ok(ExitStatus::Ok)
         }
         Command::Service { action } => {
-            use crate::service::{self, Action, Places};
-            let (action, dry_run) = match action {
-                ServiceAction::Install { dry_run } => (Action::Install, *dry_run),
-                ServiceAction::Uninstall { dry_run } => (Action::Uninstall, *dry_run),
-                ServiceAction::Status => (Action::Status, false),
-            };
-            let settings = existing()?;
-            let places = Places::resolve(&settings, &env)?;
-            let strict = service::strict_hardening(&settings);
-            let plan = service::plan(action, service::this_platform(), &places, strict);
-            let (mut text, failed) = if dry_run {
-                (service::describe(action, &plan), false)
-            } else {
-                let outcome = service::apply(action, &plan)?;
-                (outcome.text, outcome.failed)
-            };
-            if action == Action::Install
-                && let Some(note) = service::harvest_note(&settings)
-            {
-                text.push_str(&note);
-            }
-            if action != Action::Status || dry_run {
-                print(
-                    json!({ "file": plan.file, "unit": plan.unit, "failed": failed, "output": text }),
-                    text,
-                )?;
-                // The unit is written, but nothing runs: say so in the exit code.
-                return Ok(if failed {
-                    ExitStatus::Problems
-                } else {
-                    ExitStatus::Ok
-                });
-            }
-            // A status that reports a stopped service says so in its exit code too.
-            let installed = plan.marker.exists();
-            let running = service::daemon_running(&settings);
-            text.push_str(&service::verdict(installed, running));
-            print(
-                json!({ "file": plan.file, "unit": plan.unit, "installed": installed, "running": running, "output": text }),
-                text,
-            )?;
-            Ok(if installed && running {
-                ExitStatus::Ok
-            } else {
-                ExitStatus::Problems
-            })
+            let (value, text, status) = super::service::run(action, &existing()?, &env)?;
+            print(value, text)?;
+            Ok(status)
         }
         Command::Check => {
             let (counts, index) = super::commands::check_index(&existing()?, now, progress)?;

@@ -19,6 +19,7 @@ pub mod render;
 mod render_memory;
 mod render_search;
 mod render_status;
+mod service;
 pub mod status;
 mod units;
 

@@ -110,6 +110,19 @@ pub fn strict_hardening(settings: &crate::config::Settings) -> bool {
     c.sentence.command.is_none() && c.summary.command.is_none()
 }
 
+/// The other ways to keep `memsync watch` running where no service manager
+/// answered (a container, WSL without systemd, an SSH box without a user bus).
+/// `ws` is the workspace as a shell word.
+pub fn without_a_manager(ws: &str) -> String {
+    format!(
+        "\nNo service manager answered. Other ways to keep memsync running:\n  \
+         - systemd without a login session (SSH): `loginctl enable-linger $USER`, log in again, then `memsync service install`\n  \
+         - in tmux: `tmux new -d -s memsync 'memsync --workspace {ws} watch 2>>~/memsync-watch.log'`\n  \
+         - at login: `memsync --workspace {ws} watch 2>>~/memsync-watch.log &` in your shell profile (or `@reboot` in `crontab -e`)\n\
+         Its log is that file; `memsync log` shows what it did, `memsync status` whether it runs.\n"
+    )
+}
+
 /// The manager of this platform.
 pub fn this_platform() -> Manager {
     if cfg!(target_os = "macos") {
