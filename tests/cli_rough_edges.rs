@@ -225,3 +225,43 @@ fn man_out_says_how_man_will_find_the_pages_when_it_would_not() {
     let on_path = format!("{}:/usr/bin:/bin", home.path(".local/bin").display());
     assert!(!run(&on_path).contains("MANPATH"));
 }
+
+/// A search hit ends in what to run and a file a terminal can open; `open`
+/// lists paths, not wikilinks; on a terminal both are OSC 8 links.
+#[test]
+fn search_hits_and_open_give_a_token_and_a_path_a_terminal_opens() {
+    let (_tmp, ws) = common::demo_workspace();
+    let run = |args: &[&str]| {
+        let out = memsync_bin()
+            .arg("--workspace")
+            .arg(&ws)
+            .args(args)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    let found = run(&["search", "stat cache"]);
+    let last = found.lines().nth(3).unwrap_or_default().trim();
+    let mut parts = last.split_whitespace();
+    assert_eq!(
+        (parts.next(), parts.next()),
+        (Some("memsync"), Some("open")),
+        "{found}"
+    );
+    let token = parts.next().unwrap();
+    let path = std::path::PathBuf::from(parts.next().unwrap());
+    assert!(path.is_absolute() && path.is_file(), "{last}");
+    let opened = run(&["open", token]);
+    assert!(!opened.contains("[["), "{opened}");
+    assert!(opened.contains(&path.display().to_string()), "{opened}");
+    let linked = run(&["--color", "always", "open", token]);
+    assert!(
+        linked.contains(&format!("\x1b]8;;file://{}", path.display())),
+        "{linked}"
+    );
+}

@@ -317,7 +317,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             }
             print(
                 json(&machine),
-                super::render_search::render_search(&hits, color)
+                super::render_search::render_search(&hits, &settings.root, color)
                     + &super::render_search::render_notes(&found.notes, color)
                     + &super::render_search::render_suggestions(&tries),
             )?;
@@ -366,7 +366,11 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 write_stdout(crate::session::body(&settings, &view, *kind)?.as_bytes())?;
                 return Ok(ExitStatus::Ok);
             }
-            print(json(&view), render::render_open(&view))?;
+            let link = cli.color.enabled();
+            print(
+                json(&view),
+                render::render_open(&view, &settings.root, link),
+            )?;
             Ok(ExitStatus::Ok)
         }
         Command::Completions { shell } => {

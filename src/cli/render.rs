@@ -256,7 +256,29 @@ pub fn render_forget_plan(p: &crate::forget::ForgetPlan) -> String {
     out
 }
 
-pub fn render_open(v: &crate::session::SessionView) -> String {
+/// A workspace file as a path a terminal opens: absolute, and an OSC 8
+/// hyperlink to it when `link` (a terminal that shows colour); terminals
+/// without OSC 8 print the path alone.
+pub(super) fn file_link(root: &std::path::Path, rel: &str, link: bool) -> String {
+    let abs = root.join(rel);
+    let shown_path = shown(&abs.to_string_lossy()).into_owned();
+    if !link {
+        return shown_path;
+    }
+    let url: String = abs
+        .to_string_lossy()
+        .bytes()
+        .map(|b| match b {
+            b'A'..=b'Z' | b'a'..=b'z' | b'0'..=b'9' | b'/' | b'-' | b'_' | b'.' | b'~' => {
+                (b as char).to_string()
+            }
+            other => format!("%{other:02X}"),
+        })
+        .collect();
+    format!("\x1b]8;;file://{url}\x1b\\{shown_path}\x1b]8;;\x1b\\")
+}
+
+pub fn render_open(v: &crate::session::SessionView, root: &std::path::Path, link: bool) -> String {
     let mut out = String::new();
     let show = |o: &Option<String>| shown(o.as_deref().unwrap_or("none")).into_owned();
     let _ = writeln!(
@@ -292,7 +314,7 @@ pub fn render_open(v: &crate::session::SessionView) -> String {
             "  {:<10} {:<7} {}",
             a.kind,
             a.state,
-            shown(&a.wikilink)
+            file_link(root, &a.path, link)
         );
     }
     if !v.problems.is_empty() {

@@ -21,7 +21,13 @@ fn highlight(snippet: &str, color: bool) -> String {
     .replace(crate::search::MARK_END, end)
 }
 
-pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
+/// The path inside a wikilink (`[[memory/x.md|summary]]` → `memory/x.md`).
+fn link_target(wikilink: &str) -> &str {
+    let inner = wikilink.trim_start_matches("[[").trim_end_matches("]]");
+    inner.split('|').next().unwrap_or(inner)
+}
+
+pub fn render_search(hits: &[crate::search::Hit], root: &std::path::Path, color: bool) -> String {
     let mut out = String::new();
     if hits.is_empty() {
         let _ = writeln!(out, "no session matches");
@@ -47,7 +53,13 @@ pub fn render_search(hits: &[crate::search::Hit], color: bool) -> String {
             );
         }
         let _ = writeln!(out, "   {}", highlight(&h.snippet, color));
-        let _ = writeln!(out, "   {}", shown(&h.links.join(" ")));
+        // What to run, and the first file (the summary when there is one).
+        let file = h
+            .links
+            .first()
+            .map(|l| super::render::file_link(root, link_target(l), color))
+            .unwrap_or_default();
+        let _ = writeln!(out, "   memsync open {}  {file}", h.token);
     }
     out
 }
