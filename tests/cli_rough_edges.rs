@@ -265,3 +265,34 @@ fn search_hits_and_open_give_a_token_and_a_path_a_terminal_opens() {
         "{linked}"
     );
 }
+
+/// Once the window has passed a MEMORY.md's rows, `status` no longer calls
+/// it fresh nor says it keeps more sessions than are in the window: it says
+/// the next sync drops them.
+#[test]
+fn status_calls_a_memory_md_whose_rows_left_the_window_out_of_date() {
+    let (_tmp, ws) = common::demo_workspace();
+    let later = common::run_at(&ws, "2027-03-01T12:00:00Z", &["status", "--json"]);
+    let json: serde_json::Value = serde_json::from_slice(&later.stdout).unwrap();
+    let default = json["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|a| a["agent_id"] == "default")
+        .unwrap();
+    assert_eq!(default["memory_md"]["in_window"], 0, "{default:#}");
+    assert!(
+        default["memory_md"]["outdated"].as_u64().unwrap() > 0,
+        "{default:#}"
+    );
+    let memory = json["projections"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["path"] == "MEMORY.md")
+        .unwrap();
+    assert_eq!(memory["fresh"], false, "{memory}");
+    let text = common::run_at(&ws, "2027-03-01T12:00:00Z", &["status"]);
+    let text = String::from_utf8_lossy(&text.stdout);
+    assert!(text.contains("which the next sync drops"), "{text}");
+}

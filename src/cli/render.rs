@@ -227,6 +227,12 @@ pub fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
     if !reasons.is_empty() {
         line.push_str(&format!("; left out: {}", reasons.join(", ")));
     }
+    if a.outdated > 0 {
+        line.push_str(&format!(
+            "; {} row(s) of sessions no longer in the window, which the next sync drops",
+            a.outdated
+        ));
+    }
     line
 }
 

@@ -118,6 +118,12 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         .collect::<Result<Vec<_>>>()?;
     let (errors, warnings) = index.problem_counts()?;
     let dirty: Vec<String> = index.dirty_marks()?.0.into_iter().map(|(a, _)| a).collect();
+    // A MEMORY.md holding rows a render would drop is not fresh either.
+    let outdated: Vec<String> = agents
+        .iter()
+        .filter(|a| a.memory_md.outdated > 0)
+        .map(|a| crate::project::memory_md_path(&a.agent_id))
+        .collect();
     let projections = index
         .projection_state()?
         .into_iter()
@@ -126,7 +132,8 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
                 .ok()
                 .map(|m| crate::scan::FileStat::of(&m));
             let fresh = on_disk.is_some_and(|st| st.size == s.size && st.mtime_ns == s.mtime_ns)
-                && !dirty.contains(&s.agent_id);
+                && !dirty.contains(&s.agent_id)
+                && !outdated.contains(&s.path);
             ProjectionStatus {
                 path: s.path,
                 fresh,

@@ -19,6 +19,7 @@ use globset::GlobSet;
 use rayon::prelude::*;
 
 pub use file::{BLOCK_BEGIN, BLOCK_END, WriterLock, splice};
+pub use ledger::{LedgerAccount, ledger_account};
 pub use memory_md::LEDGER_HEADING;
 
 use crate::config::{Config, Settings, glob_set};
@@ -536,61 +537,4 @@ struct Target<'a> {
     path: &'a str,
     agent: &'a str,
     scope: &'a str,
-}
-
-/// What became of an agent's in-window sessions in its MEMORY.md: how many
-/// rows it holds, and why the rest are not there.
-#[derive(Debug, Clone, Default, PartialEq, serde::Serialize)]
-pub struct LedgerAccount {
-    pub in_window: usize,
-    /// Rows MEMORY.md holds now.
-    pub kept: usize,
-    /// Would be rows, but the byte budget ran out first (the oldest go).
-    pub over_budget: usize,
-    pub private: usize,
-    /// Heartbeat-only or empty: no request from a person.
-    pub noise: usize,
-    /// A request from someone other than the owner.
-    pub untrusted: usize,
-    /// `projection.exclude_projects`, `exclude_sessions` or `exclude_harnesses`.
-    pub excluded_by_rule: usize,
-}
-
-/// Accounts for `agent`'s in-window sessions against its MEMORY.md as it is on disk.
-pub fn ledger_account(
-    index: &Index,
-    settings: &Settings,
-    agent: &str,
-    now: DateTime<Utc>,
-) -> Result<LedgerAccount> {
-    let exclusions = Exclusions::new(&settings.config)?;
-    let from =
-        contract::format_ts(now - Duration::days(settings.config.memory_md.window_days as i64));
-    let to = contract::format_ts(now);
-    let mut a = LedgerAccount::default();
-    let mut eligible: usize = 0;
-    index.each_session_in_window(agent, (&from, &to), |s| {
-        a.in_window += 1;
-        if s.private {
-            a.private += 1;
-        } else if s.noise {
-            a.noise += 1;
-        } else if s.untrusted {
-            a.untrusted += 1;
-        } else if exclusions.excludes(&s) {
-            a.excluded_by_rule += 1;
-        } else {
-            eligible += 1;
-        }
-        true
-    })?;
-    let text =
-        std::fs::read_to_string(settings.root.join(memory_md_path(agent))).unwrap_or_default();
-    // Ledger rows, not the head's project lines or compaction rows.
-    a.kept = text
-        .lines()
-        .filter(|l| l.starts_with("- ") && l.contains(" | session=") && l.contains(" | project="))
-        .count();
-    a.over_budget = eligible.saturating_sub(a.kept);
-    Ok(a)
 }
