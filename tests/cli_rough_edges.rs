@@ -8,6 +8,15 @@ mod common;
 use common::home::Home;
 use common::memsync_bin;
 
+/// `memsync init NAME` run in the temp home.
+fn init(home: &Home, name: &str) -> std::process::Output {
+    home.cmd_nowhere()
+        .current_dir(home.dir.path())
+        .args(["init", name])
+        .output()
+        .unwrap()
+}
+
 #[test]
 fn the_demo_line_works_twice_in_a_row() {
     let tmp = tempfile::tempdir().unwrap();
@@ -72,12 +81,7 @@ fn forget_dry_run_needs_no_reason_and_forget_does() {
 #[test]
 fn init_then_connect_in_the_same_folder_names_the_workspace_just_made() {
     let home = Home::new();
-    let made = home
-        .cmd_nowhere()
-        .current_dir(home.dir.path())
-        .args(["init", "W"])
-        .output()
-        .unwrap();
+    let made = init(&home, "W");
     let said = String::from_utf8_lossy(&made.stdout).into_owned();
     let w = home.path("W");
     assert!(
@@ -103,13 +107,7 @@ fn init_then_connect_in_the_same_folder_names_the_workspace_just_made() {
 #[test]
 fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
     let home = Home::new();
-    let made = home
-        .cmd_nowhere()
-        .current_dir(home.dir.path())
-        .args(["init", "W"])
-        .output()
-        .unwrap();
-    assert!(made.status.success());
+    assert!(init(&home, "W").status.success());
     let w = home.path("W");
     let status = |dir: &std::path::Path, env: Option<&std::path::Path>| {
         let mut cmd = home.cmd_nowhere();
@@ -128,11 +126,7 @@ fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
     };
     assert_eq!(status(&w.join("memory"), None), w.display().to_string());
     let other = home.path("other");
-    home.cmd_nowhere()
-        .current_dir(home.dir.path())
-        .args(["init", "other"])
-        .output()
-        .unwrap();
+    init(&home, "other");
     assert_eq!(status(&w, Some(&other)), other.display().to_string());
 }
 
@@ -141,11 +135,7 @@ fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
 #[test]
 fn config_prints_every_key_with_the_file_it_comes_from() {
     let home = Home::new();
-    home.cmd_nowhere()
-        .current_dir(home.dir.path())
-        .args(["init", "W"])
-        .output()
-        .unwrap();
+    init(&home, "W");
     let w = home.path("W");
     std::fs::write(w.join("memsync.yaml"), "git:\n  commit_quiet_ms: 2000\n").unwrap();
     let machine = home.path("machine.yaml");
