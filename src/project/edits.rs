@@ -61,15 +61,28 @@ impl Blocks {
         })
     }
 
-    /// Notes the block `p` writes; the file's block when it is not the one
-    /// memsync last wrote there (no record: a new file, or the first render
-    /// since memsync kept one).
+    /// Notes the block `p` writes; the file's block when it is not one
+    /// memsync wrote there (no record: a new file, or the first render since
+    /// memsync kept one). A record holds the newest two digests, so a
+    /// memsync killed between its record and its write is not taken for a
+    /// person ([`Blocks::pre_record`]).
     pub(super) fn note(&mut self, p: &Pending) -> Option<EditedBlock> {
-        self.digests
-            .insert(p.path.clone(), contract::sha256_hex(p.block.as_bytes()));
+        let newest = self
+            .last
+            .get(&p.path)
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_default();
+        let new = contract::sha256_hex(p.block.as_bytes());
+        let record = match newest {
+            "" => new.clone(),
+            n if n == new => new.clone(),
+            n => format!("{new} {n}"),
+        };
+        self.digests.insert(p.path.clone(), record);
         let old = p.existing_block.as_deref().filter(|_| p.changed)?;
         let last = self.last.get(&p.path)?;
-        if contract::sha256_hex(old.as_bytes()) == *last {
+        let old_sha = contract::sha256_hex(old.as_bytes());
+        if last.split(' ').any(|d| d == old_sha) {
             return None;
         }
         let typed = old
@@ -81,6 +94,28 @@ impl Blocks {
             old: old.to_string(),
             typed,
         })
+    }
+}
+
+impl Blocks {
+    /// Records, before the files are written, the blocks about to be
+    /// written: whichever moment a kill comes, the file then holds a block
+    /// its record names.
+    pub(super) fn pre_record(&mut self, index: &Index, paths: &[&str]) -> Result<()> {
+        let pairs: Vec<(String, String)> = paths
+            .iter()
+            .filter_map(|p| Some((meta_key(p), self.digests.get(*p)?.clone())))
+            .collect();
+        if pairs.is_empty() {
+            return Ok(());
+        }
+        index.set_metas(&pairs)?;
+        for p in paths {
+            if let Some(d) = self.digests.get(*p) {
+                self.last.insert(p.to_string(), d.clone());
+            }
+        }
+        Ok(())
     }
 }
 

@@ -154,7 +154,7 @@ pub fn render(
         }
     }
     let writing = std::time::Instant::now();
-    out.finish(&settings.root, while_held, &mut problems)?;
+    out.finish(index, &settings.root, while_held, &mut problems)?;
     let notices = edits::keep_edited_blocks(&settings.state_dir(), &out.edited, now);
     let held_mirrors =
         mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered, while_held);
@@ -488,6 +488,7 @@ impl RenderOutcome {
     /// written is reported and keeps its previous content.
     fn finish(
         &mut self,
+        index: &Index,
         root: &Path,
         while_held: WhileHeld<'_>,
         problems: &mut Vec<Problem>,
@@ -497,6 +498,13 @@ impl RenderOutcome {
                 self.edited.push(edited);
             }
         }
+        let changed: Vec<&str> = self
+            .pending
+            .iter()
+            .filter(|p| p.changed)
+            .map(|p| p.path.as_str())
+            .collect();
+        self.blocks.pre_record(index, &changed)?;
         let results: Vec<std::io::Result<(Replaced, FileStat)>> = self
             .pending
             .par_iter()

@@ -451,15 +451,6 @@ impl Index {
         upsert_meta(&self.conn, key, value).map_err(|e| self.err(e))
     }
 
-    /// Every meta key starting with `prefix`, with its value.
-    pub fn meta_with_prefix(&self, prefix: &str) -> Result<Vec<(String, String)>> {
-        let upper = format!("{prefix}\u{10FFFF}");
-        self.rows(
-            "SELECT key, value FROM meta WHERE key >= ?1 AND key < ?2",
-            [prefix, upper.as_str()],
-            |r| Ok((r.get(0)?, r.get(1)?)),
-        )
-    }
     /// The problems of one session: its files' and its link graph's.
     pub fn session_problems(&self, token: &str, paths: &[String]) -> Result<Vec<Problem>> {
         let mut problems = self.problems()?;

@@ -106,6 +106,25 @@ impl Index {
             .map_err(|e| self.err(e))
     }
 
+    /// Sets several meta keys in one transaction.
+    pub fn set_metas(&self, pairs: &[(String, String)]) -> Result<()> {
+        let tx = self.conn.unchecked_transaction().map_err(|e| self.err(e))?;
+        for (k, v) in pairs {
+            upsert_meta(&tx, k, v).map_err(|e| self.err(e))?;
+        }
+        tx.commit().map_err(|e| self.err(e))
+    }
+
+    /// Every meta key starting with `prefix`, with its value.
+    pub fn meta_with_prefix(&self, prefix: &str) -> Result<Vec<(String, String)>> {
+        let upper = format!("{prefix}\u{10FFFF}");
+        self.rows(
+            "SELECT key, value FROM meta WHERE key >= ?1 AND key < ?2",
+            [prefix, upper.as_str()],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
     /// Whether the index holds any artifact row.
     pub fn has_artifacts(&self) -> Result<bool> {
         self.conn
