@@ -23,13 +23,15 @@ pub fn cmd(root: &Path, args: &[&str]) -> assert_cmd::Command {
 }
 
 /// A repository with an identity, UTC days, fast batches and `git setup` done.
+/// Agents write these daily logs (the pull tests' scenario), so the daemon
+/// commits whole files, as docs/OPERATIONS.md says such a machine should.
 pub fn init_repo(dir: &Path) {
     git(dir, &["config", "user.name", "Test"]);
     git(dir, &["config", "user.email", "test@example.com"]);
     git(dir, &["config", "pull.rebase", "false"]);
     std::fs::write(
         dir.join("memsync.yaml"),
-        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\ngit:\n  commit_quiet_ms: 1000\n",
+        "watch:\n  debounce_ms: 50\ndaily_logs:\n  timezone: UTC\ngit:\n  commit_quiet_ms: 1000\n  commit_scope: file\n",
     )
     .unwrap();
     memsync(dir, &["git", "setup"]).success();
