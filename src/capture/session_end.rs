@@ -62,7 +62,9 @@ pub fn session_end(
     req: &SessionEnd,
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
-    let t = read_transcript(&req.transcript, keep)?.map_err(|e| Error::io(&req.transcript, e))?;
+    let max = settings.config.harvest.max_file_bytes;
+    let t = read_transcript(&req.transcript, req.session_id.as_deref(), (keep, max))?
+        .map_err(|e| Error::io(&req.transcript, e))?;
     session_end_of(settings, now, req, t)
 }
 
@@ -189,10 +191,18 @@ fn cursor(t: &Transcript, end: usize) -> String {
     format!("{end}:{}", &digest[..12])
 }
 
-/// A transcript file (or stdin for `-`), read a line at a time.
-fn read_transcript(path: &Path, keep: usize) -> Result<std::io::Result<Transcript>> {
+/// A transcript file (or stdin for `-`), read a line at a time; one
+/// session's rows of an opencode database (`session_id`'s, else the newest).
+fn read_transcript(
+    path: &Path,
+    session_id: Option<&str>,
+    (keep, max): (usize, u64),
+) -> Result<std::io::Result<Transcript>> {
     if path == Path::new("-") {
         return Ok(transcript::read_from(std::io::stdin().lock(), keep));
+    }
+    if let Some(rows) = crate::store::opencode::session_rows(path, session_id, max)? {
+        return Ok(transcript::read_from(&rows[..], keep));
     }
     let file = crate::files::open_file(path).map_err(|e| Error::io(path, e))?;
     Ok(transcript::read_from(

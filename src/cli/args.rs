@@ -487,10 +487,7 @@ fn one_of<T: Clone + Send + Sync + 'static>(
 }
 
 pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::harvest::Harness> {
-    one_of(
-        &["claude-code", "codex", "openclaw", "pi"],
-        crate::harvest::Harness::parse,
-    )
+    one_of(&crate::config::HARNESSES, crate::harvest::Harness::parse)
 }
 
 pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {

@@ -57,6 +57,19 @@ pub struct ConfigSources {
     pub connect: Option<PathBuf>,
 }
 
+/// The harnesses harvest reads, as `harvest.harnesses` and `--harness` name them.
+pub const HARNESSES: [&str; 9] = [
+    "claude-code",
+    "codex",
+    "openclaw",
+    "pi",
+    "gemini-cli",
+    "qwen-code",
+    "copilot-cli",
+    "opencode",
+    "cline",
+];
+
 /// The environment that decides the config file and workspace root; passed in so
 /// tests need not mutate the process environment.
 #[derive(Debug, Clone, Default)]
@@ -73,6 +86,8 @@ pub struct Env {
     pub codex_home: Option<PathBuf>,
     pub openclaw_state_dir: Option<PathBuf>,
     pub pi_coding_agent_dir: Option<PathBuf>,
+    /// Where opencode keeps its database (`$XDG_DATA_HOME/opencode`).
+    pub xdg_data_home: Option<PathBuf>,
     /// The folder memsync runs in: a workspace in it or above it is found
     /// the way git finds its repository.
     pub cwd: Option<PathBuf>,
@@ -97,6 +112,7 @@ impl Env {
             codex_home: var("CODEX_HOME"),
             openclaw_state_dir: var("OPENCLAW_STATE_DIR"),
             pi_coding_agent_dir: var("PI_CODING_AGENT_DIR"),
+            xdg_data_home: var("XDG_DATA_HOME"),
             cwd: std::env::current_dir().ok(),
         }
     }
@@ -444,10 +460,13 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
         ));
     }
     for h in &config.harvest.harnesses {
-        if !["claude-code", "codex", "openclaw", "pi"].contains(&h.as_str()) {
+        if !HARNESSES.contains(&h.as_str()) {
             return Err(Error::config(
                 path,
-                format!("harvest.harnesses: {h:?} is not claude-code, codex, openclaw or pi"),
+                format!(
+                    "harvest.harnesses: {h:?} is not one of {}",
+                    HARNESSES.join(", ")
+                ),
             ));
         }
     }

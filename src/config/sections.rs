@@ -321,7 +321,8 @@ pub struct HarvestConfig {
     /// Session files larger than this are skipped with their size as the
     /// reason, never read whole into memory.
     pub max_file_bytes: u64,
-    /// The harnesses to read: claude-code, codex, openclaw, pi.
+    /// The harnesses to read: claude-code, codex, openclaw, pi, gemini-cli,
+    /// qwen-code, copilot-cli, opencode, cline.
     pub harnesses: Vec<String>,
     /// Sessions whose project matches one of these globs are not harvested.
     pub exclude_projects: Vec<String>,
@@ -335,6 +336,16 @@ pub struct HarvestConfig {
     pub openclaw_dir: Option<PathBuf>,
     /// Else `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
     pub pi_dir: Option<PathBuf>,
+    /// Else `~/.gemini`.
+    pub gemini_dir: Option<PathBuf>,
+    /// Else `~/.qwen`.
+    pub qwen_dir: Option<PathBuf>,
+    /// Else `~/.copilot`.
+    pub copilot_dir: Option<PathBuf>,
+    /// Else `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
+    pub opencode_dir: Option<PathBuf>,
+    /// Else `~/.cline`.
+    pub cline_dir: Option<PathBuf>,
 }
 
 impl Default for HarvestConfig {
@@ -345,15 +356,18 @@ impl Default for HarvestConfig {
             max_age_days: 30,
             interval_seconds: 60,
             max_file_bytes: 256 * 1024 * 1024,
-            harnesses: ["claude-code", "codex", "openclaw", "pi"]
-                .map(String::from)
-                .to_vec(),
+            harnesses: crate::config::HARNESSES.map(String::from).to_vec(),
             exclude_projects: Vec::new(),
             agent: "default".into(),
             claude_code_dir: None,
             codex_home: None,
             openclaw_dir: None,
             pi_dir: None,
+            gemini_dir: None,
+            qwen_dir: None,
+            copilot_dir: None,
+            opencode_dir: None,
+            cline_dir: None,
         }
     }
 }

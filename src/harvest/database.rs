@@ -1,4 +1,5 @@
-//! OpenClaw sessions kept in its agent database (2026.9 on) through harvest.
+//! Sessions kept in a harness's own database, through harvest: OpenClaw's
+//! agent database (2026.9 on) and opencode's `opencode.db`.
 //!
 //! Each session is remembered by a watermark keyed `<database>#<session_id>`
 //! whose size is its newest `seq` + 1 and whose mtime is when that event was
@@ -26,21 +27,23 @@ use crate::contract;
 use crate::error::Result;
 use crate::scan::FileStat;
 use crate::store::harvest::Watermark;
-use crate::store::openclaw::{OpenClawDb, OpenClawSession};
+use crate::store::openclaw::{DbSession, OpenClawDb, SessionDatabase};
+use crate::store::opencode::OpencodeDb;
 
 /// Statuses that say the run itself did not finish well.
 const UNFINISHED: [&str; 3] = ["failed", "killed", "timeout"];
 
 impl Run<'_> {
-    /// Harvests the sessions of one OpenClaw database; returns how many it holds.
+    /// Harvests the sessions of one harness database; returns how many it holds.
     pub(super) fn database(
         &self,
+        harness: Harness,
         db: &Path,
         agent_id: &str,
         known: &HashMap<String, Watermark>,
         report: &mut HarvestReport,
     ) -> Result<usize> {
-        let listed = OpenClawDb::open(db).and_then(|d| d.sessions().map(|s| (d, s)));
+        let listed = open(harness, db).and_then(|d| d.sessions().map(|s| (d, s)));
         let (handle, sessions) = match listed {
             Ok(found) => found,
             Err(e) if crate::store::openclaw::is_busy(&e) => {
@@ -50,11 +53,12 @@ impl Run<'_> {
             Err(e) => {
                 report.failed.push(Entry {
                     path: db.display().to_string(),
-                    harness: Harness::OpenClaw,
+                    harness,
                     agent_id: Some(agent_id.to_string()),
                     session_id: None,
                     reason: Some(format!(
-                        "OpenClaw's session database cannot be read: {}",
+                        "{}'s session database cannot be read: {}",
+                        harness.as_str(),
                         crate::error::message(&e)
                     )),
                 });
@@ -63,21 +67,21 @@ impl Run<'_> {
         };
         for s in &sessions {
             let f = SessionFile {
-                harness: Harness::OpenClaw,
+                harness,
                 path: PathBuf::from(format!("{}#{}", db.display(), s.session_id)),
                 agent_id: agent_id.to_string(),
             };
             let key = f.path.to_string_lossy().into_owned();
-            self.session(&handle, &f, s, known.get(&key), report)?;
+            self.session(handle.as_ref(), &f, s, known.get(&key), report)?;
         }
         Ok(sessions.len())
     }
 
     fn session(
         &self,
-        db: &OpenClawDb,
+        db: &dyn SessionDatabase,
         f: &SessionFile,
-        s: &OpenClawSession,
+        s: &DbSession,
         mark: Option<&Watermark>,
         report: &mut HarvestReport,
     ) -> Result<()> {
@@ -116,9 +120,9 @@ impl Run<'_> {
 
     fn claimed_session(
         &self,
-        db: &OpenClawDb,
+        db: &dyn SessionDatabase,
         f: &SessionFile,
-        s: &OpenClawSession,
+        s: &DbSession,
         (stat, mark): (FileStat, Option<Watermark>),
         report: &mut HarvestReport,
     ) -> Result<()> {
@@ -151,9 +155,17 @@ impl Run<'_> {
     }
 }
 
+/// A harness's database, opened read-only.
+pub(super) fn open(harness: Harness, db: &Path) -> Result<Box<dyn SessionDatabase>> {
+    Ok(match harness {
+        Harness::Opencode => Box::new(OpencodeDb::open(db)?),
+        _ => Box::new(OpenClawDb::open(db)?),
+    })
+}
+
 /// What the database knows of a session that its events do not say: the
 /// operator's label, the parent of a sub-agent's session, a run that failed.
-fn with_window_facts(t: &mut Transcript, s: &OpenClawSession) {
+fn with_window_facts(t: &mut Transcript, s: &DbSession) {
     if t.title.is_none()
         && let Some(label) = s.label.as_deref().filter(|l| !l.trim().is_empty())
     {

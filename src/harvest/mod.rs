@@ -64,7 +64,7 @@ pub struct Place {
     pub harness: Harness,
     pub home: Option<String>,
     pub files: usize,
-    /// Sessions in the harness's own databases (OpenClaw 2026.9 on).
+    /// Sessions in the harness's own databases (OpenClaw 2026.9 on, opencode).
     #[serde(skip_serializing_if = "is_zero")]
     pub database_sessions: usize,
 }
@@ -181,12 +181,12 @@ pub fn harvest(
                 p.advance();
             }
         }
-        let databases = match (harness, &home) {
-            (Harness::OpenClaw, Some(h)) => sources::openclaw_databases(h),
-            _ => Vec::new(),
-        };
+        let databases = home
+            .as_deref()
+            .map(|h| sources::databases(harness, h, &cfg.agent))
+            .unwrap_or_default();
         for (db, agent) in databases {
-            let held = run.database(&db, &agent, &known, &mut report)?;
+            let held = run.database(harness, &db, &agent, &known, &mut report)?;
             report.places[place].database_sessions += held;
         }
     }
@@ -232,7 +232,7 @@ pub fn files_listed(report: &HarvestReport) -> usize {
 }
 
 /// How many sessions harvest finds for `harness` under `home`: session
-/// files, and the sessions of OpenClaw's databases. A database that exists
+/// files, and the sessions of its databases (OpenClaw, opencode). A database that exists
 /// but cannot be read is an error naming it and the reason.
 pub fn sessions_found(
     harness: Harness,
@@ -240,14 +240,12 @@ pub fn sessions_found(
     agent: &str,
 ) -> std::result::Result<usize, String> {
     let mut n = sources::list(harness, home, agent).len();
-    if harness == Harness::OpenClaw {
-        for (db, _) in sources::openclaw_databases(home) {
-            let held = crate::store::openclaw::OpenClawDb::open(&db).and_then(|d| d.sessions());
-            match held {
-                Ok(s) => n += s.len(),
-                Err(e) if crate::store::openclaw::is_busy(&e) => {}
-                Err(e) => return Err(crate::error::message(&e)),
-            }
+    for (db, _) in sources::databases(harness, home, agent) {
+        let held = database::open(harness, &db).and_then(|d| d.sessions());
+        match held {
+            Ok(s) => n += s.len(),
+            Err(e) if crate::store::openclaw::is_busy(&e) => {}
+            Err(e) => return Err(crate::error::message(&e)),
         }
     }
     Ok(n)

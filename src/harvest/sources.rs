@@ -9,6 +9,13 @@
 //!   `agents/<agent>/agent/openclaw-agent.sqlite` (2026.9 on); the OpenClaw
 //!   agent is the memsync agent.
 //! - pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/<cwd-slug>/*.jsonl`.
+//! - Gemini CLI: `~/.gemini`, `tmp/<project>/chats/session-*.jsonl`.
+//! - qwen-code: `~/.qwen`, `projects/<cwd-slug>/chats/*.jsonl`.
+//! - GitHub Copilot CLI: `~/.copilot`, `session-state/<session>/events.jsonl`.
+//! - opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, the
+//!   sessions of its database `opencode.db`.
+//! - Cline: `~/.cline`, `data/sessions/<id>/<id>.messages.json` (one JSON
+//!   document, rewritten whole as the session grows).
 //!
 //! Each folder can be set in the machine config (`harvest.*_dir`).
 //!
@@ -28,14 +35,24 @@ pub enum Harness {
     #[serde(rename = "openclaw")]
     OpenClaw,
     Pi,
+    GeminiCli,
+    QwenCode,
+    CopilotCli,
+    Opencode,
+    Cline,
 }
 
 impl Harness {
-    pub const ALL: [Harness; 4] = [
+    pub const ALL: [Harness; 9] = [
         Harness::ClaudeCode,
         Harness::Codex,
         Harness::OpenClaw,
         Harness::Pi,
+        Harness::GeminiCli,
+        Harness::QwenCode,
+        Harness::CopilotCli,
+        Harness::Opencode,
+        Harness::Cline,
     ];
 
     pub fn parse(s: &str) -> Option<Harness> {
@@ -48,20 +65,42 @@ impl Harness {
             Harness::Codex => "codex",
             Harness::OpenClaw => "openclaw",
             Harness::Pi => "pi",
+            Harness::GeminiCli => "gemini-cli",
+            Harness::QwenCode => "qwen-code",
+            Harness::CopilotCli => "copilot-cli",
+            Harness::Opencode => "opencode",
+            Harness::Cline => "cline",
         }
+    }
+
+    /// Whether the harness rewrites a session's file whole as it grows
+    /// (Cline's JSON document) instead of appending lines: a changed file is
+    /// then a grown session, never a replaced one.
+    pub fn rewrites_whole_file(self) -> bool {
+        self == Harness::Cline
     }
 
     /// The harness's folder on this machine: the config, its variable, its default.
     pub fn home(self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        let none = None;
         let (configured, var, default) = match self {
             Harness::ClaudeCode => (&cfg.claude_code_dir, &env.claude_config_dir, ".claude"),
             Harness::Codex => (&cfg.codex_home, &env.codex_home, ".codex"),
             Harness::OpenClaw => (&cfg.openclaw_dir, &env.openclaw_state_dir, ".openclaw"),
             Harness::Pi => (&cfg.pi_dir, &env.pi_coding_agent_dir, ".pi/agent"),
+            Harness::GeminiCli => (&cfg.gemini_dir, &none, ".gemini"),
+            Harness::QwenCode => (&cfg.qwen_dir, &none, ".qwen"),
+            Harness::CopilotCli => (&cfg.copilot_dir, &none, ".copilot"),
+            Harness::Opencode => (&cfg.opencode_dir, &none, ".local/share/opencode"),
+            Harness::Cline => (&cfg.cline_dir, &none, ".cline"),
+        };
+        let var = match self {
+            Harness::Opencode => env.xdg_data_home.as_ref().map(|d| d.join("opencode")),
+            _ => var.clone(),
         };
         configured
             .clone()
-            .or_else(|| var.clone())
+            .or(var)
             .or_else(|| env.home.as_ref().map(|h| h.join(default)))
     }
 }
@@ -113,6 +152,42 @@ pub fn list(harness: Harness, home: &Path, default_agent: &str) -> Vec<SessionFi
                 out.extend(jsonl(&dir, "").map(|p| file(p, default_agent)));
             }
         }
+        Harness::GeminiCli => {
+            for project in subdirs(&home.join("tmp")) {
+                let chats = project.join("chats");
+                out.extend(jsonl(&chats, "session-").map(|p| file(p, default_agent)));
+            }
+        }
+        Harness::QwenCode => {
+            for project in subdirs(&home.join("projects")) {
+                let chats = project.join("chats");
+                out.extend(jsonl(&chats, "").map(|p| file(p, default_agent)));
+            }
+        }
+        Harness::CopilotCli => {
+            for session in subdirs(&home.join("session-state")) {
+                let events = session.join("events.jsonl");
+                if is_file(&events) {
+                    out.push(file(events, default_agent));
+                }
+            }
+        }
+        Harness::Cline => {
+            for session in subdirs(&home.join("data").join("sessions")) {
+                let Some(id) = session
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                else {
+                    continue;
+                };
+                let messages = session.join(format!("{id}.messages.json"));
+                if is_file(&messages) {
+                    out.push(file(messages, default_agent));
+                }
+            }
+        }
+        // Its sessions are in a database: [`databases`].
+        Harness::Opencode => {}
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out
@@ -149,16 +224,37 @@ pub const OPENCLAW_DATABASE: &str = "openclaw-agent.sqlite";
 
 /// OpenClaw's per-agent session databases (`agents/<id>/agent/openclaw-agent.sqlite`),
 /// each with the memsync agent its sessions belong to.
-pub fn openclaw_databases(home: &Path) -> Vec<(PathBuf, String)> {
+fn openclaw_databases(home: &Path) -> Vec<(PathBuf, String)> {
     subdirs(&home.join("agents"))
         .into_iter()
         .filter_map(|a| {
             let db = a.join("agent").join(OPENCLAW_DATABASE);
-            let is_file = std::fs::symlink_metadata(&db).is_ok_and(|m| m.is_file());
             let name = a.file_name()?.to_string_lossy().into_owned();
-            is_file.then(|| (db, agent_id(&name)))
+            is_file(&db).then(|| (db, agent_id(&name)))
         })
         .collect()
+}
+
+/// The session databases of `harness` under its folder `home`, each with
+/// the memsync agent its sessions belong to: OpenClaw's per-agent databases,
+/// opencode's `opencode.db`.
+pub fn databases(harness: Harness, home: &Path, default_agent: &str) -> Vec<(PathBuf, String)> {
+    match harness {
+        Harness::OpenClaw => openclaw_databases(home),
+        Harness::Opencode => {
+            let db = home.join("opencode.db");
+            match is_file(&db) {
+                true => vec![(db, default_agent.to_string())],
+                false => Vec::new(),
+            }
+        }
+        _ => Vec::new(),
+    }
+}
+
+/// A regular file (a symlink is not followed).
+fn is_file(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok_and(|m| m.is_file())
 }
 
 /// The real directories in `dir` (symlinks are not followed).

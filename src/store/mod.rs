@@ -34,6 +34,7 @@ pub mod harvest;
 pub mod jobs;
 pub mod notes;
 pub mod openclaw;
+pub mod opencode;
 mod schema;
 pub mod search;
 mod sessions;

@@ -28,12 +28,14 @@ const BUSY_TIMEOUT: Duration = Duration::from_millis(500);
 /// Statuses after which a window gets no more turns.
 const FINISHED: [&str; 4] = ["done", "failed", "killed", "timeout"];
 
-/// One OpenClaw session as its database describes it.
+/// One session as a harness's database describes it (OpenClaw's agent
+/// database, opencode's `opencode.db`).
 #[derive(Debug, Clone, PartialEq)]
-pub struct OpenClawSession {
+pub struct DbSession {
     pub session_id: String,
     pub session_key: Option<String>,
-    /// The newest event's `seq` (-1 when the session has none left live).
+    /// The newest event's `seq` (-1 when the session has none left live);
+    /// for opencode, its rows less one.
     pub last_seq: i64,
     /// When the newest event was written (ms since the epoch).
     pub last_event_ms: i64,
@@ -65,6 +67,33 @@ pub enum Archive {
     Retired { generation: String, zstd: bool },
 }
 
+/// A harness's session database, read as a guest: the sessions it holds and
+/// one session's rows as JSON lines its transcript reader reads.
+pub trait SessionDatabase {
+    fn sessions(&self) -> Result<Vec<DbSession>>;
+    fn events(&self, s: &DbSession, max_bytes: u64) -> Result<Vec<u8>>;
+}
+
+impl SessionDatabase for OpenClawDb {
+    fn sessions(&self) -> Result<Vec<DbSession>> {
+        OpenClawDb::sessions(self)
+    }
+    fn events(&self, s: &DbSession, max_bytes: u64) -> Result<Vec<u8>> {
+        OpenClawDb::events(self, s, max_bytes)
+    }
+}
+
+/// Opens a harness's database read-only (`query_only`, a short busy
+/// timeout); never creates, migrates or writes it.
+pub(super) fn open_read_only(path: &Path) -> Result<Connection> {
+    let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
+    let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::store(path, e))?;
+    conn.busy_timeout(BUSY_TIMEOUT)
+        .and_then(|()| conn.pragma_update(None, "query_only", true))
+        .map_err(|e| Error::store(path, e))?;
+    Ok(conn)
+}
+
 /// A read-only handle on one OpenClaw agent database.
 pub struct OpenClawDb {
     path: PathBuf,
@@ -74,14 +103,9 @@ pub struct OpenClawDb {
 impl OpenClawDb {
     /// Opens the database read-only; never creates, migrates or writes it.
     pub fn open(path: &Path) -> Result<OpenClawDb> {
-        let flags = OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX;
-        let conn = Connection::open_with_flags(path, flags).map_err(|e| Error::store(path, e))?;
-        conn.busy_timeout(BUSY_TIMEOUT)
-            .and_then(|()| conn.pragma_update(None, "query_only", true))
-            .map_err(|e| Error::store(path, e))?;
         Ok(OpenClawDb {
             path: path.to_path_buf(),
-            conn,
+            conn: open_read_only(path)?,
         })
     }
 
@@ -93,13 +117,13 @@ impl OpenClawDb {
     }
 
     /// Every session with events, live or archived, oldest window first.
-    pub fn sessions(&self) -> Result<Vec<OpenClawSession>> {
+    pub fn sessions(&self) -> Result<Vec<DbSession>> {
         let mut out = self.windows()?;
         out.extend(self.retired(&out)?);
         Ok(out)
     }
 
-    fn windows(&self) -> Result<Vec<OpenClawSession>> {
+    fn windows(&self) -> Result<Vec<DbSession>> {
         let sql = "
             SELECT w.session_id, w.session_key,
                    ev.last_seq, ev.last_ms, ev.bytes,
@@ -135,7 +159,7 @@ impl OpenClawDb {
                 let last_ms: Option<i64> = r.get(3)?;
                 let archived_ms: Option<i64> = r.get(13)?;
                 let updated_ms: i64 = r.get(14)?;
-                Ok(OpenClawSession {
+                Ok(DbSession {
                     session_id: r.get(0)?,
                     session_key: r.get(1)?,
                     last_seq: r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
@@ -157,7 +181,7 @@ impl OpenClawDb {
 
     /// Reset or deleted sessions whose window holds no events any more: the
     /// newest archived generation of each.
-    fn retired(&self, live: &[OpenClawSession]) -> Result<Vec<OpenClawSession>> {
+    fn retired(&self, live: &[DbSession]) -> Result<Vec<DbSession>> {
         let sql = "
             SELECT a.session_id, a.session_key, a.generation, a.encoding, a.created_at,
                    length(a.archive_blob)
@@ -168,7 +192,7 @@ impl OpenClawDb {
         let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
         let rows = stmt
             .query_map([], |r| {
-                Ok(OpenClawSession {
+                Ok(DbSession {
                     session_id: r.get(0)?,
                     session_key: r.get(1)?,
                     last_seq: -1,
@@ -198,7 +222,7 @@ impl OpenClawDb {
     /// The session's events through `last_seq`, as JSON lines in order:
     /// its archive's first, then the live rows after it. No line is longer
     /// than `max_bytes` once decoded, and no more than `max_bytes` are read.
-    pub fn events(&self, s: &OpenClawSession, max_bytes: u64) -> Result<Vec<u8>> {
+    pub fn events(&self, s: &DbSession, max_bytes: u64) -> Result<Vec<u8>> {
         let mut out = Vec::new();
         let mut after = -1;
         match &s.archive {
@@ -317,7 +341,7 @@ impl OpenClawDb {
     }
 }
 
-/// Whether OpenClaw held the database busy (try again on the next run).
+/// Whether the harness held its database busy (try again on the next run).
 pub fn is_busy(e: &Error) -> bool {
     use rusqlite::ErrorCode::{DatabaseBusy, DatabaseLocked};
     e.sqlite()

@@ -276,7 +276,7 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "an unknown harness for harvest",
         &["harvest", "--harness", "vim"],
         2,
-        "[possible values: claude-code, codex, openclaw, pi]",
+        "[possible values: claude-code, codex, openclaw, pi, gemini-cli, qwen-code, copilot-cli, opencode, cline]",
     ),
     v(
         "a harvest look-back that does not parse",

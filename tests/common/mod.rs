@@ -2,6 +2,7 @@
 //! canonical sessions the way a harness would.
 #![allow(dead_code)]
 
+pub mod captured;
 pub mod claude;
 pub mod codex;
 pub mod daemon;

@@ -217,6 +217,39 @@ fn at_mentions(text: &str) -> String {
     out
 }
 
+/// Blocks the Gemini CLI family (Gemini CLI, qwen-code), Copilot CLI and
+/// Cline put around or beside what a person typed.
+const WRAPPING_BLOCKS: &[&str] = &[
+    "session_context",
+    "loaded_context",
+    "current_datetime",
+    "environment_details",
+    "system-reminder",
+    "mode_notice",
+];
+
+/// A user message of Gemini CLI, qwen-code, Copilot CLI, opencode or Cline:
+/// the words inside Cline's `<user_input mode=…>` wrapper, without the
+/// context blocks these harnesses inject; `None` when nothing else is left
+/// (Gemini CLI's start-up `<session_context>` turn) or it is a control command.
+pub fn agent_cli_user(text: &str) -> Option<String> {
+    let text = text.trim();
+    if is_interruption(text) || is_control_command(text) {
+        return None;
+    }
+    let inner = match text.find("<user_input") {
+        Some(at) => {
+            let open_end = text[at..].find('>').map(|i| at + i + 1)?;
+            let close = text[open_end..]
+                .find("</user_input>")
+                .map_or(text.len(), |i| open_end + i);
+            text[open_end..close].to_string()
+        }
+        None => text.to_string(),
+    };
+    person(&strip_blocks(&inner, WRAPPING_BLOCKS))
+}
+
 /// The agent's text with harness-only answers (`HEARTBEAT_OK`, `NO_REPLY`) and
 /// `<final>` markers taken out.
 pub fn assistant(text: &str) -> Option<String> {

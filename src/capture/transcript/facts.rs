@@ -58,6 +58,20 @@ impl Transcript {
 }
 
 impl Transcript {
+    /// Marks the newest call of tool `name` as one that failed: a file it
+    /// meant to change was not changed (it stays in the transcript).
+    pub(super) fn call_failed(&mut self, name: &str) {
+        let call = self
+            .messages
+            .iter_mut()
+            .rev()
+            .flat_map(|m| m.tools.iter_mut().rev())
+            .find(|t| t.name == name);
+        if let Some(call) = call {
+            call.kind = super::ToolKind::Other;
+        }
+    }
+
     /// Notes that a tool call or the model request failed with `output`.
     pub(super) fn note_failure(&mut self, output: &str) {
         if let Some(error) = error_line(output) {

@@ -1,7 +1,6 @@
-//! Files memsync does not read, told by their content: another harness's
-//! session (Gemini CLI, qwen-code, GitHub Copilot CLI, opencode), a chat
-//! exported as one JSON document or as Markdown (SpecStory and the like), or
-//! a binary file. Each is refused with what it is, never read as someone
+//! Files memsync does not read, told by their content: a chat exported as
+//! one JSON document or as Markdown (SpecStory and the like), or a binary
+//! file. Each is refused with what it is, never read as someone
 //! else's format or as plain text.
 //!
 //! Owns: recognising those from a file's first lines. Must not: read a
@@ -32,35 +31,8 @@ pub(super) fn binary(head: &[String]) -> Option<Foreign> {
     (all > 0 && odd * 10 > all).then_some("a binary file (not UTF-8 text)")
 }
 
-/// JSONL of a harness memsync does not read yet, from its lines' shape.
+/// JSONL that is not a session memsync reads, from its lines' shape.
 pub(super) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
-    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
-    if first.get("projectHash").is_some() && first.get("sessionId").is_some()
-        || head.iter().any(|v| kind(v).as_deref() == Some("gemini"))
-    {
-        return Some("a Gemini CLI chat (~/.gemini/tmp/…/chats)");
-    }
-    if head.iter().any(|v| {
-        kind(v).is_some_and(|k| k.starts_with("session.") || k.starts_with("user.message"))
-            && v.get("data").is_some()
-    }) {
-        return Some("GitHub Copilot CLI session events (~/.copilot/session-state)");
-    }
-    if head.iter().any(|v| {
-        matches!(
-            v.get("table").and_then(Value::as_str),
-            Some("session" | "message" | "part")
-        )
-    }) {
-        return Some("opencode data (rows of its opencode.db)");
-    }
-    // Claude Code's envelope around Gemini-style `message.parts`.
-    if head.iter().any(|v| {
-        v.get("message")
-            .is_some_and(|m| m.get("parts").is_some() && m.get("content").is_none())
-    }) {
-        return Some("a qwen-code chat (~/.qwen/projects/…/chats; Gemini-style message parts)");
-    }
     // One line holding the whole chat.
     if head.len() == 1 && chat_list(first) {
         return Some("a chat exported as one JSON document");

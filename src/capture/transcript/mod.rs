@@ -14,14 +14,19 @@
 mod aider;
 mod claude;
 pub mod clean;
+mod cline;
 mod codex;
 pub mod compaction;
+mod copilot;
 mod dialogue;
 mod envelope;
 mod facts;
 mod foreign;
+mod gemini;
 mod lines;
+mod opencode;
 mod pi;
+mod qwen;
 mod source;
 pub mod tools;
 
@@ -117,6 +122,11 @@ pub enum Format {
     OpenClaw,
     Pi,
     Aider,
+    GeminiCli,
+    QwenCode,
+    CopilotCli,
+    Opencode,
+    Cline,
     /// JSON lines no reader recognised.
     Unknown,
 }
@@ -130,13 +140,18 @@ impl Format {
             Format::OpenClaw => Some("openclaw"),
             Format::Pi => Some("pi"),
             Format::Aider => Some("aider"),
+            Format::GeminiCli => Some("gemini-cli"),
+            Format::QwenCode => Some("qwen-code"),
+            Format::CopilotCli => Some("copilot-cli"),
+            Format::Opencode => Some("opencode"),
+            Format::Cline => Some("cline"),
             Format::Plain | Format::Messages | Format::Unknown => None,
         }
     }
 }
 
 /// The formats memsync reads, for the message that refuses any other.
-pub const KNOWN_FORMATS: &str = "Claude Code, Codex, OpenClaw and pi session JSONL, Aider's .aider.chat.history.md, {\"role\",\"content\"} JSONL, or plain text/markdown";
+pub const KNOWN_FORMATS: &str = "Claude Code, Codex, OpenClaw, pi, Gemini CLI, qwen-code and GitHub Copilot CLI session JSONL, opencode's database (opencode.db) and Cline's <id>.messages.json, Aider's .aider.chat.history.md, {\"role\",\"content\"} JSONL, or plain text/markdown";
 
 /// What a transcript says about its session.
 #[derive(Debug, Clone)]
@@ -388,6 +403,14 @@ impl Transcript {
             }
         }
         out
+    }
+
+    /// Notes a time given in milliseconds since the epoch.
+    fn note_ms(&mut self, ms: i64) {
+        if let Some(at) = DateTime::<Utc>::from_timestamp_millis(ms) {
+            self.started_at = Some(self.started_at.map_or(at, |s| s.min(at)));
+            self.ended_at = Some(self.ended_at.map_or(at, |e| e.max(at)));
+        }
     }
 
     fn note_time(&mut self, ts: &str) {

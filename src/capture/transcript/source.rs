@@ -10,8 +10,8 @@ use std::io::BufRead;
 use serde_json::Value;
 
 use super::{
-    Format, LineReader, Transcript, UNBOUNDED, aider, claude, codex, cut_message, dialogue,
-    foreign, generic, pi,
+    Format, LineReader, Transcript, UNBOUNDED, aider, claude, cline, codex, copilot, cut_message,
+    dialogue, foreign, gemini, generic, opencode, pi, qwen,
 };
 
 /// Reads a transcript held in memory, whole.
@@ -66,6 +66,10 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 .iter()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                 .collect();
+            // Cline's document written on one line.
+            if values.len() == 1 && cline::is_cline(&v) {
+                return Ok(cline::read(&v, keep));
+            }
             if let Some(what) = foreign::jsonl(&v, &values) {
                 return Ok(Transcript::foreign(what));
             }
@@ -78,15 +82,20 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 JsonlReader::Codex => codex::read(all, keep),
                 JsonlReader::Pi => pi::read(all, keep),
                 JsonlReader::ClaudeCode => claude::read(all, keep),
+                JsonlReader::GeminiCli => gemini::read(all, keep),
+                JsonlReader::QwenCode => qwen::read(all, keep),
+                JsonlReader::CopilotCli => copilot::read(all, keep),
+                JsonlReader::Opencode => opencode::read(all, keep),
                 JsonlReader::Generic => generic(all, keep),
             }
         }
         _ => {
             let text = bounded_text(head, &mut lines, keep);
-            if let Some(what) = foreign::text(&text) {
+            if let Some(t) = json_document(&text, keep) {
+                t
+            } else if let Some(what) = foreign::text(&text) {
                 return Ok(Transcript::foreign(what));
-            }
-            if aider::is_aider(&text) {
+            } else if aider::is_aider(&text) {
                 aider::read(&text, keep)
             } else if let Some(t) = dialogue::read(&text, keep) {
                 t
@@ -141,10 +150,23 @@ fn bounded_text(head: Vec<String>, rest: &mut impl Iterator<Item = String>, keep
     text
 }
 
+/// A session kept as one JSON document (Cline's `<id>.messages.json`).
+fn json_document(text: &str, keep: usize) -> Option<Transcript> {
+    if !text.trim_start().starts_with('{') {
+        return None;
+    }
+    let doc: Value = serde_json::from_str(text).ok()?;
+    cline::is_cline(&doc).then(|| cline::read(&doc, keep))
+}
+
 enum JsonlReader {
     Codex,
     Pi,
     ClaudeCode,
+    GeminiCli,
+    QwenCode,
+    CopilotCli,
+    Opencode,
     Generic,
 }
 
@@ -163,6 +185,33 @@ fn jsonl_reader(head: &[Value], first: &Value) -> JsonlReader {
     }
     if first.get("type").and_then(Value::as_str) == Some("session") {
         return JsonlReader::Pi;
+    }
+    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
+    if first.get("projectHash").is_some() && first.get("sessionId").is_some()
+        || has_line_of(&|v| kind(v).as_deref() == Some("gemini") || v.get("$set").is_some())
+    {
+        return JsonlReader::GeminiCli;
+    }
+    if has_line_of(&|v| {
+        kind(v).is_some_and(|k| k.starts_with("session.") || k == "user.message")
+            && v.get("data").is_some()
+    }) {
+        return JsonlReader::CopilotCli;
+    }
+    if has_line_of(&|v| {
+        matches!(
+            v.get("table").and_then(Value::as_str),
+            Some("session" | "message" | "part")
+        )
+    }) {
+        return JsonlReader::Opencode;
+    }
+    // Claude Code's envelope around Gemini-style `message.parts`.
+    if has_line_of(&|v| {
+        v.get("message")
+            .is_some_and(|m| m.get("parts").is_some() && m.get("content").is_none())
+    }) {
+        return JsonlReader::QwenCode;
     }
     if has_line_of(&|v| {
         matches!(

@@ -68,7 +68,14 @@ pub fn list(harness: Harness, home: &Path, openclaw_workspace: Option<&Path>) ->
                 }
             }
         }
-        Harness::Pi => {}
+        // No memory folder of their own is imported yet (Gemini CLI's and
+        // qwen-code's saved memories live in their GEMINI.md / QWEN.md).
+        Harness::Pi
+        | Harness::GeminiCli
+        | Harness::QwenCode
+        | Harness::CopilotCli
+        | Harness::Opencode
+        | Harness::Cline => {}
     }
     out.sort_by(|a, b| a.path.cmp(&b.path));
     out

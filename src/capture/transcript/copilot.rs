@@ -1,0 +1,107 @@
+//! GitHub Copilot CLI's session events
+//! (`~/.copilot/session-state/<session>/events.jsonl`, 1.0 on): one event a
+//! line, `{type, data, id, timestamp, parentId}`. `session.start` names the
+//! session and its `context.cwd`; `user.message` holds what the person typed
+//! in `content` (the CLI's `transformedContent` adds its own context around
+//! it); `assistant.message` the reply and its `toolRequests`;
+//! `tool.execution_complete` whether a call worked; `session.shutdown` ends
+//! the session.
+//!
+//! Owns: Copilot CLI's event types. Must not: clean text itself.
+
+use serde_json::Value;
+
+use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
+
+pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::CopilotCli, keep);
+    // Tool names by call id: a completion names only the call.
+    let mut calls_by_id = std::collections::HashMap::new();
+    for line in lines {
+        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
+            t.skipped_lines += 1;
+            continue;
+        };
+        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+            t.note_time(ts);
+        }
+        let data = &v["data"];
+        match v.get("type").and_then(Value::as_str).unwrap_or_default() {
+            "session.start" | "session.resume" => {
+                set_once(&mut t.session_id, str_at(data, "sessionId"));
+                set_once(&mut t.project, str_at(&data["context"], "cwd"));
+            }
+            "user.message" => match str_at(data, "content")
+                .as_deref()
+                .and_then(clean::agent_cli_user)
+            {
+                Some(text) => t.push(Role::User, text, Vec::new(), str_at(data, "messageId")),
+                None => t.dropped_turns += 1,
+            },
+            "assistant.message" => {
+                let mut calls = Vec::new();
+                for r in data["toolRequests"].as_array().into_iter().flatten() {
+                    let name = r.get("name").and_then(Value::as_str).unwrap_or("tool");
+                    if let Some(id) = str_at(r, "toolCallId") {
+                        calls_by_id.insert(id, name.to_string());
+                    }
+                    calls.extend(tools::tool_use(name, &r["arguments"]));
+                }
+                let text = str_at(data, "content")
+                    .and_then(|c| clean::assistant(&c))
+                    .unwrap_or_default();
+                t.push(Role::Assistant, text, calls, None);
+            }
+            "tool.execution_complete" => {
+                let name = str_at(data, "toolCallId").and_then(|id| calls_by_id.get(&id));
+                execution(&mut t, data, name.map(String::as_str));
+            }
+            "session.error" => {
+                let message = str_at(data, "message").unwrap_or_else(|| "session error".into());
+                t.note_failure(&message);
+            }
+            kind if is_bookkeeping(kind) => {}
+            _ => t.skipped_lines += 1,
+        }
+    }
+    t
+}
+
+/// A call that failed, or a shell command that exited non-zero.
+fn execution(t: &mut Transcript, data: &Value, name: Option<&str>) {
+    let failed = data.get("success").and_then(Value::as_bool) == Some(false);
+    if failed && let Some(name) = name {
+        t.call_failed(name);
+    }
+    let exit = data["shellExecution"]
+        .get("exitCode")
+        .and_then(Value::as_i64)
+        .unwrap_or(0);
+    if failed || exit != 0 {
+        let output = str_at(&data["result"], "content")
+            // The CLI's own `<shellId: 0 completed with exit code 2>` trailer.
+            .map(|c| {
+                c.lines()
+                    .filter(|l| !l.starts_with("<shellId"))
+                    .collect::<Vec<_>>()
+                    .join("\n")
+            })
+            .or_else(|| str_at(&data["error"], "message"))
+            .unwrap_or_else(|| format!("a tool call failed (exit code {exit})"));
+        t.note_failure(&output);
+    }
+}
+
+/// Event families that carry no conversation.
+fn is_bookkeeping(kind: &str) -> bool {
+    [
+        "session.",
+        "assistant.",
+        "tool.",
+        "system.",
+        "hook.",
+        "subagent.",
+    ]
+    .iter()
+    .any(|p| kind.starts_with(p))
+}

@@ -1,0 +1,137 @@
+//! opencode's sessions (1.18 on), kept in its SQLite database
+//! (`~/.local/share/opencode/opencode.db`): a `session` row (`directory`,
+//! `title`, `parent_id`), `message` rows whose JSON `data` has the `role`,
+//! and `part` rows whose `data.type` is `text`, `reasoning`, `tool`, `patch`,
+//! `step-start`, `step-finish`, …. Harvest reads one session's rows from the
+//! database (`store::opencode`) as JSON lines `{"table": …, …, "data": {…}}`,
+//! and this reader reads those lines: the first session's, any other
+//! session's rows skipped.
+//!
+//! Owns: opencode's row and part types. Must not: run SQL.
+
+use std::collections::HashMap;
+
+use serde_json::Value;
+
+use super::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
+
+pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::Opencode, keep);
+    let mut messages: Vec<Value> = Vec::new();
+    let mut parts: HashMap<String, Vec<Value>> = HashMap::new();
+    for line in lines {
+        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
+            t.skipped_lines += 1;
+            continue;
+        };
+        let table = v.get("table").and_then(Value::as_str).unwrap_or_default();
+        if table == "session" {
+            if t.session_id.is_none() {
+                session(&mut t, &v);
+            } else {
+                t.skipped_lines += 1;
+            }
+            continue;
+        }
+        if t.session_id.is_some() && str_at(&v, "session_id") != t.session_id {
+            t.skipped_lines += 1;
+            continue;
+        }
+        match table {
+            "message" => messages.push(v),
+            "part" => {
+                let of = str_at(&v, "message_id").unwrap_or_default();
+                parts.entry(of).or_default().push(v);
+            }
+            _ => t.skipped_lines += 1,
+        }
+    }
+    messages.sort_by_key(|m| (m["time_created"].as_i64().unwrap_or(0), str_at(m, "id")));
+    for m in &messages {
+        let id = str_at(m, "id").unwrap_or_default();
+        let mut own = parts.remove(&id).unwrap_or_default();
+        own.sort_by_key(|p| str_at(p, "id"));
+        message(&mut t, m, &own);
+    }
+    t
+}
+
+fn session(t: &mut Transcript, v: &Value) {
+    t.session_id = str_at(v, "id");
+    set_once(&mut t.project, str_at(v, "directory"));
+    // opencode titles a session with a model's words unless the person renames it.
+    t.title = str_at(v, "title").map(|text| Title {
+        text,
+        by_model: true,
+    });
+    if let Some(parent) = str_at(v, "parent_id") {
+        t.subagent = true;
+        t.parent_session = Some(parent);
+    }
+    for key in ["time_created", "time_updated"] {
+        if let Some(ms) = v.get(key).and_then(Value::as_i64) {
+            t.note_ms(ms);
+        }
+    }
+}
+
+fn message(t: &mut Transcript, m: &Value, parts: &[Value]) {
+    let data = &m["data"];
+    if let Some(ms) = m.get("time_created").and_then(Value::as_i64) {
+        t.note_ms(ms);
+    }
+    let mut text = Vec::new();
+    let mut calls = Vec::new();
+    for p in parts {
+        let d = &p["data"];
+        match d.get("type").and_then(Value::as_str).unwrap_or_default() {
+            // Text the harness added (file contents, reminders) is marked synthetic.
+            "text" if d.get("synthetic").and_then(Value::as_bool) != Some(true) => {
+                text.extend(str_at(d, "text"));
+            }
+            "tool" => {
+                let name = d.get("tool").and_then(Value::as_str).unwrap_or("tool");
+                let state = &d["state"];
+                let mut used = tools::tool_use(name, &state["input"]);
+                if state.get("status").and_then(Value::as_str) == Some("error") {
+                    // A failed write changed nothing.
+                    used.iter_mut()
+                        .for_each(|u| u.kind = tools::ToolKind::Other);
+                    let error = str_at(state, "error").unwrap_or_else(|| format!("{name} failed"));
+                    t.note_failure(&error);
+                }
+                calls.extend(used);
+            }
+            "patch" => {
+                for f in d["files"]
+                    .as_array()
+                    .into_iter()
+                    .flatten()
+                    .filter_map(Value::as_str)
+                {
+                    calls.push(tools::changed("patch", f));
+                }
+            }
+            _ => {}
+        }
+    }
+    let text = text.join("\n\n");
+    match data.get("role").and_then(Value::as_str).unwrap_or_default() {
+        "user" => match clean::agent_cli_user(&text) {
+            Some(text) => t.push(Role::User, text, Vec::new(), str_at(m, "id")),
+            None => t.dropped_turns += 1,
+        },
+        // The summary opencode writes when it compacts the session.
+        "assistant" if data.get("summary").and_then(Value::as_bool) == Some(true) => {
+            t.push_compaction(&text, None);
+        }
+        "assistant" => {
+            if let Some(error) = data["error"]["data"].get("message").and_then(Value::as_str) {
+                t.note_failure(error);
+            }
+            let text = clean::assistant(&text).unwrap_or_default();
+            t.push(Role::Assistant, text, calls, None);
+        }
+        _ => t.skipped_lines += 1,
+    }
+}

@@ -1,0 +1,265 @@
+//! Gemini CLI, qwen-code, GitHub Copilot CLI, opencode and Cline: the files
+//! the real programs wrote (`../shared/harness-samples/`) are each claimed
+//! by their own reader and no other, captured with the person's request and
+//! the agent's report (snapshots of the summary and the MEMORY.md row), and
+//! harvested from the programs' own folders, opencode's from its SQLite
+//! database, read-only.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+
+use common::{harness_sample as sample, run_at};
+use memsync::capture::transcript::{self, Format};
+
+const NOW: &str = "2026-11-27T12:00:00Z";
+
+/// Every session file in a sample folder (`.jsonl`, and Cline's `.messages.json`).
+fn session_files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = walkdir::WalkDir::new(dir)
+        .into_iter()
+        .flatten()
+        .map(|e| e.into_path())
+        .filter(|p| {
+            let name = p.to_string_lossy();
+            name.ends_with(".jsonl") || name.ends_with(".messages.json")
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+#[test]
+fn each_sample_is_claimed_by_its_own_reader_and_no_other() {
+    let expected = [
+        ("gemini-cli-0.61.0/chats", Format::GeminiCli),
+        ("qwen-code-0.24.4", Format::QwenCode),
+        ("copilot-cli-1.0.102", Format::CopilotCli),
+        ("opencode-1.18.33", Format::Opencode),
+        ("cline-3.0.65", Format::Cline),
+        ("claude-code-2.1.332/transcripts", Format::ClaudeCode),
+        ("codex-0.169.0", Format::Codex),
+        ("pi-0.73.1", Format::Pi),
+    ];
+    let mut checked = 0;
+    for (rel, format) in expected {
+        let Some(dir) = sample(rel) else { return };
+        for file in session_files(&dir) {
+            let text = std::fs::read_to_string(&file).unwrap();
+            let t = transcript::read(&text);
+            assert_eq!(t.format, format, "{}", file.display());
+            assert!(t.understood(), "{}: nothing read", file.display());
+            assert!(t.session_id.is_some(), "{}: no session id", file.display());
+            checked += 1;
+        }
+    }
+    assert!(checked >= 12, "only {checked} sample files");
+}
+
+/// A workspace that captured one file.
+fn captured(file: &Path) -> common::captured::Captured {
+    captured_with(file, &[])
+}
+
+fn captured_with(file: &Path, extra: &[&str]) -> common::captured::Captured {
+    let tmp = tempfile::tempdir().unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let path = file.to_string_lossy();
+    let mut args = vec!["capture", "session-end", "--transcript", &path];
+    args.extend(extra);
+    let out = run_at(&ws, NOW, &args);
+    assert!(
+        out.status.success(),
+        "{}: {}",
+        file.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    common::captured::Captured { _tmp: tmp, ws }
+}
+
+fn pin(name: &str, c: &common::captured::Captured) {
+    insta::assert_snapshot!(format!("{name}_summary"), c.summary());
+    insta::assert_snapshot!(format!("{name}_memory_md_row"), c.ledger_rows());
+}
+
+#[test]
+fn a_gemini_cli_chat_gives_the_request_its_file_and_the_report_not_the_session_context() {
+    let Some(file) = sample("gemini-cli-0.61.0/chats/session-2026-11-26T03-17-c9ee067c.jsonl")
+    else {
+        return;
+    };
+    let c = captured(&file);
+    let summary = c.summary();
+    assert!(!c.everything().contains("session_context"));
+    assert!(summary.contains("hello.py"), "{summary}");
+    assert!(c.manifest().contains("harness: \"gemini-cli\""));
+    assert!(c.manifest().contains("project: \"/home/dev/proj7\""));
+    pin("gemini_cli_0_61", &c);
+}
+
+#[test]
+fn a_failed_gemini_write_changes_no_file_and_a_memory_question_is_the_request() {
+    let Some(failed) = sample("gemini-cli-0.61.0/chats/session-2026-11-26T03-14-2690b177.jsonl")
+    else {
+        return;
+    };
+    let rows = captured(&failed).ledger_rows();
+    assert!(!rows.contains("changed"), "{rows}");
+    let Some(recall) = sample("gemini-cli-0.61.0/chats/session-2026-11-26T03-16-79fbf40c.jsonl")
+    else {
+        return;
+    };
+    let rows = captured(&recall).ledger_rows();
+    assert!(
+        rows.contains("search your memory for the hello world work"),
+        "{rows}"
+    );
+}
+
+#[test]
+fn a_qwen_code_chat_is_not_taken_for_claude_code() {
+    let Some(dir) = sample("qwen-code-0.24.4") else {
+        return;
+    };
+    let c = captured(&session_files(&dir)[0]);
+    assert!(c.manifest().contains("harness: \"qwen-code\""));
+    assert!(c.ledger_rows().contains("changed hello.py"));
+    pin("qwen_code_0_24", &c);
+}
+
+#[test]
+fn copilot_cli_events_give_the_typed_request_without_the_clis_datetime() {
+    let Some(file) = sample("copilot-cli-1.0.102/events.jsonl") else {
+        return;
+    };
+    let c = captured(&file);
+    assert!(!c.everything().contains("current_datetime"));
+    assert!(c.manifest().contains("harness: \"copilot-cli\""));
+    assert!(c.manifest().contains("project: \"/home/dev/proj12\""));
+    pin("copilot_cli_1_0", &c);
+}
+
+#[test]
+fn a_cline_session_document_is_unwrapped_from_its_user_input_tag() {
+    let Some(file) = sample("cline-3.0.65/session.messages.json") else {
+        return;
+    };
+    let c = captured(&file);
+    assert!(!c.everything().contains("<user_input"));
+    assert!(c.manifest().contains("harness: \"cline\""));
+    assert!(c.manifest().contains("project: \"/home/dev/proj13\""));
+    pin("cline_3_0", &c);
+}
+
+#[test]
+fn harvest_reads_every_new_harness_from_its_own_folder_and_opencodes_database_read_only() {
+    let Some(samples) = sample("") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let db = common::captured::new_harness_home(&samples, &home);
+    let db_before = std::fs::read(&db).unwrap();
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    assert!(run_at(&ws, NOW, &["init"]).status.success());
+    let harvest = |now: &str| {
+        let out = common::memsync_bin()
+            .env("HOME", &home)
+            .env_remove("XDG_DATA_HOME")
+            .args([
+                "--workspace",
+                &ws.to_string_lossy(),
+                "--now",
+                now,
+                "--json",
+                "harvest",
+            ])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let first = harvest(NOW);
+    let captured: Vec<String> = first["captured"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|e| e["harness"].as_str().unwrap().to_string())
+        .collect();
+    for (harness, n) in [
+        ("gemini-cli", 3),
+        ("qwen-code", 1),
+        ("copilot-cli", 1),
+        ("opencode", 3),
+        ("cline", 1),
+    ] {
+        let got = captured.iter().filter(|h| *h == harness).count();
+        assert_eq!(got, n, "{harness}: {first:#}");
+    }
+    let again = harvest("2026-11-27T12:05:00Z");
+    assert_eq!(again["unchanged"], 9, "{again:#}");
+    assert!(again["captured"].as_array().unwrap().is_empty());
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        db_before,
+        "opencode.db was written"
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    // opencode's first session's write failed: no file changed there.
+    let proj9 = memory
+        .lines()
+        .find(|l| l.contains("project=/home/dev/proj9"))
+        .unwrap();
+    assert!(!proj9.contains("changed"), "{proj9}");
+    assert!(memory.contains("project=/home/dev/proj10"));
+}
+
+#[test]
+fn an_opencode_session_gives_its_request_its_file_and_its_report() {
+    let Some(samples) = sample("") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = common::captured::new_harness_home(&samples, &tmp.path().join("home"));
+    let c = captured_with(&db, &["--session-id", "ses_dea23fd5fffeCl8f891mhV7r2E"]);
+    assert!(c.manifest().contains("harness: \"opencode\""));
+    assert!(c.manifest().contains("project: \"/home/dev/proj10\""));
+    pin("opencode_1_18", &c);
+}
+
+#[test]
+fn capture_reads_one_session_of_an_opencode_database_by_id_or_the_newest() {
+    let Some(samples) = sample("") else { return };
+    let tmp = tempfile::tempdir().unwrap();
+    let db = common::captured::new_harness_home(&samples, &tmp.path().join("home"));
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    let db = db.to_string_lossy().into_owned();
+    let capture = |extra: &[&str]| {
+        let mut args = vec!["capture", "session-end", "--transcript", &db];
+        args.extend(extra);
+        run_at(&ws, NOW, &args)
+    };
+    let newest = capture(&[]);
+    assert!(
+        newest.status.success(),
+        "{}",
+        String::from_utf8_lossy(&newest.stderr)
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    assert!(
+        memory.contains("session=ses_dea23edbdffeum0pW6JHDnVO24"),
+        "{memory}"
+    );
+    let by_id = capture(&["--session-id", "ses_dea242a7bffeW7X5lD78S7y4GD"]);
+    assert!(by_id.status.success());
+    let missing = capture(&["--session-id", "ses_nope"]);
+    assert!(!missing.status.success());
+    let err = String::from_utf8_lossy(&missing.stderr);
+    assert!(
+        err.contains("holds no session ses_nope") && err.contains("ses_dea242a7"),
+        "{err}"
+    );
+}
