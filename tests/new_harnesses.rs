@@ -263,3 +263,107 @@ fn capture_reads_one_session_of_an_opencode_database_by_id_or_the_newest() {
         "{err}"
     );
 }
+
+/// An older Gemini CLI's chat: one JSON document, rewritten whole each turn.
+fn gemini_document(messages: &[serde_json::Value]) -> String {
+    serde_json::json!({
+        "sessionId": "5b1c0f7e-0000-4000-8000-00000000abcd",
+        "projectHash": "ebd06dc6566bef4a15b663fdce2fa643893cecffb89b330155527143002f55f8",
+        "startTime": "2026-11-20T09:00:00.000Z",
+        "lastUpdated": "2026-11-20T09:05:00.000Z",
+        "messages": messages,
+    })
+    .to_string()
+}
+
+fn turn(id: &str, ty: &str, at: &str, text: &str) -> serde_json::Value {
+    serde_json::json!({"id": id, "timestamp": at, "type": ty, "content": text})
+}
+
+#[test]
+fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a_replaced_one() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let chats = home.join(".gemini/tmp/3f2a/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let chat = chats.join("session-2026-11-20T09-00-5b1c0f7e.json");
+    let mut turns = vec![
+        turn(
+            "u1",
+            "user",
+            "2026-11-20T09:00:00.000Z",
+            "Fix the retry loop in fetch.rs",
+        ),
+        turn(
+            "g1",
+            "gemini",
+            "2026-11-20T09:01:00.000Z",
+            "The retry loop now backs off exponentially.",
+        ),
+    ];
+    std::fs::write(&chat, gemini_document(&turns)).unwrap();
+    let t = transcript::read(&std::fs::read_to_string(&chat).unwrap());
+    assert_eq!(t.format, Format::GeminiCli);
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    assert!(run_at(&ws, NOW, &["init"]).status.success());
+    let harvest = |now: &str| {
+        let out = common::memsync_bin()
+            .env("HOME", &home)
+            .args([
+                "--workspace",
+                &ws.to_string_lossy(),
+                "--now",
+                now,
+                "--json",
+                "harvest",
+            ])
+            .args(["--harness", "gemini-cli"])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
+    };
+    let first = harvest(NOW);
+    assert_eq!(first["captured"].as_array().unwrap().len(), 1, "{first:#}");
+    // The next turn: Gemini CLI writes the document anew (a new inode, other last bytes).
+    turns.push(turn(
+        "u2",
+        "user",
+        "2026-11-20T10:00:00.000Z",
+        "Add a test for the backoff",
+    ));
+    turns.push(turn(
+        "g2",
+        "gemini",
+        "2026-11-20T10:01:00.000Z",
+        "Added test_backoff_doubles.",
+    ));
+    let next = chats.join(".next");
+    std::fs::write(&next, gemini_document(&turns)).unwrap();
+    std::fs::rename(&next, &chat).unwrap();
+    filetime_back(&chat);
+    let second = harvest("2026-11-27T13:00:00Z");
+    assert!(
+        second["replaced"].as_array().is_none_or(|r| r.is_empty()),
+        "{second:#}"
+    );
+    assert_eq!(
+        second["continued"].as_array().unwrap().len(),
+        1,
+        "{second:#}"
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    assert!(memory.contains("backoff"), "{memory}");
+}
+
+/// Ages a file past harvest's idle time.
+fn filetime_back(path: &Path) {
+    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
+    let f = std::fs::File::options().append(true).open(path).unwrap();
+    f.set_modified(old).unwrap();
+}

@@ -193,7 +193,7 @@ impl Run<'_> {
             return Ok(());
         }
         if let Some(w) = mark.filter(|w| w.state == "captured")
-            && !f.harness.rewrites_whole_file()
+            && !f.rewritten_whole()
             && (stat.inode != w.inode || stat.size < w.size)
         {
             return self.replaced(f, stat, w, None, report);
@@ -289,7 +289,7 @@ impl Run<'_> {
             return Ok(());
         }
         if let Some(w) = mark.as_ref().filter(|w| w.state == "captured")
-            && !f.harness.rewrites_whole_file()
+            && !f.rewritten_whole()
             && tail_digest(&file, w.size).ok().as_ref() != Some(&w.tail_sha256)
         {
             return self.replaced(f, stat, w, Some(tail), report);

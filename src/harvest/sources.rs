@@ -73,13 +73,6 @@ impl Harness {
         }
     }
 
-    /// Whether the harness rewrites a session's file whole as it grows
-    /// (Cline's JSON document) instead of appending lines: a changed file is
-    /// then a grown session, never a replaced one.
-    pub fn rewrites_whole_file(self) -> bool {
-        self == Harness::Cline
-    }
-
     /// The harness's folder on this machine: the config, its variable, its default.
     pub fn home(self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         let none = None;
@@ -111,6 +104,15 @@ pub struct SessionFile {
     pub harness: Harness,
     pub path: PathBuf,
     pub agent_id: String,
+}
+
+impl SessionFile {
+    /// Whether the harness rewrites this file whole as the session grows (a
+    /// JSON document: Cline's, an older Gemini CLI's) instead of appending
+    /// lines: a changed file is then a grown session, never a replaced one.
+    pub fn rewritten_whole(&self) -> bool {
+        self.path.extension().is_some_and(|e| e == "json")
+    }
 }
 
 /// Every session file of `harness` under its folder `home`.
@@ -156,6 +158,8 @@ pub fn list(harness: Harness, home: &Path, default_agent: &str) -> Vec<SessionFi
             for project in subdirs(&home.join("tmp")) {
                 let chats = project.join("chats");
                 out.extend(jsonl(&chats, "session-").map(|p| file(p, default_agent)));
+                // Before 0.61: one JSON document a session.
+                out.extend(files(&chats, "session-", ".json").map(|p| file(p, default_agent)));
             }
         }
         Harness::QwenCode => {
@@ -273,6 +277,11 @@ pub(crate) fn subdirs(dir: &Path) -> Vec<PathBuf> {
 
 /// The regular `*.jsonl` files in `dir` whose names start with `prefix`.
 fn jsonl<'a>(dir: &Path, prefix: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
+    files(dir, prefix, ".jsonl")
+}
+
+/// The regular files in `dir` named `<prefix>…<suffix>`.
+fn files<'a>(dir: &Path, prefix: &'a str, suffix: &'a str) -> impl Iterator<Item = PathBuf> + 'a {
     std::fs::read_dir(dir)
         .into_iter()
         .flatten()
@@ -281,7 +290,7 @@ fn jsonl<'a>(dir: &Path, prefix: &'a str) -> impl Iterator<Item = PathBuf> + 'a 
         .filter(move |e| {
             let name = e.file_name();
             let name = name.to_string_lossy();
-            name.starts_with(prefix) && name.ends_with(".jsonl")
+            name.starts_with(prefix) && name.ends_with(suffix)
         })
         .map(|e| e.path())
 }

@@ -62,6 +62,29 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
     t
 }
 
+/// Whether a JSON document is a Gemini CLI chat as versions before the
+/// JSONL chats wrote it (`session-<date>-<id8>.json`, rewritten in place).
+pub(super) fn is_document(doc: &Value) -> bool {
+    doc.get("sessionId").is_some()
+        && doc.get("projectHash").is_some()
+        && doc.get("messages").is_some_and(Value::is_array)
+}
+
+/// Such a document: its header fields and its messages, read as the lines
+/// of a JSONL chat are.
+pub(super) fn read_document(doc: &Value, keep: usize) -> Transcript {
+    let header = serde_json::json!({
+        "sessionId": doc["sessionId"],
+        "projectHash": doc["projectHash"],
+        "startTime": doc["startTime"],
+        "kind": doc.get("kind").cloned().unwrap_or(Value::Null),
+    });
+    let lines = std::iter::once(header)
+        .chain(doc["messages"].as_array().cloned().unwrap_or_default())
+        .map(|v| v.to_string());
+    read(lines, keep)
+}
+
 fn header(t: &mut Transcript, v: &Value) {
     set_once(&mut t.session_id, str_at(v, "sessionId"));
     if let Some(start) = v.get("startTime").and_then(Value::as_str) {

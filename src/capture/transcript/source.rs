@@ -66,9 +66,12 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 .iter()
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                 .collect();
-            // Cline's document written on one line.
+            // A whole session written as one line.
             if values.len() == 1 && cline::is_cline(&v) {
                 return Ok(cline::read(&v, keep));
+            }
+            if values.len() == 1 && gemini::is_document(&v) {
+                return Ok(gemini::read_document(&v, keep));
             }
             if let Some(what) = foreign::jsonl(&v, &values) {
                 return Ok(Transcript::foreign(what));
@@ -150,12 +153,16 @@ fn bounded_text(head: Vec<String>, rest: &mut impl Iterator<Item = String>, keep
     text
 }
 
-/// A session kept as one JSON document (Cline's `<id>.messages.json`).
+/// A session kept as one JSON document (Cline's `<id>.messages.json`, an
+/// older Gemini CLI's `session-*.json`).
 fn json_document(text: &str, keep: usize) -> Option<Transcript> {
     if !text.trim_start().starts_with('{') {
         return None;
     }
     let doc: Value = serde_json::from_str(text).ok()?;
+    if gemini::is_document(&doc) {
+        return Some(gemini::read_document(&doc, keep));
+    }
     cline::is_cline(&doc).then(|| cline::read(&doc, keep))
 }
 
