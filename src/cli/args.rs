@@ -492,7 +492,7 @@ pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::ha
 
 pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {
     one_of(
-        &["claude-code", "codex", "openclaw"],
+        &["claude-code", "codex", "openclaw", "gemini-cli"],
         crate::connect::Target::parse,
     )
 }

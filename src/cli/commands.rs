@@ -185,7 +185,7 @@ pub fn hook(
     let harness =
         Harness::parse(harness).ok_or_else(|| crate::error::HookError::UnknownHarness {
             harness: harness.to_string(),
-            supported: "claude-code",
+            supported: hook::HOOK_HARNESSES,
         })?;
     let root = match &settings {
         Ok(s) => Some(s.root.clone()),
@@ -221,7 +221,7 @@ pub fn hook(
             Ok(format!("queued capture job {id}; the {by} runs it"))
         }
         Ok(HookAction::Ignore(event)) => Ok(format!("{event}: nothing to capture")),
-        Ok(HookAction::Context { cwd }) => {
+        Ok(HookAction::Context { cwd, event }) => {
             let settings = settings?;
             let req = crate::context::ContextRequest {
                 cwd: crate::context::resolve_cwd(&cwd.unwrap_or_else(|| PathBuf::from("."))),
@@ -230,10 +230,10 @@ pub fn hook(
                 include_untrusted: false,
             };
             let digest = context(&settings, &req, now)?;
-            // Claude Code adds `additionalContext` to the session's context.
+            // Claude Code and Gemini CLI add `additionalContext` to the session's context.
             let reply = serde_json::json!({
                 "hookSpecificOutput": {
-                    "hookEventName": "SessionStart",
+                    "hookEventName": event,
                     "additionalContext": digest.text,
                 }
             });
@@ -243,6 +243,7 @@ pub fn hook(
             prompt,
             session_id,
             cwd,
+            event,
         }) => {
             let settings = settings?;
             let req = crate::recall::PromptRequest {
@@ -259,7 +260,7 @@ pub fn hook(
             }
             let reply = serde_json::json!({
                 "hookSpecificOutput": {
-                    "hookEventName": "UserPromptSubmit",
+                    "hookEventName": event,
                     "additionalContext": offer.text,
                 }
             });

@@ -107,7 +107,7 @@ pub fn is_memsync_hook(command: &str) -> bool {
             .next()
             .is_some_and(|name| name == "memsync")
     });
-    runs_memsync && command.contains("capture --hook claude-code")
+    runs_memsync && command.contains("capture --hook ")
 }
 
 /// The commands of every handler under `event` in settings.json's `hooks`.
@@ -133,7 +133,13 @@ pub fn hook_commands(path: &Path, text: &str, event: &str) -> Result<Vec<String>
 
 /// Adds a handler running `command` under each event that has no memsync
 /// hook yet, in a matcher group of its own; other hooks stay as they are.
-pub fn add_hooks(path: &Path, text: &str, events: &[&str], command: &str) -> Result<String> {
+/// `timeout` is in the harness's unit (Claude Code: seconds; Gemini CLI: ms).
+pub fn add_hooks(
+    path: &Path,
+    text: &str,
+    events: &[&str],
+    (command, timeout): (&str, u64),
+) -> Result<String> {
     let mut missing = Vec::new();
     for event in events {
         if !hook_commands(path, text, event)?
@@ -152,7 +158,7 @@ pub fn add_hooks(path: &Path, text: &str, events: &[&str], command: &str) -> Res
         let handler = CstInputValue::Object(vec![
             ("type".into(), "command".into()),
             ("command".into(), command.into()),
-            ("timeout".into(), 30u64.into()),
+            ("timeout".into(), timeout.into()),
         ]);
         let group =
             CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))]);
@@ -225,21 +231,49 @@ pub fn claude_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> 
 pub fn set_claude_mcp(
     path: &Path,
     text: &str,
-    (exe, args): (&str, &[String]),
+    command: (&str, &[String]),
     replace: bool,
 ) -> Result<String> {
-    let wanted = serde_json::json!({ "type": "stdio", "command": exe, "args": args, "env": {} });
+    set_json_mcp(path, text, command, replace, "claude-code")
+}
+
+/// [`set_claude_mcp`] for Gemini CLI's `settings.json`, whose entries name
+/// no `type` (its settings are checked against a schema).
+pub fn set_gemini_mcp(
+    path: &Path,
+    text: &str,
+    command: (&str, &[String]),
+    replace: bool,
+) -> Result<String> {
+    set_json_mcp(path, text, command, replace, "gemini-cli")
+}
+
+fn set_json_mcp(
+    path: &Path,
+    text: &str,
+    (exe, args): (&str, &[String]),
+    replace: bool,
+    harness: &str,
+) -> Result<String> {
+    let typed = harness == "claude-code";
+    let mut wanted = serde_json::json!({ "command": exe, "args": args, "env": {} });
+    if typed {
+        wanted["type"] = "stdio".into();
+    }
     match claude_mcp(path, text)? {
         Some(e) if e == wanted => return Ok(text.to_string()),
         Some(e) if !replace && e["args"] != wanted["args"] => {
-            return Err(foreign_entry(path, "claude-code"));
+            return Err(foreign_entry(path, harness));
         }
         _ => {}
     }
     let root = parse_json(path, text)?;
     let servers = root.object_value_or_set().object_value_or_set("mcpServers");
-    let value = CstInputValue::Object(vec![
-        ("type".into(), "stdio".into()),
+    let mut fields: Vec<(String, CstInputValue)> = Vec::new();
+    if typed {
+        fields.push(("type".into(), "stdio".into()));
+    }
+    fields.extend([
         ("command".into(), exe.into()),
         (
             "args".into(),
@@ -247,6 +281,7 @@ pub fn set_claude_mcp(
         ),
         ("env".into(), CstInputValue::Object(Vec::new())),
     ]);
+    let value = CstInputValue::Object(fields);
     match servers.get("memsync") {
         Some(prop) => prop.set_value(value),
         None => {
@@ -405,7 +440,7 @@ mod tests {
             Path::new(P),
             text,
             &["SessionEnd", "PostCompact"],
-            "memsync capture --hook claude-code",
+            ("memsync capture --hook claude-code", 30),
         )
         .unwrap();
         assert!(added.contains("notify-send bye"), "{added}");
@@ -420,7 +455,7 @@ mod tests {
                 Path::new(P),
                 &added,
                 &["SessionEnd", "PostCompact"],
-                "memsync capture --hook claude-code"
+                ("memsync capture --hook claude-code", 30)
             )
             .unwrap(),
             added
@@ -448,8 +483,8 @@ mod tests {
 
     #[test]
     fn broken_json_and_toml_are_refused() {
-        assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], "x").is_err());
-        assert!(add_hooks(Path::new(P), "// c\n{}", &["SessionEnd"], "x").is_err());
+        assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], ("x", 30)).is_err());
+        assert!(add_hooks(Path::new(P), "// c\n{}", &["SessionEnd"], ("x", 30)).is_err());
         assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false).is_err());
     }
 

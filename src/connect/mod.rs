@@ -34,10 +34,16 @@ pub enum Target {
     Codex,
     #[serde(rename = "openclaw")]
     OpenClaw,
+    GeminiCli,
 }
 
 impl Target {
-    pub const ALL: [Target; 3] = [Target::ClaudeCode, Target::Codex, Target::OpenClaw];
+    pub const ALL: [Target; 4] = [
+        Target::ClaudeCode,
+        Target::Codex,
+        Target::OpenClaw,
+        Target::GeminiCli,
+    ];
 
     pub fn parse(s: &str) -> Option<Target> {
         Target::ALL.into_iter().find(|t| t.as_str() == s)
@@ -48,7 +54,13 @@ impl Target {
             Target::ClaudeCode => "claude-code",
             Target::Codex => "codex",
             Target::OpenClaw => "openclaw",
+            Target::GeminiCli => "gemini-cli",
         }
+    }
+
+    /// Whether memsync captures through the harness's own hooks (else harvest does).
+    pub fn has_hooks(self) -> bool {
+        matches!(self, Target::ClaudeCode | Target::GeminiCli)
     }
 }
 

@@ -8,6 +8,9 @@
 //! - Codex: `[mcp_servers.memsync]` in `config.toml` with its read-only tools
 //!   approved, a block in `AGENTS.md` saying where MEMORY.md is, and harvest
 //!   (from connect's record).
+//! - Gemini CLI: SessionEnd, PreCompress, SessionStart and BeforeAgent hooks
+//!   and the MCP server in `~/.gemini/settings.json`, and a block in
+//!   `~/.gemini/GEMINI.md` (its global context file) saying where MEMORY.md is.
 //! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
 //!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
@@ -37,6 +40,7 @@ pub struct Places {
     pub claude_json: PathBuf,
     pub codex_home: PathBuf,
     pub openclaw_dir: PathBuf,
+    pub gemini_dir: PathBuf,
     /// memsync's machine config (harvest and mirrors are machine settings).
     pub machine_config: PathBuf,
     /// The connection record.
@@ -75,6 +79,7 @@ impl Places {
             claude_json,
             codex_home: dir(Harness::Codex),
             openclaw_dir: dir(Harness::OpenClaw),
+            gemini_dir: dir(Harness::GeminiCli),
             machine_config,
             record: env
                 .connect_record()
@@ -88,8 +93,8 @@ impl Places {
         self.workspace.join(crate::project::memory_md_path(agent))
     }
 
-    /// The command Claude Code runs at the end of a session.
-    pub fn hook_command(&self) -> String {
+    /// The command a harness's hooks run (`capture --hook <harness>`).
+    pub fn hook_command(&self, harness: Target) -> String {
         let mut words = vec![
             shell_word(&self.exe.to_string_lossy()),
             "--workspace".into(),
@@ -99,7 +104,7 @@ impl Places {
             words.push("--agent".into());
             words.push(shell_word(&self.agent));
         }
-        words.extend(["capture", "--hook", "claude-code"].map(String::from));
+        words.extend(["capture", "--hook", harness.as_str()].map(String::from));
         words.join(" ")
     }
 
@@ -176,8 +181,9 @@ pub(super) fn plan(
         Target::ClaudeCode => claude_code(places, record, force, &mut plan),
         Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
+        Target::GeminiCli => gemini(places, record, force, &mut plan),
     }
-    if connecting && target != Target::ClaudeCode {
+    if connecting && !target.has_hooks() {
         harvest_off_note(places, &mut plan);
     }
     legacy_machine_block(places, &mut plan);
@@ -206,7 +212,7 @@ pub const CLAUDE_CODE_EVENTS: [&str; 4] = [
 ];
 
 fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
-    let command = places.hook_command();
+    let command = places.hook_command(Target::ClaudeCode);
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
     ours.push(command.clone());
     let hook = command.clone();
@@ -215,7 +221,7 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         what: "SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks running `memsync capture --hook claude-code`, and `permissions.allow` for memsync's read-only MCP tools"
             .into(),
         apply: Box::new(move |p, t| {
-            grants::add_claude_rules(p, &edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, &hook)?)
+            grants::add_claude_rules(p, &edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, (&hook, 30))?)
         }),
         undo: Box::new(move |p, t| edit::remove_hooks(p, &grants::remove_claude_rules(p, t)?, &ours)),
         empty: edit::is_empty_json,
@@ -282,8 +288,9 @@ fn claude_md_import(places: &Places, plan: &mut Plan) {
     );
 }
 
-/// The instruction Codex gets: where MEMORY.md is and which tools reach further.
-pub fn codex_instruction(memory: &Path) -> String {
+/// The instruction Codex and Gemini CLI get: where MEMORY.md is and which
+/// tools reach further.
+pub fn memory_instruction(memory: &Path) -> String {
     format!(
         "## Memory of earlier sessions (memsync)\n\n\
          `{}` is the ledger of your recent sessions on this machine, newest first: one line per \
@@ -310,7 +317,7 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         new_mode: 0o600,
     });
     let memory = places.memory_md(&places.agent);
-    let body = codex_instruction(&memory);
+    let body = memory_instruction(&memory);
     plan.edits.push(Edit {
         path: places.codex_home.join("AGENTS.md"),
         what: format!("a block pointing Codex at {}", memory.display()),
@@ -323,6 +330,52 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     plan.notes.push(
         "Codex runs only hooks you reviewed, so `memsync watch` harvests its finished sessions"
             .into(),
+    );
+}
+
+/// The Gemini CLI events memsync's hook handles: the end of a session and
+/// the moment before Gemini compresses the chat are captured (the second
+/// capture continues the first); a session's start gets the `context`
+/// digest, and each prompt's turn (`BeforeAgent`) the relevant sessions.
+pub const GEMINI_EVENTS: [&str; 4] = ["SessionEnd", "PreCompress", "SessionStart", "BeforeAgent"];
+
+fn gemini(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
+    let command = places.hook_command(Target::GeminiCli);
+    let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
+    ours.push(command.clone());
+    let hook = command.clone();
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (our_args, replace) = (args.clone(), may_replace(record, Target::GeminiCli, force));
+    plan.edits.push(Edit {
+        path: places.gemini_dir.join("settings.json"),
+        what: "SessionEnd, PreCompress, SessionStart and BeforeAgent hooks running `memsync capture --hook gemini-cli`, and the `memsync` MCP server (mcpServers)".into(),
+        apply: Box::new(move |p, t| {
+            // Gemini CLI counts a hook's timeout in milliseconds.
+            let hooked = edit::add_hooks(p, t, &GEMINI_EVENTS, (&hook, 30_000))?;
+            edit::set_gemini_mcp(p, &hooked, (&exe, &args), replace)
+        }),
+        undo: Box::new(move |p, t| {
+            edit::remove_hooks(p, &edit::remove_claude_mcp(p, t, &our_args)?, &ours)
+        }),
+        empty: edit::is_empty_json,
+        whole: true,
+        // MCP servers' `env` tables and its auth settings hold tokens.
+        new_mode: 0o600,
+    });
+    let memory = places.memory_md(&places.agent);
+    let body = memory_instruction(&memory);
+    plan.edits.push(Edit {
+        path: places.gemini_dir.join("GEMINI.md"),
+        what: format!("a block pointing Gemini CLI at {}", memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+        new_mode: 0o644,
+    });
+    plan.hook_command = Some(command);
+    plan.notes.push(
+        "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt".into(),
     );
 }
 

@@ -24,15 +24,55 @@ const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Harness {
     ClaudeCode,
+    /// Its payloads are shaped like Claude Code's; its events are named its own way.
+    GeminiCli,
 }
+
+/// What `capture --hook` takes, for its error message.
+pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli";
 
 impl Harness {
     pub fn parse(s: &str) -> Option<Harness> {
         match s {
             "claude-code" | "claude" => Some(Harness::ClaudeCode),
+            "gemini-cli" | "gemini" => Some(Harness::GeminiCli),
             _ => None,
         }
     }
+
+    fn name(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::GeminiCli => "gemini-cli",
+        }
+    }
+
+    /// The harness's event for a memsync action: Gemini CLI captures at
+    /// `SessionEnd` and before it compresses the chat (`PreCompress`: what is
+    /// there so far, which the next capture continues), and asks at
+    /// `SessionStart` and before each prompt's turn (`BeforeAgent`).
+    fn role_of(self, event: &str) -> Option<EventRole> {
+        use EventRole::*;
+        match (self, event) {
+            (_, "SessionEnd") => Some(End),
+            (Harness::ClaudeCode, "PostCompact") => Some(Compacted),
+            (Harness::GeminiCli, "PreCompress") => Some(End),
+            (_, "SessionStart") => Some(Start),
+            (Harness::ClaudeCode, "UserPromptSubmit") | (Harness::GeminiCli, "BeforeAgent") => {
+                Some(Prompt)
+            }
+            _ => None,
+        }
+    }
+}
+
+/// What memsync does at a harness's event.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum EventRole {
+    End,
+    Compacted,
+    Start,
+    Prompt,
 }
 
 /// What a hook event asks for.
@@ -42,12 +82,16 @@ pub enum HookAction {
     /// SessionStart: answer with the start-up digest for the session's folder.
     Context {
         cwd: Option<PathBuf>,
+        /// The harness's name for the event, echoed in the answer.
+        event: String,
     },
-    /// UserPromptSubmit: answer with earlier sessions relevant to the prompt.
+    /// UserPromptSubmit (Gemini CLI: BeforeAgent): answer with earlier
+    /// sessions relevant to the prompt.
     Prompt {
         prompt: String,
         session_id: Option<String>,
         cwd: Option<PathBuf>,
+        event: String,
     },
     /// Acknowledged, nothing to capture (the event's name).
     Ignore(String),
@@ -127,10 +171,10 @@ fn first_object(buf: &[u8]) -> Result<Option<Value>> {
     }
 }
 
-/// Chooses the job for a Claude Code hook event: SessionEnd captures the
-/// session, PostCompact its compaction, SessionStart asks for the start-up
-/// digest, UserPromptSubmit for the sessions relevant to the prompt; every
-/// other event is acknowledged.
+/// Chooses the job for a hook event: the end of a session captures it,
+/// Claude Code's PostCompact its compaction, the start asks for the start-up
+/// digest, a prompt for the sessions relevant to it; every other event is
+/// acknowledged.
 pub fn interpret(
     harness: Harness,
     payload: &Value,
@@ -138,7 +182,6 @@ pub fn interpret(
     now: DateTime<Utc>,
     home: Option<&std::path::Path>,
 ) -> Result<HookAction> {
-    let Harness::ClaudeCode = harness;
     let field = |k: &str| {
         payload
             .get(k)
@@ -151,21 +194,28 @@ pub fn interpret(
             .map(String::from)
             .ok_or_else(|| bad_payload(format!("{event} payload has no session_id")))
     };
-    match event {
-        "SessionEnd" => {
+    let Some(role) = harness.role_of(event) else {
+        return Ok(HookAction::Ignore(if event.is_empty() {
+            "(no hook_event_name)".into()
+        } else {
+            event.to_string()
+        }));
+    };
+    match role {
+        EventRole::End => {
             let session_id = session_id()?;
             let path = field("transcript_path")
-                .ok_or_else(|| bad_payload("SessionEnd payload has no transcript_path"))?;
+                .ok_or_else(|| bad_payload(format!("{event} payload has no transcript_path")))?;
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
                 session_id,
-                harness: "claude-code".into(),
+                harness: harness.name().into(),
                 transcript_path: expand_home(path, home),
                 cwd: field("cwd").map(String::from),
                 captured_at: now,
             }))
         }
-        "PostCompact" => {
+        EventRole::Compacted => {
             let summary = field("compact_summary")
                 .ok_or_else(|| bad_payload("PostCompact payload has no compact_summary"))?;
             Ok(HookAction::Enqueue(JobRequest::Compaction {
@@ -179,19 +229,16 @@ pub fn interpret(
                 captured_at: now,
             }))
         }
-        "SessionStart" => Ok(HookAction::Context {
+        EventRole::Start => Ok(HookAction::Context {
             cwd: field("cwd").map(PathBuf::from),
+            event: event.to_string(),
         }),
-        "UserPromptSubmit" => Ok(HookAction::Prompt {
+        EventRole::Prompt => Ok(HookAction::Prompt {
             prompt: field("prompt").unwrap_or_default().to_string(),
             session_id: field("session_id").map(String::from),
             cwd: field("cwd").map(PathBuf::from),
+            event: event.to_string(),
         }),
-        other => Ok(HookAction::Ignore(if other.is_empty() {
-            "(no hook_event_name)".into()
-        } else {
-            other.to_string()
-        })),
     }
 }
 

@@ -222,6 +222,8 @@ fn at_mentions(text: &str) -> String {
 const WRAPPING_BLOCKS: &[&str] = &[
     "session_context",
     "loaded_context",
+    // Gemini CLI puts a hook's `additionalContext` (memsync's own recall) in the turn.
+    "hook_context",
     "current_datetime",
     "environment_details",
     "system-reminder",

@@ -8,6 +8,8 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::plans::Places;
+mod gemini;
+
 use super::{Target, edit};
 use crate::config::Settings;
 use crate::error::Result;
@@ -77,6 +79,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::ClaudeCode, &places.claude_dir),
         (Target::Codex, &places.codex_home),
         (Target::OpenClaw, &places.openclaw_dir),
+        (Target::GeminiCli, &places.gemini_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -103,6 +106,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::ClaudeCode => claude_code(settings, places),
             Target::Codex => codex(settings, places, daemon_running),
             Target::OpenClaw => openclaw(settings, places, daemon_running),
+            Target::GeminiCli => gemini::checks(settings, places),
         };
         let connected = record.harnesses.contains(target.as_str())
             || checks.iter().any(|c| c.part && c.level != Level::Missing);
@@ -255,24 +259,11 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = Vec::new();
     let settings_json = places.claude_dir.join("settings.json");
     let text = read(&settings_json).unwrap_or_default();
-    for event in super::plans::CLAUDE_CODE_EVENTS {
-        match edit::hook_commands(&settings_json, &text, event) {
-            Err(e) => checks.push(broken(crate::error::message(&e), None)),
-            Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {
-                Some(c) if program_exists(first_word(c)) => {
-                    checks.push(ok(format!("{event} hook: {c}")))
-                }
-                Some(c) => checks.push(broken(
-                    format!("{event} hook runs a program that does not exist: {c}"),
-                    None,
-                )),
-                None => checks.push(missing(format!(
-                    "{event} hook: not in {}",
-                    settings_json.display()
-                ))),
-            },
-        }
-    }
+    checks.extend(hook_checks(
+        &settings_json,
+        &text,
+        &super::plans::CLAUDE_CODE_EVENTS,
+    ));
     checks.push(match super::grants::claude_allowed(&settings_json, &text) {
         Err(e) => broken(crate::error::message(&e), None),
         Ok(allowed) => {
@@ -308,6 +299,26 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
         None => state(ok("MEMORY.md is not imported into CLAUDE.md: the SessionStart digest and the per-prompt recall bring memory (connect --import-memory-md imports it)".to_string())),
     });
     checks
+}
+
+/// Whether each of `events` runs memsync's hook, and its program exists.
+fn hook_checks(settings_json: &Path, text: &str, events: &[&str]) -> Vec<Check> {
+    events
+        .iter()
+        .map(
+            |event| match edit::hook_commands(settings_json, text, event) {
+                Err(e) => broken(crate::error::message(&e), None),
+                Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {
+                    Some(c) if program_exists(first_word(c)) => ok(format!("{event} hook: {c}")),
+                    Some(c) => broken(
+                        format!("{event} hook runs a program that does not exist: {c}"),
+                        None,
+                    ),
+                    None => missing(format!("{event} hook: not in {}", settings_json.display())),
+                },
+            },
+        )
+        .collect()
 }
 
 fn last_job(settings: &Settings) -> Check {
