@@ -262,11 +262,9 @@ pub enum Command {
     },
     /// Wire a harness to this workspace: its end-of-session hook or harvest, the
     /// MCP server, and MEMORY.md where the agent reads its instructions.
-    #[command(
-        after_help = "Examples:\n  memsync connect claude-code --dry-run\n  memsync connect codex\n  memsync connect openclaw --json"
-    )]
+    #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex or openclaw.
+        /// claude-code, codex, openclaw or gemini-cli (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -288,7 +286,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex or openclaw.
+        /// claude-code, codex, openclaw or gemini-cli.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -489,6 +487,26 @@ fn one_of<T: Clone + Send + Sync + 'static>(
 pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::harvest::Harness> {
     one_of(&crate::config::HARNESSES, crate::harvest::Harness::parse)
 }
+
+/// What `connect` does for each harness, and where it cannot.
+const CONNECT_HELP: &str = "What connect does, per harness:
+  claude-code  SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks, the MCP server
+               (read-only tools allowed) in ~/.claude.json and settings.json
+  codex        harvest by `memsync watch` (Codex runs only hooks you reviewed), the MCP server
+               (read-only tools approved) in config.toml, an AGENTS.md block naming MEMORY.md
+  openclaw     harvest of its session database, MEMORY.md and daily logs mirrored into its
+               workspace, the MCP server in openclaw.json
+  gemini-cli   SessionEnd, PreCompress, SessionStart and BeforeAgent hooks and the MCP server
+               in ~/.gemini/settings.json, a GEMINI.md block naming MEMORY.md
+  qwen-code, copilot-cli, opencode, cline
+               no connect yet: `memsync harvest` (or the daemon, harvest.enabled: true) reads
+               their sessions; add `memsync --workspace DIR mcp` as an MCP server by hand
+
+Examples:
+  memsync connect claude-code --dry-run
+  memsync connect codex
+  memsync connect gemini-cli
+  memsync connect openclaw --json";
 
 pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {
     one_of(

@@ -1,7 +1,8 @@
 """A fake model server on 127.0.0.1 for the end-to-end suite: it answers the
 Anthropic Messages API (streaming or not, for Claude Code), the OpenAI
-Responses API (streamed, for Codex) and OpenAI Chat Completions (streaming or
-not, for OpenClaw's custom OpenAI-compatible provider) with canned words, so the real harness
+Responses API (streamed, for Codex), OpenAI Chat Completions (streaming or
+not, for OpenClaw's custom OpenAI-compatible provider) and the Gemini API
+(`:generateContent`, `:streamGenerateContent?alt=sse`, for Gemini CLI) with canned words, so the real harness
 programs run a whole session offline. It prints its port on stdout,
 logs each request path to stderr, appends each request body to the file
 $FAKE_MODEL_REQUESTS names (when set), and never listens on another address.
@@ -239,6 +240,10 @@ class Handler(BaseHTTPRequestHandler):
             return self.responses_api(req)
         if path.endswith("/chat/completions"):
             return self.chat_completions(req)
+        if ":streamGenerateContent" in path or ":generateContent" in path:
+            return self.gemini(req, stream=":stream" in path)
+        if ":countTokens" in path:
+            return self.send(200, {"totalTokens": 42})
         if not path.endswith("/v1/messages"):
             return self.send(200, {})
         n = self.next_count()
@@ -455,6 +460,48 @@ def chat_completions(self, req):
 
 
 Handler.chat_completions = chat_completions
+
+
+def gemini_turns(req):
+    """The person's last words in a Gemini request, and whether a function's
+    response came after them."""
+    for content in reversed(req.get("contents") or []):
+        parts = content.get("parts") or []
+        if any("functionResponse" in p for p in parts):
+            return "", True
+        if content.get("role") == "user":
+            return " ".join(p.get("text", "") for p in parts), False
+    return "", False
+
+
+def gemini(self, req, stream):
+    """Gemini CLI's model: write hello.py with its write_file tool when the
+    person asks for a hello function, then answer REPLY; a request the CLI
+    makes for itself (a JSON schema: routing, next speaker) gets `{}`."""
+    n = self.next_count()
+    words, after_tool = gemini_turns(req)
+    wants_json = (req.get("generationConfig") or {}).get("responseMimeType") == "application/json"
+    if wants_json:
+        parts = [{"text": "{}"}]
+    elif not after_tool and WRITE_TRIGGER in words.lower():
+        found = re.search(r"Workspace Directories:\*{0,2}\s*- ([^\n]+)", json.dumps(req).replace("\\n", "\n"))
+        where = found.group(1).strip() if found else os.getcwd()
+        parts = [{"functionCall": {"name": "write_file",
+                                   "args": {"file_path": os.path.join(where, "hello.py"),
+                                            "content": HELLO_PY}}}]
+    else:
+        parts = [{"text": f"{REPLY} (reply {n})"}]
+    body = {"candidates": [{"content": {"role": "model", "parts": parts},
+                            "finishReason": "STOP", "index": 0}],
+            "usageMetadata": {"promptTokenCount": 100, "candidatesTokenCount": 20,
+                              "totalTokenCount": 120},
+            "modelVersion": "fake-model"}
+    if not stream:
+        return self.send(200, body)
+    self.send(200, f"data: {json.dumps(body)}\r\n\r\n".encode(), "text/event-stream")
+
+
+Handler.gemini = gemini
 
 
 def main():

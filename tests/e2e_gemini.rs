@@ -1,0 +1,138 @@
+//! End to end with the real Gemini CLI (the pinned npm version) against the
+//! fake model server on 127.0.0.1 (its Gemini API): `connect gemini-cli`
+//! wires its hooks and MCP server, a real `gemini -p` session whose model
+//! writes hello.py with `write_file` is captured by the SessionEnd hook, the
+//! next session starts with memsync's digest and the earlier session is not
+//! taken for its request, `doctor` passes, and `disconnect` gives
+//! `settings.json` back byte for byte. The API key reaches no file memsync
+//! writes.
+
+mod common;
+
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use common::files_containing;
+use common::harness::{FakeModel, first_summary, program};
+use common::home::Home;
+
+const KEY: &str = "AIzaFakeKeyForTheE2eSuite0123456789abc";
+const SETTINGS: &str =
+    "{\n  \"security\": { \"auth\": { \"selectedType\": \"gemini-api-key\" } }\n}\n";
+
+fn gemini_in(
+    gemini: &Path,
+    home: &Home,
+    project: &Path,
+    model: &FakeModel,
+) -> std::process::Command {
+    let mut cmd = std::process::Command::new(gemini);
+    cmd.current_dir(project)
+        .env("HOME", home.dir.path())
+        .env("GEMINI_API_KEY", KEY)
+        .env("GOOGLE_GEMINI_BASE_URL", model.base_url())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("MEMSYNC_CONFIG")
+        // No update check, no telemetry: nothing leaves 127.0.0.1.
+        .env("GEMINI_CLI_NO_RELAUNCH", "true")
+        .env("NO_BROWSER", "true");
+    cmd
+}
+
+/// Waits for the hook's capture job to have written `needle` into MEMORY.md.
+fn wait_for_ledger(home: &Home, needle: &str) -> String {
+    home.cmd().args(["capture", "jobs"]).assert().success();
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let memory = home.read("ws/MEMORY.md");
+        if memory.contains(needle) || Instant::now() > deadline {
+            return memory;
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    }
+}
+
+#[test]
+fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_settings_back() {
+    let Some(gemini) = program("MEMSYNC_E2E_GEMINI") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = Home::new();
+    std::fs::create_dir_all(home.path(".gemini")).unwrap();
+    home.write(".gemini/settings.json", SETTINGS);
+    // The project sits in a temp dir, which the ledger leaves out by default.
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "gemini-cli"]);
+    assert_eq!(code, 0, "{report}");
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    // Gemini CLI runs hooks and MCP servers only in a folder the person trusts.
+    home.write(
+        ".gemini/trustedFolders.json",
+        &serde_json::json!({ project.to_string_lossy(): "TRUST_FOLDER" }).to_string(),
+    );
+
+    let out = gemini_in(&gemini, &home, &project, &model)
+        .args(["--yolo", "-p", "Add a hello function to hello.py"])
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("hello function"),
+        "{said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert_eq!(
+        std::fs::read_to_string(project.join("hello.py")).unwrap(),
+        "def hello():\n    return \"hello\"\n",
+        "the model's write_file call wrote the file"
+    );
+    let memory = wait_for_ledger(&home, "outcome: Done");
+    assert!(
+        memory.contains("proj: Add a hello function to hello.py; changed hello.py"),
+        "{memory}"
+    );
+    let summary = first_summary(&home.path("ws"));
+    assert!(summary.contains("harness: \"gemini-cli\""), "{summary}");
+
+    // The next session: the SessionStart digest names the first, and the
+    // digest Gemini CLI writes into the turn is not the new request.
+    let next = gemini_in(&gemini, &home, &project, &model)
+        .args(["-p", "What did we change last time?"])
+        .output()
+        .unwrap();
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    // "changed hello.py" is memsync's words for the first session, in no reply or request of it.
+    let requests = model.requests();
+    assert!(
+        requests.contains("records of earlier agent sessions")
+            && requests.contains("changed hello.py"),
+        "the start-up digest did not reach the model"
+    );
+    let memory = wait_for_ledger(&home, "proj: What did we change last time?");
+    assert!(
+        memory.contains("proj: What did we change last time?"),
+        "{memory}"
+    );
+    assert!(!memory.contains("hook_context"), "{memory}");
+
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+    let (code, report) = home.run(&["disconnect", "gemini-cli"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".gemini/settings.json"), SETTINGS);
+    assert!(
+        files_containing(&home.path("ws"), KEY).is_empty(),
+        "the API key leaked"
+    );
+}
