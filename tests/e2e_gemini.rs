@@ -28,6 +28,7 @@ fn gemini_in(
 ) -> std::process::Command {
     let mut cmd = std::process::Command::new(gemini);
     cmd.current_dir(project)
+        .env("PWD", project)
         .env("HOME", home.dir.path())
         .env("GEMINI_API_KEY", KEY)
         .env("GOOGLE_GEMINI_BASE_URL", model.base_url())

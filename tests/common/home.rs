@@ -78,7 +78,8 @@ impl Home {
         let mut cmd = memsync_bin();
         cmd.env("HOME", self.dir.path())
             .env("XDG_CONFIG_HOME", self.path(".config"))
-            .env("XDG_STATE_HOME", self.path(".local/state"));
+            .env("XDG_STATE_HOME", self.path(".local/state"))
+            .env("XDG_DATA_HOME", self.path(".local/share"));
         for var in [
             "CLAUDE_CONFIG_DIR",
             "CODEX_HOME",

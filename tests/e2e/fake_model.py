@@ -185,9 +185,18 @@ def offers(req, tool):
     return any((t.get("function") or t).get("name") == tool for t in req.get("tools") or [])
 
 
+def tool_properties(req, tool):
+    """The argument names of `tool` as the request declares it."""
+    for t in req.get("tools") or []:
+        f = t.get("function") or t
+        if f.get("name") == tool:
+            return ((f.get("parameters") or f.get("input_schema") or {}).get("properties") or {})
+    return {}
+
+
 def working_directory(req):
     """The directory the harness says it runs in (its system prompt)."""
-    found = re.search(r"[Ww]orking directory: ([^\\\n\"]+)", json.dumps(req))
+    found = re.search(r"[Ww]orking (?:in the )?directory: ([^\\\n\"]+)", json.dumps(req))
     return found.group(1).strip() if found else os.getcwd()
 
 
@@ -435,11 +444,23 @@ def chat_completions(self, req):
         message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
         deltas = [{"role": "assistant", "content": None,
                    "tool_calls": [dict(call, index=0)]}]
-    elif not after_tool and WRITE_TRIGGER in words.lower() and offers(req, "write"):
-        # OpenClaw's file-writing tool, relative to its workspace.
+    elif not after_tool and WRITE_TRIGGER in words.lower() and (
+            offers(req, "write_file") or offers(req, "write")):
+        if offers(req, "write_file"):
+            # qwen-code's, with an absolute path.
+            name, args = "write_file", {
+                "file_path": os.path.join(working_directory(req), "hello.py"),
+                "content": HELLO_PY}
+        elif "filePath" in tool_properties(req, "write"):
+            # opencode's, with an absolute path.
+            name, args = "write", {
+                "filePath": os.path.join(working_directory(req), "hello.py"),
+                "content": HELLO_PY}
+        else:
+            # OpenClaw's file-writing tool, relative to its workspace.
+            name, args = "write", {"path": "hello.py", "content": HELLO_PY}
         call = {"id": f"call_fake{n:04d}", "type": "function",
-                "function": {"name": "write", "arguments": json.dumps(
-                    {"path": "hello.py", "content": HELLO_PY})}}
+                "function": {"name": name, "arguments": json.dumps(args)}}
         message, finish = {"role": "assistant", "content": None, "tool_calls": [call]}, "tool_calls"
         deltas = [{"role": "assistant", "content": None,
                    "tool_calls": [dict(call, index=0)]}]

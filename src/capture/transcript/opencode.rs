@@ -117,7 +117,7 @@ fn message(t: &mut Transcript, m: &Value, parts: &[Value]) {
     }
     let text = text.join("\n\n");
     match data.get("role").and_then(Value::as_str).unwrap_or_default() {
-        "user" => match clean::agent_cli_user(&text) {
+        "user" => match clean::agent_cli_user(unquoted(&text)) {
             Some(text) => t.push(Role::User, text, Vec::new(), str_at(m, "id")),
             None => t.dropped_turns += 1,
         },
@@ -133,5 +133,14 @@ fn message(t: &mut Transcript, m: &Value, parts: &[Value]) {
             t.push(Role::Assistant, text, calls, None);
         }
         _ => t.skipped_lines += 1,
+    }
+}
+
+/// `opencode run <message>` stores the message in double quotes it added.
+fn unquoted(text: &str) -> &str {
+    let t = text.trim();
+    match t.strip_prefix('"').and_then(|r| r.strip_suffix('"')) {
+        Some(inner) if !inner.contains('"') && !inner.is_empty() => inner,
+        _ => text,
     }
 }

@@ -1,0 +1,140 @@
+//! End to end with the real qwen-code and opencode (the pinned npm versions)
+//! against the fake model server's OpenAI-compatible API on 127.0.0.1: a
+//! real non-interactive session whose model writes hello.py with the
+//! harness's own tool, then `memsync harvest` from the harness's folder
+//! (opencode's: its SQLite database, read-only), and the ledger names the
+//! request, the file and the outcome. Neither has `connect` yet: harvest is
+//! how they are captured. The API key reaches no file memsync writes.
+
+mod common;
+
+use std::path::Path;
+use std::process::Command;
+
+use common::files_containing;
+use common::harness::{FakeModel, first_summary, program};
+use common::home::Home;
+
+const KEY: &str = "sk-fake-e2e-0123456789abcdefghijklmnop";
+
+/// A home whose workspace keeps temp-dir projects in its ledger, and whose
+/// machine config harvests a session as soon as it ends.
+fn home() -> Home {
+    let home = Home::new();
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    std::fs::create_dir_all(home.path(".config/memsync")).unwrap();
+    home.write(
+        ".config/memsync/config.yaml",
+        "harvest:\n  idle_minutes: 0\n",
+    );
+    home.cmd().arg("init").assert().success();
+    home
+}
+
+fn run(mut cmd: Command, what: &str) {
+    let out = cmd.output().unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("hello function"),
+        "{what}: {said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn harvested(home: &Home, harness: &str, project: &Path) -> String {
+    assert_eq!(
+        std::fs::read_to_string(project.join("hello.py")).unwrap(),
+        "def hello():\n    return \"hello\"\n",
+        "the model's write call wrote the file"
+    );
+    let (code, report) = home.run(&["harvest", "--harness", harness]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["captured"].as_array().map(Vec::len),
+        Some(1),
+        "{report}"
+    );
+    assert!(
+        files_containing(&home.path("ws"), KEY).is_empty(),
+        "the API key leaked"
+    );
+    home.read("ws/MEMORY.md")
+}
+
+#[test]
+fn a_real_qwen_code_session_is_harvested_from_its_chats() {
+    let Some(qwen) = program("MEMSYNC_E2E_QWEN") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = home();
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut cmd = Command::new(qwen);
+    cmd.current_dir(&project)
+        .env("HOME", home.dir.path())
+        .env("OPENAI_API_KEY", KEY)
+        .env("OPENAI_BASE_URL", format!("{}/v1", model.base_url()))
+        .env("OPENAI_MODEL", "fake-model")
+        .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
+        .args(["--yolo", "-p", "Add a hello function to hello.py"]);
+    run(cmd, "qwen");
+    let memory = harvested(&home, "qwen-code", &project);
+    assert!(
+        memory.contains("proj: Add a hello function to hello.py; changed hello.py; outcome: Done"),
+        "{memory}"
+    );
+    let summary = first_summary(&home.path("ws"));
+    assert!(summary.contains("harness: \"qwen-code\""), "{summary}");
+}
+
+#[test]
+fn a_real_opencode_session_is_harvested_from_its_database_read_only() {
+    let Some(opencode) = program("MEMSYNC_E2E_OPENCODE") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = home();
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    std::fs::create_dir_all(home.path(".config/opencode")).unwrap();
+    let config = serde_json::json!({
+        "provider": {"fake": {
+            "npm": "@ai-sdk/openai-compatible",
+            "name": "Fake",
+            "options": {"baseURL": format!("{}/v1", model.base_url()), "apiKey": KEY},
+            "models": {"fake-model": {"name": "fake-model"}},
+        }},
+        "model": "fake/fake-model",
+        "autoupdate": false,
+        "share": "disabled",
+    });
+    home.write(".config/opencode/opencode.json", &config.to_string());
+    let data = home.path(".local/share");
+    let mut cmd = Command::new(opencode);
+    // opencode takes its working directory from $PWD, which a child inherits.
+    cmd.current_dir(&project)
+        .env("PWD", &project)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_DATA_HOME", &data)
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .args(["run", "Add a hello function to hello.py"]);
+    run(cmd, "opencode");
+    let db = data.join("opencode/opencode.db");
+    let before = std::fs::read(&db).unwrap();
+    let memory = harvested(&home, "opencode", &project);
+    assert!(
+        memory.contains("proj: Add a hello function to hello.py; changed hello.py; outcome: Done"),
+        "{memory}"
+    );
+    assert_eq!(
+        std::fs::read(&db).unwrap(),
+        before,
+        "opencode.db was written"
+    );
+}
