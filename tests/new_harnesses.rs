@@ -56,6 +56,30 @@ fn each_sample_is_claimed_by_its_own_reader_and_no_other() {
     assert!(checked >= 12, "only {checked} sample files");
 }
 
+/// `memsync harvest --json` in `home` at `now`, its report.
+fn harvest_json(home: &Path, ws: &Path, now: &str, extra: &[&str]) -> serde_json::Value {
+    let out = common::memsync_bin()
+        .env("HOME", home)
+        .env_remove("XDG_DATA_HOME")
+        .args([
+            "--workspace",
+            &ws.to_string_lossy(),
+            "--now",
+            now,
+            "--json",
+            "harvest",
+        ])
+        .args(extra)
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
 /// A workspace that captured one file.
 fn captured(file: &Path) -> common::captured::Captured {
     captured_with(file, &[])
@@ -162,27 +186,7 @@ fn harvest_reads_every_new_harness_from_its_own_folder_and_opencodes_database_re
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
     assert!(run_at(&ws, NOW, &["init"]).status.success());
-    let harvest = |now: &str| {
-        let out = common::memsync_bin()
-            .env("HOME", &home)
-            .env_remove("XDG_DATA_HOME")
-            .args([
-                "--workspace",
-                &ws.to_string_lossy(),
-                "--now",
-                now,
-                "--json",
-                "harvest",
-            ])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let harvest = |now: &str| harvest_json(&home, &ws, now, &[]);
     let first = harvest(NOW);
     let captured: Vec<String> = first["captured"]
         .as_array()
@@ -307,27 +311,7 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
     assert!(run_at(&ws, NOW, &["init"]).status.success());
-    let harvest = |now: &str| {
-        let out = common::memsync_bin()
-            .env("HOME", &home)
-            .args([
-                "--workspace",
-                &ws.to_string_lossy(),
-                "--now",
-                now,
-                "--json",
-                "harvest",
-            ])
-            .args(["--harness", "gemini-cli"])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        serde_json::from_slice::<serde_json::Value>(&out.stdout).unwrap()
-    };
+    let harvest = |now: &str| harvest_json(&home, &ws, now, &["--harness", "gemini-cli"]);
     let first = harvest(NOW);
     assert_eq!(first["captured"].as_array().unwrap().len(), 1, "{first:#}");
     // The next turn: Gemini CLI writes the document anew (a new inode, other last bytes).
