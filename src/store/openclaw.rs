@@ -94,6 +94,14 @@ pub(super) fn open_read_only(path: &Path) -> Result<Connection> {
     Ok(conn)
 }
 
+/// A failed read of a harness's database, naming it.
+pub(super) fn harness_error(path: &Path, source: rusqlite::Error) -> Error {
+    Error::Store(StoreError::Harness {
+        path: path.to_path_buf(),
+        source,
+    })
+}
+
 /// A read-only handle on one OpenClaw agent database.
 pub struct OpenClawDb {
     path: PathBuf,
@@ -110,10 +118,7 @@ impl OpenClawDb {
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Store(StoreError::Harness {
-            path: self.path.clone(),
-            source,
-        })
+        harness_error(&self.path, source)
     }
 
     /// Every session with events, live or archived, oldest window first.

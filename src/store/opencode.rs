@@ -13,8 +13,8 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 use serde_json::{Map, Value, json};
 
-use super::openclaw::{DbSession, SessionDatabase, open_read_only};
-use crate::error::{Error, Result, StoreError};
+use super::openclaw::{DbSession, SessionDatabase, harness_error, open_read_only};
+use crate::error::{Error, Result};
 
 /// A read-only handle on opencode's database.
 pub struct OpencodeDb {
@@ -31,10 +31,7 @@ impl OpencodeDb {
     }
 
     fn err(&self, source: rusqlite::Error) -> Error {
-        Error::Store(StoreError::Harness {
-            path: self.path.clone(),
-            source,
-        })
+        harness_error(&self.path, source)
     }
 
     /// One table's rows of a session, with `data` parsed, as JSON lines.

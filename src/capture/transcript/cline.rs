@@ -10,7 +10,7 @@
 
 use serde_json::Value;
 
-use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
+use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
 /// Whether a JSON document is a Cline session.
 pub(super) fn is_cline(doc: &Value) -> bool {
@@ -31,18 +31,7 @@ pub(super) fn read(doc: &Value, keep: usize) -> Transcript {
             t.note_ms(ms);
         }
         let blocks = m["content"].as_array().cloned().unwrap_or_default();
-        let text_blocks = |ty: &str| -> String {
-            blocks
-                .iter()
-                .filter(|b| b.get("type").and_then(Value::as_str) == Some(ty))
-                .filter_map(|b| b.get("text").and_then(Value::as_str))
-                .collect::<Vec<_>>()
-                .join("\n\n")
-        };
-        let text = match &m["content"] {
-            Value::String(s) => s.clone(),
-            _ => text_blocks("text"),
-        };
+        let text = text_of(&m["content"]).unwrap_or_default();
         match m.get("role").and_then(Value::as_str).unwrap_or_default() {
             "user" => {
                 for b in blocks.iter().filter(|b| b["type"] == "tool_result") {
