@@ -116,14 +116,19 @@ pub fn sanitize(text: &str) -> Sanitized {
                 *redactions.entry(kind).or_insert(0) += 1;
             }
         }
+        // The AWS secret is judged by its neighbourhood, not a rule; it is
+        // part of the pass because taking it can split a value a rule kept
+        // whole (`KEY=…<secret>(API_KEY=…`) and expose the rest.
+        let (after, aws) = values::aws_secrets(&text);
+        if !aws.is_empty() {
+            redacted = true;
+            text = after;
+            *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
+            secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
+        }
         if !redacted {
             break;
         }
-    }
-    let (text, aws) = values::aws_secrets(&text);
-    if !aws.is_empty() {
-        *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
-        secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
     }
     Sanitized {
         text,

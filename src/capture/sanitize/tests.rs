@@ -379,3 +379,14 @@ fn url_paths_of_words_commits_and_ids_are_kept() {
         assert_eq!(redacted(kept), kept);
     }
 }
+
+#[test]
+fn a_secret_exposed_by_taking_an_aws_key_is_redacted_in_the_same_sanitize() {
+    // The value `f(…` is code and stays whole, until the AWS key inside it is
+    // taken; the assignment behind it must not wait for a second sanitize.
+    let input = "OPENAI_API_KEY=f(wJalrXUtnFEMI7K7MDENGbPxRfiCYEXAMPLEKEY9(API_KEY=hunter2hunter2";
+    let once = sanitize(input);
+    assert!(!once.text.contains("hunter2hunter2"), "{}", once.text);
+    assert!(!once.text.contains("EXAMPLEKEY9"), "{}", once.text);
+    assert_eq!(sanitize(&once.text).text, once.text);
+}
