@@ -68,7 +68,16 @@ fn a_workspace_without_an_index_completes_nothing_and_creates_nothing() {
 #[test]
 fn harness_names_and_kinds_are_offered_where_they_are_taken() {
     let connect = offered(&["memsync", "connect", ""], 2);
-    assert_eq!(connect, ["claude-code", "codex", "openclaw", "gemini-cli"]);
+    assert_eq!(
+        connect,
+        [
+            "claude-code",
+            "codex",
+            "openclaw",
+            "gemini-cli",
+            "qwen-code"
+        ]
+    );
     let kinds = offered(&["memsync", "search", "x", "--kind", ""], 4);
     assert_eq!(kinds, ["summary", "transcript", "compaction", "manifest"]);
 }

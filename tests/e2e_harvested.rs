@@ -3,8 +3,10 @@
 //! real non-interactive session whose model writes hello.py with the
 //! harness's own tool, then `memsync harvest` from the harness's folder
 //! (opencode's: its SQLite database, read-only), and the ledger names the
-//! request, the file and the outcome. Neither has `connect` yet: harvest is
-//! how they are captured. The API key reaches no file memsync writes.
+//! request, the file and the outcome. qwen-code is connected first: `qwen -p`
+//! fires no SessionEnd, so harvest captures it, and its SessionStart hook,
+//! MCP server and QWEN.md reach the next session's model; `disconnect` gives
+//! its settings back byte for byte. The API key reaches no file memsync writes.
 
 mod common;
 
@@ -64,23 +66,38 @@ fn harvested(home: &Home, harness: &str, project: &Path) -> String {
     home.read("ws/MEMORY.md")
 }
 
-#[test]
-fn a_real_qwen_code_session_is_harvested_from_its_chats() {
-    let Some(qwen) = program("MEMSYNC_E2E_QWEN") else {
-        return;
-    };
-    let model = FakeModel::start();
-    let home = home();
-    let project = home.path("proj");
-    std::fs::create_dir_all(&project).unwrap();
+fn qwen_in(qwen: &Path, home: &Home, project: &Path, model: &FakeModel) -> Command {
     let mut cmd = Command::new(qwen);
-    cmd.current_dir(&project)
+    cmd.current_dir(project)
         .env("HOME", home.dir.path())
         .env("OPENAI_API_KEY", KEY)
         .env("OPENAI_BASE_URL", format!("{}/v1", model.base_url()))
         .env("OPENAI_MODEL", "fake-model")
         .env("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1")
-        .args(["--yolo", "-p", "Add a hello function to hello.py"]);
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("MEMSYNC_CONFIG");
+    cmd
+}
+
+/// The person's settings as qwen-code leaves them (it adds `$version` to a file without it).
+const QWEN_SETTINGS: &str =
+    "{\n  \"security\": { \"auth\": { \"selectedType\": \"openai\" } },\n  \"$version\": 4\n}\n";
+
+#[test]
+fn a_real_qwen_code_session_is_harvested_and_its_hooks_mcp_and_qwen_md_reach_the_next() {
+    let Some(qwen) = program("MEMSYNC_E2E_QWEN") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = home();
+    std::fs::create_dir_all(home.path(".qwen")).unwrap();
+    home.write(".qwen/settings.json", QWEN_SETTINGS);
+    let (code, report) = home.run(&["connect", "qwen-code"]);
+    assert_eq!(code, 0, "{report}");
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let mut cmd = qwen_in(&qwen, &home, &project, &model);
+    cmd.args(["--yolo", "-p", "Add a hello function to hello.py"]);
     run(cmd, "qwen");
     let memory = harvested(&home, "qwen-code", &project);
     assert!(
@@ -89,6 +106,42 @@ fn a_real_qwen_code_session_is_harvested_from_its_chats() {
     );
     let summary = first_summary(&home.path("ws"));
     assert!(summary.contains("harness: \"qwen-code\""), "{summary}");
+
+    // The next session: its SessionStart hook brings the first, QWEN.md
+    // names MEMORY.md, and memsync's MCP tools are offered to the model.
+    let next = qwen_in(&qwen, &home, &project, &model)
+        .args(["-p", "What did we change last time?"])
+        .output()
+        .unwrap();
+    assert!(
+        next.status.success(),
+        "{}",
+        String::from_utf8_lossy(&next.stderr)
+    );
+    let requests = model.requests();
+    for (needle, what) in [
+        ("changed hello.py", "the start-up digest"),
+        ("Memory of earlier sessions (memsync)", "QWEN.md's block"),
+        ("mcp__memsync__memory_search", "memsync's MCP tools"),
+    ] {
+        assert!(requests.contains(needle), "{what} did not reach the model");
+    }
+    let (code, report) = home.run(&["harvest", "--harness", "qwen-code"]);
+    assert_eq!(code, 0, "{report}");
+    let memory = home.read("ws/MEMORY.md");
+    assert!(
+        memory.contains("proj: What did we change last time?"),
+        "{memory}"
+    );
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+    let (code, report) = home.run(&["disconnect", "qwen-code"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".qwen/settings.json"), QWEN_SETTINGS);
+    assert!(
+        files_containing(&home.path("ws"), KEY).is_empty(),
+        "the API key leaked"
+    );
 }
 
 #[test]

@@ -27,7 +27,7 @@ Everyday:
 
 Set up:
   init         Make a folder a memsync workspace
-  connect      Wire Claude Code, Codex or OpenClaw to this workspace; `disconnect` undoes it
+  connect      Wire a harness to this workspace; `disconnect` undoes it
   disconnect   Take out everything `connect` added
   doctor       Per harness: connected, working, and the fix when not
   config       The configuration in force, each key with the file it comes from
@@ -264,7 +264,7 @@ pub enum Command {
     /// MCP server, and MEMORY.md where the agent reads its instructions.
     #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex, openclaw or gemini-cli (the table below).
+        /// claude-code, codex, openclaw, gemini-cli or qwen-code (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -286,7 +286,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex, openclaw or gemini-cli.
+        /// claude-code, codex, openclaw, gemini-cli or qwen-code.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -498,7 +498,9 @@ const CONNECT_HELP: &str = "What connect does, per harness:
                workspace, the MCP server in openclaw.json
   gemini-cli   SessionEnd, PreCompress, SessionStart and BeforeAgent hooks and the MCP server
                in ~/.gemini/settings.json, a GEMINI.md block naming MEMORY.md
-  qwen-code, copilot-cli, opencode, cline
+  qwen-code    SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks and the MCP
+               server in ~/.qwen/settings.json, a QWEN.md block naming MEMORY.md
+  copilot-cli, opencode, cline
                no connect yet: `memsync harvest` (or the daemon, harvest.enabled: true) reads
                their sessions; add `memsync --workspace DIR mcp` as an MCP server by hand
 
@@ -510,7 +512,13 @@ Examples:
 
 pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {
     one_of(
-        &["claude-code", "codex", "openclaw", "gemini-cli"],
+        &[
+            "claude-code",
+            "codex",
+            "openclaw",
+            "gemini-cli",
+            "qwen-code",
+        ],
         crate::connect::Target::parse,
     )
 }

@@ -469,7 +469,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 // Render MEMORY.md (and OpenClaw's mirror) with the settings connect
                 // recorded, so the file the agent is pointed at exists now.
                 super::commands::sync(&existing()?, now, true, None)?;
-                let needs_daemon = !harness.has_hooks();
+                let needs_daemon = harness.needs_harvest();
                 done.report
                     .notes
                     .extend(super::connect::reload_daemon(&settings, needs_daemon));

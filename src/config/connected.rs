@@ -1,4 +1,4 @@
-//! The settings `connect` owns: harvest while Codex or OpenClaw is connected
+//! The settings `connect` owns: harvest while Codex, OpenClaw or qwen-code is connected
 //! to this workspace, and OpenClaw's mirror. They come from connect's record
 //! (`$XDG_STATE_HOME/memsync/connect.json`), never from a block written into
 //! the config file the user edits: so no key the user wrote is ever rewritten,
@@ -15,8 +15,8 @@ use serde_yaml::Value;
 
 use super::{Config, MirrorConfig};
 
-/// The harnesses whose sessions only harvest brings in (no end-of-session hook).
-const HARVESTED: [&str; 2] = ["codex", "openclaw"];
+/// The harnesses whose sessions harvest brings in (`connect::Target::needs_harvest`).
+const HARVESTED: [&str; 3] = ["codex", "openclaw", "qwen-code"];
 
 /// The parts of connect's record that are settings.
 #[derive(Debug, Default, Deserialize)]

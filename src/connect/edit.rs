@@ -133,7 +133,7 @@ pub fn hook_commands(path: &Path, text: &str, event: &str) -> Result<Vec<String>
 
 /// Adds a handler running `command` under each event that has no memsync
 /// hook yet, in a matcher group of its own; other hooks stay as they are.
-/// `timeout` is in the harness's unit (Claude Code: seconds; Gemini CLI: ms).
+/// `timeout` is in the harness's unit (Claude Code, qwen-code: seconds; Gemini CLI: ms).
 pub fn add_hooks(
     path: &Path,
     text: &str,
@@ -237,18 +237,10 @@ pub fn set_claude_mcp(
     set_json_mcp(path, text, command, replace, "claude-code")
 }
 
-/// [`set_claude_mcp`] for Gemini CLI's `settings.json`, whose entries name
-/// no `type` (its settings are checked against a schema).
-pub fn set_gemini_mcp(
-    path: &Path,
-    text: &str,
-    command: (&str, &[String]),
-    replace: bool,
-) -> Result<String> {
-    set_json_mcp(path, text, command, replace, "gemini-cli")
-}
-
-fn set_json_mcp(
+/// Sets `mcpServers.memsync` in `harness`'s JSON settings: Claude Code's
+/// entry names its `type`; Gemini CLI's and qwen-code's do not (their
+/// settings are checked against a schema).
+pub fn set_json_mcp(
     path: &Path,
     text: &str,
     (exe, args): (&str, &[String]),

@@ -35,14 +35,16 @@ pub enum Target {
     #[serde(rename = "openclaw")]
     OpenClaw,
     GeminiCli,
+    QwenCode,
 }
 
 impl Target {
-    pub const ALL: [Target; 4] = [
+    pub const ALL: [Target; 5] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::OpenClaw,
         Target::GeminiCli,
+        Target::QwenCode,
     ];
 
     pub fn parse(s: &str) -> Option<Target> {
@@ -55,12 +57,16 @@ impl Target {
             Target::Codex => "codex",
             Target::OpenClaw => "openclaw",
             Target::GeminiCli => "gemini-cli",
+            Target::QwenCode => "qwen-code",
         }
     }
 
-    /// Whether memsync captures through the harness's own hooks (else harvest does).
-    pub fn has_hooks(self) -> bool {
-        matches!(self, Target::ClaudeCode | Target::GeminiCli)
+    /// Whether the harness's sessions need harvest by the daemon: Codex and
+    /// OpenClaw have no hook memsync runs, and qwen-code fires no end of
+    /// session in a non-interactive run (`qwen -p`), only at an interactive
+    /// exit, so its hooks capture those and harvest the rest.
+    pub fn needs_harvest(self) -> bool {
+        matches!(self, Target::Codex | Target::OpenClaw | Target::QwenCode)
     }
 }
 

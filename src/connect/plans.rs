@@ -11,6 +11,9 @@
 //! - Gemini CLI: SessionEnd, PreCompress, SessionStart and BeforeAgent hooks
 //!   and the MCP server in `~/.gemini/settings.json`, and a block in
 //!   `~/.gemini/GEMINI.md` (its global context file) saying where MEMORY.md is.
+//! - qwen-code: the same in `~/.qwen/settings.json` and `~/.qwen/QWEN.md`,
+//!   with Claude Code's events (SessionEnd, PostCompact, SessionStart,
+//!   UserPromptSubmit).
 //! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
 //!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
@@ -41,6 +44,7 @@ pub struct Places {
     pub codex_home: PathBuf,
     pub openclaw_dir: PathBuf,
     pub gemini_dir: PathBuf,
+    pub qwen_dir: PathBuf,
     /// memsync's machine config (harvest and mirrors are machine settings).
     pub machine_config: PathBuf,
     /// The connection record.
@@ -80,6 +84,7 @@ impl Places {
             codex_home: dir(Harness::Codex),
             openclaw_dir: dir(Harness::OpenClaw),
             gemini_dir: dir(Harness::GeminiCli),
+            qwen_dir: dir(Harness::QwenCode),
             machine_config,
             record: env
                 .connect_record()
@@ -181,9 +186,13 @@ pub(super) fn plan(
         Target::ClaudeCode => claude_code(places, record, force, &mut plan),
         Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
-        Target::GeminiCli => gemini(places, record, force, &mut plan),
+        Target::GeminiCli | Target::QwenCode => {
+            if let Some(h) = places.settings_harness(target) {
+                settings_harness(h, places, record, force, &mut plan);
+            }
+        }
     }
-    if connecting && !target.has_hooks() {
+    if connecting && target.needs_harvest() {
         harvest_off_note(places, &mut plan);
     }
     legacy_machine_block(places, &mut plan);
@@ -339,20 +348,74 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
 /// digest, and each prompt's turn (`BeforeAgent`) the relevant sessions.
 pub const GEMINI_EVENTS: [&str; 4] = ["SessionEnd", "PreCompress", "SessionStart", "BeforeAgent"];
 
-fn gemini(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
-    let command = places.hook_command(Target::GeminiCli);
+/// qwen-code, a Gemini CLI fork, names its events as Claude Code does and
+/// sends the same payloads (PostCompact with the compaction's summary).
+pub const QWEN_EVENTS: [&str; 4] = CLAUDE_CODE_EVENTS;
+
+/// Gemini CLI and its fork qwen-code: hooks and the MCP server (entries
+/// without `type`, its settings are checked against a schema) in one
+/// `settings.json`, and a block in the context file it reads at start-up.
+pub(super) struct SettingsHarness {
+    pub target: Target,
+    /// Its name in prose.
+    pub name: &'static str,
+    pub dir: PathBuf,
+    pub events: &'static [&'static str],
+    /// In the harness's unit: Gemini CLI counts milliseconds, qwen-code seconds.
+    pub timeout: u64,
+    pub context_file: &'static str,
+    pub note: &'static str,
+}
+
+impl Places {
+    pub(super) fn settings_harness(&self, target: Target) -> Option<SettingsHarness> {
+        match target {
+            Target::GeminiCli => Some(SettingsHarness {
+                target,
+                name: "Gemini CLI",
+                dir: self.gemini_dir.clone(),
+                events: &GEMINI_EVENTS,
+                timeout: 30_000,
+                context_file: "GEMINI.md",
+                note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
+            }),
+            Target::QwenCode => Some(SettingsHarness {
+                target,
+                name: "qwen-code",
+                dir: self.qwen_dir.clone(),
+                events: &QWEN_EVENTS,
+                timeout: 30,
+                context_file: "QWEN.md",
+                note: "qwen-code asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry) or run with --yolo; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
+            }),
+            _ => None,
+        }
+    }
+}
+
+fn settings_harness(
+    h: SettingsHarness,
+    places: &Places,
+    record: &Record,
+    force: bool,
+    plan: &mut Plan,
+) {
+    let command = places.hook_command(h.target);
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
     ours.push(command.clone());
     let hook = command.clone();
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (our_args, replace) = (args.clone(), may_replace(record, Target::GeminiCli, force));
+    let (our_args, replace) = (args.clone(), may_replace(record, h.target, force));
+    let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
     plan.edits.push(Edit {
-        path: places.gemini_dir.join("settings.json"),
-        what: "SessionEnd, PreCompress, SessionStart and BeforeAgent hooks running `memsync capture --hook gemini-cli`, and the `memsync` MCP server (mcpServers)".into(),
+        path: h.dir.join("settings.json"),
+        what: format!(
+            "{} hooks running `memsync capture --hook {harness}`, and the `memsync` MCP server (mcpServers)",
+            list_words(events)
+        ),
         apply: Box::new(move |p, t| {
-            // Gemini CLI counts a hook's timeout in milliseconds.
-            let hooked = edit::add_hooks(p, t, &GEMINI_EVENTS, (&hook, 30_000))?;
-            edit::set_gemini_mcp(p, &hooked, (&exe, &args), replace)
+            let hooked = edit::add_hooks(p, t, events, (&hook, timeout))?;
+            edit::set_json_mcp(p, &hooked, (&exe, &args), replace, harness)
         }),
         undo: Box::new(move |p, t| {
             edit::remove_hooks(p, &edit::remove_claude_mcp(p, t, &our_args)?, &ours)
@@ -365,8 +428,8 @@ fn gemini(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let memory = places.memory_md(&places.agent);
     let body = memory_instruction(&memory);
     plan.edits.push(Edit {
-        path: places.gemini_dir.join("GEMINI.md"),
-        what: format!("a block pointing Gemini CLI at {}", memory.display()),
+        path: h.dir.join(h.context_file),
+        what: format!("a block pointing {} at {}", h.name, memory.display()),
         apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
         undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
         empty: empty_text,
@@ -374,9 +437,16 @@ fn gemini(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         new_mode: 0o644,
     });
     plan.hook_command = Some(command);
-    plan.notes.push(
-        "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt".into(),
-    );
+    plan.notes.push(h.note.into());
+}
+
+/// `A, B, C and D`.
+fn list_words(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
 }
 
 /// The OpenClaw agent whose workspace is the default one.

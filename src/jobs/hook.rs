@@ -26,16 +26,19 @@ pub enum Harness {
     ClaudeCode,
     /// Its payloads are shaped like Claude Code's; its events are named its own way.
     GeminiCli,
+    /// A Gemini CLI fork with Claude Code's events and payloads.
+    QwenCode,
 }
 
 /// What `capture --hook` takes, for its error message.
-pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli";
+pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli, qwen-code";
 
 impl Harness {
     pub fn parse(s: &str) -> Option<Harness> {
         match s {
             "claude-code" | "claude" => Some(Harness::ClaudeCode),
             "gemini-cli" | "gemini" => Some(Harness::GeminiCli),
+            "qwen-code" | "qwen" => Some(Harness::QwenCode),
             _ => None,
         }
     }
@@ -44,23 +47,24 @@ impl Harness {
         match self {
             Harness::ClaudeCode => "claude-code",
             Harness::GeminiCli => "gemini-cli",
+            Harness::QwenCode => "qwen-code",
         }
     }
 
     /// The harness's event for a memsync action: Gemini CLI captures at
     /// `SessionEnd` and before it compresses the chat (`PreCompress`: what is
     /// there so far, which the next capture continues), and asks at
-    /// `SessionStart` and before each prompt's turn (`BeforeAgent`).
+    /// `SessionStart` and before each prompt's turn (`BeforeAgent`);
+    /// qwen-code's events are Claude Code's.
     fn role_of(self, event: &str) -> Option<EventRole> {
         use EventRole::*;
         match (self, event) {
             (_, "SessionEnd") => Some(End),
-            (Harness::ClaudeCode, "PostCompact") => Some(Compacted),
+            (Harness::ClaudeCode | Harness::QwenCode, "PostCompact") => Some(Compacted),
             (Harness::GeminiCli, "PreCompress") => Some(End),
             (_, "SessionStart") => Some(Start),
-            (Harness::ClaudeCode, "UserPromptSubmit") | (Harness::GeminiCli, "BeforeAgent") => {
-                Some(Prompt)
-            }
+            (Harness::ClaudeCode | Harness::QwenCode, "UserPromptSubmit")
+            | (Harness::GeminiCli, "BeforeAgent") => Some(Prompt),
             _ => None,
         }
     }

@@ -80,6 +80,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::Codex, &places.codex_home),
         (Target::OpenClaw, &places.openclaw_dir),
         (Target::GeminiCli, &places.gemini_dir),
+        (Target::QwenCode, &places.qwen_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -106,7 +107,10 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::ClaudeCode => claude_code(settings, places),
             Target::Codex => codex(settings, places, daemon_running),
             Target::OpenClaw => openclaw(settings, places, daemon_running),
-            Target::GeminiCli => gemini::checks(settings, places),
+            Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
+                Some(h) => gemini::checks(settings, places, &h, daemon_running),
+                None => Vec::new(),
+            },
         };
         let connected = record.harnesses.contains(target.as_str())
             || checks.iter().any(|c| c.part && c.level != Level::Missing);
@@ -414,7 +418,7 @@ fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     checks
 }
 
-/// Harvest is how Codex and OpenClaw sessions arrive: it must be on, find
+/// Harvest is how Codex, OpenClaw and `qwen -p` sessions arrive: it must be on, find
 /// sessions it can read, and run (the daemon, or a person running it).
 fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon: bool) -> Check {
     let h = &settings.config.harvest;
@@ -430,6 +434,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
     }
     let home = match harness {
         Harness::Codex => &places.codex_home,
+        Harness::QwenCode => &places.qwen_dir,
         _ => &places.openclaw_dir,
     };
     let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {
