@@ -90,28 +90,19 @@ pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
     let mut secrets = BTreeMap::new();
-    // A match whose value ends early (`x&next=…`) leaves its tail unscanned,
-    // and one rule's redaction can expose text to another: run the rules
-    // again until a pass redacts nothing more, so sanitizing is idempotent.
-    for _ in 0..8 {
+    // One rule's redaction can expose text to another: run the rules again
+    // until a pass redacts nothing more, so sanitizing is idempotent. Each
+    // pass that goes on took at least one secret out, so the text's length
+    // bounds the passes; in practice there are one or two.
+    let passes = text.len() + 1;
+    for _ in 0..passes {
         let mut redacted = false;
         for rule in RULES.iter() {
-            let mut kinds: Vec<&'static str> = Vec::new();
-            let replaced =
-                rule.pattern
-                    .replace_all(&text, |caps: &Captures<'_>| match redact(rule, caps) {
-                        Some((out, kind, secret)) => {
-                            kinds.push(kind);
-                            secrets.entry(secret).or_insert(kind);
-                            out
-                        }
-                        None => caps[0].to_string(),
-                    });
-            if kinds.is_empty() {
+            let Some((replaced, kinds)) = apply(rule, &text, &mut secrets) else {
                 continue;
-            }
+            };
             redacted = true;
-            text = replaced.into_owned();
+            text = replaced;
             for kind in kinds {
                 *redactions.entry(kind).or_insert(0) += 1;
             }
@@ -137,14 +128,66 @@ pub fn sanitize(text: &str) -> Sanitized {
     }
 }
 
-/// The replacement for one match, the kind it redacted and the secret, or
-/// `None` to keep it.
-fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str, String)> {
-    let Some(group) = rule.value_group else {
-        let secret = caps[0].to_string();
-        return Some((format!("[REDACTED:{}]", rule.kind), rule.kind, secret));
-    };
+/// `text` with every secret `rule` finds redacted, and the kinds it
+/// redacted; `None` when it found none. A value that ends early (`x&next=…`)
+/// is redacted alone and the search goes on right after it, so the next
+/// parameter is judged in the same pass.
+fn apply(
+    rule: &Rule,
+    text: &str,
+    secrets: &mut BTreeMap<String, &'static str>,
+) -> Option<(String, Vec<&'static str>)> {
+    let mut out = String::new();
+    let mut kinds = Vec::new();
+    let (mut copied, mut at) = (0, 0);
+    while at <= text.len() {
+        let Some(caps) = rule.pattern.captures_at(text, at) else {
+            break;
+        };
+        let whole = caps.get(0)?;
+        let Some((span, kind, secret)) = redact(rule, &caps) else {
+            // Past the match; an empty one moves on a character.
+            at = match whole.end() > whole.start() {
+                true => whole.end(),
+                false => next_char(text, whole.end()),
+            };
+            continue;
+        };
+        out.push_str(&text[copied..span.start]);
+        out.push_str(&format!("[REDACTED:{kind}]"));
+        kinds.push(kind);
+        secrets.entry(secret).or_insert(kind);
+        copied = span.end;
+        at = match span.end > whole.start() {
+            true => span.end,
+            false => next_char(text, whole.start()),
+        };
+    }
+    if kinds.is_empty() {
+        return None;
+    }
+    out.push_str(&text[copied..]);
+    Some((out, kinds))
+}
+
+/// The byte offset of the character after the one at `i`.
+fn next_char(text: &str, i: usize) -> usize {
+    text[i..]
+        .chars()
+        .next()
+        .map_or(text.len() + 1, |c| i + c.len_utf8())
+}
+
+/// The span of `text` one match redacts, the kind and the secret, or `None`
+/// to keep it.
+fn redact(
+    rule: &Rule,
+    caps: &Captures<'_>,
+) -> Option<(std::ops::Range<usize>, &'static str, String)> {
     let whole = caps.get(0)?;
+    let Some(group) = rule.value_group else {
+        return Some((whole.range(), rule.kind, whole.as_str().to_string()));
+    };
     let value = caps.get(group)?;
     // An earlier rule (or pass) has already taken this one's secret; the
     // value judges in `values` rely on this and never see a redaction.
@@ -172,11 +215,8 @@ fn redact(rule: &Rule, caps: &Captures<'_>) -> Option<(String, &'static str, Str
             (!values::is_placeholder(secret.trim_matches(['"', '\'', '`']))).then_some(rule.kind)
         }
     }?;
-    let start = value.start() - whole.start();
-    let keep_before = &whole.as_str()[..start];
-    let keep_after = &whole.as_str()[start + secret.len()..];
-    let redacted = format!("{keep_before}[REDACTED:{kind}]{keep_after}");
-    Some((redacted, kind, secret.to_string()))
+    let start = value.start();
+    Some((start..start + secret.len(), kind, secret.to_string()))
 }
 
 #[cfg(test)]

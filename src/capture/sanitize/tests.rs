@@ -390,3 +390,16 @@ fn a_secret_exposed_by_taking_an_aws_key_is_redacted_in_the_same_sanitize() {
     assert!(!once.text.contains("EXAMPLEKEY9"), "{}", once.text);
     assert_eq!(sanitize(&once.text).text, once.text);
 }
+
+#[test]
+fn a_long_chain_of_query_keys_is_redacted_in_one_sanitize() {
+    // Each value runs into the next `&…KEY=`, which one pass leaves for the next.
+    let input = (0..12)
+        .map(|i| format!("K{i}_API_KEY=hunter{i}x&tok&"))
+        .collect::<String>()
+        + "I_API_KEY=ghp_&&&&PI_ghijklm";
+    let once = sanitize(&input);
+    assert_eq!(sanitize(&once.text).text, once.text, "{}", once.text);
+    assert!(!once.text.contains("hunter"), "{}", once.text);
+    assert_eq!(once.redactions.values().sum::<usize>(), 13, "{}", once.text);
+}
