@@ -75,7 +75,8 @@ fn harness_names_and_kinds_are_offered_where_they_are_taken() {
             "codex",
             "openclaw",
             "gemini-cli",
-            "qwen-code"
+            "qwen-code",
+            "opencode"
         ]
     );
     let kinds = offered(&["memsync", "search", "x", "--kind", ""], 4);

@@ -6,7 +6,10 @@
 //! request, the file and the outcome. qwen-code is connected first: `qwen -p`
 //! fires no SessionEnd, so harvest captures it, and its SessionStart hook,
 //! MCP server and QWEN.md reach the next session's model; `disconnect` gives
-//! its settings back byte for byte. The API key reaches no file memsync writes.
+//! its settings back byte for byte. opencode is connected too: its MCP
+//! server and AGENTS.md block reach the model, and `disconnect` gives
+//! `opencode.json` back byte for byte. The API key reaches no file memsync
+//! writes.
 
 mod common;
 
@@ -144,8 +147,23 @@ fn a_real_qwen_code_session_is_harvested_and_its_hooks_mcp_and_qwen_md_reach_the
     );
 }
 
+fn opencode_in(opencode: &Path, home: &Home, project: &Path) -> Command {
+    let mut cmd = Command::new(opencode);
+    // opencode takes its working directory from $PWD, which a child inherits.
+    cmd.current_dir(project)
+        .env("PWD", project)
+        .env("HOME", home.dir.path())
+        .env("XDG_CONFIG_HOME", home.path(".config"))
+        .env("XDG_DATA_HOME", home.path(".local/share"))
+        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("MEMSYNC_CONFIG");
+    cmd
+}
+
 #[test]
-fn a_real_opencode_session_is_harvested_from_its_database_read_only() {
+fn a_real_opencode_session_is_harvested_read_only_and_its_mcp_and_agents_md_reach_the_model() {
     let Some(opencode) = program("MEMSYNC_E2E_OPENCODE") else {
         return;
     };
@@ -154,7 +172,9 @@ fn a_real_opencode_session_is_harvested_from_its_database_read_only() {
     let project = home.path("proj");
     std::fs::create_dir_all(&project).unwrap();
     std::fs::create_dir_all(home.path(".config/opencode")).unwrap();
+    // As opencode leaves it: it adds `$schema` to a config without one.
     let config = serde_json::json!({
+        "$schema": "https://opencode.ai/config.json",
         "provider": {"fake": {
             "npm": "@ai-sdk/openai-compatible",
             "name": "Fake",
@@ -165,20 +185,21 @@ fn a_real_opencode_session_is_harvested_from_its_database_read_only() {
         "autoupdate": false,
         "share": "disabled",
     });
-    home.write(".config/opencode/opencode.json", &config.to_string());
-    let data = home.path(".local/share");
-    let mut cmd = Command::new(opencode);
-    // opencode takes its working directory from $PWD, which a child inherits.
-    cmd.current_dir(&project)
-        .env("PWD", &project)
-        .env("HOME", home.dir.path())
-        .env("XDG_CONFIG_HOME", home.path(".config"))
-        .env("XDG_DATA_HOME", &data)
-        .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
-        .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
-        .args(["run", "Add a hello function to hello.py"]);
+    let config = serde_json::to_string_pretty(&config).unwrap() + "\n";
+    home.write(".config/opencode/opencode.json", &config);
+    let (code, report) = home.run(&["connect", "opencode"]);
+    assert_eq!(code, 0, "{report}");
+    let mut cmd = opencode_in(&opencode, &home, &project);
+    cmd.args(["run", "Add a hello function to hello.py"]);
     run(cmd, "opencode");
-    let db = data.join("opencode/opencode.db");
+    let requests = model.requests();
+    for (needle, what) in [
+        ("memsync_memory_search", "memsync's MCP tools"),
+        ("Memory of earlier sessions (memsync)", "AGENTS.md's block"),
+    ] {
+        assert!(requests.contains(needle), "{what} did not reach the model");
+    }
+    let db = home.path(".local/share/opencode/opencode.db");
     let before = std::fs::read(&db).unwrap();
     let memory = harvested(&home, "opencode", &project);
     assert!(
@@ -190,4 +211,10 @@ fn a_real_opencode_session_is_harvested_from_its_database_read_only() {
         before,
         "opencode.db was written"
     );
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+    let (code, report) = home.run(&["disconnect", "opencode"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(home.read(".config/opencode/opencode.json"), config);
+    assert!(!home.path(".config/opencode/AGENTS.md").exists());
 }

@@ -264,7 +264,7 @@ pub enum Command {
     /// MCP server, and MEMORY.md where the agent reads its instructions.
     #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex, openclaw, gemini-cli or qwen-code (the table below).
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code or opencode (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -286,7 +286,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex, openclaw, gemini-cli or qwen-code.
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code or opencode.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -500,7 +500,9 @@ const CONNECT_HELP: &str = "What connect does, per harness:
                in ~/.gemini/settings.json, a GEMINI.md block naming MEMORY.md
   qwen-code    SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks and the MCP
                server in ~/.qwen/settings.json, a QWEN.md block naming MEMORY.md
-  copilot-cli, opencode, cline
+  opencode     harvest of opencode.db by `memsync watch` (its hooks are JavaScript plugins), the
+               MCP server in ~/.config/opencode/opencode.json, an AGENTS.md block naming MEMORY.md
+  copilot-cli, cline
                no connect yet: `memsync harvest` (or the daemon, harvest.enabled: true) reads
                their sessions; add `memsync --workspace DIR mcp` as an MCP server by hand
 
@@ -518,6 +520,7 @@ pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::con
             "openclaw",
             "gemini-cli",
             "qwen-code",
+            "opencode",
         ],
         crate::connect::Target::parse,
     )

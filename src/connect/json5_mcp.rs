@@ -1,20 +1,62 @@
-//! memsync's MCP server in OpenClaw's config: `mcp.servers.memsync` in
-//! `openclaw.json`, which OpenClaw's embedded agent (`openclaw agent`)
-//! exposes to the model in its coding and messaging tool profiles. The
-//! tools' MCP annotations (read-only) are what OpenClaw's `auto` approval
-//! reads, so no grant is written.
+//! memsync's MCP server entry in a harness config that is JSON with comments
+//! allowed (JSON5-ish), below a path of objects:
 //!
-//! The file is JSON with comments allowed (JSON5-ish); it is edited through
-//! a concrete syntax tree, so comments, order and layout stay.
+//! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (`command`, `args`),
+//!   which its embedded agent exposes to the model in its coding and
+//!   messaging tool profiles; the tools' read-only MCP annotations are what
+//!   its `auto` approval reads, so no grant is written.
+//! - opencode: `mcp.memsync` in `opencode.json` (`type: local`, `command` as
+//!   one array), the entry `opencode mcp add` writes.
+//!
+//! The file is edited through a concrete syntax tree, so comments, order and
+//! layout stay.
 //!
 //! Owns: that entry. Must not: write files (the caller does).
 
 use std::path::Path;
 
 use jsonc_parser::ParseOptions;
-use jsonc_parser::cst::{CstInputValue, CstRootNode};
+use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
+use serde_json::Value;
 
 use crate::error::{ConnectError, Result};
+
+/// An entry's fields, in the order they are written.
+type Fields = Vec<(&'static str, Value)>;
+
+/// Where a harness keeps MCP servers, and the shape of memsync's entry.
+pub struct Json5Mcp {
+    pub harness: &'static str,
+    /// The objects the entry sits in, outermost first.
+    pub parents: &'static [&'static str],
+    /// The entry's fields for `exe args`, in the order they are written.
+    pub entry: fn(&str, &[String]) -> Fields,
+    /// The arguments an entry runs memsync with: an entry whose arguments
+    /// are memsync's (another binary, the same workspace) is memsync's own.
+    pub args_of: fn(&Value) -> Value,
+}
+
+pub const OPENCLAW: Json5Mcp = Json5Mcp {
+    harness: "openclaw",
+    parents: &["mcp", "servers"],
+    entry: |exe, args| vec![("command", exe.into()), ("args", args.into())],
+    args_of: |e| e["args"].clone(),
+};
+
+pub const OPENCODE: Json5Mcp = Json5Mcp {
+    harness: "opencode",
+    parents: &["mcp"],
+    entry: |exe, args| {
+        let command: Vec<&str> = std::iter::once(exe)
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        vec![("type", "local".into()), ("command", command.into())]
+    },
+    args_of: |e| match e["command"].as_array() {
+        Some(words) => Value::Array(words.iter().skip(1).cloned().collect()),
+        None => Value::Null,
+    },
+};
 
 fn parse(path: &Path, text: &str) -> Result<CstRootNode> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
@@ -27,78 +69,112 @@ fn parse(path: &Path, text: &str) -> Result<CstRootNode> {
     })
 }
 
-/// The `mcp.servers.memsync` entry, if any.
-pub fn openclaw_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> {
-    let root = parse(path, text)?;
-    Ok(root
-        .object_value()
-        .and_then(|o| o.object_value("mcp"))
-        .and_then(|m| m.object_value("servers"))
-        .and_then(|s| s.get("memsync"))
-        .and_then(|p| p.to_serde_value()))
+/// A JSON value as the syntax tree takes it.
+fn input(value: &Value) -> CstInputValue {
+    match value {
+        Value::Null => CstInputValue::Null,
+        Value::Bool(b) => CstInputValue::Bool(*b),
+        Value::Number(n) => CstInputValue::Number(n.to_string()),
+        Value::String(s) => CstInputValue::String(s.clone()),
+        Value::Array(a) => CstInputValue::Array(a.iter().map(input).collect()),
+        Value::Object(o) => {
+            CstInputValue::Object(o.iter().map(|(k, v)| (k.clone(), input(v))).collect())
+        }
+    }
 }
 
-/// Sets `mcp.servers.memsync` to a stdio server running `exe args`; an entry
-/// of that name with other arguments is the user's unless `replace`.
-pub fn set_openclaw_mcp(
-    path: &Path,
-    text: &str,
-    (exe, args): (&str, &[String]),
-    replace: bool,
-) -> Result<String> {
-    let wanted = serde_json::json!({ "command": exe, "args": args });
-    match openclaw_mcp(path, text)? {
-        Some(e) if e == wanted => return Ok(text.to_string()),
-        Some(e) if !replace && e["args"] != wanted["args"] => {
-            return Err(ConnectError::Conflict {
-                path: path.to_path_buf(),
-                reason: "already has an MCP server named `memsync` that memsync did not write; left as it is (remove it, or run `memsync connect openclaw --force` to replace it)".into(),
+impl Json5Mcp {
+    /// The objects down to the entry's parent, if they are all there.
+    fn parent_objects(&self, root: &CstRootNode) -> Option<Vec<CstObject>> {
+        let mut objects = vec![root.object_value()?];
+        for key in self.parents {
+            let next = objects.last()?.object_value(key)?;
+            objects.push(next);
+        }
+        Some(objects)
+    }
+
+    /// The `memsync` entry, if any.
+    pub fn get(&self, path: &Path, text: &str) -> Result<Option<Value>> {
+        let root = parse(path, text)?;
+        Ok(self
+            .parent_objects(&root)
+            .and_then(|o| o.last()?.get("memsync"))
+            .and_then(|p| p.to_serde_value()))
+    }
+
+    /// Sets the `memsync` entry to run `exe args`; an entry of that name
+    /// with other arguments is the user's unless `replace`.
+    pub fn set(
+        &self,
+        path: &Path,
+        text: &str,
+        (exe, args): (&str, &[String]),
+        replace: bool,
+    ) -> Result<String> {
+        let fields = (self.entry)(exe, args);
+        let wanted: Value = fields
+            .iter()
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect::<serde_json::Map<_, _>>()
+            .into();
+        match self.get(path, text)? {
+            Some(e) if e == wanted => return Ok(text.to_string()),
+            Some(e) if !replace && (self.args_of)(&e) != serde_json::json!(args) => {
+                return Err(ConnectError::Conflict {
+                    path: path.to_path_buf(),
+                    reason: format!(
+                        "already has an MCP server named `memsync` that memsync did not write; left as it is (remove it, or run `memsync connect {} --force` to replace it)",
+                        self.harness
+                    ),
+                }
+                .into());
             }
-            .into());
+            _ => {}
         }
-        _ => {}
-    }
-    let root = parse(path, text)?;
-    let servers = root
-        .object_value_or_set()
-        .object_value_or_set("mcp")
-        .object_value_or_set("servers");
-    let value = CstInputValue::Object(vec![
-        ("command".into(), exe.into()),
-        (
-            "args".into(),
-            CstInputValue::Array(args.iter().map(|a| a.as_str().into()).collect()),
-        ),
-    ]);
-    match servers.get("memsync") {
-        Some(prop) => prop.set_value(value),
-        None => {
-            servers.append("memsync", value);
+        let root = parse(path, text)?;
+        let mut parent = root.object_value_or_set();
+        for key in self.parents {
+            parent = parent.object_value_or_set(key);
         }
+        let value = CstInputValue::Object(
+            fields
+                .iter()
+                .map(|(k, v)| (k.to_string(), input(v)))
+                .collect(),
+        );
+        match parent.get("memsync") {
+            Some(prop) => prop.set_value(value),
+            None => {
+                parent.append("memsync", value);
+            }
+        }
+        Ok(root.to_string())
     }
-    Ok(root.to_string())
-}
 
-/// Takes `mcp.servers.memsync` out when it runs `args`, then `servers` and
-/// `mcp` if that left them empty.
-pub fn remove_openclaw_mcp(path: &Path, text: &str, args: &[String]) -> Result<String> {
-    if openclaw_mcp(path, text)?.is_some_and(|e| e["args"] != serde_json::json!(args)) {
-        return Ok(text.to_string());
+    /// Takes the `memsync` entry out when it runs `args`, then the parent
+    /// objects that this left empty.
+    pub fn remove(&self, path: &Path, text: &str, args: &[String]) -> Result<String> {
+        if self
+            .get(path, text)?
+            .is_some_and(|e| (self.args_of)(&e) != serde_json::json!(args))
+        {
+            return Ok(text.to_string());
+        }
+        let root = parse(path, text)?;
+        let Some(objects) = self.parent_objects(&root) else {
+            return Ok(text.to_string());
+        };
+        let Some(prop) = objects.last().and_then(|o| o.get("memsync")) else {
+            return Ok(text.to_string());
+        };
+        prop.remove();
+        // Innermost first; the root object itself stays.
+        for object in objects.iter().skip(1).rev() {
+            super::edit::remove_if_empty(object);
+        }
+        Ok(root.to_string())
     }
-    let root = parse(path, text)?;
-    let Some(mcp) = root.object_value().and_then(|o| o.object_value("mcp")) else {
-        return Ok(text.to_string());
-    };
-    let Some(servers) = mcp.object_value("servers") else {
-        return Ok(text.to_string());
-    };
-    let Some(prop) = servers.get("memsync") else {
-        return Ok(text.to_string());
-    };
-    prop.remove();
-    super::edit::remove_if_empty(&servers);
-    super::edit::remove_if_empty(&mcp);
-    Ok(root.to_string())
 }
 
 #[cfg(test)]
@@ -107,22 +183,46 @@ mod tests {
 
     #[test]
     fn the_entry_is_added_beside_comments_and_taken_out_again() {
-        let p = Path::new("openclaw.json");
         let text = "{\n  // mine\n  \"agents\": { \"defaults\": {} },\n}\n";
         let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
-        let added = set_openclaw_mcp(p, text, ("/bin/memsync", &args), false).unwrap();
-        assert!(added.contains("// mine"), "{added}");
+        for (config, file) in [(OPENCLAW, "openclaw.json"), (OPENCODE, "opencode.json")] {
+            let p = Path::new(file);
+            let added = config.set(p, text, ("/bin/memsync", &args), false).unwrap();
+            assert!(added.contains("// mine"), "{added}");
+            let entry = config.get(p, &added).unwrap().unwrap();
+            assert_eq!((config.args_of)(&entry), serde_json::json!(args));
+            assert_eq!(
+                config
+                    .set(p, &added, ("/bin/memsync", &args), false)
+                    .unwrap(),
+                added
+            );
+            let removed = config.remove(p, &added, &args).unwrap();
+            assert!(config.get(p, &removed).unwrap().is_none());
+            assert!(!removed.contains("\"mcp\""), "{removed}");
+            assert!(
+                config
+                    .set(p, &added, ("/bin/memsync", &["x".into()]), false)
+                    .is_err()
+            );
+        }
+    }
+
+    #[test]
+    fn opencodes_entry_is_the_one_its_mcp_add_writes() {
+        let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
+        let added = OPENCODE
+            .set(
+                Path::new("opencode.json"),
+                "",
+                ("/bin/memsync", &args),
+                false,
+            )
+            .unwrap();
+        let v: Value = serde_json::from_str(&added).unwrap();
         assert_eq!(
-            openclaw_mcp(p, &added).unwrap().unwrap()["command"],
-            "/bin/memsync"
+            v["mcp"]["memsync"],
+            serde_json::json!({"type": "local", "command": ["/bin/memsync", "--workspace", "/ws", "mcp"]})
         );
-        assert_eq!(
-            set_openclaw_mcp(p, &added, ("/bin/memsync", &args), false).unwrap(),
-            added
-        );
-        let removed = remove_openclaw_mcp(p, &added, &args).unwrap();
-        assert!(openclaw_mcp(p, &removed).unwrap().is_none());
-        assert!(!removed.contains("\"mcp\""), "{removed}");
-        assert!(set_openclaw_mcp(p, &added, ("/bin/memsync", &["x".into()]), false).is_err());
     }
 }

@@ -12,7 +12,7 @@
 mod doctor;
 pub mod edit;
 pub mod grants;
-pub mod openclaw_json;
+pub mod json5_mcp;
 mod plans;
 mod record;
 
@@ -36,15 +36,17 @@ pub enum Target {
     OpenClaw,
     GeminiCli,
     QwenCode,
+    Opencode,
 }
 
 impl Target {
-    pub const ALL: [Target; 5] = [
+    pub const ALL: [Target; 6] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::OpenClaw,
         Target::GeminiCli,
         Target::QwenCode,
+        Target::Opencode,
     ];
 
     pub fn parse(s: &str) -> Option<Target> {
@@ -58,15 +60,19 @@ impl Target {
             Target::OpenClaw => "openclaw",
             Target::GeminiCli => "gemini-cli",
             Target::QwenCode => "qwen-code",
+            Target::Opencode => "opencode",
         }
     }
 
-    /// Whether the harness's sessions need harvest by the daemon: Codex and
-    /// OpenClaw have no hook memsync runs, and qwen-code fires no end of
-    /// session in a non-interactive run (`qwen -p`), only at an interactive
-    /// exit, so its hooks capture those and harvest the rest.
+    /// Whether the harness's sessions need harvest by the daemon: Codex,
+    /// OpenClaw and opencode have no hook command memsync runs, and qwen-code
+    /// fires no end of session in a non-interactive run (`qwen -p`), only at
+    /// an interactive exit, so its hooks capture those and harvest the rest.
     pub fn needs_harvest(self) -> bool {
-        matches!(self, Target::Codex | Target::OpenClaw | Target::QwenCode)
+        matches!(
+            self,
+            Target::Codex | Target::OpenClaw | Target::QwenCode | Target::Opencode
+        )
     }
 }
 

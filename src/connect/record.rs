@@ -22,7 +22,7 @@ pub struct Record {
     /// The harnesses connected on this machine.
     pub harnesses: BTreeSet<String>,
     /// The workspace each harness is connected to. Config loading reads it
-    /// (with `mirror`): harvest is on for a workspace while Codex, OpenClaw or qwen-code
+    /// (with `mirror`): harvest is on for a workspace while a harvested harness
     /// is connected to it (`config::connected`).
     pub workspaces: BTreeMap<String, PathBuf>,
     /// Every file memsync changed, by absolute path.

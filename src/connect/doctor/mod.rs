@@ -9,6 +9,7 @@ use serde::Serialize;
 
 use super::plans::Places;
 mod gemini;
+mod opencode;
 
 use super::{Target, edit};
 use crate::config::Settings;
@@ -81,6 +82,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::OpenClaw, &places.openclaw_dir),
         (Target::GeminiCli, &places.gemini_dir),
         (Target::QwenCode, &places.qwen_dir),
+        (Target::Opencode, &places.opencode_data),
     ] {
         if !dir.is_dir() {
             continue;
@@ -107,6 +109,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::ClaudeCode => claude_code(settings, places),
             Target::Codex => codex(settings, places, daemon_running),
             Target::OpenClaw => openclaw(settings, places, daemon_running),
+            Target::Opencode => opencode::checks(settings, places, daemon_running),
             Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
                 Some(h) => gemini::checks(settings, places, &h, daemon_running),
                 None => Vec::new(),
@@ -418,7 +421,7 @@ fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     checks
 }
 
-/// Harvest is how Codex, OpenClaw and `qwen -p` sessions arrive: it must be on, find
+/// Harvest is how Codex, OpenClaw, opencode and `qwen -p` sessions arrive: it must be on, find
 /// sessions it can read, and run (the daemon, or a person running it).
 fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon: bool) -> Check {
     let h = &settings.config.harvest;
@@ -435,6 +438,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
     let home = match harness {
         Harness::Codex => &places.codex_home,
         Harness::QwenCode => &places.qwen_dir,
+        Harness::Opencode => &places.opencode_data,
         _ => &places.openclaw_dir,
     };
     let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {
@@ -497,7 +501,7 @@ fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     ))];
     let config = places.openclaw_dir.join("openclaw.json");
     if let Some(text) = read(&config) {
-        checks.push(match super::openclaw_json::openclaw_mcp(&config, &text) {
+        checks.push(match super::json5_mcp::OPENCLAW.get(&config, &text) {
             Err(e) => broken(crate::error::message(&e), None),
             Ok(None) => missing(format!("MCP server: not in {}", config.display())),
             Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),

@@ -14,6 +14,9 @@
 //! - qwen-code: the same in `~/.qwen/settings.json` and `~/.qwen/QWEN.md`,
 //!   with Claude Code's events (SessionEnd, PostCompact, SessionStart,
 //!   UserPromptSubmit).
+//! - opencode: `mcp.memsync` in its global `opencode.json`, a block in its
+//!   global `AGENTS.md`, and harvest of `opencode.db` (its hooks are
+//!   JavaScript plugins, not commands).
 //! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
 //!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
@@ -30,6 +33,11 @@ use crate::config::{Env, MirrorConfig, Settings};
 use crate::error::{ConfigError, Error, Result};
 use crate::harvest::Harness;
 
+mod json_configs;
+
+pub(in crate::connect) use json_configs::SettingsHarness;
+use json_configs::{opencode, settings_harness};
+
 /// Every path `connect` reads or writes, resolved once (tests point them at temp dirs).
 #[derive(Debug, Clone)]
 pub struct Places {
@@ -45,6 +53,10 @@ pub struct Places {
     pub openclaw_dir: PathBuf,
     pub gemini_dir: PathBuf,
     pub qwen_dir: PathBuf,
+    /// opencode's config folder (`opencode.json`, `AGENTS.md`)…
+    pub opencode_config: PathBuf,
+    /// …and its data folder (`opencode.db`, which harvest reads).
+    pub opencode_data: PathBuf,
     /// memsync's machine config (harvest and mirrors are machine settings).
     pub machine_config: PathBuf,
     /// The connection record.
@@ -85,6 +97,12 @@ impl Places {
             openclaw_dir: dir(Harness::OpenClaw),
             gemini_dir: dir(Harness::GeminiCli),
             qwen_dir: dir(Harness::QwenCode),
+            opencode_config: env
+                .xdg_config_home
+                .clone()
+                .unwrap_or_else(|| home.join(".config"))
+                .join("opencode"),
+            opencode_data: dir(Harness::Opencode),
             machine_config,
             record: env
                 .connect_record()
@@ -186,6 +204,7 @@ pub(super) fn plan(
         Target::ClaudeCode => claude_code(places, record, force, &mut plan),
         Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
+        Target::Opencode => opencode(places, record, force, &mut plan),
         Target::GeminiCli | Target::QwenCode => {
             if let Some(h) = places.settings_harness(target) {
                 settings_harness(h, places, record, force, &mut plan);
@@ -342,113 +361,6 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     );
 }
 
-/// The Gemini CLI events memsync's hook handles: the end of a session and
-/// the moment before Gemini compresses the chat are captured (the second
-/// capture continues the first); a session's start gets the `context`
-/// digest, and each prompt's turn (`BeforeAgent`) the relevant sessions.
-pub const GEMINI_EVENTS: [&str; 4] = ["SessionEnd", "PreCompress", "SessionStart", "BeforeAgent"];
-
-/// qwen-code, a Gemini CLI fork, names its events as Claude Code does and
-/// sends the same payloads (PostCompact with the compaction's summary).
-pub const QWEN_EVENTS: [&str; 4] = CLAUDE_CODE_EVENTS;
-
-/// Gemini CLI and its fork qwen-code: hooks and the MCP server (entries
-/// without `type`, its settings are checked against a schema) in one
-/// `settings.json`, and a block in the context file it reads at start-up.
-pub(super) struct SettingsHarness {
-    pub target: Target,
-    /// Its name in prose.
-    pub name: &'static str,
-    pub dir: PathBuf,
-    pub events: &'static [&'static str],
-    /// In the harness's unit: Gemini CLI counts milliseconds, qwen-code seconds.
-    pub timeout: u64,
-    pub context_file: &'static str,
-    pub note: &'static str,
-}
-
-impl Places {
-    pub(super) fn settings_harness(&self, target: Target) -> Option<SettingsHarness> {
-        match target {
-            Target::GeminiCli => Some(SettingsHarness {
-                target,
-                name: "Gemini CLI",
-                dir: self.gemini_dir.clone(),
-                events: &GEMINI_EVENTS,
-                timeout: 30_000,
-                context_file: "GEMINI.md",
-                note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
-            }),
-            Target::QwenCode => Some(SettingsHarness {
-                target,
-                name: "qwen-code",
-                dir: self.qwen_dir.clone(),
-                events: &QWEN_EVENTS,
-                timeout: 30,
-                context_file: "QWEN.md",
-                note: "qwen-code asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry) or run with --yolo; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
-            }),
-            _ => None,
-        }
-    }
-}
-
-fn settings_harness(
-    h: SettingsHarness,
-    places: &Places,
-    record: &Record,
-    force: bool,
-    plan: &mut Plan,
-) {
-    let command = places.hook_command(h.target);
-    let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
-    ours.push(command.clone());
-    let hook = command.clone();
-    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (our_args, replace) = (args.clone(), may_replace(record, h.target, force));
-    let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
-    plan.edits.push(Edit {
-        path: h.dir.join("settings.json"),
-        what: format!(
-            "{} hooks running `memsync capture --hook {harness}`, and the `memsync` MCP server (mcpServers)",
-            list_words(events)
-        ),
-        apply: Box::new(move |p, t| {
-            let hooked = edit::add_hooks(p, t, events, (&hook, timeout))?;
-            edit::set_json_mcp(p, &hooked, (&exe, &args), replace, harness)
-        }),
-        undo: Box::new(move |p, t| {
-            edit::remove_hooks(p, &edit::remove_claude_mcp(p, t, &our_args)?, &ours)
-        }),
-        empty: edit::is_empty_json,
-        whole: true,
-        // MCP servers' `env` tables and its auth settings hold tokens.
-        new_mode: 0o600,
-    });
-    let memory = places.memory_md(&places.agent);
-    let body = memory_instruction(&memory);
-    plan.edits.push(Edit {
-        path: h.dir.join(h.context_file),
-        what: format!("a block pointing {} at {}", h.name, memory.display()),
-        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-        empty: empty_text,
-        whole: true,
-        new_mode: 0o644,
-    });
-    plan.hook_command = Some(command);
-    plan.notes.push(h.note.into());
-}
-
-/// `A, B, C and D`.
-fn list_words(words: &[&str]) -> String {
-    match words {
-        [] => String::new(),
-        [one] => (*one).to_string(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
 /// The OpenClaw agent whose workspace is the default one.
 const OPENCLAW_AGENT: &str = "main";
 
@@ -519,10 +431,8 @@ fn openclaw_mcp(places: &Places, record: &Record, connecting: bool, force: bool,
     plan.edits.push(Edit {
         path,
         what: "the `memsync` MCP server (mcp.servers.memsync)".into(),
-        apply: Box::new(move |p, t| {
-            super::openclaw_json::set_openclaw_mcp(p, t, (&exe, &args), replace)
-        }),
-        undo: Box::new(move |p, t| super::openclaw_json::remove_openclaw_mcp(p, t, &ours)),
+        apply: Box::new(move |p, t| super::json5_mcp::OPENCLAW.set(p, t, (&exe, &args), replace)),
+        undo: Box::new(move |p, t| super::json5_mcp::OPENCLAW.remove(p, t, &ours)),
         empty: edit::is_empty_json,
         whole: true,
         // OpenClaw keeps provider keys in it.

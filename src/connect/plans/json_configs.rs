@@ -1,0 +1,163 @@
+//! The harnesses whose config is JSON beside Claude Code's: Gemini CLI and
+//! its fork qwen-code (hooks and the MCP server in `settings.json`, a block
+//! in the context file they read) and opencode (the MCP server in
+//! `opencode.json`, a block in its global `AGENTS.md`, harvest).
+//!
+//! Owns: their plans. Must not: write anything.
+
+use std::path::PathBuf;
+
+use super::{
+    CLAUDE_CODE_EVENTS, Places, Plan, Record, empty_text, may_replace, memory_instruction,
+};
+use crate::connect::{Edit, Target, edit};
+/// The Gemini CLI events memsync's hook handles: the end of a session and
+/// the moment before Gemini compresses the chat are captured (the second
+/// capture continues the first); a session's start gets the `context`
+/// digest, and each prompt's turn (`BeforeAgent`) the relevant sessions.
+pub const GEMINI_EVENTS: [&str; 4] = ["SessionEnd", "PreCompress", "SessionStart", "BeforeAgent"];
+
+/// qwen-code, a Gemini CLI fork, names its events as Claude Code does and
+/// sends the same payloads (PostCompact with the compaction's summary).
+pub const QWEN_EVENTS: [&str; 4] = CLAUDE_CODE_EVENTS;
+
+/// Gemini CLI and its fork qwen-code: hooks and the MCP server (entries
+/// without `type`, its settings are checked against a schema) in one
+/// `settings.json`, and a block in the context file it reads at start-up.
+pub(in crate::connect) struct SettingsHarness {
+    pub target: Target,
+    /// Its name in prose.
+    pub name: &'static str,
+    pub dir: PathBuf,
+    pub events: &'static [&'static str],
+    /// In the harness's unit: Gemini CLI counts milliseconds, qwen-code seconds.
+    pub timeout: u64,
+    pub context_file: &'static str,
+    pub note: &'static str,
+}
+
+impl Places {
+    pub(in crate::connect) fn settings_harness(&self, target: Target) -> Option<SettingsHarness> {
+        match target {
+            Target::GeminiCli => Some(SettingsHarness {
+                target,
+                name: "Gemini CLI",
+                dir: self.gemini_dir.clone(),
+                events: &GEMINI_EVENTS,
+                timeout: 30_000,
+                context_file: "GEMINI.md",
+                note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
+            }),
+            Target::QwenCode => Some(SettingsHarness {
+                target,
+                name: "qwen-code",
+                dir: self.qwen_dir.clone(),
+                events: &QWEN_EVENTS,
+                timeout: 30,
+                context_file: "QWEN.md",
+                note: "qwen-code asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry) or run with --yolo; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
+            }),
+            _ => None,
+        }
+    }
+}
+
+pub(super) fn settings_harness(
+    h: SettingsHarness,
+    places: &Places,
+    record: &Record,
+    force: bool,
+    plan: &mut Plan,
+) {
+    let command = places.hook_command(h.target);
+    let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
+    ours.push(command.clone());
+    let hook = command.clone();
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (our_args, replace) = (args.clone(), may_replace(record, h.target, force));
+    let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
+    plan.edits.push(Edit {
+        path: h.dir.join("settings.json"),
+        what: format!(
+            "{} hooks running `memsync capture --hook {harness}`, and the `memsync` MCP server (mcpServers)",
+            list_words(events)
+        ),
+        apply: Box::new(move |p, t| {
+            let hooked = edit::add_hooks(p, t, events, (&hook, timeout))?;
+            edit::set_json_mcp(p, &hooked, (&exe, &args), replace, harness)
+        }),
+        undo: Box::new(move |p, t| {
+            edit::remove_hooks(p, &edit::remove_claude_mcp(p, t, &our_args)?, &ours)
+        }),
+        empty: edit::is_empty_json,
+        whole: true,
+        // MCP servers' `env` tables and its auth settings hold tokens.
+        new_mode: 0o600,
+    });
+    let memory = places.memory_md(&places.agent);
+    let body = memory_instruction(&memory);
+    plan.edits.push(Edit {
+        path: h.dir.join(h.context_file),
+        what: format!("a block pointing {} at {}", h.name, memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+        new_mode: 0o644,
+    });
+    plan.hook_command = Some(command);
+    plan.notes.push(h.note.into());
+}
+
+/// `A, B, C and D`.
+fn list_words(words: &[&str]) -> String {
+    match words {
+        [] => String::new(),
+        [one] => (*one).to_string(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+impl Places {
+    /// opencode's global config: `opencode.json`, else an `opencode.jsonc`
+    /// that is there (the order opencode's own `mcp add` picks).
+    pub fn opencode_json(&self) -> PathBuf {
+        let json = self.opencode_config.join("opencode.json");
+        let jsonc = self.opencode_config.join("opencode.jsonc");
+        if !json.exists() && jsonc.exists() {
+            jsonc
+        } else {
+            json
+        }
+    }
+}
+
+pub(super) fn opencode(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
+    use crate::connect::json5_mcp::OPENCODE;
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (ours, replace) = (args.clone(), may_replace(record, Target::Opencode, force));
+    plan.edits.push(Edit {
+        path: places.opencode_json(),
+        what: "the `memsync` MCP server (mcp.memsync, a local command)".into(),
+        apply: Box::new(move |p, t| OPENCODE.set(p, t, (&exe, &args), replace)),
+        undo: Box::new(move |p, t| OPENCODE.remove(p, t, &ours)),
+        empty: edit::is_empty_json,
+        whole: true,
+        // Provider options there hold API keys.
+        new_mode: 0o600,
+    });
+    let memory = places.memory_md(&places.agent);
+    let body = memory_instruction(&memory);
+    plan.edits.push(Edit {
+        path: places.opencode_config.join("AGENTS.md"),
+        what: format!("a block pointing opencode at {}", memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+        new_mode: 0o644,
+    });
+    plan.notes.push(
+        "opencode's hooks are JavaScript plugins, not commands, so `memsync watch` harvests its finished sessions from opencode.db (read-only); it offers memsync's MCP tools to the model without asking".into(),
+    );
+}
