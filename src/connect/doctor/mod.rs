@@ -427,7 +427,9 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
     let h = &settings.config.harvest;
     let name = harness.as_str();
     if !h.enabled {
-        return missing("harvest: not enabled (it has no end-of-session hook)");
+        return missing(format!(
+            "harvest: not enabled, so no {name} session reaches the workspace (`memsync connect {name}` turns it on)"
+        ));
     }
     if !h.harnesses.iter().any(|x| x == name) {
         return broken(
