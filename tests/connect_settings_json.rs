@@ -88,6 +88,32 @@ impl Machine {
         }
     }
 
+    /// `harness`'s end-of-session hook, fed `payload`, prints nothing and
+    /// queues a capture whose ledger row names the sample's request and file.
+    fn assert_end_hook_captures(&self, harness: &str, payload: &str, project: &str) {
+        let end = self.run_live(&["capture", "--hook", harness], payload);
+        assert!(
+            end.status.success(),
+            "{}",
+            String::from_utf8_lossy(&end.stderr)
+        );
+        assert!(end.stdout.is_empty(), "a capture hook prints nothing");
+        let memory = self.wait_for_ledger(project);
+        assert!(
+            memory.contains(&format!(
+                "{project}: Add a hello world script; changed hello.py"
+            )),
+            "{memory}"
+        );
+        let manifest = common::harness::artifacts(&self.ws, "manifest")
+            .pop()
+            .unwrap();
+        assert!(
+            manifest.contains(&format!("harness: \"{harness}\"")),
+            "{manifest}"
+        );
+    }
+
     /// Runs the job queue and waits for MEMORY.md to hold `needle` (the
     /// hook's own worker may be the one that runs it).
     fn wait_for_ledger(&self, needle: &str) -> String {
@@ -179,23 +205,7 @@ fn the_session_end_hook_captures_the_chat_and_the_prompt_hook_answers_in_geminis
     }
     let m = Machine::new();
     let chat = sample("gemini-cli-0.61.0/chats/session-2026-11-26T03-17-c9ee067c.jsonl").unwrap();
-    let end = m.run_live(
-        &["capture", "--hook", "gemini-cli"],
-        &payload("SessionEnd", &chat),
-    );
-    assert!(
-        end.status.success(),
-        "{}",
-        String::from_utf8_lossy(&end.stderr)
-    );
-    assert!(end.stdout.is_empty(), "a capture hook prints nothing");
-    let memory = m.wait_for_ledger("proj7");
-    assert!(
-        memory.contains("proj7: Add a hello world script; changed hello.py"),
-        "{memory}"
-    );
-    let manifest = common::harness::artifacts(&m.ws, "manifest").pop().unwrap();
-    assert!(manifest.contains("harness: \"gemini-cli\""), "{manifest}");
+    m.assert_end_hook_captures("gemini-cli", &payload("SessionEnd", &chat), "proj7");
     let start = m.run(
         &["capture", "--hook", "gemini-cli"],
         &payload("SessionStart", &chat),
@@ -336,24 +346,12 @@ fn qwen_codes_hooks_capture_an_interactive_exit_and_a_compaction_and_answer_at_s
         .path();
     let m = Machine::with(".qwen");
     let hook = |payload: String| m.run_live(&["capture", "--hook", "qwen-code"], &payload);
-    let end = hook(qwen_payload(
-        "SessionEnd",
-        &chat,
-        serde_json::json!({"reason": "prompt_input_exit"}),
-    ));
-    assert!(
-        end.status.success(),
-        "{}",
-        String::from_utf8_lossy(&end.stderr)
+    let exit = serde_json::json!({"reason": "prompt_input_exit"});
+    m.assert_end_hook_captures(
+        "qwen-code",
+        &qwen_payload("SessionEnd", &chat, exit),
+        "proj11",
     );
-    assert!(end.stdout.is_empty(), "a capture hook prints nothing");
-    let memory = m.wait_for_ledger("proj11");
-    assert!(
-        memory.contains("proj11: Add a hello world script; changed hello.py"),
-        "{memory}"
-    );
-    let manifest = common::harness::artifacts(&m.ws, "manifest").pop().unwrap();
-    assert!(manifest.contains("harness: \"qwen-code\""), "{manifest}");
 
     // qwen-code's PostCompact carries the summary it kept, as Claude Code's does.
     let compact = hook(qwen_payload(

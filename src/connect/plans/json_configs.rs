@@ -7,9 +7,7 @@
 
 use std::path::PathBuf;
 
-use super::{
-    CLAUDE_CODE_EVENTS, Places, Plan, Record, empty_text, may_replace, memory_instruction,
-};
+use super::{CLAUDE_CODE_EVENTS, Places, Plan, Record, may_replace, memory_block};
 use crate::connect::{Edit, Target, edit};
 /// The Gemini CLI events memsync's hook handles: the end of a session and
 /// the moment before Gemini compresses the chat are captured (the second
@@ -94,17 +92,8 @@ pub(super) fn settings_harness(
         // MCP servers' `env` tables and its auth settings hold tokens.
         new_mode: 0o600,
     });
-    let memory = places.memory_md(&places.agent);
-    let body = memory_instruction(&memory);
-    plan.edits.push(Edit {
-        path: h.dir.join(h.context_file),
-        what: format!("a block pointing {} at {}", h.name, memory.display()),
-        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-        empty: empty_text,
-        whole: true,
-        new_mode: 0o644,
-    });
+    plan.edits
+        .push(memory_block(places, h.dir.join(h.context_file), h.name));
     plan.hook_command = Some(command);
     plan.notes.push(h.note.into());
 }
@@ -146,17 +135,8 @@ pub(super) fn opencode(places: &Places, record: &Record, force: bool, plan: &mut
         // Provider options there hold API keys.
         new_mode: 0o600,
     });
-    let memory = places.memory_md(&places.agent);
-    let body = memory_instruction(&memory);
-    plan.edits.push(Edit {
-        path: places.opencode_config.join("AGENTS.md"),
-        what: format!("a block pointing opencode at {}", memory.display()),
-        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-        empty: empty_text,
-        whole: true,
-        new_mode: 0o644,
-    });
+    let agents_md = places.opencode_config.join("AGENTS.md");
+    plan.edits.push(memory_block(places, agents_md, "opencode"));
     plan.notes.push(
         "opencode's hooks are JavaScript plugins, not commands, so `memsync watch` harvests its finished sessions from opencode.db (read-only); it offers memsync's MCP tools to the model without asking".into(),
     );

@@ -330,6 +330,22 @@ pub fn memory_instruction(memory: &Path) -> String {
     )
 }
 
+/// The managed block in an instruction file `harness` reads at start-up
+/// (AGENTS.md, GEMINI.md…), saying where MEMORY.md is.
+fn memory_block(places: &Places, path: PathBuf, harness: &str) -> Edit {
+    let memory = places.memory_md(&places.agent);
+    let body = memory_instruction(&memory);
+    Edit {
+        path,
+        what: format!("a block pointing {harness} at {}", memory.display()),
+        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
+        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
+        empty: empty_text,
+        whole: true,
+        new_mode: 0o644,
+    }
+}
+
 fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
     let (ours, replace) = (args.clone(), may_replace(record, Target::Codex, force));
@@ -344,17 +360,11 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         // MCP servers' `env` tables hold tokens.
         new_mode: 0o600,
     });
-    let memory = places.memory_md(&places.agent);
-    let body = memory_instruction(&memory);
-    plan.edits.push(Edit {
-        path: places.codex_home.join("AGENTS.md"),
-        what: format!("a block pointing Codex at {}", memory.display()),
-        apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-        undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-        empty: empty_text,
-        whole: true,
-        new_mode: 0o644,
-    });
+    plan.edits.push(memory_block(
+        places,
+        places.codex_home.join("AGENTS.md"),
+        "Codex",
+    ));
     plan.notes.push(
         "Codex runs only hooks you reviewed, so `memsync watch` harvests its finished sessions"
             .into(),
