@@ -90,41 +90,50 @@ pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
     let mut secrets = BTreeMap::new();
-    // One rule's redaction can expose text to another: run the rules again
-    // until a pass redacts nothing more, so sanitizing is idempotent. Each
-    // pass that goes on took at least one secret out, so the text's length
-    // bounds the passes; in practice there are one or two.
-    let passes = text.len() + 1;
-    for _ in 0..passes {
-        let mut redacted = false;
-        for rule in RULES.iter() {
-            let Some((replaced, kinds)) = apply(rule, &text, &mut secrets) else {
-                continue;
-            };
-            redacted = true;
-            text = replaced;
-            for kind in kinds {
-                *redactions.entry(kind).or_insert(0) += 1;
-            }
-        }
-        // The AWS secret is judged by its neighbourhood, not a rule; it is
-        // part of the pass because taking it can split a value a rule kept
-        // whole (`KEY=…<secret>(API_KEY=…`) and expose the rest.
+    loop {
+        apply_rules(&mut text, &mut redactions, &mut secrets);
+        // The AWS secret is judged by its neighbourhood, not a rule. Taking
+        // it can split a value a rule kept whole (`KEY=…<secret>(API_KEY=…`)
+        // and expose the rest, so the rules run again after it took one.
         let (after, aws) = values::aws_secrets(&text);
-        if !aws.is_empty() {
-            redacted = true;
-            text = after;
-            *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
-            secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
-        }
-        if !redacted {
+        text = after;
+        if aws.is_empty() {
             break;
         }
+        *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
+        secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
     }
     Sanitized {
         text,
         redactions,
         secrets,
+    }
+}
+
+/// Runs every rule over `text` until a pass redacts nothing more: one
+/// rule's redaction can expose text to another, and sanitizing must be
+/// idempotent. Each pass that goes on took at least one secret out, so the
+/// text's length bounds the passes; in practice there are one or two.
+fn apply_rules(
+    text: &mut String,
+    redactions: &mut BTreeMap<&'static str, usize>,
+    secrets: &mut BTreeMap<String, &'static str>,
+) {
+    for _ in 0..=text.len() {
+        let mut redacted = false;
+        for rule in RULES.iter() {
+            let Some((replaced, kinds)) = apply(rule, text, secrets) else {
+                continue;
+            };
+            redacted = true;
+            *text = replaced;
+            for kind in kinds {
+                *redactions.entry(kind).or_insert(0) += 1;
+            }
+        }
+        if !redacted {
+            return;
+        }
     }
 }
 
