@@ -289,3 +289,40 @@ fn a_broken_connect_record_stops_no_command_but_doctor_names_it() {
         "{err}"
     );
 }
+
+/// OpenClaw's first run ends after the session of the day was captured: the
+/// next sync renders nothing new, and the mirror still gets today's log
+/// (which OpenClaw reads at start-up) as well as the ledger.
+#[test]
+fn the_end_of_openclaws_first_run_brings_todays_daily_log_as_well_as_the_ledger() {
+    let home = Home::new();
+    home.openclaw_set_up();
+    home.write(
+        ".openclaw/workspace/BOOTSTRAP.md",
+        "# BOOTSTRAP.md - Hello, World\n",
+    );
+    let now = "2026-11-20T12:00:00Z";
+    let (code, report) = home.run(&["--now", now, "connect", "openclaw"]);
+    assert_eq!(code, 0, "{report}");
+    let fixture =
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harness/codex.jsonl");
+    home.cmd()
+        .args(["--now", now, "capture", "session-end", "--harness", "codex"])
+        .args(["--agent", "main", "--transcript"])
+        .arg(fixture)
+        .assert()
+        .success();
+    let day = "memory/2026-11-20.md";
+    let logged = home.read(&format!("ws/agents/main/{day}"));
+    assert!(logged.contains("memsync:begin"), "{logged}");
+    assert!(!home.path(&format!(".openclaw/workspace/{day}")).exists());
+
+    std::fs::remove_file(home.path(".openclaw/workspace/BOOTSTRAP.md")).unwrap();
+    home.cmd().args(["--now", now, "sync"]).assert().success();
+    let mirrored = home.read(&format!(".openclaw/workspace/{day}"));
+    assert!(mirrored.contains("memsync:begin"), "{mirrored}");
+    assert!(
+        home.read(".openclaw/workspace/MEMORY.md")
+            .contains("memsync:begin")
+    );
+}

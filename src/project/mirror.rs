@@ -54,24 +54,37 @@ pub(super) fn mirror_rendered(
     held
 }
 
-/// Mirrors MEMORY.md into every ready mirror that lacks memsync's block
-/// although this pass did not render it: a folder that just became ready
-/// (OpenClaw's first run ended) gets the ledger without waiting for the
-/// next session. One small read per mirror and pass.
-pub(super) fn mirror_missing(root: &Path, mirrors: &[MirrorConfig], while_held: WhileHeld<'_>) {
+/// Mirrors MEMORY.md and the daily logs of `days` (today's and yesterday's,
+/// which OpenClaw reads at start-up) into every ready mirror that lacks
+/// memsync's block in them although this pass did not render them: a folder
+/// that just became ready (OpenClaw's first run ended, or `connect` just
+/// named it) gets the ledger and today's log without waiting for the next
+/// session. One small read per file, mirror and pass.
+pub(super) fn mirror_missing(
+    root: &Path,
+    mirrors: &[MirrorConfig],
+    days: &[chrono::NaiveDate],
+    while_held: WhileHeld<'_>,
+) {
     for m in mirrors {
         if same_dir(root, &m.dir) || readiness(&m.dir) != Readiness::Ready {
             continue;
         }
-        let target = m.dir.join("MEMORY.md");
-        let has_block =
-            std::fs::read_to_string(&target).is_ok_and(|text| block_range(&text).is_some());
-        let source = super::memory_md_path(&m.agent);
-        if !has_block
-            && root.join(&source).is_file()
-            && let Err(e) = mirror_file(root, &source, &target, while_held)
-        {
-            tracing::warn!(file = %target.display(), error = %e, "mirror not written");
+        let sources = std::iter::once(super::memory_md_path(&m.agent))
+            .chain(days.iter().map(|d| super::daily_log_path(&m.agent, *d)));
+        for source in sources {
+            let Some(rel) = mirror_rel(&source, &m.agent) else {
+                continue;
+            };
+            let target = m.dir.join(rel);
+            let has_block =
+                std::fs::read_to_string(&target).is_ok_and(|text| block_range(&text).is_some());
+            if !has_block
+                && root.join(&source).is_file()
+                && let Err(e) = mirror_file(root, &source, &target, while_held)
+            {
+                tracing::warn!(file = %target.display(), error = %e, "mirror not written");
+            }
         }
     }
 }

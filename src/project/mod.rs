@@ -160,7 +160,13 @@ pub fn render(
         mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered, while_held);
     out.held
         .extend(held_mirrors.iter().map(|p| p.display().to_string()));
-    mirror::mirror_missing(&settings.root, &cfg.mirrors, while_held);
+    let today = zone.date(now);
+    let start_up_days: Vec<NaiveDate> = if cfg.daily_logs.enabled {
+        vec![today, today.pred_opt().unwrap_or(today)]
+    } else {
+        Vec::new()
+    };
+    mirror::mirror_missing(&settings.root, &cfg.mirrors, &start_up_days, while_held);
     if !out.held.is_empty() {
         tracing::info!(files = ?out.held, "left for later: another process holds them open for writing");
     }
