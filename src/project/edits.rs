@@ -119,13 +119,23 @@ impl Blocks {
     }
 }
 
+/// How many kept blocks stay, newest first, and for how long: enough to
+/// find what was typed weeks ago, without a folder that grows for ever.
+const KEEP_NEWEST: usize = 200;
+const KEEP_DAYS: u64 = 90;
+
 /// Keeps each edited block under `.memsync/edits/`; the notices saying where.
+/// Older kept blocks past the limits above are removed then (so the cost
+/// follows the edits, not the renders).
 pub(super) fn keep_edited_blocks(
     state_dir: &Path,
     edited: &[EditedBlock],
     now: DateTime<Utc>,
 ) -> Vec<Problem> {
-    edited
+    if edited.is_empty() {
+        return Vec::new();
+    }
+    let notices = edited
         .iter()
         .map(|e| {
             let kept = format!(
@@ -146,7 +156,32 @@ pub(super) fn keep_edited_blocks(
                 ),
             )
         })
-        .collect()
+        .collect();
+    prune_kept(&state_dir.join(EDITS_DIR), KEEP_NEWEST, KEEP_DAYS);
+    notices
+}
+
+/// Removes the kept blocks in `dir` beyond the `newest` most recent and
+/// those older than `days`. A file that cannot be read or removed is left.
+fn prune_kept(dir: &Path, newest: usize, days: u64) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut kept: Vec<(std::time::SystemTime, std::path::PathBuf)> = entries
+        .flatten()
+        .filter(|e| e.file_name().to_string_lossy().ends_with(".md"))
+        .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+        .collect();
+    kept.sort_by_key(|k| std::cmp::Reverse(k.0));
+    let max_age = std::time::Duration::from_secs(days * 24 * 3600);
+    let old = |t: &std::time::SystemTime| t.elapsed().is_ok_and(|age| age > max_age);
+    for (i, (modified, path)) in kept.iter().enumerate() {
+        if (i >= newest || old(modified))
+            && let Err(e) = std::fs::remove_file(path)
+        {
+            tracing::warn!(file = %path.display(), error = %e, "old kept block not removed");
+        }
+    }
 }
 
 /// Records the digest of the block each rendered file now holds, and the
@@ -165,4 +200,47 @@ pub(super) fn record_blocks<'a>(
         b.clear_path_rule(path, EDITED_BLOCK)?;
     }
     b.insert_problems(Phase::File, None, notices)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::time::{Duration, SystemTime};
+
+    fn kept_at(dir: &Path, name: &str, age_days: u64) {
+        let path = dir.join(name);
+        std::fs::write(&path, "a block\n").unwrap();
+        let when = SystemTime::now() - Duration::from_secs(age_days * 24 * 3600);
+        std::fs::File::options()
+            .write(true)
+            .open(&path)
+            .unwrap()
+            .set_modified(when)
+            .unwrap();
+    }
+
+    fn names(dir: &Path) -> Vec<String> {
+        let mut names: Vec<String> = std::fs::read_dir(dir)
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    #[test]
+    fn kept_blocks_past_the_newest_or_too_old_are_removed_and_other_files_stay() {
+        let dir = tempfile::tempdir().unwrap();
+        for (i, age) in [1, 2, 3, 4].iter().enumerate() {
+            kept_at(dir.path(), &format!("MEMORY--{i}.md"), *age);
+        }
+        kept_at(dir.path(), "memory__2026-01-01--x.md", 120);
+        kept_at(dir.path(), "README.txt", 400);
+        prune_kept(dir.path(), 3, 90);
+        assert_eq!(
+            names(dir.path()),
+            ["MEMORY--0.md", "MEMORY--1.md", "MEMORY--2.md", "README.txt"]
+        );
+    }
 }
