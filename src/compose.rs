@@ -122,9 +122,13 @@ impl NewSession {
             paths[i] = Some(path);
         }
         let [transcript, summary, compaction] = paths;
+        let sentence = self
+            .summary
+            .as_ref()
+            .map(|c| self.sentence_for(config, c, ArtifactKind::Summary).0);
         files.push((
             manifest_path,
-            self.manifest(summary, transcript, compaction),
+            self.manifest(sentence, summary, transcript, compaction),
         ));
         files
     }
@@ -205,6 +209,7 @@ impl NewSession {
 
     fn manifest(
         &self,
+        sentence: Option<String>,
         summary: Option<String>,
         transcript: Option<String>,
         compaction: Option<String>,
@@ -215,6 +220,27 @@ impl NewSession {
             .map(|c| c.captured_at)
             .unwrap_or(self.captured_at);
         let revision = if compaction.is_some() { 2 } else { 1 };
+        let compacted_at = self.compaction.as_ref().map(|c| c.captured_at);
+        let listed = [
+            (ArtifactKind::Summary, &summary, self.captured_at),
+            (ArtifactKind::Transcript, &transcript, self.captured_at),
+            (
+                ArtifactKind::Compaction,
+                &compaction,
+                compacted_at.unwrap_or(self.captured_at),
+            ),
+        ];
+        let parts: Vec<ManifestPart<'_>> = listed
+            .iter()
+            .filter_map(|(kind, path, at)| {
+                Some(ManifestPart {
+                    captured_at: Some(*at),
+                    kind: *kind,
+                    path: path.as_deref()?,
+                })
+            })
+            .collect();
+        let body = manifest_body(sentence.as_deref(), &parts);
         manifest_document(
             &self.identity(),
             self.captured_at,
@@ -227,6 +253,7 @@ impl NewSession {
                 revision,
                 idempotency_keys: Vec::new(),
             },
+            &body,
         )
     }
 }
@@ -362,6 +389,7 @@ pub fn manifest_document(
     id: &SessionIdentity,
     captured_at: DateTime<Utc>,
     m: &ManifestFields,
+    body: &str,
 ) -> String {
     let mut fields = id.fields(ArtifactKind::Manifest, captured_at);
     fields.extend([
@@ -389,13 +417,60 @@ pub fn manifest_document(
         ));
     }
     push_flags(&mut fields, id);
-    // Signet's reader wants the checksum on every artifact, manifests too: the
-    // manifest's body is empty, so this is the digest of "" under the same scope.
+    // Signet's reader wants the checksum on every artifact, manifests too.
     fields.extend([
-        ("content_sha256", FmValue::Str(contract::body_sha256(""))),
+        ("content_sha256", FmValue::Str(contract::body_sha256(body))),
         ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
     ]);
-    render_document(&fields, "")
+    render_document(&fields, body)
+}
+
+/// One file of a session as its manifest lists it.
+#[derive(Debug, Clone, Copy)]
+pub struct ManifestPart<'a> {
+    pub captured_at: Option<DateTime<Utc>>,
+    pub kind: ArtifactKind,
+    pub path: &'a str,
+}
+
+/// The manifest's body: the session's entry point in a vault, where
+/// frontmatter paths are plain text and file names are timestamps. Its
+/// sentence as the title, then every part as a wikilink, one line per
+/// capture, oldest first (a resumed session lists each of its captures).
+pub fn manifest_body(sentence: Option<&str>, parts: &[ManifestPart<'_>]) -> String {
+    let mut out = String::new();
+    if let Some(s) = sentence.map(sentence::neutralise).filter(|s| !s.is_empty()) {
+        out.push_str(&format!("# {s}\n\n"));
+    }
+    let order = |k: ArtifactKind| match k {
+        ArtifactKind::Summary => 0,
+        ArtifactKind::Transcript => 1,
+        _ => 2,
+    };
+    let mut parts: Vec<&ManifestPart<'_>> = parts
+        .iter()
+        .filter(|p| p.kind != ArtifactKind::Manifest)
+        .collect();
+    parts.sort_by_key(|p| (p.captured_at, order(p.kind), p.path));
+    let mut line_of: Option<Option<DateTime<Utc>>> = None;
+    for p in parts {
+        let link = format!("[[{}|{}]]", p.path, p.kind.as_str());
+        if line_of == Some(p.captured_at) {
+            out.push_str(&format!(" · {link}"));
+            continue;
+        }
+        if line_of.is_some() {
+            out.push('\n');
+        }
+        let when = p.captured_at.map_or_else(
+            || "undated".to_string(),
+            |t| t.format("%Y-%m-%d %H:%M UTC").to_string(),
+        );
+        out.push_str(&format!("- {when}: {link}"));
+        line_of = Some(p.captured_at);
+    }
+    out.push('\n');
+    out.trim_start_matches('\n').to_string()
 }
 
 fn push_flags(fields: &mut Vec<(&'static str, FmValue)>, id: &SessionIdentity) {

@@ -159,13 +159,18 @@ fn a_resumed_codex_session_captures_its_next_part_without_repeating_the_first() 
     std::fs::write(&live, first_part).unwrap();
     assert!(w.capture(&live).status.success());
     std::fs::write(&live, &full).unwrap();
-    let out = w.capture(&live);
+    let out = w.capture_at("2026-11-25T09:30:00Z", &live, &[]);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
 
+    // The manifest is the session's entry point: its sentence, and each
+    // capture's files as links, oldest first.
+    let manifest = w.bodies("manifest");
+    assert_eq!(manifest.len(), 1);
+    insta::assert_snapshot!("codex_0_169_resumed_manifest_body", manifest[0]);
     let transcripts = w.bodies("transcript");
     assert_eq!(transcripts.len(), 2, "{transcripts:?}");
     let second = &transcripts[1];

@@ -190,9 +190,8 @@ const CASES: &[(&str, Severity, Plant)] = &[
         let a = good(ws, "l-graph");
         let b = good(ws, "l-graph-other");
         let manifest = path_of(&a, "manifest");
-        let text = ws
-            .read(&manifest)
-            .replace(&path_of(&a, "summary"), &path_of(&b, "summary"));
+        let key = |paths: &[String]| format!("summary_path: \"{}\"", path_of(paths, "summary"));
+        let text = ws.read(&manifest).replace(&key(&a), &key(&b));
         ws.write(&manifest, &text);
         manifest
     }),

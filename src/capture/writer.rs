@@ -397,7 +397,8 @@ impl<'a> Writer<'a> {
             }
             fields.revision = before.revision + 1;
             fields.updated_at = self.stamp;
-            let text = compose::manifest_document(id, captured_at, &fields);
+            let body = manifest_body_of(&current, &fields);
+            let text = compose::manifest_document(id, captured_at, &fields, &body);
             let still = SessionFiles::load(&self.settings.root, &self.token)?;
             let revision_now = still
                 .newest(ArtifactKind::Manifest)
@@ -537,4 +538,24 @@ fn write_canonical(root: &Path, rel: &str, bytes: &[u8], durable: Durable) -> st
         _ => super::listing::forget(),
     }
     written
+}
+
+/// The manifest's body for `files` (the session's parts on disk, the ones
+/// this capture wrote included): the sentence of the summary it names.
+fn manifest_body_of(files: &SessionFiles, m: &ManifestFields) -> String {
+    let sentence = m
+        .summary_path
+        .as_deref()
+        .and_then(|p| files.files.iter().find(|f| f.path == p))
+        .and_then(|f| f.str("memory_sentence"));
+    let parts: Vec<compose::ManifestPart<'_>> = files
+        .files
+        .iter()
+        .map(|f| compose::ManifestPart {
+            captured_at: f.captured_at,
+            kind: f.kind,
+            path: &f.path,
+        })
+        .collect();
+    compose::manifest_body(sentence, &parts)
 }

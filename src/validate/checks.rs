@@ -125,7 +125,7 @@ pub(super) fn check_checksum(
         };
         let fix = if kind == ArtifactKind::Manifest {
             format!(
-                "restore the body (`git checkout -- '{path}'`, or Obsidian's File recovery) or run `memsync sync` to rewrite the manifest"
+                "restore the body (`git checkout -- '{path}'`, or Obsidian's File recovery); memsync writes it (the session's title and its files as links) and reads nothing typed there: put notes in notes/"
             )
         } else {
             format!(
