@@ -232,6 +232,58 @@ fn a_renamed_summary_is_reported_with_the_way_back_and_moving_it_back_heals() {
     assert!(daemon.stop().success());
 }
 
+/// A summary whose body was edited keeps its last good rows (the session
+/// stays in MEMORY.md); renamed to a title and back, it still has them.
+/// While renamed, the session keeps its place; when the renamed copy is
+/// deleted, the session leaves.
+#[test]
+fn a_stale_summary_renamed_away_and_back_keeps_its_last_good_rows() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let summary = artifact(&root, "summary");
+    let text = std::fs::read_to_string(root.join(&summary)).unwrap();
+    std::fs::write(
+        root.join(&summary),
+        format!("{text}A line typed in Obsidian.\n"),
+    )
+    .unwrap();
+    wait_for(&daemon.log, "the edit reported", || {
+        !with_rule(&root, "checksum.mismatch").is_empty()
+    });
+    assert!(in_memory_md(&root, &summary));
+
+    let renamed = "memory/First session.md";
+    std::fs::rename(root.join(&summary), root.join(renamed)).unwrap();
+    wait_for(&daemon.log, "the rename reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+    });
+    memsync(&root, &["-q", "sync"]);
+    assert!(
+        in_memory_md(&root, &summary),
+        "the summary left while renamed"
+    );
+    std::fs::rename(root.join(renamed), root.join(&summary)).unwrap();
+    wait_for(&daemon.log, "the rename report to clear", || {
+        with_rule(&root, "naming.moved").is_empty()
+    });
+    memsync(&root, &["-q", "sync"]);
+    assert!(
+        in_memory_md(&root, &summary),
+        "the last good rows were lost"
+    );
+    assert!(!with_rule(&root, "checksum.mismatch").is_empty());
+
+    std::fs::rename(root.join(&summary), root.join(renamed)).unwrap();
+    wait_for(&daemon.log, "the rename reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+    });
+    std::fs::remove_file(root.join(renamed)).unwrap();
+    wait_for(&daemon.log, "the summary to leave MEMORY.md", || {
+        !in_memory_md(&root, &summary)
+    });
+    assert!(daemon.stop().success());
+}
+
 /// Conflict copies of a summary (Dropbox's name, changed text) and of
 /// MEMORY.md (iCloud's name) are reported naming their originals.
 #[test]

@@ -22,6 +22,7 @@ use crate::store::{Batch, CachedFile, Index, Phase};
 use crate::validate::{self, Problem, Tombstone, Verdict};
 
 mod apply;
+mod kept;
 mod notes;
 mod options;
 mod read;
@@ -29,6 +30,7 @@ mod read;
 pub use options::{Progress, SyncOptions, SyncReport};
 
 use apply::*;
+use kept::*;
 use notes::*;
 use read::*;
 
@@ -95,35 +97,8 @@ fn with_notes(report: SyncReport, (indexed, removed): (usize, usize)) -> SyncRep
     }
 }
 
-fn memory_dir_present(settings: &Settings) -> bool {
+pub(super) fn memory_dir_present(settings: &Settings) -> bool {
     settings.root.join(contract::MEMORY_DIR).is_dir()
-}
-
-/// With `memory/` gone (moved or renamed in a file manager or Obsidian), its
-/// files are not deleted sessions: their rows, tombstones included, stay
-/// until it comes back, so MEMORY.md is not rendered (and committed) empty.
-fn keep_rows_of_a_missing_memory_dir(
-    settings: &Settings,
-    deleted: &mut Vec<String>,
-    problems: &mut Vec<Problem>,
-) {
-    if memory_dir_present(settings) {
-        return;
-    }
-    let under = format!("{}/", contract::MEMORY_DIR);
-    let before = deleted.len();
-    deleted.retain(|p| !p.starts_with(&under));
-    let kept = before - deleted.len();
-    if kept > 0 {
-        problems.push(Problem::error(
-            contract::MEMORY_DIR,
-            "memory.missing",
-            format!(
-                "the folder is gone (moved or renamed?); the {kept} session files indexed from it keep their rows, and MEMORY.md and the daily logs are not rendered without them. Fix: move it back to `{}/`; if it was meant, `memsync reindex` drops them",
-                contract::MEMORY_DIR
-            ),
-        ));
-    }
 }
 
 /// Removes the temporary files of memsync writes that a crash cut short; the
@@ -168,9 +143,17 @@ pub fn sync_paths(
     }
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
+    // A moved copy that goes (deleted, or moved back) ends the keeping of its
+    // origin's rows: the origin is looked at too.
+    let moved = moved_artifacts(index)?;
+    let origins: Vec<&str> = paths
+        .iter()
+        .filter_map(|p| moved.get(p).map(String::as_str))
+        .collect();
     let wanted: BTreeSet<&str> = paths
         .iter()
         .map(String::as_str)
+        .chain(origins)
         .filter(|p| {
             rules.wants_file(p)
                 && matches!(
@@ -252,6 +235,7 @@ fn reconcile(
     started: Instant,
 ) -> Result<SyncReport> {
     let config = &settings.config;
+    keep_rows_of_moved_artifacts(index, &mut plan.deleted)?;
     let mut report = SyncReport {
         workspace: settings.root.display().to_string(),
         index: index.path.display().to_string(),

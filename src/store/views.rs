@@ -157,6 +157,15 @@ impl Index {
         Ok(out)
     }
 
+    /// The (path, reason) of every stored problem under `rule`.
+    pub fn problems_with_rule(&self, rule: &str) -> Result<Vec<(String, String)>> {
+        self.rows(
+            "SELECT path, reason FROM problems WHERE rule = ?1",
+            [rule],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+    }
+
     /// Every stored problem, in report order.
     pub fn problems(&self) -> Result<Vec<Problem>> {
         let mut all = Vec::new();

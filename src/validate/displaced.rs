@@ -132,10 +132,19 @@ impl Displaced {
             rel,
             "naming.moved",
             format!(
-                "{whose}, renamed or moved from `{canonical}`: memsync reads a session's files only under their own names, so the session has lost its {kind} in search, MEMORY.md and the daily log. Fix: move it back (`git mv '{rel}' '{canonical}'`, or `mv`); {keep}"
+                "{whose}, {MOVED_FROM}{canonical}`: memsync reads a session's files only under their own names, so search, MEMORY.md and the daily log keep the {kind} as it was before the move and see no change made to it. Fix: move it back (`git mv '{rel}' '{canonical}'`, or `mv`); {keep}"
             ),
         )
     }
+}
+
+const MOVED_FROM: &str = "renamed or moved from `";
+
+/// The canonical path a `naming.moved` problem's reason names: the file
+/// whose rows stay while its moved copy is there.
+pub fn moved_origin(reason: &str) -> Option<&str> {
+    let rest = &reason[reason.find(MOVED_FROM)? + MOVED_FROM.len()..];
+    Some(&rest[..rest.find('`')?])
 }
 
 #[cfg(test)]

@@ -20,7 +20,7 @@ mod links;
 pub use checks::validate_tombstone;
 use checks::{check_checksum, check_naming, check_sentence, check_unknown_keys};
 pub use displaced::{
-    DISPLACED_RULES, Displaced, conflict_copy, conflict_original, displaced_artifact,
+    DISPLACED_RULES, Displaced, conflict_copy, conflict_original, displaced_artifact, moved_origin,
 };
 use links::check_link_fields;
 pub use links::{GraphNode, check_body_links, check_graph, link_path, link_shape_error};
