@@ -89,8 +89,10 @@ impl RenderCtx<'_> {
                 } else {
                     "transcript"
                 };
+                // The sentence is the link (to the summary, else the
+                // transcript): in a vault the row reads as text you click.
                 let entry = format!(
-                    "- {} | session={} | project={} | {}{}\n",
+                    "- {} | session={} | project={} | {}\n",
                     self.zone.clock(at),
                     inert(s.identity()),
                     s.project
@@ -98,8 +100,7 @@ impl RenderCtx<'_> {
                         .and_then(sentence::project_basename)
                         .map(inert)
                         .unwrap_or_else(|| "none".into()),
-                    s.sentence,
-                    s.links(&[link]),
+                    s.linked(link, &s.sentence),
                 );
                 days.entry(self.zone.date(at))
                     .or_default()
@@ -109,11 +110,13 @@ impl RenderCtx<'_> {
                 && let Some(at) = contract::parse_ts(compacted)
             {
                 let entry = format!(
-                    "- {} | compaction | session={} | {}{}\n",
+                    "- {} | compaction | session={} | {}\n",
                     self.zone.clock(at),
                     inert(s.identity()),
-                    s.compaction_sentence.as_deref().unwrap_or_default(),
-                    s.links(&["compaction"])
+                    s.linked(
+                        "compaction",
+                        s.compaction_sentence.as_deref().unwrap_or_default()
+                    ),
                 );
                 days.entry(self.zone.date(at))
                     .or_default()

@@ -427,6 +427,21 @@ impl SessionRow {
             .filter_map(|k| self.path_of(k).map(|p| format!(" [[{p}|{k}]]")))
             .collect()
     }
+
+    /// `text` as the label of a link to the file of `kind` (plain text when
+    /// the session has no such file): a reader clicks the sentence itself.
+    fn linked(&self, kind: &str, text: &str) -> String {
+        let label = match text.trim() {
+            "" => kind,
+            t => t,
+        };
+        match self.path_of(kind) {
+            // A label ending in `]` would close the link one bracket early.
+            Some(p) if label.ends_with(']') => format!("[[{p}|{label} ]]"),
+            Some(p) => format!("[[{p}|{label}]]"),
+            None => label.to_string(),
+        }
+    }
 }
 
 /// What every renderer needs.
