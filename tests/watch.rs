@@ -518,13 +518,25 @@ fn renames_out_of_and_back_into_memory_are_followed() {
     let summary = path_of(&files, "summary");
     std::fs::create_dir_all(ws.path("archive")).unwrap();
     let away = summary.replace("memory/", "archive/");
+    let reported = |path: &str| {
+        ws.problems_for(path)
+            .iter()
+            .any(|p| p.rule == "naming.moved")
+    };
+    // Moved out: reported as the session's summary, and the session keeps it.
     std::fs::rename(ws.path(&summary), ws.path(&away)).unwrap();
+    wait_for(&daemon.log, "the move reported", || reported(&away));
+    assert!(memory_md(ws.root()).contains(&format!("[[{summary}|summary]]")));
+    // Moved back: the report goes, the link stays.
+    std::fs::rename(ws.path(&away), ws.path(&summary)).unwrap();
+    wait_for(&daemon.log, "the report to go", || !reported(&away));
+    assert!(memory_md(ws.root()).contains(&format!("[[{summary}|summary]]")));
+    // Moved out and deleted: the summary leaves.
+    std::fs::rename(ws.path(&summary), ws.path(&away)).unwrap();
+    wait_for(&daemon.log, "the move reported", || reported(&away));
+    std::fs::remove_file(ws.path(&away)).unwrap();
     wait_for(&daemon.log, "the summary link to go", || {
         !memory_md(ws.root()).contains("--summary.md|summary")
-    });
-    std::fs::rename(ws.path(&away), ws.path(&summary)).unwrap();
-    wait_for(&daemon.log, "the summary link to return", || {
-        memory_md(ws.root()).contains("--summary.md|summary")
     });
     drop(daemon);
 }
