@@ -118,7 +118,10 @@ pub fn session_rows(path: &Path, session_id: Option<&str>, max: u64) -> Result<O
 
 impl SessionDatabase for OpencodeDb {
     /// Every session, oldest first. Its size is its rows (a part's state
-    /// changes in place, so the newest `time_updated` is its mtime).
+    /// changes in place, so the newest `time_updated` is its mtime). The
+    /// size is `octet_length`, which SQLite takes from each record's header
+    /// without reading the text (`length` would read every part's data on
+    /// every harvest).
     fn sessions(&self) -> Result<Vec<DbSession>> {
         let sql = "
             SELECT s.id, s.parent_id, s.time_archived,
@@ -126,7 +129,7 @@ impl SessionDatabase for OpencodeDb {
                  + (SELECT COUNT(*) FROM part p WHERE p.session_id = s.id),
                    MAX(s.time_updated,
                        COALESCE((SELECT MAX(time_updated) FROM part p WHERE p.session_id = s.id), 0)),
-                   COALESCE((SELECT SUM(length(data)) FROM part p WHERE p.session_id = s.id), 0)
+                   COALESCE((SELECT SUM(octet_length(data)) FROM part p WHERE p.session_id = s.id), 0)
             FROM session s ORDER BY s.time_created, s.id";
         let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
         let rows = stmt
