@@ -71,17 +71,22 @@ impl Machine {
         serde_json::from_str(&text).unwrap()
     }
 
-    /// `doctor`'s checks of `harness`, every one of them ok.
-    fn assert_doctor_ok(&self, harness: &str) {
+    /// What `doctor --json` says of `harness`.
+    fn doctor_report(&self, harness: &str) -> serde_json::Value {
         let doctor = self.run(&["--json", "doctor"], "");
         let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
-        let found = report["harnesses"]
+        report["harnesses"]
             .as_array()
             .unwrap()
             .iter()
             .find(|h| h["harness"] == harness)
             .cloned()
-            .unwrap_or_else(|| panic!("doctor reports no {harness}: {report}"));
+            .unwrap_or_else(|| panic!("doctor reports no {harness}: {report}"))
+    }
+
+    /// `doctor`'s checks of `harness`, every one of them ok.
+    fn assert_doctor_ok(&self, harness: &str) {
+        let found = self.doctor_report(harness);
         assert_eq!(found["connected"], true);
         for check in found["checks"].as_array().unwrap() {
             assert_eq!(check["level"], "ok", "{check}");
@@ -305,15 +310,7 @@ fn connect_qwen_code_adds_hooks_in_seconds_the_mcp_server_and_a_qwen_md_block_tu
         SETTINGS
     );
     assert!(!m.file("QWEN.md").exists());
-    let doctor = m.run(&["--json", "doctor"], "");
-    let report: serde_json::Value = serde_json::from_slice(&doctor.stdout).unwrap();
-    let qwen = report["harnesses"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|h| h["harness"] == "qwen-code")
-        .cloned()
-        .unwrap();
+    let qwen = m.doctor_report("qwen-code");
     assert_eq!(qwen["connected"], false, "{qwen}");
 }
 

@@ -30,8 +30,7 @@ pub(super) fn checks(
     });
     let context = h.dir.join(h.context_file);
     checks.push(import_check(&context, &places.memory_md(&places.agent)));
-    if h.target.needs_harvest() {
-        let harness = crate::harvest::Harness::QwenCode;
+    if let Some(harness) = h.harvested {
         checks.push(state(harvest_check(settings, places, harness, daemon)));
     }
     checks

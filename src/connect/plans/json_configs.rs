@@ -32,6 +32,8 @@ pub(in crate::connect) struct SettingsHarness {
     pub timeout: u64,
     pub context_file: &'static str,
     pub note: &'static str,
+    /// The harvest source that brings the sessions its hooks cannot.
+    pub harvested: Option<crate::harvest::Harness>,
 }
 
 impl Places {
@@ -44,6 +46,7 @@ impl Places {
                 events: &GEMINI_EVENTS,
                 timeout: 30_000,
                 context_file: "GEMINI.md",
+                harvested: None,
                 note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
             }),
             Target::QwenCode => Some(SettingsHarness {
@@ -53,6 +56,7 @@ impl Places {
                 events: &QWEN_EVENTS,
                 timeout: 30,
                 context_file: "QWEN.md",
+                harvested: Some(crate::harvest::Harness::QwenCode),
                 note: "qwen-code asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry) or run with --yolo; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
             }),
             _ => None,
