@@ -232,6 +232,47 @@ fn a_renamed_summary_is_reported_with_the_way_back_and_moving_it_back_heals() {
     assert!(daemon.stop().success());
 }
 
+/// Obsidian's "automatically update internal links": renaming a summary
+/// also rewrites the link in its manifest's body. Both are reported (the
+/// copy with the way back, the manifest's checksum), the session keeps its
+/// rows, and renaming back in Obsidian (links updated again) heals both.
+#[test]
+fn a_rename_with_obsidians_link_update_is_reported_and_renaming_back_heals() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let (summary, manifest) = (artifact(&root, "summary"), artifact(&root, "manifest"));
+    let renamed = "memory/First session.md";
+    let manifest_text = std::fs::read_to_string(root.join(&manifest)).unwrap();
+    assert!(manifest_text.contains(&format!("[[{summary}|summary]]")));
+    let obsidian_rename = |from: &str, to: &str| {
+        std::fs::rename(root.join(from), root.join(to)).unwrap();
+        let text = std::fs::read_to_string(root.join(&manifest)).unwrap();
+        std::fs::write(root.join(&manifest), text.replace(from, to)).unwrap();
+    };
+    obsidian_rename(&summary, renamed);
+    wait_for(&daemon.log, "both reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+            && with_rule(&root, "checksum.mismatch")
+                .iter()
+                .any(|(p, _)| *p == manifest)
+    });
+    memsync(&root, &["-q", "sync"]);
+    assert!(
+        in_memory_md(&root, &summary),
+        "the session lost its summary"
+    );
+    obsidian_rename(renamed, &summary);
+    wait_for(&daemon.log, "both reports to clear", || {
+        with_rule(&root, "naming.moved").is_empty()
+            && with_rule(&root, "checksum.mismatch").is_empty()
+    });
+    assert_eq!(
+        std::fs::read_to_string(root.join(&manifest)).unwrap(),
+        manifest_text
+    );
+    assert!(daemon.stop().success());
+}
+
 /// A summary whose body was edited keeps its last good rows (the session
 /// stays in MEMORY.md); renamed to a title and back, it still has them.
 /// While renamed, the session keeps its place; when the renamed copy is
