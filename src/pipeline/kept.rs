@@ -6,7 +6,7 @@
 //! Owns: deciding which deleted paths keep their rows. Must not: write rows
 //! or files.
 
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 
 use super::memory_dir_present;
 use crate::config::Settings;
@@ -42,14 +42,26 @@ pub(super) fn keep_rows_of_a_missing_memory_dir(
     }
 }
 
-/// The files whose moved copies are in the workspace (`naming.moved`), by
-/// the path of the copy.
-pub(super) fn moved_artifacts(index: &Index) -> Result<HashMap<String, String>> {
+/// The files whose moved copies are in the workspace (`naming.moved`).
+fn moved_artifacts(index: &Index) -> Result<HashSet<String>> {
     Ok(index
         .problems_with_rule("naming.moved")?
-        .into_iter()
-        .filter_map(|(copy, reason)| Some((copy, validate::moved_origin(&reason)?.to_string())))
+        .iter()
+        .filter_map(|(_, reason)| Some(validate::moved_origin(reason)?.to_string()))
         .collect())
+}
+
+/// The origins of the moved copies among `paths`: a copy that goes
+/// (deleted, or moved back) ends the keeping of its origin's rows, so the
+/// origin is looked at too.
+pub(super) fn origins_of_moved_copies(index: &Index, paths: &[String]) -> Result<Vec<String>> {
+    let mut origins = Vec::new();
+    for path in paths {
+        for reason in index.problem_reasons_at(path, "naming.moved")? {
+            origins.extend(validate::moved_origin(&reason).map(String::from));
+        }
+    }
+    Ok(origins)
 }
 
 /// A session file renamed or moved away (Obsidian's rename to a title) is
@@ -60,7 +72,7 @@ pub(super) fn keep_rows_of_moved_artifacts(index: &Index, deleted: &mut Vec<Stri
     if deleted.is_empty() {
         return Ok(());
     }
-    let origins: HashSet<String> = moved_artifacts(index)?.into_values().collect();
+    let origins = moved_artifacts(index)?;
     deleted.retain(|p| !origins.contains(p));
     Ok(())
 }

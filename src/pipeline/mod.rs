@@ -143,17 +143,11 @@ pub fn sync_paths(
     }
     invalidate_on_config_change(index, settings)?;
     let rules = scan_rules(settings)?;
-    // A moved copy that goes (deleted, or moved back) ends the keeping of its
-    // origin's rows: the origin is looked at too.
-    let moved = moved_artifacts(index)?;
-    let origins: Vec<&str> = paths
-        .iter()
-        .filter_map(|p| moved.get(p).map(String::as_str))
-        .collect();
+    let origins = origins_of_moved_copies(index, paths)?;
     let wanted: BTreeSet<&str> = paths
         .iter()
+        .chain(&origins)
         .map(String::as_str)
-        .chain(origins)
         .filter(|p| {
             rules.wants_file(p)
                 && matches!(

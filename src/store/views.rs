@@ -157,6 +157,16 @@ impl Index {
         Ok(out)
     }
 
+    /// The reasons of the problems under `rule` stored for `path` (one
+    /// index lookup: this runs for every path a watcher batch names).
+    pub fn problem_reasons_at(&self, path: &str, rule: &str) -> Result<Vec<String>> {
+        self.rows(
+            "SELECT reason FROM problems WHERE path = ?1 AND rule = ?2",
+            [path, rule],
+            |r| r.get(0),
+        )
+    }
+
     /// The (path, reason) of every stored problem under `rule`.
     pub fn problems_with_rule(&self, rule: &str) -> Result<Vec<(String, String)>> {
         self.rows(
