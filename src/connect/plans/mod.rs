@@ -284,15 +284,8 @@ fn claude_md_import(places: &Places, plan: &mut Plan) {
     let path = places.claude_dir.join("CLAUDE.md");
     if places.import_memory_md {
         let body = format!("@{}\n", memory.display());
-        plan.edits.push(Edit {
-            path,
-            what: format!("a block importing {}", memory.display()),
-            apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
-            undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
-            empty: empty_text,
-            whole: true,
-            new_mode: 0o644,
-        });
+        let what = format!("a block importing {}", memory.display());
+        plan.edits.push(md_block(path, what, body));
         plan.notes.push(format!(
             "Claude Code reads {} at start-up (an @import in CLAUDE.md); a new session picks it up",
             memory.display()
@@ -334,10 +327,15 @@ pub fn memory_instruction(memory: &Path) -> String {
 /// (AGENTS.md, GEMINI.md…), saying where MEMORY.md is.
 fn memory_block(places: &Places, path: PathBuf, harness: &str) -> Edit {
     let memory = places.memory_md(&places.agent);
-    let body = memory_instruction(&memory);
+    let what = format!("a block pointing {harness} at {}", memory.display());
+    md_block(path, what, memory_instruction(&memory))
+}
+
+/// The edit that keeps memsync's block holding `body` in a markdown file.
+fn md_block(path: PathBuf, what: String, body: String) -> Edit {
     Edit {
         path,
-        what: format!("a block pointing {harness} at {}", memory.display()),
+        what,
         apply: Box::new(move |_, t| Ok(edit::set_md_block(t, &body))),
         undo: Box::new(|_, t| Ok(edit::remove_md_block(t))),
         empty: empty_text,
