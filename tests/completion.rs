@@ -76,7 +76,8 @@ fn harness_names_and_kinds_are_offered_where_they_are_taken() {
             "openclaw",
             "gemini-cli",
             "qwen-code",
-            "opencode"
+            "opencode",
+            "copilot-cli"
         ]
     );
     let kinds = offered(&["memsync", "search", "x", "--kind", ""], 4);

@@ -264,7 +264,7 @@ pub enum Command {
     /// MCP server, and MEMORY.md where the agent reads its instructions.
     #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code or opencode (the table below).
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode or copilot-cli (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -286,7 +286,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code or opencode.
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode or copilot-cli.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -355,7 +355,7 @@ pub enum Command {
 #[derive(clap::Args)]
 pub struct CaptureArgs {
     /// Hook mode: read one hook payload (JSON) from stdin, queue the capture as a
-    /// job, and exit 0 at once. Supported: claude-code.
+    /// job, and exit 0 at once. Supported: claude-code, gemini-cli, qwen-code, copilot-cli.
     #[arg(long, value_name = "HARNESS")]
     pub hook: Option<String>,
     /// The agent the session belongs to (a path segment: ^[a-z0-9][a-z0-9-]*$).
@@ -502,9 +502,11 @@ const CONNECT_HELP: &str = "What connect does, per harness:
                server in ~/.qwen/settings.json, a QWEN.md block naming MEMORY.md
   opencode     harvest of opencode.db by `memsync watch` (its hooks are JavaScript plugins), the
                MCP server in ~/.config/opencode/opencode.json, an AGENTS.md block naming MEMORY.md
-  copilot-cli, cline
-               no connect yet: `memsync harvest` (or the daemon, harvest.enabled: true) reads
-               their sessions; add `memsync --workspace DIR mcp` as an MCP server by hand
+  copilot-cli  sessionEnd, sessionStart and userPromptSubmitted hooks in ~/.copilot/settings.json,
+               the MCP server in ~/.copilot/mcp-config.json, a copilot-instructions.md block
+  cline        no connect: its hooks' payloads and a way to run it offline were not found;
+               `memsync harvest` (or the daemon, harvest.enabled: true) reads its sessions; add
+               `memsync --workspace DIR mcp` as an MCP server by hand
 
 Examples:
   memsync connect claude-code --dry-run
@@ -521,6 +523,7 @@ pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::con
             "gemini-cli",
             "qwen-code",
             "opencode",
+            "copilot-cli",
         ],
         crate::connect::Target::parse,
     )

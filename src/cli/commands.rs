@@ -206,9 +206,16 @@ pub fn hook(
         Err(_) => crate::config::CaptureConfig::default().hook_idle_ms,
     });
     let queue = crate::jobs::JobQueue::open(&root.join(crate::STATE_DIR))?;
-    let action = hook::read_payload(std::io::stdin(), idle).and_then(|payload| {
-        hook::interpret(harness, &payload, agent_id, now, places.env.home.as_deref())
-    });
+    let copilot = settings.as_ref().ok().map_or_else(
+        || places.env.home.as_ref().map(|h| h.join(".copilot")),
+        |s| crate::harvest::Harness::CopilotCli.home(&s.config.harvest, places.env),
+    );
+    let dirs = hook::HookDirs {
+        home: places.env.home.as_deref(),
+        copilot: copilot.as_deref(),
+    };
+    let action = hook::read_payload(std::io::stdin(), idle)
+        .and_then(|payload| hook::interpret(harness, &payload, agent_id, now, dirs));
     match action {
         Ok(HookAction::Enqueue(request)) => {
             let id = crate::jobs::enqueue(&queue, &request, now)?;
@@ -230,13 +237,7 @@ pub fn hook(
                 include_untrusted: false,
             };
             let digest = context(&settings, &req, now)?;
-            // Claude Code and Gemini CLI add `additionalContext` to the session's context.
-            let reply = serde_json::json!({
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "additionalContext": digest.text,
-                }
-            });
+            let reply = harness.context_reply(&event, &digest.text);
             Ok(format!("{HOOK_STDOUT}{reply}"))
         }
         Ok(HookAction::Prompt {
@@ -258,12 +259,7 @@ pub fn hook(
                 // Nothing relevant: nothing at all reaches the agent.
                 return Ok(HOOK_STDOUT.to_string());
             }
-            let reply = serde_json::json!({
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "additionalContext": offer.text,
-                }
-            });
+            let reply = harness.context_reply(&event, &offer.text);
             Ok(format!("{HOOK_STDOUT}{reply}"))
         }
         Err(e) => {

@@ -47,7 +47,11 @@ fn harvested(target: Target) -> Option<crate::harvest::Harness> {
     match target {
         Target::ClaudeCode => Some(crate::harvest::Harness::ClaudeCode),
         Target::Codex => Some(crate::harvest::Harness::Codex),
-        Target::OpenClaw | Target::GeminiCli | Target::QwenCode | Target::Opencode => None,
+        Target::OpenClaw
+        | Target::GeminiCli
+        | Target::QwenCode
+        | Target::Opencode
+        | Target::CopilotCli => None,
     }
 }
 

@@ -11,7 +11,11 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 
 use crate::error::{ConnectError, Result};
+
+mod hooks;
+
 use crate::project::file::{block_range_with, splice_with, unsplice};
+pub use hooks::{add_flat_hooks, add_hooks, hook_commands, is_memsync_hook, remove_hooks};
 
 /// memsync's block in CLAUDE.md and AGENTS.md.
 pub const MD_BEGIN: &str = "<!-- memsync:connect begin";
@@ -77,17 +81,30 @@ pub fn has_legacy_yaml_block(text: &str) -> bool {
     block_range_with(text, YAML_BEGIN, YAML_END).is_some()
 }
 
-/// Claude Code reads its JSON files with a strict parser (no comments, no
-/// trailing commas), so a file serde_json refuses is broken for Claude too.
+/// A harness's JSON settings, comments and trailing commas allowed (Gemini
+/// CLI, qwen-code and Copilot CLI read theirs so); they stay as they are.
 pub(super) fn parse_json(path: &Path, text: &str) -> Result<CstRootNode> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
-    match serde_json::from_str::<serde_json::Value>(source) {
-        Ok(serde_json::Value::Object(_)) => {}
-        Ok(_) => return Err(unreadable(path, "not a JSON object at the top")),
-        Err(e) => return Err(unreadable(path, format!("not valid JSON: {e}"))),
+    let root = CstRootNode::parse(source, &ParseOptions::default())
+        .map_err(|e| unreadable(path, format!("not valid JSON: {e}")))?;
+    if root.object_value().is_none() {
+        return Err(unreadable(path, "not a JSON object at the top"));
     }
-    CstRootNode::parse(source, &ParseOptions::default())
-        .map_err(|e| unreadable(path, format!("not valid JSON: {e}")))
+    Ok(root)
+}
+
+/// Claude Code reads its JSON files with a strict parser (no comments, no
+/// trailing commas), so a file serde_json refuses is broken for Claude too:
+/// reported, not edited.
+pub fn require_strict_json(path: &Path, text: &str) -> Result<()> {
+    if text.trim().is_empty() {
+        return Ok(());
+    }
+    match serde_json::from_str::<serde_json::Value>(text) {
+        Ok(serde_json::Value::Object(_)) => Ok(()),
+        Ok(_) => Err(unreadable(path, "not a JSON object at the top")),
+        Err(e) => Err(unreadable(path, format!("not valid JSON: {e}"))),
+    }
 }
 
 fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
@@ -96,115 +113,6 @@ fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
         reason: format!("{}; left untouched", reason.into()),
     }
     .into()
-}
-
-/// A Claude Code hook handler's command runs memsync's capture hook.
-pub fn is_memsync_hook(command: &str) -> bool {
-    let words: Vec<&str> = command.split_whitespace().collect();
-    let runs_memsync = words.iter().any(|w| {
-        w.trim_matches(['\'', '"'])
-            .rsplit('/')
-            .next()
-            .is_some_and(|name| name == "memsync")
-    });
-    runs_memsync && command.contains("capture --hook ")
-}
-
-/// The commands of every handler under `event` in settings.json's `hooks`.
-pub fn hook_commands(path: &Path, text: &str, event: &str) -> Result<Vec<String>> {
-    let root = parse_json(path, text)?;
-    let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
-        return Ok(Vec::new());
-    };
-    let value = hooks.get(event).and_then(|p| p.to_serde_value());
-    let mut commands = Vec::new();
-    for group in value
-        .iter()
-        .flat_map(|v| v.as_array().into_iter().flatten())
-    {
-        for handler in group["hooks"].as_array().into_iter().flatten() {
-            if let Some(c) = handler["command"].as_str() {
-                commands.push(c.to_string());
-            }
-        }
-    }
-    Ok(commands)
-}
-
-/// Adds a handler running `command` under each event that has no memsync
-/// hook yet, in a matcher group of its own; other hooks stay as they are.
-/// `timeout` is in the harness's unit (Claude Code, qwen-code: seconds; Gemini CLI: ms).
-pub fn add_hooks(
-    path: &Path,
-    text: &str,
-    events: &[&str],
-    (command, timeout): (&str, u64),
-) -> Result<String> {
-    let mut missing = Vec::new();
-    for event in events {
-        if !hook_commands(path, text, event)?
-            .iter()
-            .any(|c| is_memsync_hook(c))
-        {
-            missing.push(*event);
-        }
-    }
-    if missing.is_empty() {
-        return Ok(text.to_string());
-    }
-    let root = parse_json(path, text)?;
-    let hooks = root.object_value_or_set().object_value_or_set("hooks");
-    for event in missing {
-        let handler = CstInputValue::Object(vec![
-            ("type".into(), "command".into()),
-            ("command".into(), command.into()),
-            ("timeout".into(), timeout.into()),
-        ]);
-        let group =
-            CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))]);
-        let list = hooks.array_value_or_set(event);
-        if !list.elements().is_empty() {
-            // One group per line, rather than a long line with a block after
-            // it (only layout: the undo patch puts it back).
-            list.ensure_multiline();
-        }
-        list.append(group);
-    }
-    Ok(root.to_string())
-}
-
-/// Takes out the handlers whose command is one of `ours`, then the groups,
-/// event lists and `hooks` object that this left empty.
-pub fn remove_hooks(path: &Path, text: &str, ours: &[String]) -> Result<String> {
-    let root = parse_json(path, text)?;
-    let Some(hooks) = root.object_value().and_then(|o| o.object_value("hooks")) else {
-        return Ok(text.to_string());
-    };
-    for event in hooks.properties() {
-        let Some(groups) = event.array_value() else {
-            continue;
-        };
-        for group in groups.elements() {
-            let Some(handlers) = group.as_object().and_then(|g| g.array_value("hooks")) else {
-                continue;
-            };
-            for handler in handlers.elements() {
-                let command = handler.to_serde_value();
-                let command = command.as_ref().and_then(|v| v["command"].as_str());
-                if command.is_some_and(|c| ours.iter().any(|o| o == c)) {
-                    handler.remove();
-                }
-            }
-            if handlers.elements().is_empty() {
-                group.remove();
-            }
-        }
-        if groups.elements().is_empty() {
-            event.remove();
-        }
-    }
-    remove_if_empty(&hooks);
-    Ok(root.to_string())
 }
 
 pub(super) fn remove_if_empty(object: &CstObject) {
@@ -234,12 +142,15 @@ pub fn set_claude_mcp(
     command: (&str, &[String]),
     replace: bool,
 ) -> Result<String> {
+    require_strict_json(path, text)?;
     set_json_mcp(path, text, command, replace, "claude-code")
 }
 
 /// Sets `mcpServers.memsync` in `harness`'s JSON settings: Claude Code's
 /// entry names its `type`; Gemini CLI's and qwen-code's do not (their
-/// settings are checked against a schema).
+/// settings are checked against a schema); Copilot CLI's is `local` and
+/// lists the tools it offers the model (all: it asks before the ones that
+/// write, and runs the read-only ones without asking).
 pub fn set_json_mcp(
     path: &Path,
     text: &str,
@@ -247,10 +158,18 @@ pub fn set_json_mcp(
     replace: bool,
     harness: &str,
 ) -> Result<String> {
-    let typed = harness == "claude-code";
+    let typed = match harness {
+        "claude-code" => Some("stdio"),
+        "copilot-cli" => Some("local"),
+        _ => None,
+    };
+    let listed = harness == "copilot-cli";
     let mut wanted = serde_json::json!({ "command": exe, "args": args, "env": {} });
-    if typed {
-        wanted["type"] = "stdio".into();
+    if let Some(kind) = typed {
+        wanted["type"] = kind.into();
+    }
+    if listed {
+        wanted["tools"] = serde_json::json!(["*"]);
     }
     match claude_mcp(path, text)? {
         Some(e) if e == wanted => return Ok(text.to_string()),
@@ -262,8 +181,8 @@ pub fn set_json_mcp(
     let root = parse_json(path, text)?;
     let servers = root.object_value_or_set().object_value_or_set("mcpServers");
     let mut fields: Vec<(String, CstInputValue)> = Vec::new();
-    if typed {
-        fields.push(("type".into(), "stdio".into()));
+    if let Some(kind) = typed {
+        fields.push(("type".into(), kind.into()));
     }
     fields.extend([
         ("command".into(), exe.into()),
@@ -273,6 +192,9 @@ pub fn set_json_mcp(
         ),
         ("env".into(), CstInputValue::Object(Vec::new())),
     ]);
+    if listed {
+        fields.push(("tools".into(), CstInputValue::Array(vec!["*".into()])));
+    }
     let value = CstInputValue::Object(fields);
     match servers.get("memsync") {
         Some(prop) => prop.set_value(value),
@@ -476,8 +398,26 @@ mod tests {
     #[test]
     fn broken_json_and_toml_are_refused() {
         assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], ("x", 30)).is_err());
-        assert!(add_hooks(Path::new(P), "// c\n{}", &["SessionEnd"], ("x", 30)).is_err());
+        assert!(add_hooks(Path::new(P), "[1]", &["SessionEnd"], ("x", 30)).is_err());
         assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false).is_err());
+    }
+
+    /// Gemini CLI, qwen-code and Copilot CLI read comments and trailing
+    /// commas in their settings; Claude Code does not, so its files are refused.
+    #[test]
+    fn comments_are_kept_where_the_harness_reads_them_and_refused_for_claude_code() {
+        let text = "// c\n{ \"a\": 1, }\n";
+        let added = add_flat_hooks(Path::new(P), text, &["sessionEnd"], ("x", 30)).unwrap();
+        assert!(added.starts_with("// c\n"), "{added}");
+        // Layout may differ; connect's record puts the person's bytes back.
+        let removed = remove_hooks(Path::new(P), &added, &["x".into()]).unwrap();
+        assert!(
+            removed.starts_with("// c\n") && !removed.contains("hooks"),
+            "{removed}"
+        );
+        assert!(require_strict_json(Path::new(P), text).is_err());
+        let args = ["mcp".to_string()];
+        assert!(set_claude_mcp(Path::new(P), text, ("m", &args), false).is_err());
     }
 
     #[test]

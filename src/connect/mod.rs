@@ -37,16 +37,18 @@ pub enum Target {
     GeminiCli,
     QwenCode,
     Opencode,
+    CopilotCli,
 }
 
 impl Target {
-    pub const ALL: [Target; 6] = [
+    pub const ALL: [Target; 7] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::OpenClaw,
         Target::GeminiCli,
         Target::QwenCode,
         Target::Opencode,
+        Target::CopilotCli,
     ];
 
     pub fn parse(s: &str) -> Option<Target> {
@@ -61,6 +63,7 @@ impl Target {
             Target::GeminiCli => "gemini-cli",
             Target::QwenCode => "qwen-code",
             Target::Opencode => "opencode",
+            Target::CopilotCli => "copilot-cli",
         }
     }
 

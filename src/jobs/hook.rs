@@ -7,7 +7,7 @@
 //! files (the job does).
 
 use std::io::Read;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -28,10 +28,23 @@ pub enum Harness {
     GeminiCli,
     /// A Gemini CLI fork with Claude Code's events and payloads.
     QwenCode,
+    /// GitHub Copilot CLI: camelCase events and fields, no event name in the
+    /// payload, no transcript path at `sessionEnd`.
+    CopilotCli,
 }
 
 /// What `capture --hook` takes, for its error message.
-pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli, qwen-code";
+pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli, qwen-code, copilot-cli";
+
+/// The folders a payload's paths are resolved against.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HookDirs<'a> {
+    /// `~` of older Claude Code examples' `~/...` transcript paths.
+    pub home: Option<&'a Path>,
+    /// Copilot CLI's folder (`~/.copilot`), which holds
+    /// `session-state/<sessionId>/events.jsonl`.
+    pub copilot: Option<&'a Path>,
+}
 
 impl Harness {
     pub fn parse(s: &str) -> Option<Harness> {
@@ -39,6 +52,7 @@ impl Harness {
             "claude-code" | "claude" => Some(Harness::ClaudeCode),
             "gemini-cli" | "gemini" => Some(Harness::GeminiCli),
             "qwen-code" | "qwen" => Some(Harness::QwenCode),
+            "copilot-cli" | "copilot" => Some(Harness::CopilotCli),
             _ => None,
         }
     }
@@ -48,6 +62,51 @@ impl Harness {
             Harness::ClaudeCode => "claude-code",
             Harness::GeminiCli => "gemini-cli",
             Harness::QwenCode => "qwen-code",
+            Harness::CopilotCli => "copilot-cli",
+        }
+    }
+
+    /// The event a payload comes from. Copilot CLI 1.0 names none: each of
+    /// its events sends fields of its own (`source` at sessionStart, `prompt`
+    /// at userPromptSubmitted, `stopReason` at agentStop, `reason` at sessionEnd).
+    fn event_of(self, payload: &Value) -> String {
+        let named = ["hook_event_name", "hookEventName"]
+            .iter()
+            .find_map(|k| payload.get(*k).and_then(Value::as_str));
+        if let Some(name) = named.filter(|n| !n.trim().is_empty()) {
+            return name.to_string();
+        }
+        if self != Harness::CopilotCli {
+            return String::new();
+        }
+        let has = |k: &str| payload.get(k).is_some();
+        let event = if has("source") || has("initialPrompt") {
+            "sessionStart"
+        } else if has("prompt") {
+            "userPromptSubmitted"
+        } else if has("stopReason") {
+            "agentStop"
+        } else if has("reason") {
+            "sessionEnd"
+        } else {
+            ""
+        };
+        event.to_string()
+    }
+
+    /// What memsync answers a start or prompt event with, as the harness
+    /// reads it: Claude Code, Gemini CLI and qwen-code take
+    /// `hookSpecificOutput.additionalContext`, Copilot CLI a top-level
+    /// `additionalContext` (it ignores the nested one).
+    pub fn context_reply(self, event: &str, text: &str) -> Value {
+        match self {
+            Harness::CopilotCli => serde_json::json!({ "additionalContext": text }),
+            _ => serde_json::json!({
+                "hookSpecificOutput": {
+                    "hookEventName": event,
+                    "additionalContext": text,
+                }
+            }),
         }
     }
 
@@ -61,10 +120,11 @@ impl Harness {
         match (self, event) {
             (_, "SessionEnd") => Some(End),
             (Harness::ClaudeCode | Harness::QwenCode, "PostCompact") => Some(Compacted),
-            (Harness::GeminiCli, "PreCompress") => Some(End),
-            (_, "SessionStart") => Some(Start),
+            (Harness::GeminiCli, "PreCompress") | (Harness::CopilotCli, "sessionEnd") => Some(End),
+            (_, "SessionStart") | (Harness::CopilotCli, "sessionStart") => Some(Start),
             (Harness::ClaudeCode | Harness::QwenCode, "UserPromptSubmit")
-            | (Harness::GeminiCli, "BeforeAgent") => Some(Prompt),
+            | (Harness::GeminiCli, "BeforeAgent")
+            | (Harness::CopilotCli, "userPromptSubmitted") => Some(Prompt),
             _ => None,
         }
     }
@@ -184,17 +244,19 @@ pub fn interpret(
     payload: &Value,
     agent_id: &str,
     now: DateTime<Utc>,
-    home: Option<&std::path::Path>,
+    dirs: HookDirs<'_>,
 ) -> Result<HookAction> {
-    let field = |k: &str| {
-        payload
-            .get(k)
-            .and_then(Value::as_str)
+    // Copilot CLI spells its fields in camelCase.
+    let field = |k: &str, camel: &str| {
+        [k, camel]
+            .iter()
+            .find_map(|k| payload.get(*k).and_then(Value::as_str))
             .filter(|s| !s.trim().is_empty())
     };
-    let event = field("hook_event_name").unwrap_or_default();
+    let event = harness.event_of(payload);
+    let event = event.as_str();
     let session_id = || {
-        field("session_id")
+        field("session_id", "sessionId")
             .map(String::from)
             .ok_or_else(|| bad_payload(format!("{event} payload has no session_id")))
     };
@@ -208,19 +270,26 @@ pub fn interpret(
     match role {
         EventRole::End => {
             let session_id = session_id()?;
-            let path = field("transcript_path")
-                .ok_or_else(|| bad_payload(format!("{event} payload has no transcript_path")))?;
+            let transcript_path = match field("transcript_path", "transcriptPath") {
+                Some(path) => expand_home(path, dirs.home),
+                None if harness == Harness::CopilotCli => copilot_events(&session_id, dirs)?,
+                None => {
+                    return Err(bad_payload(format!(
+                        "{event} payload has no transcript_path"
+                    )));
+                }
+            };
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
                 session_id,
                 harness: harness.name().into(),
-                transcript_path: expand_home(path, home),
-                cwd: field("cwd").map(String::from),
+                transcript_path,
+                cwd: field("cwd", "cwd").map(String::from),
                 captured_at: now,
             }))
         }
         EventRole::Compacted => {
-            let summary = field("compact_summary")
+            let summary = field("compact_summary", "compactSummary")
                 .ok_or_else(|| bad_payload("PostCompact payload has no compact_summary"))?;
             Ok(HookAction::Enqueue(JobRequest::Compaction {
                 agent_id: agent_id.to_string(),
@@ -234,20 +303,41 @@ pub fn interpret(
             }))
         }
         EventRole::Start => Ok(HookAction::Context {
-            cwd: field("cwd").map(PathBuf::from),
+            cwd: field("cwd", "cwd").map(PathBuf::from),
             event: event.to_string(),
         }),
         EventRole::Prompt => Ok(HookAction::Prompt {
-            prompt: field("prompt").unwrap_or_default().to_string(),
-            session_id: field("session_id").map(String::from),
-            cwd: field("cwd").map(PathBuf::from),
+            prompt: field("prompt", "prompt").unwrap_or_default().to_string(),
+            session_id: field("session_id", "sessionId").map(String::from),
+            cwd: field("cwd", "cwd").map(PathBuf::from),
             event: event.to_string(),
         }),
     }
 }
 
+/// Where Copilot CLI keeps the session's events: its payload names only the
+/// session, and that name becomes a path, so it must be one plain name.
+fn copilot_events(session_id: &str, dirs: HookDirs<'_>) -> Result<PathBuf> {
+    let plain = session_id.len() <= 128
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if !plain {
+        return Err(bad_payload(format!(
+            "sessionEnd payload's sessionId `{session_id}` is not a plain session name"
+        )));
+    }
+    let dir = dirs.copilot.ok_or_else(|| {
+        bad_payload("sessionEnd payload has no transcript path and Copilot CLI's folder is unknown (HOME is not set)")
+    })?;
+    Ok(dir
+        .join("session-state")
+        .join(session_id)
+        .join("events.jsonl"))
+}
+
 /// Older Claude Code examples show `~/...` transcript paths.
-fn expand_home(path: &str, home: Option<&std::path::Path>) -> PathBuf {
+fn expand_home(path: &str, home: Option<&Path>) -> PathBuf {
     match (path.strip_prefix("~/"), home) {
         (Some(rest), Some(home)) => home.join(rest),
         _ => PathBuf::from(path),
@@ -293,7 +383,10 @@ mod tests {
             &end,
             "default",
             now,
-            Some(std::path::Path::new("/home/u")),
+            HookDirs {
+                home: Some(Path::new("/home/u")),
+                copilot: None,
+            },
         )
         .unwrap();
         let HookAction::Enqueue(JobRequest::SessionEnd {
@@ -304,16 +397,85 @@ mod tests {
         };
         assert_eq!(transcript_path, PathBuf::from("/home/u/t.jsonl"));
         let compact = serde_json::json!({"hook_event_name":"PostCompact","session_id":"s1","compact_summary":"key sk-ant-api03-abcdefghijklmnopqrstu"});
-        let HookAction::Enqueue(JobRequest::Compaction { body, .. }) =
-            interpret(Harness::ClaudeCode, &compact, "default", now, None).unwrap()
-        else {
+        let HookAction::Enqueue(JobRequest::Compaction { body, .. }) = interpret(
+            Harness::ClaudeCode,
+            &compact,
+            "default",
+            now,
+            HookDirs::default(),
+        )
+        .unwrap() else {
             panic!()
         };
         assert_eq!(body, "key [REDACTED:anthropic-api-key]");
         let stop = serde_json::json!({"hook_event_name":"Stop","session_id":"s1"});
         assert_eq!(
-            interpret(Harness::ClaudeCode, &stop, "default", now, None).unwrap(),
+            interpret(
+                Harness::ClaudeCode,
+                &stop,
+                "default",
+                now,
+                HookDirs::default()
+            )
+            .unwrap(),
             HookAction::Ignore("Stop".into())
         );
+    }
+
+    /// The payloads Copilot CLI 1.0.102 sent to a `settings.json` hook in a
+    /// `copilot -p` run: no event name, camelCase fields, and no transcript
+    /// path at the end of the session.
+    #[test]
+    fn copilot_cli_events_are_told_by_their_fields_and_its_events_file_is_found() {
+        let now = Utc::now();
+        let dirs = HookDirs {
+            home: None,
+            copilot: Some(Path::new("/home/dev/.copilot")),
+        };
+        let id = "ba00e506-c38f-48e6-b10d-245d837d4a8b";
+        let at = |v: serde_json::Value| interpret(Harness::CopilotCli, &v, "default", now, dirs);
+        let start = serde_json::json!({"sessionId": id, "timestamp": 1795776768043u64, "cwd": "/home/dev/proj", "source": "new", "initialPrompt": "Say hi"});
+        assert_eq!(
+            at(start).unwrap(),
+            HookAction::Context {
+                cwd: Some(PathBuf::from("/home/dev/proj")),
+                event: "sessionStart".into()
+            }
+        );
+        let prompt = serde_json::json!({"sessionId": id, "timestamp": 1795776768093u64, "cwd": "/home/dev/proj", "prompt": "Say hi"});
+        let HookAction::Prompt {
+            prompt, session_id, ..
+        } = at(prompt).unwrap()
+        else {
+            panic!("not a prompt")
+        };
+        assert_eq!(
+            (prompt.as_str(), session_id.as_deref()),
+            ("Say hi", Some(id))
+        );
+        let stop = serde_json::json!({"sessionId": id, "timestamp": 1795776768143u64, "cwd": "/home/dev/proj", "transcriptPath": "/home/dev/.copilot/session-state/x/events.jsonl", "stopReason": "end_turn", "stop_hook_active": false});
+        assert_eq!(at(stop).unwrap(), HookAction::Ignore("agentStop".into()));
+        let end = serde_json::json!({"sessionId": id, "timestamp": 1795776768146u64, "cwd": "/home/dev/proj", "reason": "complete"});
+        let HookAction::Enqueue(JobRequest::SessionEnd {
+            transcript_path,
+            harness,
+            ..
+        }) = at(end).unwrap()
+        else {
+            panic!("not a capture")
+        };
+        assert_eq!(harness, "copilot-cli");
+        assert_eq!(
+            transcript_path,
+            PathBuf::from(format!(
+                "/home/dev/.copilot/session-state/{id}/events.jsonl"
+            ))
+        );
+        let climbing =
+            serde_json::json!({"sessionId": "../../etc", "cwd": "/p", "reason": "complete"});
+        let err = at(climbing).unwrap_err().to_string();
+        assert!(err.contains("not a plain session name"), "{err}");
+        let reply = Harness::CopilotCli.context_reply("sessionStart", "digest");
+        assert_eq!(reply, serde_json::json!({"additionalContext": "digest"}));
     }
 }

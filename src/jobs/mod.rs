@@ -81,6 +81,12 @@ impl JobRequest {
                 cwd,
                 captured_at,
             } => {
+                if harness == "copilot-cli" {
+                    await_copilot_shutdown(transcript_path, COPILOT_SHUTDOWN_WAIT);
+                }
+                // After the wait: a clock read before it would put the
+                // session's last events in the future, out of MEMORY.md's window.
+                let now = Utc::now();
                 let req = capture::SessionEnd {
                     agent_id: agent_id.clone(),
                     session_id: Some(session_id.clone()),
@@ -109,6 +115,46 @@ impl JobRequest {
             }
         }
     }
+}
+
+/// How long a Copilot CLI capture waits for the session's last events.
+const COPILOT_SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
+
+/// Copilot CLI 1.0 runs its sessionEnd hook before it has written the
+/// session's last events (the final reply among them); the file is whole
+/// once `session.shutdown` is its last line. Waits for that, within `limit`,
+/// then the capture takes what is there.
+fn await_copilot_shutdown(events: &Path, limit: Duration) {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline && !ends_with_shutdown(events) {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+fn ends_with_shutdown(events: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    // The shutdown event carries the session's usage: a few KB.
+    const TAIL: u64 = 256 * 1024;
+    let Ok(mut file) = std::fs::File::open(events) else {
+        return false;
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut tail = Vec::new();
+    if file
+        .seek(SeekFrom::Start(len.saturating_sub(TAIL)))
+        .is_err()
+        || file.read_to_end(&mut tail).is_err()
+    {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    text.ends_with('\n')
+        && text
+            .trim_end()
+            .rsplit('\n')
+            .next()
+            .and_then(|last| serde_json::from_str::<serde_json::Value>(last).ok())
+            .is_some_and(|event| event["type"] == "session.shutdown")
 }
 
 /// What one worker run did.
@@ -287,6 +333,36 @@ mod tests {
         s.config.capture.job_backoff_seconds = 0;
         s.config.capture.job_attempts = 3;
         s
+    }
+
+    /// The capture of a Copilot CLI session waits for the events its
+    /// program writes after the sessionEnd hook, and no longer than needed.
+    #[test]
+    fn a_copilot_capture_waits_for_the_sessions_last_events() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let events = dir.path().join("events.jsonl");
+        let start = "{\"type\":\"session.start\",\"data\":{}}\n";
+        std::fs::write(&events, start).expect("write");
+        assert!(!ends_with_shutdown(&events));
+        let late = events.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(300));
+            let end = "{\"type\":\"assistant.message\",\"data\":{}}\n{\"type\":\"session.shutdown\",\"data\":{}}\n";
+            std::fs::write(&late, format!("{start}{end}")).expect("write");
+        });
+        let began = std::time::Instant::now();
+        await_copilot_shutdown(&events, Duration::from_secs(10));
+        writer.join().expect("writer");
+        assert!(ends_with_shutdown(&events));
+        assert!(
+            began.elapsed() < Duration::from_secs(5),
+            "{:?}",
+            began.elapsed()
+        );
+        let missing = dir.path().join("never.jsonl");
+        let began = std::time::Instant::now();
+        await_copilot_shutdown(&missing, Duration::from_millis(200));
+        assert!(began.elapsed() >= Duration::from_millis(200));
     }
 
     fn session_end(transcript: PathBuf) -> JobRequest {

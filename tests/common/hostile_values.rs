@@ -288,13 +288,13 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "a harness connect does not know",
         &["connect", "pi"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli]",
     ),
     v(
         "a harness name with a path in it, for disconnect",
         &["disconnect", "../../etc/passwd"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli]",
     ),
     v(
         "a demo into a workspace that is not empty",

@@ -1,6 +1,7 @@
 //! `doctor` for Gemini CLI and qwen-code: their hooks and MCP server in
 //! `settings.json`, the last capture job, the context file's block pointing
-//! at MEMORY.md, and for qwen-code the harvest of its `-p` sessions.
+//! at MEMORY.md, and for qwen-code the harvest of its `-p` sessions; and the
+//! same for GitHub Copilot CLI, whose MCP server is in `mcp-config.json`.
 //!
 //! Owns: those checks. Must not: change a file.
 
@@ -9,7 +10,7 @@ use super::{
     state,
 };
 use crate::config::Settings;
-use crate::connect::plans::SettingsHarness;
+use crate::connect::plans::{COPILOT_EVENTS, SettingsHarness};
 use crate::connect::{Places, edit};
 
 pub(super) fn checks(
@@ -33,5 +34,25 @@ pub(super) fn checks(
     if let Some(harness) = h.harvested {
         checks.push(state(harvest_check(settings, places, harness, daemon)));
     }
+    checks
+}
+
+pub(super) fn copilot(settings: &Settings, places: &Places) -> Vec<Check> {
+    let settings_json = places.copilot_dir.join("settings.json");
+    let text = read(&settings_json).unwrap_or_default();
+    let mut checks = hook_checks(&settings_json, &text, &COPILOT_EVENTS);
+    checks.push(state(last_job(settings)));
+    let mcp_config = places.copilot_dir.join("mcp-config.json");
+    let text = read(&mcp_config).unwrap_or_default();
+    checks.push(match edit::claude_mcp(&mcp_config, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!("MCP server: not in {}", mcp_config.display())),
+        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+    });
+    let instructions = places.copilot_dir.join("copilot-instructions.md");
+    checks.push(import_check(
+        &instructions,
+        &places.memory_md(&places.agent),
+    ));
     checks
 }

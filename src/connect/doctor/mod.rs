@@ -83,6 +83,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::GeminiCli, &places.gemini_dir),
         (Target::QwenCode, &places.qwen_dir),
         (Target::Opencode, &places.opencode_data),
+        (Target::CopilotCli, &places.copilot_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -110,6 +111,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::Codex => codex(settings, places, daemon_running),
             Target::OpenClaw => openclaw(settings, places, daemon_running),
             Target::Opencode => opencode::checks(settings, places, daemon_running),
+            Target::CopilotCli => gemini::copilot(settings, places),
             Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
                 Some(h) => gemini::checks(settings, places, &h, daemon_running),
                 None => Vec::new(),

@@ -1,7 +1,9 @@
 //! The harnesses whose config is JSON beside Claude Code's: Gemini CLI and
 //! its fork qwen-code (hooks and the MCP server in `settings.json`, a block
 //! in the context file they read) and opencode (the MCP server in
-//! `opencode.json`, a block in its global `AGENTS.md`, harvest).
+//! `opencode.json`, a block in its global `AGENTS.md`, harvest) and GitHub
+//! Copilot CLI (hooks in `settings.json`, listed flat and run with bash, the
+//! MCP server in `mcp-config.json`, a block in `copilot-instructions.md`).
 //!
 //! Owns: their plans. Must not: write anything.
 
@@ -143,5 +145,52 @@ pub(super) fn opencode(places: &Places, record: &Record, force: bool, plan: &mut
     plan.edits.push(memory_block(places, agents_md, "opencode"));
     plan.notes.push(
         "opencode's hooks are JavaScript plugins, not commands, so `memsync watch` harvests its finished sessions from opencode.db (read-only); it offers memsync's MCP tools to the model without asking".into(),
+    );
+}
+
+/// The Copilot CLI events memsync's hook handles: the end of a session is
+/// captured (`copilot -p` ends one too), its start gets the `context` digest
+/// and each prompt the relevant sessions. Its `preCompact` is not used: what
+/// it sends was not seen from a real run.
+pub const COPILOT_EVENTS: [&str; 3] = ["sessionEnd", "sessionStart", "userPromptSubmitted"];
+
+pub(super) fn copilot_cli(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
+    let target = Target::CopilotCli;
+    let command = places.hook_command(target);
+    let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
+    ours.push(command.clone());
+    let hook = command.clone();
+    plan.edits.push(Edit {
+        path: places.copilot_dir.join("settings.json"),
+        what: format!(
+            "{} hooks running `memsync capture --hook copilot-cli`",
+            list_words(&COPILOT_EVENTS)
+        ),
+        apply: Box::new(move |p, t| edit::add_flat_hooks(p, t, &COPILOT_EVENTS, (&hook, 30))),
+        undo: Box::new(move |p, t| edit::remove_hooks(p, t, &ours)),
+        empty: edit::is_empty_json,
+        whole: true,
+        new_mode: 0o600,
+    });
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (our_args, replace) = (args.clone(), may_replace(record, target, force));
+    plan.edits.push(Edit {
+        path: places.copilot_dir.join("mcp-config.json"),
+        what: "the `memsync` MCP server (mcpServers, a local command)".into(),
+        apply: Box::new(move |p, t| {
+            edit::set_json_mcp(p, t, (&exe, &args), replace, target.as_str())
+        }),
+        undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &our_args)),
+        empty: edit::is_empty_json,
+        whole: true,
+        // Its servers' `env` and `headers` hold tokens.
+        new_mode: 0o600,
+    });
+    let instructions = places.copilot_dir.join("copilot-instructions.md");
+    plan.edits
+        .push(memory_block(places, instructions, "Copilot CLI"));
+    plan.hook_command = Some(command);
+    plan.notes.push(
+        "Copilot CLI runs memsync's read-only MCP tools without asking (they say they are read-only) and asks before memory_store and memory_correct; the hooks capture each session, `copilot -p` ones too, and bring this project's recent sessions at start and the relevant ones with each prompt".into(),
     );
 }

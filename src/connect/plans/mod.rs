@@ -17,6 +17,9 @@
 //! - opencode: `mcp.memsync` in its global `opencode.json`, a block in its
 //!   global `AGENTS.md`, and harvest of `opencode.db` (its hooks are
 //!   JavaScript plugins, not commands).
+//! - GitHub Copilot CLI: sessionEnd, sessionStart and userPromptSubmitted
+//!   hooks in `~/.copilot/settings.json`, the MCP server in
+//!   `~/.copilot/mcp-config.json`, a block in `~/.copilot/copilot-instructions.md`.
 //! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
 //!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
@@ -35,8 +38,8 @@ use crate::harvest::Harness;
 
 mod json_configs;
 
-pub(in crate::connect) use json_configs::SettingsHarness;
-use json_configs::{opencode, settings_harness};
+pub(in crate::connect) use json_configs::{COPILOT_EVENTS, SettingsHarness};
+use json_configs::{copilot_cli, opencode, settings_harness};
 
 /// Every path `connect` reads or writes, resolved once (tests point them at temp dirs).
 #[derive(Debug, Clone)]
@@ -57,6 +60,8 @@ pub struct Places {
     pub opencode_config: PathBuf,
     /// …and its data folder (`opencode.db`, which harvest reads).
     pub opencode_data: PathBuf,
+    /// GitHub Copilot CLI's folder (`~/.copilot`).
+    pub copilot_dir: PathBuf,
     /// memsync's machine config (harvest and mirrors are machine settings).
     pub machine_config: PathBuf,
     /// The connection record.
@@ -103,6 +108,7 @@ impl Places {
                 .unwrap_or_else(|| home.join(".config"))
                 .join("opencode"),
             opencode_data: dir(Harness::Opencode),
+            copilot_dir: dir(Harness::CopilotCli),
             machine_config,
             record: env
                 .connect_record()
@@ -205,6 +211,7 @@ pub(super) fn plan(
         Target::Codex => codex(places, record, force, &mut plan),
         Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
         Target::Opencode => opencode(places, record, force, &mut plan),
+        Target::CopilotCli => copilot_cli(places, record, force, &mut plan),
         Target::GeminiCli | Target::QwenCode => {
             if let Some(h) = places.settings_harness(target) {
                 settings_harness(h, places, record, force, &mut plan);
@@ -249,6 +256,7 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         what: "SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks running `memsync capture --hook claude-code`, and `permissions.allow` for memsync's read-only MCP tools"
             .into(),
         apply: Box::new(move |p, t| {
+            edit::require_strict_json(p, t)?;
             grants::add_claude_rules(p, &edit::add_hooks(p, t, &CLAUDE_CODE_EVENTS, (&hook, 30))?)
         }),
         undo: Box::new(move |p, t| edit::remove_hooks(p, &grants::remove_claude_rules(p, t)?, &ours)),
