@@ -10,7 +10,6 @@
 mod common;
 
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 use common::files_containing;
 use common::harness::{FakeModel, first_summary, program};
@@ -39,19 +38,6 @@ fn gemini_in(
         .env("GEMINI_CLI_NO_RELAUNCH", "true")
         .env("NO_BROWSER", "true");
     cmd
-}
-
-/// Waits for the hook's capture job to have written `needle` into MEMORY.md.
-fn wait_for_ledger(home: &Home, needle: &str) -> String {
-    home.cmd().args(["capture", "jobs"]).assert().success();
-    let deadline = Instant::now() + Duration::from_secs(30);
-    loop {
-        let memory = home.read("ws/MEMORY.md");
-        if memory.contains(needle) || Instant::now() > deadline {
-            return memory;
-        }
-        std::thread::sleep(Duration::from_millis(200));
-    }
 }
 
 #[test]
@@ -94,7 +80,7 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
         "def hello():\n    return \"hello\"\n",
         "the model's write_file call wrote the file"
     );
-    let memory = wait_for_ledger(&home, "outcome: Done");
+    let memory = home.wait_for_ledger("outcome: Done");
     assert!(
         memory.contains("proj: Add a hello function to hello.py; changed hello.py"),
         "{memory}"
@@ -120,7 +106,7 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
             && requests.contains("changed hello.py"),
         "the start-up digest did not reach the model"
     );
-    let memory = wait_for_ledger(&home, "proj: What did we change last time?");
+    let memory = home.wait_for_ledger("proj: What did we change last time?");
     assert!(
         memory.contains("proj: What did we change last time?"),
         "{memory}"

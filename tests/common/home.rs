@@ -66,6 +66,21 @@ impl Home {
         self.cmd_in(&self.path("ws"))
     }
 
+    /// Runs the capture jobs a harness's hook queued and waits (30 s at
+    /// most) for MEMORY.md to hold `needle`; the hook's own worker may be
+    /// the one that runs them.
+    pub fn wait_for_ledger(&self, needle: &str) -> String {
+        self.cmd().args(["capture", "jobs"]).assert().success();
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        loop {
+            let memory = self.read("ws/MEMORY.md");
+            if memory.contains(needle) || std::time::Instant::now() > deadline {
+                return memory;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(200));
+        }
+    }
+
     /// `cmd` on another workspace.
     pub fn cmd_in(&self, workspace: &std::path::Path) -> assert_cmd::Command {
         let mut cmd = self.cmd_nowhere();

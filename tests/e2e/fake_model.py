@@ -401,6 +401,9 @@ def chat_search_step(req):
         content = m.get("content")
         texts = [content] if isinstance(content, str) else [
             b.get("text", "") for b in content or [] if b.get("type") == "text"]
+        # Copilot CLI heads what the person typed with the time.
+        texts = [re.sub(r"^\s*<current_datetime>.*?</current_datetime>\s*", "", t, flags=re.S)
+                 for t in texts]
         return next((t for t in texts if not t.lstrip().startswith("<")), None)
 
     # The person's last message; OpenClaw adds internal-context turns after it.
@@ -445,8 +448,13 @@ def chat_completions(self, req):
         deltas = [{"role": "assistant", "content": None,
                    "tool_calls": [dict(call, index=0)]}]
     elif not after_tool and WRITE_TRIGGER in words.lower() and (
-            offers(req, "write_file") or offers(req, "write")):
-        if offers(req, "write_file"):
+            offers(req, "write_file") or offers(req, "write") or offers(req, "create")):
+        if offers(req, "create"):
+            # GitHub Copilot CLI's, with an absolute path.
+            name, args = "create", {
+                "path": os.path.join(working_directory(req), "hello.py"),
+                "file_text": HELLO_PY}
+        elif offers(req, "write_file"):
             # qwen-code's, with an absolute path.
             name, args = "write_file", {
                 "file_path": os.path.join(working_directory(req), "hello.py"),
