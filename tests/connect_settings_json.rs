@@ -282,7 +282,10 @@ fn connect_qwen_code_adds_hooks_in_seconds_the_mcp_server_and_a_qwen_md_block_tu
             .unwrap()
             .unwrap()
             .path();
-        std::fs::copy(&file, chats.join(file.file_name().unwrap())).unwrap();
+        let to = chats.join(file.file_name().unwrap());
+        std::fs::copy(&file, &to).unwrap();
+        // Idle on the test's fixed clock, whenever the test runs.
+        common::set_mtime_at(&to, "2026-11-26T12:00:00Z");
     });
     if sample_chat.is_some() {
         let harvest = m.run(&["harvest"], "");

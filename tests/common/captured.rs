@@ -50,9 +50,13 @@ impl Captured {
     }
 }
 
+/// A sample copied where its harness keeps it, last written the day the
+/// samples were made (so a harvest on the tests' fixed clock finds it idle,
+/// whenever the test runs).
 fn copy(from: &Path, to: &Path) {
     std::fs::create_dir_all(to.parent().unwrap()).unwrap();
     std::fs::copy(from, to).unwrap();
+    super::set_mtime_at(to, "2026-11-26T12:00:00Z");
 }
 
 /// `home` with the samples where each harness keeps its sessions; opencode's

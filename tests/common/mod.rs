@@ -240,6 +240,18 @@ fn show(value: rusqlite::Result<rusqlite::types::ValueRef<'_>>) -> String {
     }
 }
 
+/// Sets a file's mtime to `at` (RFC 3339): where a test runs on a fixed
+/// clock, a file's age must not depend on when the test runs.
+pub fn set_mtime_at(path: &Path, at: &str) {
+    let at = chrono::DateTime::parse_from_rfc3339(at).expect("an RFC 3339 time");
+    let at = std::time::UNIX_EPOCH + StdDuration::from_millis(at.timestamp_millis() as u64);
+    std::fs::File::options()
+        .append(true)
+        .open(path)
+        .and_then(|f| f.set_modified(at))
+        .expect("set mtime");
+}
+
 /// Sets a file's mtime ten seconds into the past.
 pub fn age(path: &Path) {
     let f = std::fs::File::options()
