@@ -222,6 +222,56 @@ fn harvest_reads_every_new_harness_from_its_own_folder_and_opencodes_database_re
     assert!(memory.contains("project=/home/dev/proj10"));
 }
 
+/// Copilot CLI ends a session with `session.shutdown`: harvest takes that
+/// session at once, and waits `idle_minutes` only for one without it.
+#[test]
+fn a_copilot_session_its_program_shut_down_is_harvested_without_waiting_for_idle() {
+    let Some(events) = sample("copilot-cli-1.0.102/events.jsonl") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let text = std::fs::read_to_string(events).unwrap();
+    let state = home.join(".copilot/session-state");
+    for (id, body) in [
+        ("0084ec3e-9d67-46ba-afff-a2b9e7f34428", text.clone()),
+        (
+            "11111111-2222-4333-8444-555555555555",
+            // The same session still running: no shutdown yet.
+            text.lines()
+                .filter(|l| !l.contains("\"type\":\"session.shutdown\""))
+                .map(|l| {
+                    l.replace(
+                        "0084ec3e-9d67-46ba-afff-a2b9e7f34428",
+                        "11111111-2222-4333-8444-555555555555",
+                    ) + "\n"
+                })
+                .collect(),
+        ),
+    ] {
+        std::fs::create_dir_all(state.join(id)).unwrap();
+        std::fs::write(state.join(id).join("events.jsonl"), body).unwrap();
+        common::set_mtime_at(&state.join(id).join("events.jsonl"), "2026-11-26T03:18:42Z");
+    }
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    assert!(run_at(&ws, NOW, &["init"]).status.success());
+    // A minute after the session's last event; idle_minutes is 30.
+    let report = harvest_json(
+        &home,
+        &ws,
+        "2026-11-26T03:19:42Z",
+        &["--harness", "copilot-cli"],
+    );
+    let captured = report["captured"].as_array().unwrap();
+    assert_eq!(captured.len(), 1, "{report:#}");
+    assert_eq!(
+        captured[0]["session_id"],
+        "0084ec3e-9d67-46ba-afff-a2b9e7f34428"
+    );
+    assert_eq!(report["live"], 1, "{report:#}");
+}
+
 #[test]
 fn an_opencode_session_gives_its_request_its_file_and_its_report() {
     let Some(samples) = sample("") else { return };
@@ -306,6 +356,7 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
         ),
     ];
     std::fs::write(&chat, gemini_document(&turns)).unwrap();
+    common::set_mtime_at(&chat, "2026-11-20T09:01:01Z");
     let t = transcript::read(&std::fs::read_to_string(&chat).unwrap());
     assert_eq!(t.format, Format::GeminiCli);
     let ws = tmp.path().join("ws");
@@ -330,7 +381,7 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     let next = chats.join(".next");
     std::fs::write(&next, gemini_document(&turns)).unwrap();
     std::fs::rename(&next, &chat).unwrap();
-    filetime_back(&chat);
+    common::set_mtime_at(&chat, "2026-11-20T10:01:01Z");
     let second = harvest("2026-11-27T13:00:00Z");
     assert!(
         second["replaced"].as_array().is_none_or(|r| r.is_empty()),
@@ -343,11 +394,4 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     );
     let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
     assert!(memory.contains("backoff"), "{memory}");
-}
-
-/// Ages a file past harvest's idle time.
-fn filetime_back(path: &Path) {
-    let old = std::time::SystemTime::now() - std::time::Duration::from_secs(3 * 3600);
-    let f = std::fs::File::options().append(true).open(path).unwrap();
-    f.set_modified(old).unwrap();
 }

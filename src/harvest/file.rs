@@ -188,7 +188,7 @@ impl Run<'_> {
             report.too_old += 1;
             return Ok(());
         }
-        if self.now - mtime(stat) < self.idle {
+        if self.now - mtime(stat) < self.idle && !f.ended_by_harness() {
             report.live += 1;
             return Ok(());
         }
@@ -299,7 +299,8 @@ impl Run<'_> {
             .clone()
             .or_else(|| transcript::id_in_name(&f.path))
             .or_else(|| f.path.file_stem().map(|s| s.to_string_lossy().into_owned()));
-        if t.ended_at.is_some_and(|end| self.now - end < self.idle) {
+        // Quiet for `idle_minutes`, or ended by the harness's own marker.
+        if !t.closed && t.ended_at.is_some_and(|end| self.now - end < self.idle) {
             report.live += 1;
             return Ok(());
         }

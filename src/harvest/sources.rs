@@ -113,6 +113,13 @@ impl SessionFile {
     pub fn rewritten_whole(&self) -> bool {
         self.path.extension().is_some_and(|e| e == "json")
     }
+
+    /// Whether the harness marked the session ended in the file itself
+    /// (Copilot CLI's `session.shutdown`), so it need not go quiet first.
+    pub fn ended_by_harness(&self) -> bool {
+        self.harness == Harness::CopilotCli
+            && crate::capture::transcript::copilot_shut_down(&self.path)
+    }
 }
 
 /// Every session file of `harness` under its folder `home`.

@@ -126,35 +126,9 @@ const COPILOT_SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 /// then the capture takes what is there.
 fn await_copilot_shutdown(events: &Path, limit: Duration) {
     let deadline = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < deadline && !ends_with_shutdown(events) {
+    while std::time::Instant::now() < deadline && !capture::transcript::copilot_shut_down(events) {
         std::thread::sleep(Duration::from_millis(50));
     }
-}
-
-fn ends_with_shutdown(events: &Path) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    // The shutdown event carries the session's usage: a few KB.
-    const TAIL: u64 = 256 * 1024;
-    let Ok(mut file) = std::fs::File::open(events) else {
-        return false;
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut tail = Vec::new();
-    if file
-        .seek(SeekFrom::Start(len.saturating_sub(TAIL)))
-        .is_err()
-        || file.read_to_end(&mut tail).is_err()
-    {
-        return false;
-    }
-    let text = String::from_utf8_lossy(&tail);
-    text.ends_with('\n')
-        && text
-            .trim_end()
-            .rsplit('\n')
-            .next()
-            .and_then(|last| serde_json::from_str::<serde_json::Value>(last).ok())
-            .is_some_and(|event| event["type"] == "session.shutdown")
 }
 
 /// What one worker run did.
@@ -343,7 +317,7 @@ mod tests {
         let events = dir.path().join("events.jsonl");
         let start = "{\"type\":\"session.start\",\"data\":{}}\n";
         std::fs::write(&events, start).expect("write");
-        assert!(!ends_with_shutdown(&events));
+        assert!(!capture::transcript::copilot_shut_down(&events));
         let late = events.clone();
         let writer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
@@ -353,7 +327,7 @@ mod tests {
         let began = std::time::Instant::now();
         await_copilot_shutdown(&events, Duration::from_secs(10));
         writer.join().expect("writer");
-        assert!(ends_with_shutdown(&events));
+        assert!(capture::transcript::copilot_shut_down(&events));
         assert!(
             began.elapsed() < Duration::from_secs(5),
             "{:?}",

@@ -9,6 +9,8 @@
 //!
 //! Owns: Copilot CLI's event types. Must not: clean text itself.
 
+use std::path::Path;
+
 use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
@@ -25,6 +27,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
             t.note_time(ts);
         }
+        t.closed = false;
         let data = &v["data"];
         match v.get("type").and_then(Value::as_str).unwrap_or_default() {
             "session.start" | "session.resume" => {
@@ -56,6 +59,8 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
                 let name = str_at(data, "toolCallId").and_then(|id| calls_by_id.get(&id));
                 execution(&mut t, data, name.map(String::as_str));
             }
+            // A resumed session writes on after it: closed until it does.
+            "session.shutdown" => t.closed = true,
             "session.error" => {
                 let message = str_at(data, "message").unwrap_or_else(|| "session error".into());
                 t.note_failure(&message);
@@ -104,4 +109,32 @@ fn is_bookkeeping(kind: &str) -> bool {
     ]
     .iter()
     .any(|p| kind.starts_with(p))
+}
+
+/// Whether Copilot CLI has ended the session in `events`: its last line is
+/// `session.shutdown`. Read from the file's end only (the shutdown event
+/// carries the session's usage, a few KB), so it is cheap on a long session.
+pub fn shut_down(events: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 256 * 1024;
+    let Ok(mut file) = std::fs::File::open(events) else {
+        return false;
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut tail = Vec::new();
+    if file
+        .seek(SeekFrom::Start(len.saturating_sub(TAIL)))
+        .is_err()
+        || file.read_to_end(&mut tail).is_err()
+    {
+        return false;
+    }
+    let text = String::from_utf8_lossy(&tail);
+    text.ends_with('\n')
+        && text
+            .trim_end()
+            .rsplit('\n')
+            .next()
+            .and_then(|last| serde_json::from_str::<Value>(last).ok())
+            .is_some_and(|event| event["type"] == "session.shutdown")
 }

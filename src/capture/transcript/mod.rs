@@ -18,6 +18,8 @@ mod cline;
 mod codex;
 pub mod compaction;
 mod copilot;
+
+pub use copilot::shut_down as copilot_shut_down;
 mod dialogue;
 mod envelope;
 mod facts;
@@ -168,6 +170,9 @@ pub struct Transcript {
     pub ended_at: Option<DateTime<Utc>>,
     /// A sub-agent's session (Claude Code sidechain, Codex sub-agent source).
     pub subagent: bool,
+    /// The harness wrote its own end of the session (Copilot CLI's
+    /// `session.shutdown`): harvest need not wait for it to go quiet.
+    pub closed: bool,
     /// The session's title where the harness keeps one: the person's own
     /// name for it, else one a model wrote (Claude Code `ai-title`). Evidence
     /// of the topic, never the person's words.
@@ -233,6 +238,7 @@ impl Transcript {
             started_at: None,
             ended_at: None,
             subagent: false,
+            closed: false,
             parent_session: None,
             title: None,
             failure: None,

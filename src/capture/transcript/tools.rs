@@ -72,6 +72,10 @@ pub fn tool_use(name: &str, args: &Value) -> Vec<ToolUse> {
                     | "apply_patch"
                     | "write_file"
                     | "edit_file"
+                    // Cline 3.0's, and its VS Code extension's.
+                    | "editor"
+                    | "write_to_file"
+                    | "replace_in_file"
             ) =>
         {
             (ToolKind::Change, path)
