@@ -1,4 +1,4 @@
-//! End to end with the real qwen-code and opencode (the pinned npm versions)
+//! End to end with the real qwen-code, opencode and Cline (the pinned npm versions)
 //! against the fake model server's OpenAI-compatible API on 127.0.0.1: a
 //! real non-interactive session whose model writes hello.py with the
 //! harness's own tool, then `memsync harvest` from the harness's folder
@@ -8,8 +8,9 @@
 //! MCP server and QWEN.md reach the next session's model; `disconnect` gives
 //! its settings back byte for byte. opencode is connected too: its MCP
 //! server and AGENTS.md block reach the model, and `disconnect` gives
-//! `opencode.json` back byte for byte. The API key reaches no file memsync
-//! writes.
+//! `opencode.json` back byte for byte. Cline is not connected (no hook or MCP
+//! entry is written for it): its session is harvested from its folder. The
+//! API key reaches no file memsync writes.
 
 mod common;
 
@@ -217,4 +218,74 @@ fn a_real_opencode_session_is_harvested_read_only_and_its_mcp_and_agents_md_reac
     assert_eq!(code, 0, "{report}");
     assert_eq!(home.read(".config/opencode/opencode.json"), config);
     assert!(!home.path(".config/opencode/AGENTS.md").exists());
+}
+
+fn cline_in(cline: &Path, home: &Home, project: &Path) -> Command {
+    let mut cmd = Command::new(cline);
+    cmd.current_dir(project)
+        .env("HOME", home.dir.path())
+        .env_remove("MEMSYNC_WORKSPACE")
+        .env_remove("MEMSYNC_CONFIG");
+    cmd
+}
+
+/// Cline 3.0 starts a hub daemon beside a run (`cline --cline-hub-daemon
+/// --cwd <project>`) that outlives it: stopped here, so no test leaves one.
+fn stop_cline_hub(project: &Path) {
+    let project = project.to_string_lossy();
+    for entry in std::fs::read_dir("/proc").into_iter().flatten().flatten() {
+        let cmdline = std::fs::read(entry.path().join("cmdline")).unwrap_or_default();
+        let cmdline = String::from_utf8_lossy(&cmdline).replace('\0', " ");
+        if cmdline.contains("--cline-hub-daemon") && cmdline.contains(&*project) {
+            let _ = Command::new("kill").arg(entry.file_name()).status();
+        }
+    }
+}
+
+#[test]
+fn a_real_cline_session_is_harvested_with_its_request_its_file_and_its_outcome() {
+    let Some(cline) = program("MEMSYNC_E2E_CLINE") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = home();
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    // Cline's own command for a provider: it keeps the key in providers.json.
+    let mut auth = cline_in(&cline, &home, &project);
+    auth.args([
+        "auth",
+        "-p",
+        "openai-compatible",
+        "-k",
+        KEY,
+        "-m",
+        "fake-model",
+        "-b",
+    ])
+    .arg(format!("{}/v1", model.base_url()));
+    let out = auth.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let mut cmd = cline_in(&cline, &home, &project);
+    cmd.arg("Add a hello function to hello.py");
+    let ran = cmd.output();
+    stop_cline_hub(&project);
+    let out = ran.unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success() && said.contains("hello function"),
+        "cline: {said}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let memory = harvested(&home, "cline", &project);
+    assert!(
+        memory.contains("proj: Add a hello function to hello.py; changed hello.py; outcome: Done"),
+        "{memory}"
+    );
+    let summary = first_summary(&home.path("ws"));
+    assert!(summary.contains("harness: \"cline\""), "{summary}");
 }

@@ -196,7 +196,7 @@ def tool_properties(req, tool):
 
 def working_directory(req):
     """The directory the harness says it runs in (its system prompt)."""
-    found = re.search(r"[Ww]orking (?:in the )?directory: ([^\\\n\"]+)", json.dumps(req))
+    found = re.search(r"[Ww]orking (?:in the )?[Dd]irectory: ([^\\\n\"]+)", json.dumps(req))
     return found.group(1).strip() if found else os.getcwd()
 
 
@@ -448,8 +448,14 @@ def chat_completions(self, req):
         deltas = [{"role": "assistant", "content": None,
                    "tool_calls": [dict(call, index=0)]}]
     elif not after_tool and WRITE_TRIGGER in words.lower() and (
-            offers(req, "write_file") or offers(req, "write") or offers(req, "create")):
-        if offers(req, "create"):
+            offers(req, "write_file") or offers(req, "write") or offers(req, "create")
+            or offers(req, "editor")):
+        if offers(req, "editor"):
+            # Cline's, with an absolute path; it creates a missing file.
+            name, args = "editor", {
+                "path": os.path.join(working_directory(req), "hello.py"),
+                "new_text": HELLO_PY}
+        elif offers(req, "create"):
             # GitHub Copilot CLI's, with an absolute path.
             name, args = "create", {
                 "path": os.path.join(working_directory(req), "hello.py"),
