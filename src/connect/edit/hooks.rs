@@ -80,25 +80,13 @@ pub fn add_flat_hooks(
     events: &[&str],
     (command, timeout_sec): (&str, u64),
 ) -> Result<String> {
-    let missing = unhooked(path, text, events)?;
-    if missing.is_empty() {
-        return Ok(text.to_string());
-    }
-    let root = parse_json(path, text)?;
-    let hooks = root.object_value_or_set().object_value_or_set("hooks");
-    for event in missing {
-        let handler = CstInputValue::Object(vec![
+    append_to_unhooked(path, text, events, || {
+        CstInputValue::Object(vec![
             ("type".into(), "command".into()),
             ("bash".into(), command.into()),
             ("timeoutSec".into(), timeout_sec.into()),
-        ]);
-        let list = hooks.array_value_or_set(event);
-        if !list.elements().is_empty() {
-            list.ensure_multiline();
-        }
-        list.append(handler);
-    }
-    Ok(root.to_string())
+        ])
+    })
 }
 
 /// Adds a handler running `command` under each event that has no memsync
@@ -110,6 +98,24 @@ pub fn add_hooks(
     events: &[&str],
     (command, timeout): (&str, u64),
 ) -> Result<String> {
+    append_to_unhooked(path, text, events, || {
+        let handler = CstInputValue::Object(vec![
+            ("type".into(), "command".into()),
+            ("command".into(), command.into()),
+            ("timeout".into(), timeout.into()),
+        ]);
+        CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))])
+    })
+}
+
+/// Appends `entry()` to the list of each event in `events` that has no
+/// memsync hook yet; a text with nothing to add comes back as it was.
+fn append_to_unhooked(
+    path: &Path,
+    text: &str,
+    events: &[&str],
+    entry: impl Fn() -> CstInputValue,
+) -> Result<String> {
     let missing = unhooked(path, text, events)?;
     if missing.is_empty() {
         return Ok(text.to_string());
@@ -117,20 +123,13 @@ pub fn add_hooks(
     let root = parse_json(path, text)?;
     let hooks = root.object_value_or_set().object_value_or_set("hooks");
     for event in missing {
-        let handler = CstInputValue::Object(vec![
-            ("type".into(), "command".into()),
-            ("command".into(), command.into()),
-            ("timeout".into(), timeout.into()),
-        ]);
-        let group =
-            CstInputValue::Object(vec![("hooks".into(), CstInputValue::Array(vec![handler]))]);
         let list = hooks.array_value_or_set(event);
         if !list.elements().is_empty() {
-            // One group per line, rather than a long line with a block after
+            // One entry per line, rather than a long line with a block after
             // it (only layout: the undo patch puts it back).
             list.ensure_multiline();
         }
-        list.append(group);
+        list.append(entry());
     }
     Ok(root.to_string())
 }
