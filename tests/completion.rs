@@ -77,7 +77,8 @@ fn harness_names_and_kinds_are_offered_where_they_are_taken() {
             "gemini-cli",
             "qwen-code",
             "opencode",
-            "copilot-cli"
+            "copilot-cli",
+            "cline"
         ]
     );
     let kinds = offered(&["memsync", "search", "x", "--kind", ""], 4);

@@ -8,9 +8,10 @@
 //! MCP server and QWEN.md reach the next session's model; `disconnect` gives
 //! its settings back byte for byte. opencode is connected too: its MCP
 //! server and AGENTS.md block reach the model, and `disconnect` gives
-//! `opencode.json` back byte for byte. Cline is not connected (no hook or MCP
-//! entry is written for it): its session is harvested from its folder. The
-//! API key reaches no file memsync writes.
+//! `opencode.json` back byte for byte. Cline is connected too (its hooks are
+//! not used): its MCP tools and rules file reach the model, its session is
+//! harvested from its folder, and `disconnect` takes both out. The API key
+//! reaches no file memsync writes.
 
 mod common;
 
@@ -270,6 +271,8 @@ fn a_real_cline_session_is_harvested_with_its_request_its_file_and_its_outcome()
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
+    let (code, report) = home.run(&["connect", "cline"]);
+    assert_eq!(code, 0, "{report}");
     let mut cmd = cline_in(&cline, &home, &project);
     cmd.arg("Add a hello function to hello.py");
     let ran = cmd.output();
@@ -288,4 +291,24 @@ fn a_real_cline_session_is_harvested_with_its_request_its_file_and_its_outcome()
     );
     let summary = first_summary(&home.path("ws"));
     assert!(summary.contains("harness: \"cline\""), "{summary}");
+    let requests = model.requests();
+    for (needle, what) in [
+        ("memsync__memory_search", "memsync's MCP tools"),
+        (
+            "Memory of earlier sessions (memsync)",
+            "the rules file's block",
+        ),
+    ] {
+        assert!(requests.contains(needle), "{what} did not reach the model");
+    }
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+    let (code, report) = home.run(&["disconnect", "cline"]);
+    assert_eq!(code, 0, "{report}");
+    assert!(
+        !home
+            .path(".cline/data/settings/cline_mcp_settings.json")
+            .exists()
+    );
+    assert!(!home.path("Documents/Cline/Rules/memsync.md").exists());
 }

@@ -264,7 +264,7 @@ pub enum Command {
     /// MCP server, and MEMORY.md where the agent reads its instructions.
     #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode or copilot-cli (the table below).
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli or cline (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -286,7 +286,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode or copilot-cli.
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli or cline.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -504,9 +504,9 @@ const CONNECT_HELP: &str = "What connect does, per harness:
                MCP server in ~/.config/opencode/opencode.json, an AGENTS.md block naming MEMORY.md
   copilot-cli  sessionEnd, sessionStart and userPromptSubmitted hooks in ~/.copilot/settings.json,
                the MCP server in ~/.copilot/mcp-config.json, a copilot-instructions.md block
-  cline        no connect: its hooks' payloads and a way to run it offline were not found;
-               `memsync harvest` (or the daemon, harvest.enabled: true) reads its sessions; add
-               `memsync --workspace DIR mcp` as an MCP server by hand
+  cline        harvest of ~/.cline/data/sessions by `memsync watch` (its hooks fire before a
+               session is written whole), the MCP server in cline_mcp_settings.json, a rules file
+               in ~/Documents/Cline/Rules naming MEMORY.md
 
 Examples:
   memsync connect claude-code --dry-run
@@ -524,6 +524,7 @@ pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::con
             "qwen-code",
             "opencode",
             "copilot-cli",
+            "cline",
         ],
         crate::connect::Target::parse,
     )

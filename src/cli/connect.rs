@@ -51,7 +51,8 @@ fn harvested(target: Target) -> Option<crate::harvest::Harness> {
         | Target::GeminiCli
         | Target::QwenCode
         | Target::Opencode
-        | Target::CopilotCli => None,
+        | Target::CopilotCli
+        | Target::Cline => None,
     }
 }
 

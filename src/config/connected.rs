@@ -1,4 +1,4 @@
-//! The settings `connect` owns: harvest while Codex, OpenClaw, qwen-code or opencode is connected
+//! The settings `connect` owns: harvest while Codex, OpenClaw, qwen-code, opencode or Cline is connected
 //! to this workspace, and OpenClaw's mirror. They come from connect's record
 //! (`$XDG_STATE_HOME/memsync/connect.json`), never from a block written into
 //! the config file the user edits: so no key the user wrote is ever rewritten,
@@ -16,7 +16,7 @@ use serde_yaml::Value;
 use super::{Config, MirrorConfig};
 
 /// The harnesses whose sessions harvest brings in (`connect::Target::needs_harvest`).
-const HARVESTED: [&str; 4] = ["codex", "openclaw", "qwen-code", "opencode"];
+const HARVESTED: [&str; 5] = ["codex", "openclaw", "qwen-code", "opencode", "cline"];
 
 /// The parts of connect's record that are settings.
 #[derive(Debug, Default, Deserialize)]

@@ -38,10 +38,11 @@ pub enum Target {
     QwenCode,
     Opencode,
     CopilotCli,
+    Cline,
 }
 
 impl Target {
-    pub const ALL: [Target; 7] = [
+    pub const ALL: [Target; 8] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::OpenClaw,
@@ -49,6 +50,7 @@ impl Target {
         Target::QwenCode,
         Target::Opencode,
         Target::CopilotCli,
+        Target::Cline,
     ];
 
     pub fn parse(s: &str) -> Option<Target> {
@@ -64,17 +66,19 @@ impl Target {
             Target::QwenCode => "qwen-code",
             Target::Opencode => "opencode",
             Target::CopilotCli => "copilot-cli",
+            Target::Cline => "cline",
         }
     }
 
     /// Whether the harness's sessions need harvest by the daemon: Codex,
-    /// OpenClaw and opencode have no hook command memsync runs, and qwen-code
-    /// fires no end of session in a non-interactive run (`qwen -p`), only at
-    /// an interactive exit, so its hooks capture those and harvest the rest.
+    /// OpenClaw, opencode and Cline have no hook command memsync runs (Cline's
+    /// fire before its session is written whole), and qwen-code fires no end
+    /// of session in a non-interactive run (`qwen -p`), only at an
+    /// interactive exit, so its hooks capture those and harvest the rest.
     pub fn needs_harvest(self) -> bool {
         matches!(
             self,
-            Target::Codex | Target::OpenClaw | Target::QwenCode | Target::Opencode
+            Target::Codex | Target::OpenClaw | Target::QwenCode | Target::Opencode | Target::Cline
         )
     }
 }

@@ -200,7 +200,7 @@ pub fn harvest_note(settings: &crate::config::Settings) -> Option<String> {
     );
     Some(format!(
         "harvest is off: the daemon captures only what hooks and `memsync capture` hand it.\n\
-         `memsync connect` for codex, openclaw, qwen-code or opencode turns it on for this workspace;\n\
+         `memsync connect` for codex, openclaw, qwen-code, opencode or cline turns it on for this workspace;\n\
          to have it capture finished sessions of every harness from their own folders, add to\n\
          {file}:\n  harvest:\n    enabled: true\n\
          then reload the service (a running daemon reloads on SIGHUP).\n"

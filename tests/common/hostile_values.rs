@@ -288,13 +288,13 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "a harness connect does not know",
         &["connect", "pi"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline]",
     ),
     v(
         "a harness name with a path in it, for disconnect",
         &["disconnect", "../../etc/passwd"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline]",
     ),
     v(
         "a demo into a workspace that is not empty",

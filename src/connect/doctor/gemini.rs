@@ -1,7 +1,8 @@
 //! `doctor` for Gemini CLI and qwen-code: their hooks and MCP server in
 //! `settings.json`, the last capture job, the context file's block pointing
 //! at MEMORY.md, and for qwen-code the harvest of its `-p` sessions; and the
-//! same for GitHub Copilot CLI, whose MCP server is in `mcp-config.json`.
+//! same for GitHub Copilot CLI, whose MCP server is in `mcp-config.json`;
+//! and Cline's MCP server, rules file and harvest.
 //!
 //! Owns: those checks. Must not: change a file.
 
@@ -55,4 +56,23 @@ pub(super) fn copilot(settings: &Settings, places: &Places) -> Vec<Check> {
         &places.memory_md(&places.agent),
     ));
     checks
+}
+
+pub(super) fn cline(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
+    let mcp_settings = places.cline_mcp_settings();
+    let text = read(&mcp_settings).unwrap_or_default();
+    vec![
+        match edit::claude_mcp(&mcp_settings, &text) {
+            Err(e) => broken(crate::error::message(&e), None),
+            Ok(None) => missing(format!("MCP server: not in {}", mcp_settings.display())),
+            Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+        },
+        import_check(&places.cline_rules_file(), &places.memory_md(&places.agent)),
+        state(harvest_check(
+            settings,
+            places,
+            crate::harvest::Harness::Cline,
+            daemon,
+        )),
+    ]
 }

@@ -84,6 +84,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::QwenCode, &places.qwen_dir),
         (Target::Opencode, &places.opencode_data),
         (Target::CopilotCli, &places.copilot_dir),
+        (Target::Cline, &places.cline_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -112,6 +113,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::OpenClaw => openclaw(settings, places, daemon_running),
             Target::Opencode => opencode::checks(settings, places, daemon_running),
             Target::CopilotCli => gemini::copilot(settings, places),
+            Target::Cline => gemini::cline(settings, places, daemon_running),
             Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
                 Some(h) => gemini::checks(settings, places, &h, daemon_running),
                 None => Vec::new(),
@@ -423,7 +425,7 @@ fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     checks
 }
 
-/// Harvest is how Codex, OpenClaw, opencode and `qwen -p` sessions arrive: it must be on, find
+/// Harvest is how Codex, OpenClaw, opencode, Cline and `qwen -p` sessions arrive: it must be on, find
 /// sessions it can read, and run (the daemon, or a person running it).
 fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon: bool) -> Check {
     let h = &settings.config.harvest;
@@ -443,6 +445,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
         Harness::Codex => &places.codex_home,
         Harness::QwenCode => &places.qwen_dir,
         Harness::Opencode => &places.opencode_data,
+        Harness::Cline => &places.cline_dir,
         _ => &places.openclaw_dir,
     };
     let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {

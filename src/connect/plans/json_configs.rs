@@ -3,7 +3,9 @@
 //! in the context file they read) and opencode (the MCP server in
 //! `opencode.json`, a block in its global `AGENTS.md`, harvest) and GitHub
 //! Copilot CLI (hooks in `settings.json`, listed flat and run with bash, the
-//! MCP server in `mcp-config.json`, a block in `copilot-instructions.md`).
+//! MCP server in `mcp-config.json`, a block in `copilot-instructions.md`) and
+//! Cline (the MCP server in `cline_mcp_settings.json`, a global rules file,
+//! harvest).
 //!
 //! Owns: their plans. Must not: write anything.
 
@@ -192,5 +194,40 @@ pub(super) fn copilot_cli(places: &Places, record: &Record, force: bool, plan: &
     plan.hook_command = Some(command);
     plan.notes.push(
         "Copilot CLI runs memsync's read-only MCP tools without asking (they say they are read-only) and asks before memory_store and memory_correct; the hooks capture each session, `copilot -p` ones too, and bring this project's recent sessions at start and the relevant ones with each prompt".into(),
+    );
+}
+
+impl Places {
+    /// Cline's MCP servers.
+    pub fn cline_mcp_settings(&self) -> PathBuf {
+        self.cline_dir.join("data/settings/cline_mcp_settings.json")
+    }
+
+    /// The global rules file memsync keeps for Cline.
+    pub fn cline_rules_file(&self) -> PathBuf {
+        self.cline_rules.join("memsync.md")
+    }
+}
+
+pub(super) fn cline(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
+    let target = Target::Cline;
+    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    let (our_args, replace) = (args.clone(), may_replace(record, target, force));
+    plan.edits.push(Edit {
+        path: places.cline_mcp_settings(),
+        what: "the `memsync` MCP server (mcpServers)".into(),
+        apply: Box::new(move |p, t| {
+            edit::set_json_mcp(p, t, (&exe, &args), replace, target.as_str())
+        }),
+        undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &our_args)),
+        empty: edit::is_empty_json,
+        whole: true,
+        // Its servers' `env` holds tokens.
+        new_mode: 0o600,
+    });
+    plan.edits
+        .push(memory_block(places, places.cline_rules_file(), "Cline"));
+    plan.notes.push(
+        "Cline's hooks are not used: a `cline` run fires only TaskStart (its output ignored) and TaskComplete (before the session's file is whole), so `memsync watch` harvests its finished sessions; Cline runs memsync's MCP tools without asking while auto-approve is on (its default)".into(),
     );
 }

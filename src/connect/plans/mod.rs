@@ -20,6 +20,8 @@
 //! - GitHub Copilot CLI: sessionEnd, sessionStart and userPromptSubmitted
 //!   hooks in `~/.copilot/settings.json`, the MCP server in
 //!   `~/.copilot/mcp-config.json`, a block in `~/.copilot/copilot-instructions.md`.
+//! - Cline: the MCP server in `~/.cline/data/settings/cline_mcp_settings.json`,
+//!   a rules file in `~/Documents/Cline/Rules`, and harvest.
 //! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (once OpenClaw's setup
 //!   wrote it), harvest, and a mirror of agent `main`'s MEMORY.md and daily
 //!   logs in OpenClaw's workspace when that is not the memsync workspace.
@@ -39,7 +41,7 @@ use crate::harvest::Harness;
 mod json_configs;
 
 pub(in crate::connect) use json_configs::{COPILOT_EVENTS, SettingsHarness};
-use json_configs::{copilot_cli, opencode, settings_harness};
+use json_configs::{cline, copilot_cli, opencode, settings_harness};
 
 /// Every path `connect` reads or writes, resolved once (tests point them at temp dirs).
 #[derive(Debug, Clone)]
@@ -62,6 +64,10 @@ pub struct Places {
     pub opencode_data: PathBuf,
     /// GitHub Copilot CLI's folder (`~/.copilot`).
     pub copilot_dir: PathBuf,
+    /// Cline's folder (`~/.cline`), and the folder of the global rules it
+    /// reads into every session (`~/Documents/Cline/Rules`).
+    pub cline_dir: PathBuf,
+    pub cline_rules: PathBuf,
     /// memsync's machine config (harvest and mirrors are machine settings).
     pub machine_config: PathBuf,
     /// The connection record.
@@ -109,6 +115,8 @@ impl Places {
                 .join("opencode"),
             opencode_data: dir(Harness::Opencode),
             copilot_dir: dir(Harness::CopilotCli),
+            cline_dir: dir(Harness::Cline),
+            cline_rules: home.join("Documents/Cline/Rules"),
             machine_config,
             record: env
                 .connect_record()
@@ -212,6 +220,7 @@ pub(super) fn plan(
         Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
         Target::Opencode => opencode(places, record, force, &mut plan),
         Target::CopilotCli => copilot_cli(places, record, force, &mut plan),
+        Target::Cline => cline(places, record, force, &mut plan),
         Target::GeminiCli | Target::QwenCode => {
             if let Some(h) = places.settings_harness(target) {
                 settings_harness(h, places, record, force, &mut plan);
