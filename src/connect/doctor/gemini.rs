@@ -25,11 +25,7 @@ pub(super) fn checks(
     let mut checks = hook_checks(&settings_json, &text, h.events);
     checks.push(state(last_job(settings)));
     // Both keep MCP servers in the same settings.json, under the same key as Claude Code.
-    checks.push(match edit::claude_mcp(&settings_json, &text) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(None) => missing(format!("MCP server: not in {}", settings_json.display())),
-        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-    });
+    checks.push(json_mcp_check(&settings_json, &text));
     let context = h.dir.join(h.context_file);
     checks.push(import_check(&context, &places.memory_md(&places.agent)));
     if let Some(harness) = h.harvested {
@@ -44,12 +40,10 @@ pub(super) fn copilot(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = hook_checks(&settings_json, &text, &COPILOT_EVENTS);
     checks.push(state(last_job(settings)));
     let mcp_config = places.copilot_dir.join("mcp-config.json");
-    let text = read(&mcp_config).unwrap_or_default();
-    checks.push(match edit::claude_mcp(&mcp_config, &text) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(None) => missing(format!("MCP server: not in {}", mcp_config.display())),
-        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-    });
+    checks.push(json_mcp_check(
+        &mcp_config,
+        &read(&mcp_config).unwrap_or_default(),
+    ));
     let instructions = places.copilot_dir.join("copilot-instructions.md");
     checks.push(import_check(
         &instructions,
@@ -60,13 +54,8 @@ pub(super) fn copilot(settings: &Settings, places: &Places) -> Vec<Check> {
 
 pub(super) fn cline(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let mcp_settings = places.cline_mcp_settings();
-    let text = read(&mcp_settings).unwrap_or_default();
     vec![
-        match edit::claude_mcp(&mcp_settings, &text) {
-            Err(e) => broken(crate::error::message(&e), None),
-            Ok(None) => missing(format!("MCP server: not in {}", mcp_settings.display())),
-            Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-        },
+        json_mcp_check(&mcp_settings, &read(&mcp_settings).unwrap_or_default()),
         import_check(&places.cline_rules_file(), &places.memory_md(&places.agent)),
         state(harvest_check(
             settings,
@@ -75,4 +64,13 @@ pub(super) fn cline(settings: &Settings, places: &Places, daemon: bool) -> Vec<C
             daemon,
         )),
     ]
+}
+
+/// `mcpServers.memsync` in a JSON file: there, and running a program that exists.
+fn json_mcp_check(file: &std::path::Path, text: &str) -> Check {
+    match edit::claude_mcp(file, text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!("MCP server: not in {}", file.display())),
+        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+    }
 }

@@ -174,20 +174,9 @@ pub(super) fn copilot_cli(places: &Places, record: &Record, force: bool, plan: &
         whole: true,
         new_mode: 0o600,
     });
-    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (our_args, replace) = (args.clone(), may_replace(record, target, force));
-    plan.edits.push(Edit {
-        path: places.copilot_dir.join("mcp-config.json"),
-        what: "the `memsync` MCP server (mcpServers, a local command)".into(),
-        apply: Box::new(move |p, t| {
-            edit::set_json_mcp(p, t, (&exe, &args), replace, target.as_str())
-        }),
-        undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &our_args)),
-        empty: edit::is_empty_json,
-        whole: true,
-        // Its servers' `env` and `headers` hold tokens.
-        new_mode: 0o600,
-    });
+    let mcp_config = places.copilot_dir.join("mcp-config.json");
+    plan.edits
+        .push(mcp_servers_edit(places, record, force, target, mcp_config));
     let instructions = places.copilot_dir.join("copilot-instructions.md");
     plan.edits
         .push(memory_block(places, instructions, "Copilot CLI"));
@@ -210,11 +199,35 @@ impl Places {
 }
 
 pub(super) fn cline(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
-    let target = Target::Cline;
+    let mcp_settings = places.cline_mcp_settings();
+    plan.edits.push(mcp_servers_edit(
+        places,
+        record,
+        force,
+        Target::Cline,
+        mcp_settings,
+    ));
+    plan.edits
+        .push(memory_block(places, places.cline_rules_file(), "Cline"));
+    plan.notes.push(
+        "Cline's hooks are not used: a `cline` run fires only TaskStart (its output ignored) and TaskComplete (before the session's file is whole), so `memsync watch` harvests its finished sessions; Cline runs memsync's MCP tools without asking while auto-approve is on (its default)".into(),
+    );
+}
+
+/// `mcpServers.memsync` in a JSON file of `target`'s own that holds only MCP
+/// servers (Copilot CLI's `mcp-config.json`, Cline's
+/// `cline_mcp_settings.json`), in the entry shape `target` reads.
+fn mcp_servers_edit(
+    places: &Places,
+    record: &Record,
+    force: bool,
+    target: Target,
+    path: PathBuf,
+) -> Edit {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
     let (our_args, replace) = (args.clone(), may_replace(record, target, force));
-    plan.edits.push(Edit {
-        path: places.cline_mcp_settings(),
+    Edit {
+        path,
         what: "the `memsync` MCP server (mcpServers)".into(),
         apply: Box::new(move |p, t| {
             edit::set_json_mcp(p, t, (&exe, &args), replace, target.as_str())
@@ -222,12 +235,7 @@ pub(super) fn cline(places: &Places, record: &Record, force: bool, plan: &mut Pl
         undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &our_args)),
         empty: edit::is_empty_json,
         whole: true,
-        // Its servers' `env` holds tokens.
+        // Servers' `env` and `headers` hold tokens.
         new_mode: 0o600,
-    });
-    plan.edits
-        .push(memory_block(places, places.cline_rules_file(), "Cline"));
-    plan.notes.push(
-        "Cline's hooks are not used: a `cline` run fires only TaskStart (its output ignored) and TaskComplete (before the session's file is whole), so `memsync watch` harvests its finished sessions; Cline runs memsync's MCP tools without asking while auto-approve is on (its default)".into(),
-    );
+    }
 }
