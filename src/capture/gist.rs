@@ -9,13 +9,18 @@
 //! Owns: composing the sentence from a transcript. Must not: judge it (the
 //! caller checks it against the floor and falls back) or do I/O.
 
+use super::clip::clip_words;
+use super::outcome::{is_courtesy, only_words};
 use super::summarize;
 use super::transcript::{AIDER_COMMIT, Transcript};
-use crate::sentence::{self, is_cjk, word_count};
+use crate::sentence::{self, word_count};
 
-/// Word budgets of the parts (the floor allows 48 in all).
+/// Word budgets of the parts (the floor allows 48 in all): the outcome gets
+/// at least its own, and what a short request left of the whole.
 const REQUEST_WORDS: usize = 22;
 const OUTCOME_WORDS: usize = 12;
+const OUTCOME_WORDS_MAX: usize = 20;
+const SENTENCE_WORDS: usize = 44;
 
 /// The sentence, or `None` when the session holds nothing a person asked.
 pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
@@ -42,9 +47,14 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         s.push_str("; ");
         s.push_str(&where_);
     }
-    let outcome = match last_commit(t) {
-        Some(msg) => format!("committed \"{}\"", clip_words(&msg, OUTCOME_WORDS)),
-        None => clip_words(&outcome_gist(&super::outcome::outcome(t)), OUTCOME_WORDS),
+    let answer = super::outcome::outcome(t);
+    let budget = SENTENCE_WORDS
+        .saturating_sub(word_count(&s) + 1)
+        .clamp(OUTCOME_WORDS, OUTCOME_WORDS_MAX);
+    let outcome = match (last_commit(t), announced_commit(&answer)) {
+        (Some(msg), _) => format!("committed \"{}\"", clip_words(&msg, budget)),
+        (None, Some(msg)) => format!("commit message \"{}\"", clip_words(&msg, budget)),
+        (None, None) => clip_words(&outcome_gist(&answer), budget),
     };
     if !outcome.is_empty() {
         s.push_str("; outcome: ");
@@ -141,11 +151,21 @@ pub(super) fn last_commit(t: &Transcript) -> Option<String> {
     (word_count(subject) >= 3).then(|| subject.to_string())
 }
 
+/// The commit message an answer ends by proposing ("Here's the commit
+/// message:" and a fenced or quoted line): its subject is what was done.
+fn announced_commit(answer: &str) -> Option<String> {
+    let mut lines = answer.lines().map(str::trim).filter(|l| !l.is_empty());
+    lines.find(|l| l.to_lowercase().contains("commit message") && l.ends_with([':', '：']))?;
+    let subject = lines.find(|l| !l.starts_with("```"))?;
+    let subject = subject.trim_matches(['"', '\'', '`']).trim();
+    (word_count(subject) >= 3).then(|| subject.to_string())
+}
+
 /// One terminal mark: the text's own `.`/`!`/`?`, else a `.`.
-fn end_sentence(s: &str) -> String {
+pub(super) fn end_sentence(s: &str) -> String {
     // A clipped outcome ends at the boundary it was cut at, with the floor's
     // full stop, never "….".
-    let s = s.trim_end_matches(['…', ';', ',', ':', ' ']);
+    let s = s.trim_end_matches(['…', ';', ',', ':', ' ', '：', '，', '；', '、']);
     if s.ends_with(['.', '!', '?']) {
         return s.to_string();
     }
@@ -268,40 +288,6 @@ fn gist(text: &str) -> String {
     out
 }
 
-/// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
-fn is_courtesy(sentence: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "fantastic",
-        "great",
-        "perfect",
-        "thanks",
-        "thank",
-        "you",
-        "awesome",
-        "nice",
-        "good",
-        "job",
-        "well",
-        "done",
-        "reported",
-        "excellent",
-        "ok",
-        "okay",
-        "cool",
-        "wonderful",
-        "amazing",
-        "brilliant",
-        "so",
-        "much",
-        "very",
-        "that",
-        "works",
-        "worked",
-        "looks",
-    ];
-    only_words(sentence, WORDS, 6)
-}
-
 /// A question or ask that names nothing ("How could I solve this issue?").
 fn names_nothing(sentence: &str) -> bool {
     const WORDS: &[&str] = &[
@@ -337,16 +323,6 @@ fn names_nothing(sentence: &str) -> bool {
         "on",
     ];
     only_words(sentence, WORDS, 8)
-}
-
-/// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
-fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
-    let found: Vec<String> = sentence
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
 }
 
 /// The text after the first occurrence of `part`.
@@ -441,72 +417,6 @@ fn first_sentence(line: &str) -> String {
     line[..end].trim().to_string()
 }
 
-/// At most `max` words (CJK counted two characters a word), with `…` when cut.
-fn clip_words(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if word_count(text) <= max {
-        return text.to_string();
-    }
-    let mut out = String::new();
-    let mut used = 0;
-    for token in text.split_whitespace() {
-        let w = word_count(token);
-        if used + w > max {
-            if token.chars().any(is_cjk) && used < max {
-                let room = (max - used) * 2;
-                if !out.is_empty() {
-                    out.push(' ');
-                }
-                out.push_str(&token.chars().take(room).collect::<String>());
-            }
-            break;
-        }
-        if !out.is_empty() {
-            out.push(' ');
-        }
-        out.push_str(token);
-        used += w;
-    }
-    format!("{}…", at_a_boundary(&out))
-}
-
-/// A clipped text ended where it reads as cut on purpose: at its last clause
-/// break when that keeps most of it, else without a dangling "the", "of" or
-/// "which".
-fn at_a_boundary(clipped: &str) -> &str {
-    const DANGLING: &[&str] = &[
-        "the", "a", "an", "of", "to", "and", "or", "which", "that", "is", "are", "in", "for",
-        "with", "on", "at", "by", "from", "as", "but", "when", "while", "if", "because", "so",
-        "then", "into", "after", "before", "than", "its", "their", "your", "our", "his", "her",
-    ];
-    // Never inside a quote, parentheses or code: `prints "Hello, world!"`.
-    let outside = |at: usize| {
-        let head = &clipped[..at];
-        let count = |c: char| head.matches(c).count();
-        count('"') % 2 == 0
-            && count('`') % 2 == 0
-            && count('(') == count(')')
-            && count('“') == count('”')
-    };
-    let clause = [", ", "; ", ": ", " — ", " – ", " - "]
-        .iter()
-        .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
-        .filter(|&at| outside(at))
-        .max()
-        .filter(|&at| at * 10 >= clipped.len() * 6);
-    let mut out = match clause {
-        Some(at) => &clipped[..at],
-        None => clipped,
-    };
-    while let Some((head, last)) = out.rsplit_once(' ') {
-        if !DANGLING.contains(&last.to_lowercase().as_str()) {
-            break;
-        }
-        out = head;
-    }
-    out.trim_end_matches([',', ';', ':', '.', ' '])
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -590,21 +500,6 @@ mod tests {
     }
 
     #[test]
-    fn cjk_requests_are_clipped_by_characters() {
-        let long = "把这个大纲写入到飞书文档下面重新起一个文件并且检查格式是否正确然后把整个大纲渲染出来给我看看有没有遗漏的内容";
-        let clipped = clip_words(long, 10);
-        assert_eq!(clipped.chars().count(), 21);
-        assert!(clipped.ends_with('…'));
-        // Cut inside a CJK run, the words before it keep their space.
-        let mixed = "请用 adb root权限进入设备然后把整个系统日志导出来给我看看有没有异常的内容";
-        assert!(
-            clip_words(mixed, 6).starts_with("请用 adb root权限"),
-            "{}",
-            clip_words(mixed, 6)
-        );
-    }
-
-    #[test]
     fn thanks_give_way_to_the_request_and_a_question_that_names_nothing_takes_the_next_sentence() {
         assert_eq!(
             gist("Fantastic, well reported. I could use some help with the persona packages."),
@@ -620,20 +515,49 @@ mod tests {
         assert_eq!(gist("Fix the retry loop. Thanks!"), "Fix the retry loop.");
     }
 
+    fn session(request: &str, reply: &str) -> Transcript {
+        let line = |role: &str, uuid: &str, content: serde_json::Value| {
+            serde_json::json!({"type": role, "uuid": uuid, "sessionId": "s", "cwd": "/w/shop",
+                "message": {"role": role, "content": content}})
+            .to_string()
+        };
+        transcript::read(&format!(
+            "{}\n{}",
+            line("user", "u1", serde_json::json!(request)),
+            line(
+                "assistant",
+                "a1",
+                serde_json::json!([{"type": "text", "text": reply}])
+            )
+        ))
+    }
+
     #[test]
-    fn a_clipped_outcome_ends_at_a_clause_or_a_word_never_inside_a_quote_or_on_a_dangling_word() {
-        let long = "The login redirect no longer loops: redirect.ts now ignores the callback URL when it points back at the login page itself";
-        let sentence = end_sentence(&clip_words(long, 12));
-        assert_eq!(
-            sentence,
-            "The login redirect no longer loops: redirect.ts now ignores the callback URL."
+    fn a_proposed_commit_message_is_the_outcome_not_its_announcement() {
+        let t = session(
+            "add pagination to the /orders endpoint",
+            "Here's the commit message:\n\n```\nfeat(orders): paginate /orders with limit and cursor\n```",
         );
-        let quoted = "I added hello.py, a hello world script that prints \"Hello, world!\" when it runs from the shell";
-        let sentence = end_sentence(&clip_words(quoted, 12));
+        let s = compose(&t, Some("/w/shop")).unwrap();
         assert!(
-            !sentence.contains("\"Hello.") && !sentence.ends_with("when."),
-            "{sentence}"
+            s.ends_with(
+                "outcome: commit message \"feat(orders): paginate /orders with limit and cursor\"."
+            ),
+            "{s}"
         );
-        assert!(!sentence.contains("…."), "{sentence}");
+    }
+
+    #[test]
+    fn a_short_request_leaves_its_words_to_the_outcome_and_a_sentence_ends_once() {
+        let t = session(
+            "rename the config flag",
+            "Added the --verbose flag, documented it in the README and added two tests for it.",
+        );
+        let s = compose(&t, Some("/w/shop")).unwrap();
+        assert!(s.ends_with("and added two tests for it."), "{s}");
+        assert_eq!(
+            end_sentence("Java heap 的完整遍历和对象检查："),
+            "Java heap 的完整遍历和对象检查."
+        );
     }
 }

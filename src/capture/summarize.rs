@@ -172,7 +172,7 @@ pub fn requests(t: &Transcript) -> Vec<String> {
                 Some(question) => question,
                 None => continue,
             },
-            None => m.text.trim().to_string(),
+            None => clean::after_paste(&m.text).unwrap_or_else(|| m.text.trim().to_string()),
         };
         if !out.contains(&text) {
             out.push(text);

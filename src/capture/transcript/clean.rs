@@ -152,12 +152,13 @@ pub fn codex_user(text: &str) -> Option<String> {
 /// away, the sender's prefix dropped; `None` for heartbeats and memory flushes.
 pub fn openclaw_user(text: &str) -> Option<String> {
     let text = text.trim();
-    if is_heartbeat(text)
-        || text.starts_with("Pre-compaction memory flush")
-        || is_interruption(text)
-    {
+    if is_heartbeat(text) || is_harness_prompt(text) || is_interruption(text) {
         return None;
     }
+    // A group chat's backlog, then the message the agent answers.
+    let text = text
+        .split_once("[Current message - respond to this]")
+        .map_or(text, |(_, current)| current.trim());
     let (body, senders) = strip_untrusted_envelopes(text);
     let mut lines: Vec<&str> = Vec::new();
     let mut skipping_hint = false;
@@ -195,6 +196,35 @@ pub fn openclaw_user(text: &str) -> Option<String> {
         return keep(out);
     }
     person(&out)
+}
+
+/// What OpenClaw (and pi under it) sends its agent in the person's place: a
+/// reset's greeting order, retries, continuations, a sub-agent's result, a
+/// memory flush. Prefixes of its prompt constants, 2026.1 to 2026.9.
+const HARNESS_PROMPTS: &[&str] = &[
+    "A new session was started via /new or /reset",
+    "Pre-compaction memory flush",
+    "Continue the current task from the existing transcript",
+    "Continue from the recovered transcript",
+    "Continue the OpenClaw runtime event",
+    "Continue pursuing the current goal.",
+    "The previous attempt did not produce a user-visible answer",
+    "The previous attempt compacted the conversation context",
+    "The previous assistant turn recorded reasoning but did not produce",
+    "The previous assistant turn completed its tool calls but did not produce",
+    "Before accepting the previous final answer",
+    "A completed subagent task is ready for parent review",
+    "An approved async exec completed",
+    "Run the following periodic tasks",
+    "Reply with OK. Do not use tools.",
+    "Reply with the single word OK.",
+    // The first message of a bot hatched in the TUI.
+    "Wake up, my friend!",
+];
+
+/// Whether a user turn is one of the harness's own prompts.
+fn is_harness_prompt(text: &str) -> bool {
+    HARNESS_PROMPTS.iter().any(|p| text.starts_with(p))
 }
 
 /// Chat mentions (`<at user_id="ou_1">demo</at>`) as `@demo`.
@@ -268,6 +298,7 @@ pub fn is_heartbeat(text: &str) -> bool {
     let t = text.trim();
     t.starts_with("[OpenClaw heartbeat poll]")
         || t.starts_with("Read HEARTBEAT.md if it exists")
+        || t.starts_with("Follow the heartbeat monitor scratch context")
         || t == "HEARTBEAT"
 }
 
@@ -327,6 +358,38 @@ pub fn closing_question(text: &str) -> Option<String> {
     lines.reverse();
     let question = lines.join("\n");
     (!question.is_empty() && question.len() <= 2000).then_some(question)
+}
+
+/// What a person typed under a long paste that opens their message (a log,
+/// a stack trace, code, then "Why does the pool drop every connection?"):
+/// the trailing prose lines, when the text before them is mostly not prose.
+/// A message that opens with prose keeps its opening.
+pub fn after_paste(text: &str) -> Option<String> {
+    let text = text.trim();
+    let first = text.lines().next().unwrap_or_default();
+    if text.len() < 1200 || is_prose_line(first) {
+        return None;
+    }
+    let lines: Vec<&str> = text.lines().collect();
+    let tail_len = lines.iter().rev().take_while(|l| is_prose_line(l)).count();
+    let (head, tail) = lines.split_at(lines.len() - tail_len);
+    let head: Vec<&&str> = head.iter().filter(|l| !l.trim().is_empty()).collect();
+    let prose = head.iter().filter(|l| is_prose_line(l)).count();
+    let tail = tail.join("\n");
+    (tail_len > 0 && tail.len() <= 2000 && head.len() >= 8 && prose * 3 < head.len())
+        .then_some(tail)
+}
+
+/// A line of words, not of a log, code or a table: it opens with a letter,
+/// holds three words, and is mostly letters.
+fn is_prose_line(line: &str) -> bool {
+    let t = line.trim();
+    if line.starts_with([' ', '\t']) || !t.starts_with(char::is_alphabetic) {
+        return false;
+    }
+    let shown = t.chars().filter(|c| !c.is_whitespace()).count();
+    let letters = t.chars().filter(|c| c.is_alphabetic()).count();
+    crate::sentence::word_count(t) >= 3 && letters * 10 >= shown * 8
 }
 
 /// Removes `Label (untrusted …):` followed by a fenced JSON block, returning
@@ -460,5 +523,32 @@ mod tests {
         assert_eq!(template_input(t).as_deref(), Some("STT API を実装したい。"));
         assert!(looks_like_template(t));
         assert!(!looks_like_template("please move the + button"));
+    }
+
+    #[test]
+    fn openclaw_own_prompts_are_not_the_persons_request() {
+        for prompt in [
+            "A new session was started via /new or /reset. Say hi briefly (1-2 sentences) and ask what the user wants to do next.",
+            "A new session was started via /new or /reset. Execute your Session Startup sequence now - read the required files before responding to the user.",
+            "Follow the heartbeat monitor scratch context when provided. If nothing needs attention, reply NO_REPLY.",
+            "Continue the current task from the existing transcript, preserving completed work.",
+            "Wake up, my friend!",
+        ] {
+            assert_eq!(openclaw_user(prompt), None, "{prompt}");
+        }
+        // The person's words keep their place, even when they quote a prompt.
+        assert_eq!(
+            openclaw_user("why did you say: A new session was started?").as_deref(),
+            Some("why did you say: A new session was started?")
+        );
+    }
+
+    #[test]
+    fn a_group_chat_backlog_gives_way_to_the_message_being_answered() {
+        let t = "[Chat messages since your last reply - for context]\n[WhatsApp Bo 2026-03-01 09:00] lunch?\n\n[Current message - respond to this]\n[WhatsApp Ana 2026-03-01 09:02] deploy the bot to staging";
+        assert_eq!(
+            openclaw_user(t).as_deref(),
+            Some("deploy the bot to staging")
+        );
     }
 }

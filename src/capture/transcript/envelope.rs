@@ -29,6 +29,15 @@ const NETWORKS: &[&str] = &[
     "email",
     "sms",
     "webchat",
+    "zalo",
+    "messenger",
+    "instagram",
+    "viber",
+    "kakaotalk",
+    "irc",
+    "nostr",
+    "bluebubbles",
+    "nextcloud",
 ];
 
 /// Lines a harness adds around a message, dropped wherever they stand.

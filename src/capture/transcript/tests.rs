@@ -162,3 +162,21 @@ fn a_question_typed_under_a_long_paste_is_its_closing_prose() {
     );
     assert_eq!(clean::closing_question("Done.\n    let x = y?"), None);
 }
+
+#[test]
+fn what_a_person_typed_under_a_pasted_log_is_their_request() {
+    let log: Vec<String> = (0..60)
+        .map(|i| {
+            format!("2026-05-01 10:00:{i:02} ERROR conn reset by peer at pool.rs:88 worker={i}")
+        })
+        .collect();
+    let question = "Why does the pool drop every connection after thirty seconds?";
+    let pasted = format!("{}\n\n{question}", log.join("\n"));
+    assert_eq!(clean::after_paste(&pasted).as_deref(), Some(question));
+    // Words first, then the paste: the opening is the request.
+    let asked_first = format!("{question}\n{}\nAny idea what causes it?", log.join("\n"));
+    assert_eq!(clean::after_paste(&asked_first), None);
+    // A paste with nothing typed under it, or a short one, has no such line.
+    assert_eq!(clean::after_paste(&log.join("\n")), None);
+    assert_eq!(clean::after_paste("```\nlet x = 1;\n```\nwhy?"), None);
+}

@@ -1,0 +1,156 @@
+//! Shortening a text to a word budget where it still reads whole: at a
+//! clause break or a word, never inside a quote, code or a run of Latin
+//! letters inside CJK text, and with `…` where it was cut.
+//!
+//! Owns: clipping by words. Must not: choose what to clip (the gist does).
+
+use crate::sentence::{is_cjk, word_count};
+
+/// At most `max` words (CJK counted two characters a word), with `…` when cut.
+pub(super) fn clip_words(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if word_count(text) <= max {
+        return text.to_string();
+    }
+    let mut out = String::new();
+    let mut used = 0;
+    for token in text.split_whitespace() {
+        let w = word_count(token);
+        if used + w > max {
+            if token.chars().any(is_cjk) && used < max {
+                let room = (max - used) * 2;
+                if !out.is_empty() {
+                    out.push(' ');
+                }
+                out.push_str(cjk_head(token, room));
+            }
+            break;
+        }
+        if !out.is_empty() {
+            out.push(' ');
+        }
+        out.push_str(token);
+        used += w;
+    }
+    format!("{}…", at_a_boundary(&out))
+}
+
+/// At most `room` characters of a CJK token, never inside a run of
+/// other letters ("ro.debuggable" stays whole or goes), and back to its last
+/// clause mark ("，", "、", "；") when that keeps three quarters of it.
+fn cjk_head(token: &str, room: usize) -> &str {
+    let end = token
+        .char_indices()
+        .nth(room)
+        .map_or(token.len(), |(i, _)| i);
+    let mut head = &token[..end];
+    let cut_inside_word = |h: &str| {
+        let before = h
+            .chars()
+            .next_back()
+            .is_some_and(|c| !is_cjk(c) && c.is_alphanumeric());
+        let after = token[h.len()..]
+            .chars()
+            .next()
+            .is_some_and(|c| !is_cjk(c) && !c.is_whitespace());
+        before && after
+    };
+    if cut_inside_word(head) {
+        let start = head.rfind(|c: char| is_cjk(c)).map_or(0, |i| {
+            i + head[i..].chars().next().map_or(0, char::len_utf8)
+        });
+        head = &head[..start];
+    }
+    match head.rfind(['，', '、', '；', '：']) {
+        Some(at) if at * 4 >= head.len() * 3 => &head[..at],
+        _ => head,
+    }
+}
+
+/// A clipped text ended where it reads as cut on purpose: at its last clause
+/// break when that keeps most of it, else without a dangling "the", "of" or
+/// "which".
+fn at_a_boundary(clipped: &str) -> &str {
+    const DANGLING: &[&str] = &[
+        "the", "a", "an", "of", "to", "and", "or", "which", "that", "is", "are", "in", "for",
+        "with", "on", "at", "by", "from", "as", "but", "when", "while", "if", "because", "so",
+        "then", "into", "after", "before", "than", "its", "their", "your", "our", "his", "her",
+    ];
+    // Never inside a quote, parentheses or code: `prints "Hello, world!"`.
+    let outside = |at: usize| {
+        let head = &clipped[..at];
+        let count = |c: char| head.matches(c).count();
+        count('"') % 2 == 0
+            && count('`') % 2 == 0
+            && count('(') == count(')')
+            && count('“') == count('”')
+    };
+    let clause = [", ", "; ", ": ", " — ", " – ", " - "]
+        .iter()
+        .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
+        .filter(|&at| outside(at))
+        .max()
+        .filter(|&at| at * 10 >= clipped.len() * 6);
+    let mut out = match clause {
+        Some(at) => &clipped[..at],
+        None => clipped,
+    };
+    while let Some((head, last)) = out.rsplit_once(' ') {
+        if !DANGLING.contains(&last.to_lowercase().as_str()) {
+            break;
+        }
+        out = head;
+    }
+    out.trim_end_matches([',', ';', ':', '.', ' '])
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::capture::gist::end_sentence;
+
+    #[test]
+    fn cjk_requests_are_clipped_by_characters() {
+        let long = "把这个大纲写入到飞书文档下面重新起一个文件并且检查格式是否正确然后把整个大纲渲染出来给我看看有没有遗漏的内容";
+        let clipped = clip_words(long, 10);
+        assert_eq!(clipped.chars().count(), 21);
+        assert!(clipped.ends_with('…'));
+        // Cut inside a CJK run, the words before it keep their space.
+        let mixed = "请用 adb root权限进入设备然后把整个系统日志导出来给我看看有没有异常的内容";
+        assert!(
+            clip_words(mixed, 6).starts_with("请用 adb root权限"),
+            "{}",
+            clip_words(mixed, 6)
+        );
+    }
+
+    #[test]
+    fn a_clipped_outcome_ends_at_a_clause_or_a_word_never_inside_a_quote_or_on_a_dangling_word() {
+        let long = "The login redirect no longer loops: redirect.ts now ignores the callback URL when it points back at the login page itself";
+        let sentence = end_sentence(&clip_words(long, 12));
+        assert_eq!(
+            sentence,
+            "The login redirect no longer loops: redirect.ts now ignores the callback URL."
+        );
+        let quoted = "I added hello.py, a hello world script that prints \"Hello, world!\" when it runs from the shell";
+        let sentence = end_sentence(&clip_words(quoted, 12));
+        assert!(
+            !sentence.contains("\"Hello.") && !sentence.ends_with("when."),
+            "{sentence}"
+        );
+        assert!(!sentence.contains("…."), "{sentence}");
+    }
+
+    #[test]
+    fn a_cjk_clip_never_cuts_inside_a_latin_word_and_prefers_a_late_clause_mark() {
+        let request =
+            "帮我在adb root之后重新挂载system分区，然后把build.prop里的ro.debuggable改成1再重启";
+        let clipped = clip_words(request, 12);
+        assert!(!clipped.contains("ro.d…"), "{clipped}");
+        assert!(
+            clipped.starts_with("帮我在adb root之后重新挂载system分区"),
+            "{clipped}"
+        );
+        assert!(clipped.ends_with('…'), "{clipped}");
+    }
+}

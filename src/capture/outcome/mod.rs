@@ -1,0 +1,380 @@
+//! What came of a session: what the agent reported at the end of its last
+//! turn, not what it said it was about to do.
+//!
+//! Narration is recognised first by position (the text a turn writes before
+//! its last tool call is intent; what follows the call is the report, in any
+//! language), then, inside the report, by how a sentence opens or ends ("I'll
+//! …", "Let me …", "…하겠습니다", "让我…") when a result follows it. Thinking blocks and their
+//! placeholders never count. A transcript that stops after a tool call gives
+//! way to the newest turn that reported. A session whose last request got no report but
+//! a failed call has that call's error as its outcome.
+//!
+//! Owns: choosing the outcome text. Must not: shorten it for the sentence
+//! (the gist does) or do I/O.
+
+use super::transcript::{Message, Role, Transcript, clean};
+
+/// Openings of a sentence that announces work instead of reporting it.
+const INTENT_OPENINGS: &[&str] = &[
+    "i'll ",
+    "i will ",
+    "i’ll ",
+    "let me ",
+    "let's ",
+    "now i'll ",
+    "now i will ",
+    "now let me ",
+    "now i need to ",
+    "now i ",
+    "next, i",
+    "next i",
+    "first, i",
+    "first i",
+    "i'm going to ",
+    "i am going to ",
+    "i need to ",
+    "i'll now ",
+    "okay, let me",
+    "ok, let me",
+    "great, let me",
+    "perfect! let me",
+    "perfect! now",
+    "我来",
+    "让我",
+    "讓我",
+    "我将",
+    "我將",
+    "我会",
+    "我會",
+    "我先",
+    "接下来",
+    "下面我",
+    "现在我",
+    "現在我",
+    "首先",
+    "まず",
+    "次に",
+    "では、",
+    "それでは",
+    "먼저",
+    "이제 ",
+    "다음으로",
+    "다음 단계로",
+];
+
+/// Openings that are courtesy, before what a sentence really says.
+const COURTESY: &[&str] = &[
+    "as per your request, ",
+    "as requested, ",
+    "sure, ",
+    "sure! ",
+    "certainly, ",
+    "certainly! ",
+    "of course, ",
+    "of course! ",
+    "absolutely, ",
+    "absolutely! ",
+    "alright, ",
+    "all right, ",
+];
+
+/// Endings of a sentence that announces work: Japanese "…します" / "…しましょう"
+/// / "…していきます", Korean "…하겠습니다" / "…할게요" / "…하겠습니다.".
+const INTENT_ENDINGS: &[&str] = &[
+    "します",
+    "しましょう",
+    "していきます",
+    "してみます",
+    "確認します",
+    "하겠습니다",
+    "할게요",
+    "하겠어요",
+    "해보겠습니다",
+    "살펴보겠습니다",
+];
+
+/// The agent's last report: its final turn's text after its last tool call,
+/// without thinking, from the first paragraph that is not narration (with
+/// the next one when that paragraph only introduces it).
+pub fn outcome(t: &Transcript) -> String {
+    // "Thanks!" and the agent's "You're welcome!" after the work are not what
+    // came of it: the session is judged up to that closing courtesy.
+    let messages = &t.messages[..closing_courtesy(&t.messages).unwrap_or(t.messages.len())];
+    let answer = answer(messages);
+    // Messages after the person's last request: the thread it opened.
+    let thread = messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    let failure = t
+        .failure
+        .as_ref()
+        .filter(|f| f.after >= thread && f.after <= messages.len());
+    match failure {
+        // A usage or rate limit that stopped a slash command run after the
+        // work was reported (a review) is not what came of the session; one
+        // that stopped a typed request is, unless the agent had said what it
+        // did before the call that hit it ("Upgraded tokio." then a push).
+        Some(failure) if is_limit(&failure.error) && after_command(messages, thread) => {
+            last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
+        }
+        Some(failure) if is_limit(&failure.error) && said_what_it_did(&messages[thread..]) => {
+            answer
+        }
+        Some(failure)
+            if answer.is_empty() || is_narration(&answer) || !reported(messages, thread) =>
+        {
+            format!("failed: {}", failure.error)
+        }
+        _ => answer,
+    }
+}
+
+/// Where a closing courtesy starts: the person's last message only thanks or
+/// praises ("great thanks!"), the agent made no tool call after it, and the
+/// agent reported something before it.
+fn closing_courtesy(messages: &[Message]) -> Option<usize> {
+    let last = messages.iter().rposition(|m| m.role == Role::User)?;
+    let after = &messages[last + 1..];
+    let worked = after.iter().any(|m| !m.tools.is_empty());
+    let reported_before = messages[..last]
+        .iter()
+        .any(|m| m.role == Role::Assistant && !m.text.trim().is_empty());
+    // A bare "ok" may be a go-ahead the agent answers with what it did.
+    let text = &messages[last].text;
+    let go_ahead = only_words(text, &["ok", "okay"], 2);
+    (is_courtesy(text) && !go_ahead && !worked && reported_before).then_some(last)
+}
+
+/// Whether the agent's last words in a thread tell what it did (not what it
+/// was about to do, not a limit notice), even before a tool call.
+fn said_what_it_did(thread: &[Message]) -> bool {
+    thread
+        .iter()
+        .rev()
+        .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
+        .map(answer_of)
+        .is_some_and(|a| !a.is_empty() && !is_narration(&a) && !is_limit(&a))
+}
+
+/// Whether the request that opened the thread from `thread` on is a slash
+/// command (a review, a cleanup run after the work), not a typed request.
+fn after_command(messages: &[Message], thread: usize) -> bool {
+    thread
+        .checked_sub(1)
+        .and_then(|i| messages.get(i))
+        .is_some_and(|m| m.role == Role::User && m.text.trim_start().starts_with('/'))
+}
+
+/// Whether an error is the model provider's quota, not the work's failure.
+fn is_limit(error: &str) -> bool {
+    const LIMITS: &[&str] = &[
+        "hit your limit",
+        "out of extra usage",
+        "usage limit",
+        "rate limit",
+        "rate_limit",
+        "quota",
+        "too many requests",
+    ];
+    let lower = error.to_lowercase();
+    LIMITS.iter().any(|l| lower.contains(l))
+}
+
+/// The newest answer an agent's turn reported (text after its last tool
+/// call) that is not itself a limit notice.
+fn last_report(messages: &[Message]) -> Option<String> {
+    messages
+        .iter()
+        .rev()
+        .filter(|m| m.role == Role::Assistant && m.reported() && !is_limit(m.report()))
+        .map(answer_of)
+        .find(|a| !a.is_empty() && !is_narration(a))
+}
+
+/// Whether the agent reported something in messages `thread..` (text after
+/// its last tool call, not only before it).
+fn reported(messages: &[Message], thread: usize) -> bool {
+    messages[thread.min(messages.len())..]
+        .iter()
+        .any(|m| m.role == Role::Assistant && m.reported())
+}
+
+/// The agent's last answer, narration and thinking left out.
+fn answer(messages: &[Message]) -> String {
+    let spoke = |m: &&Message| m.role == Role::Assistant && !m.text.trim().is_empty();
+    // A transcript that stops after a tool call (cut off, killed mid-turn)
+    // holds only what the agent was about to do there: its newest report is
+    // what came of the session.
+    let cut_off = messages
+        .iter()
+        .rev()
+        .find(spoke)
+        .is_some_and(|m| !m.reported());
+    let reported_any = messages.iter().any(|m| spoke(&m) && m.reported());
+    // "OK." to a closing "thanks" is not what was done: the reply before it is.
+    let mut replies = messages
+        .iter()
+        .rev()
+        .filter(spoke)
+        .filter(|m| !(cut_off && reported_any) || m.reported())
+        .map(answer_of);
+    let last = replies.next().unwrap_or_default();
+    if !is_acknowledgement(&last) {
+        return last;
+    }
+    replies.find(|a| !is_acknowledgement(a)).unwrap_or(last)
+}
+
+/// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
+pub(super) fn is_courtesy(sentence: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "fantastic",
+        "great",
+        "perfect",
+        "thanks",
+        "thank",
+        "you",
+        "awesome",
+        "nice",
+        "good",
+        "job",
+        "well",
+        "done",
+        "reported",
+        "excellent",
+        "ok",
+        "okay",
+        "cool",
+        "wonderful",
+        "amazing",
+        "brilliant",
+        "so",
+        "much",
+        "very",
+        "that",
+        "works",
+        "worked",
+        "looks",
+        "谢谢",
+        "感谢",
+        "多谢",
+        "ありがとう",
+        "감사합니다",
+        "고마워",
+        "merci",
+        "danke",
+        "gracias",
+        "grazie",
+        "obrigado",
+        "спасибо",
+    ];
+    only_words(sentence, WORDS, 6)
+}
+
+/// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
+pub(super) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
+    let found: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
+}
+
+/// A reply that only acknowledges ("OK", "Done.", "好的", "👍").
+fn is_acknowledgement(reply: &str) -> bool {
+    const ACKS: &[&str] = &[
+        "ok",
+        "okay",
+        "done",
+        "sure",
+        "yes",
+        "got it",
+        "noted",
+        "understood",
+        "will do",
+        "好的",
+        "好",
+        "收到",
+        "了解",
+        "はい",
+        "了解です",
+    ];
+    let t = reply.trim().trim_end_matches(['.', '!', '。', '！']).trim();
+    !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
+}
+
+/// One turn's answer, narration and thinking left out.
+fn answer_of(last: &Message) -> String {
+    let report = without_thinking(last.report());
+    // Headings and horizontal rules (`---`) are structure, not what was done;
+    // a rule may also open a paragraph that holds more.
+    let paras: Vec<&str> = report
+        .split("\n\n")
+        .map(|p| without_leading_rule(p.trim()))
+        .filter(|p| !p.is_empty() && !p.starts_with('#'))
+        .collect();
+    let Some(start) = paras
+        .iter()
+        .position(|p| !is_narration(p) && !p.starts_with("```"))
+        .or(paras.len().checked_sub(1))
+    else {
+        return String::new();
+    };
+    let first = paras[start];
+    match paras.get(start + 1) {
+        Some(next) if first.ends_with([':', '：']) => format!("{first}\n\n{next}"),
+        _ => first.to_string(),
+    }
+}
+
+/// A paragraph without the markdown rule (`---`, `***`, `___`) on its first line.
+fn without_leading_rule(p: &str) -> &str {
+    let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
+    let first = first.trim();
+    let rule = first.len() >= 3
+        && first
+            .chars()
+            .all(|c| matches!(c, '-' | '*' | '_' | '=' | ' '));
+    if rule { rest.trim() } else { p }
+}
+
+/// Whether a paragraph or sentence announces what the agent is about to do.
+pub fn is_narration(text: &str) -> bool {
+    let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
+    let lower = t.to_lowercase();
+    // "As per your request, I'll provide …": the courtesy does not make it a report.
+    let lower = COURTESY
+        .iter()
+        .find_map(|c| lower.strip_prefix(c))
+        .map_or(lower.clone(), str::to_string);
+    let first_sentence = lower
+        .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let core = first_sentence.trim_end_matches(['.', '!', '?', '。', '！', '？', '…', ' ']);
+    // A lead-in ending in a colon is not narration here: before a tool call
+    // it is outside the report already, and inside it it introduces the
+    // result ("Here is metrics_check.py:"), which the outcome joins.
+    INTENT_OPENINGS.iter().any(|o| lower.starts_with(o))
+        || INTENT_ENDINGS.iter().any(|e| core.ends_with(e))
+}
+
+/// A text without `<thinking>` blocks and the placeholders some harnesses
+/// leave where one was (`<thinking-content-7bbeb8e1…>`).
+fn without_thinking(text: &str) -> String {
+    let stripped = clean::strip_blocks(text, &["thinking", "think"]);
+    stripped
+        .lines()
+        .filter(|l| {
+            let l = l.trim();
+            !(l.starts_with("<thinking") && l.ends_with('>'))
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,256 @@
+//! How the outcome is chosen, one behaviour per test.
+
+use super::*;
+use crate::capture::transcript::read;
+
+fn claude(lines: &[serde_json::Value]) -> Transcript {
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    read(&text.join("\n"))
+}
+
+fn assistant(uuid: &str, content: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": uuid,
+        "message": {"role": "assistant", "content": content}})
+}
+
+#[test]
+fn the_report_after_the_last_tool_call_is_the_outcome_not_the_announcement() {
+    let t = claude(&[
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "message": {"role": "user", "content": "please add a hello world script"}}),
+        assistant(
+            "a1",
+            serde_json::json!([{"type": "text", "text": "I'll create a hello world script."}]),
+        ),
+        assistant(
+            "a2",
+            serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Write",
+            "input": {"file_path": "/p/hello.py", "content": "print('hi')"}}]),
+        ),
+        assistant(
+            "a3",
+            serde_json::json!([{"type": "text", "text": "I added hello.py, which prints hi."}]),
+        ),
+    ]);
+    assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
+}
+
+#[test]
+fn an_acknowledgement_at_the_end_gives_way_to_the_report_before_it() {
+    let user = |uuid: &str, text: &str| {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "user", "content": text}})
+    };
+    let text = |s: &str| serde_json::json!([{"type": "text", "text": s}]);
+    let t = claude(&[
+        user("u1", "please add a hello world script"),
+        assistant("a1", text("I added hello.py, which prints hi.")),
+        user("u2", "thanks!"),
+        assistant("a2", text("OK.")),
+    ]);
+    assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
+    assert!(is_acknowledgement("好的"));
+    assert!(!is_acknowledgement("Done: hello.py prints hi."));
+}
+
+#[test]
+fn a_transcript_cut_off_after_a_tool_call_keeps_the_last_report() {
+    let user = |uuid: &str, text: &str| {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "user", "content": text}})
+    };
+    let t = claude(&[
+        user("u1", "set the screensaver to 10 minutes"),
+        assistant(
+            "a1",
+            serde_json::json!([{"type": "text", "text": "Done. The screensaver now waits 10 minutes."}]),
+        ),
+        user("u2", "this monitor warning, can we fix it?"),
+        assistant(
+            "a2",
+            serde_json::json!([{"type": "text", "text": "Found it. Fix: move the laptop to x=3840:"},
+                {"type": "tool_use", "id": "t1", "name": "Edit",
+                 "input": {"file_path": "/p/monitors.conf"}}]),
+        ),
+    ]);
+    assert_eq!(outcome(&t), "Done. The screensaver now waits 10 minutes.");
+}
+
+#[test]
+fn narration_in_any_language_gives_way_to_the_result_that_follows() {
+    for (narration, result) in [
+        (
+            "Let me read the config first.",
+            "The config had a typo in the port; fixed.",
+        ),
+        (
+            "다음 단계로 tasks.md를 생성하겠습니다.",
+            "tasks.md에 65개의 작업을 생성했습니다.",
+        ),
+        (
+            "让我收集本次对话涉及的文件。",
+            "已更新 README.md 和 docs/setup.md。",
+        ),
+        ("では、テストを実行します。", "テストは全て成功しました。"),
+    ] {
+        assert!(is_narration(narration), "{narration}");
+        assert!(!is_narration(result), "{result}");
+    }
+    assert!(!is_narration("I added hello.py."));
+    assert!(!is_narration("65 tasks generated in tasks.md"));
+}
+
+#[test]
+fn a_lead_in_before_a_horizontal_rule_takes_the_report_after_it() {
+    let t = claude(&[
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+            "message": {"role": "user", "content": "how does the heap walk work?"}}),
+        assistant(
+            "a1",
+            serde_json::json!([{"type": "text", "text": "Here is the analysis:\n\n---\n\nThe walk starts at space --check and visits every object."}]),
+        ),
+    ]);
+    assert_eq!(
+        outcome(&t),
+        "Here is the analysis:\n\nThe walk starts at space --check and visits every object."
+    );
+}
+
+#[test]
+fn thinking_and_its_placeholders_are_never_the_outcome() {
+    let text = "<thinking>weigh options</thinking>\n<thinking-content-7bbeb8e1a2>\n\nFixed the retry loop.";
+    assert_eq!(without_thinking(text).trim(), "Fixed the retry loop.");
+}
+
+fn tool_error(uuid: &str, output: &str) -> serde_json::Value {
+    serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+        "message": {"role": "user", "content": [{"type": "tool_result",
+            "tool_use_id": "t1", "is_error": true, "content": output}]}})
+}
+
+#[test]
+fn a_turn_that_ends_in_a_failed_call_without_a_report_has_the_error_as_outcome() {
+    let ask = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+        "message": {"role": "user", "content": "run the nightly import"}});
+    let run = assistant(
+        "a1",
+        serde_json::json!([{"type": "text", "text": "I'll run the import."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "python3 import.py"}}]),
+    );
+    let failed = tool_error(
+        "r1",
+        "Traceback (most recent call last):\n  File \"import.py\"\nKeyError: 'DATABASE_URL'\n",
+    );
+    let t = claude(&[ask.clone(), run.clone(), failed.clone()]);
+    assert_eq!(outcome(&t), "failed: KeyError: 'DATABASE_URL'");
+    // A report after the failure is the outcome: the agent said what it made of it.
+    let report = assistant(
+        "a2",
+        serde_json::json!([{"type": "text", "text": "The import needs DATABASE_URL; set it in .env and rerun."}]),
+    );
+    let t = claude(&[ask.clone(), run.clone(), failed.clone(), report]);
+    assert_eq!(
+        outcome(&t),
+        "The import needs DATABASE_URL; set it in .env and rerun."
+    );
+    // A failure before the last request is not this request's outcome.
+    let later = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u2",
+        "message": {"role": "user", "content": "thanks, that is all"}});
+    let t = claude(&[ask, run, failed, later]);
+    assert_eq!(outcome(&t), "I'll run the import.");
+}
+
+#[test]
+fn a_usage_limit_hit_by_a_trailing_command_after_the_report_is_not_the_outcome() {
+    let ask = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u",
+        "message": {"role": "user", "content": "refactor the type system"}});
+    let done = assistant(
+        "a1",
+        serde_json::json!([{"type": "text", "text": "Refactor done: one ArchetypeType left, the build passes."}]),
+    );
+    let review = serde_json::json!({"type": "user", "sessionId": "s", "uuid": "u2",
+        "message": {"role": "user", "content": "/vibe-review"}});
+    let run = assistant(
+        "a2",
+        serde_json::json!([{"type": "text", "text": "Let me review."},
+            {"type": "tool_use", "id": "t1", "name": "Task", "input": {"prompt": "review"}}]),
+    );
+    let limit = tool_error("r1", "You've hit your limit · resets 2pm (Asia/Shanghai)");
+    let t = claude(&[
+        ask.clone(),
+        done.clone(),
+        review.clone(),
+        run.clone(),
+        limit,
+    ]);
+    assert_eq!(
+        outcome(&t),
+        "Refactor done: one ArchetypeType left, the build passes."
+    );
+    // Any other failure of the last request still stands.
+    let crash = tool_error("r1", "Error: review agent crashed");
+    let t = claude(&[ask, done, review, run, crash]);
+    assert_eq!(outcome(&t), "failed: Error: review agent crashed");
+}
+
+fn user(uuid: &str, text: &str) -> serde_json::Value {
+    serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+        "message": {"role": "user", "content": text}})
+}
+
+fn said(uuid: &str, text: &str) -> serde_json::Value {
+    assistant(uuid, serde_json::json!([{"type": "text", "text": text}]))
+}
+
+#[test]
+fn thanks_after_the_work_and_the_reply_to_it_are_not_the_outcome() {
+    let work = [
+        user("u1", "add a dark mode toggle to the settings page"),
+        said(
+            "a1",
+            "Added a dark mode toggle; the choice is saved in localStorage.",
+        ),
+    ];
+    for thanks in ["great thanks!", "Perfect, thank you so much", "谢谢"] {
+        let mut lines = work.to_vec();
+        lines.push(user("u2", thanks));
+        lines.push(said(
+            "a2",
+            "You're welcome! Let me know if you need anything else.",
+        ));
+        assert_eq!(
+            outcome(&claude(&lines)),
+            "Added a dark mode toggle; the choice is saved in localStorage.",
+            "{thanks}"
+        );
+    }
+    // "ok" may be a go-ahead: what the agent says to it stands.
+    let mut lines = work.to_vec();
+    lines.push(user("u2", "ok"));
+    lines.push(said("a2", "The toggle now also follows the system theme."));
+    assert_eq!(
+        outcome(&claude(&lines)),
+        "The toggle now also follows the system theme."
+    );
+}
+
+#[test]
+fn a_limit_hit_after_the_agent_said_what_it_did_leaves_that_as_the_outcome() {
+    let ask = user("u1", "upgrade tokio to 1.40");
+    let push = assistant(
+        "a1",
+        serde_json::json!([{"type": "text", "text": "Upgraded tokio to 1.40; everything builds."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "gh pr create --fill"}}]),
+    );
+    let limit = tool_error("r1", "API rate limit exceeded for user");
+    let t = claude(&[ask.clone(), push, limit.clone()]);
+    assert_eq!(outcome(&t), "Upgraded tokio to 1.40; everything builds.");
+    // Announced, not done: the limit is what came of it.
+    let announce = assistant(
+        "a1",
+        serde_json::json!([{"type": "text", "text": "I'll open the pull request."},
+            {"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "gh pr create --fill"}}]),
+    );
+    let t = claude(&[ask, announce, limit]);
+    assert_eq!(outcome(&t), "failed: API rate limit exceeded for user");
+}
