@@ -283,6 +283,68 @@ fn an_opencode_session_gives_its_request_its_file_and_its_report() {
     pin("opencode_1_18", &c);
 }
 
+/// One session of the sample's rows as `opencode export <id>` writes it:
+/// `{info, messages: [{info, parts}]}`, pretty-printed.
+fn opencode_export(rows: &Path, session: &str) -> String {
+    let rows: Vec<serde_json::Value> = std::fs::read_to_string(rows)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let of = |table: &'static str| rows.iter().filter(move |r| r["table"] == table);
+    let s = of("session").find(|r| r["id"] == session).unwrap();
+    let messages: Vec<serde_json::Value> = of("message")
+        .filter(|m| m["session_id"] == session)
+        .map(|m| {
+            let mut info = m["data"].clone();
+            info["id"] = m["id"].clone();
+            info["sessionID"] = session.into();
+            let parts: Vec<serde_json::Value> = of("part")
+                .filter(|p| p["message_id"] == m["id"])
+                .map(|p| {
+                    let mut part = p["data"].clone();
+                    part["id"] = p["id"].clone();
+                    part["messageID"] = m["id"].clone();
+                    part
+                })
+                .collect();
+            serde_json::json!({"info": info, "parts": parts})
+        })
+        .collect();
+    let info = serde_json::json!({"id": session, "directory": s["directory"], "title": s["title"],
+        "time": {"created": s["time_created"], "updated": s["time_updated"]}});
+    serde_json::to_string_pretty(&serde_json::json!({"info": info, "messages": messages})).unwrap()
+}
+
+#[test]
+fn an_opencode_export_is_read_as_the_session_it_holds_not_refused() {
+    let Some(rows) = sample("opencode-1.18.33/rows.jsonl") else {
+        return;
+    };
+    let tmp = tempfile::tempdir().unwrap();
+    let session = "ses_dea23fd5fffeCl8f891mhV7r2E";
+    let export = tmp.path().join("export.json");
+    std::fs::write(&export, opencode_export(&rows, session)).unwrap();
+    let t = transcript::read(&std::fs::read_to_string(&export).unwrap());
+    assert_eq!(t.format, Format::Opencode);
+    assert_eq!(t.session_id.as_deref(), Some(session));
+    let c = captured(&export);
+    assert!(c.manifest().contains("harness: \"opencode\""));
+    assert!(c.manifest().contains("project: \"/home/dev/proj10\""));
+    // The same session as the database gives.
+    let db = common::captured::new_harness_home(&sample("").unwrap(), &tmp.path().join("home"));
+    let from_db = captured_with(&db, &["--session-id", session]);
+    let sentence = |c: &common::captured::Captured| {
+        let manifest = c.manifest();
+        manifest
+            .lines()
+            .find(|l| l.starts_with("# "))
+            .unwrap()
+            .to_string()
+    };
+    assert_eq!(sentence(&c), sentence(&from_db));
+}
+
 #[test]
 fn capture_reads_one_session_of_an_opencode_database_by_id_or_the_newest() {
     let Some(samples) = sample("") else { return };

@@ -76,7 +76,7 @@ pub(super) fn text(text: &str) -> Option<Foreign> {
         .iter()
         .any(|k| text.contains(k));
         return Some(if chat {
-            "a chat exported as one JSON document (as Cline and chat exporters write it)"
+            "a chat exported as one JSON document"
         } else {
             "a JSON document that is not a session log"
         });

@@ -5,7 +5,8 @@
 //! `step-start`, `step-finish`, …. Harvest reads one session's rows from the
 //! database (`store::opencode`) as JSON lines `{"table": …, …, "data": {…}}`,
 //! and this reader reads those lines: the first session's, any other
-//! session's rows skipped.
+//! session's rows skipped. `opencode export <id>` writes the same session as
+//! one JSON document (`{info, messages: [{info, parts}]}`), read as its rows.
 //!
 //! Owns: opencode's row and part types. Must not: run SQL.
 
@@ -54,6 +55,53 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         message(&mut t, m, &own);
     }
     t
+}
+
+/// Whether a JSON document is what `opencode export` writes: the session's
+/// `info` and its `messages`, each with its own `info` (the role) and `parts`.
+pub(super) fn is_export(doc: &Value) -> bool {
+    doc["info"].get("id").is_some()
+        && doc["messages"].as_array().is_some_and(|ms| {
+            !ms.is_empty()
+                && ms
+                    .iter()
+                    .all(|m| m["info"].get("role").is_some() && m["parts"].is_array())
+        })
+}
+
+/// An `opencode export` document, read as the rows harvest gives [`read`].
+pub(super) fn read_export(doc: &Value, keep: usize) -> Transcript {
+    let info = &doc["info"];
+    let session = str_at(info, "id").unwrap_or_default();
+    let mut rows = vec![serde_json::json!({
+        "table": "session",
+        "id": session,
+        "directory": info["directory"],
+        "title": info["title"],
+        "parent_id": info["parentID"],
+        "time_created": info["time"]["created"],
+        "time_updated": info["time"]["updated"],
+    })];
+    for m in doc["messages"].as_array().into_iter().flatten() {
+        let id = str_at(&m["info"], "id").unwrap_or_default();
+        rows.push(serde_json::json!({
+            "table": "message",
+            "id": id,
+            "session_id": session,
+            "time_created": m["info"]["time"]["created"],
+            "data": m["info"],
+        }));
+        for p in m["parts"].as_array().into_iter().flatten() {
+            rows.push(serde_json::json!({
+                "table": "part",
+                "id": p["id"],
+                "message_id": id,
+                "session_id": session,
+                "data": p,
+            }));
+        }
+    }
+    read(rows.iter().map(Value::to_string), keep)
 }
 
 fn session(t: &mut Transcript, v: &Value) {

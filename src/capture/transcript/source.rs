@@ -73,6 +73,9 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
             if values.len() == 1 && gemini::is_document(&v) {
                 return Ok(gemini::read_document(&v, keep));
             }
+            if values.len() == 1 && opencode::is_export(&v) {
+                return Ok(opencode::read_export(&v, keep));
+            }
             if let Some(what) = foreign::jsonl(&v, &values) {
                 return Ok(Transcript::foreign(what));
             }
@@ -154,7 +157,7 @@ fn bounded_text(head: Vec<String>, rest: &mut impl Iterator<Item = String>, keep
 }
 
 /// A session kept as one JSON document (Cline's `<id>.messages.json`, an
-/// older Gemini CLI's `session-*.json`).
+/// older Gemini CLI's `session-*.json`, an `opencode export`).
 fn json_document(text: &str, keep: usize) -> Option<Transcript> {
     if !text.trim_start().starts_with('{') {
         return None;
@@ -162,6 +165,9 @@ fn json_document(text: &str, keep: usize) -> Option<Transcript> {
     let doc: Value = serde_json::from_str(text).ok()?;
     if gemini::is_document(&doc) {
         return Some(gemini::read_document(&doc, keep));
+    }
+    if opencode::is_export(&doc) {
+        return Some(opencode::read_export(&doc, keep));
     }
     cline::is_cline(&doc).then(|| cline::read(&doc, keep))
 }
