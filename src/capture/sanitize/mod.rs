@@ -1,4 +1,4 @@
-//! `sanitize_transcript_v5`: the deterministic, versioned sanitizer every
+//! `sanitize_transcript_v6`: the deterministic, versioned sanitizer every
 //! transcript (and every captured summary or compaction body) passes through
 //! before a byte of it is written.
 //!
@@ -26,7 +26,7 @@ use regex::Captures;
 
 use rules::{Accept, RULES, Rule};
 
-pub const SANITIZER_VERSION: &str = "sanitize_transcript_v5";
+pub const SANITIZER_VERSION: &str = "sanitize_transcript_v6";
 
 /// Sanitized text and how many secrets of each kind were redacted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -50,8 +50,11 @@ impl Known {
     /// Learns the secrets `found` redacted that are safe to look for anywhere.
     pub fn learn(&mut self, found: &Sanitized) {
         for (secret, kind) in &found.secrets {
+            // `"apiKey": "AIza…"` took the quotes with the value; its copies
+            // elsewhere stand bare ("the key AIza… is restricted").
+            let secret = secret.trim_matches(['"', '\'', '`']);
             if spreads(secret) && !self.secrets.iter().any(|(s, _)| s == secret) {
-                self.secrets.push((secret.clone(), *kind));
+                self.secrets.push((secret.to_string(), *kind));
             }
         }
         // Longest first: a secret that contains another is redacted whole.
@@ -85,7 +88,7 @@ fn spreads(secret: &str) -> bool {
     chars >= 8 && !plain && !secret.contains('\n')
 }
 
-/// Sanitizes `text` with `sanitize_transcript_v5`.
+/// Sanitizes `text` with `sanitize_transcript_v6`.
 pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();

@@ -232,6 +232,15 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             Some(1),
             Accept::Paired,
         ),
+        // "server login is admin / Pa55w0rd!Xy", "ssh user: root / toor123": a
+        // user and password pair after a login word; the password half must
+        // look like one (a digit, an inner capital or a symbol).
+        context(
+            "password",
+            r#"(?i)(?-u:\b)(?:login|logins|log-in|sign-in|account|username|user|ssh)(?-u:\b)[^\n/]{0,24}?[ \t`'"][A-Za-z0-9._@+-]{2,40}[`'"]?[ \t]+/[ \t]+[`'"]?([^\s,;`'"/]+)(?:[^/]|$)"#,
+            Some(1),
+            Accept::Prose,
+        ),
         // A mail app password alone on its line: four groups of four letters.
         context(
             "app-password",

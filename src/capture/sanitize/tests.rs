@@ -332,6 +332,43 @@ fn a_known_credential_is_redacted_wherever_it_recurs_without_its_key() {
 }
 
 #[test]
+fn a_quoted_credential_is_known_bare_where_it_recurs() {
+    let mut known = Known::default();
+    known.learn(&sanitize(
+        r#"config {"apiKey": "AIzaSyD3xAmPl3K3yV4lu3Ab12cd34EF56gh78"} fails"#,
+    ));
+    let reply = "The key AIzaSyD3xAmPl3K3yV4lu3Ab12cd34EF56gh78 is restricted.";
+    assert_eq!(
+        known.redact(sanitize(reply)).text,
+        "The key [REDACTED:api-key] is restricted."
+    );
+}
+
+#[test]
+fn a_user_and_password_pair_after_a_login_word_is_redacted_but_prose_pairs_stay() {
+    for (input, want) in [
+        (
+            "server login is admin / Pa55w0rd!Xy, check nginx",
+            "server login is admin / [REDACTED:password], check nginx",
+        ),
+        (
+            "ssh user: root / toor123 on the box",
+            "ssh user: root / [REDACTED:password] on the box",
+        ),
+    ] {
+        assert_eq!(sanitize(input).text, want);
+    }
+    for kept in [
+        "the login / logout buttons",
+        "user / group ownership is wrong",
+        "account page / settings",
+        "login flow: app / src/auth/login.ts",
+    ] {
+        assert_eq!(sanitize(kept).text, kept);
+    }
+}
+
+#[test]
 fn a_password_that_is_a_plain_word_or_number_does_not_spread() {
     let mut known = Known::default();
     known.learn(&sanitize("DB_PASSWORD=cortexbuild\nPIN=12345678\n"));
