@@ -254,3 +254,32 @@ fn a_limit_hit_after_the_agent_said_what_it_did_leaves_that_as_the_outcome() {
     let t = claude(&[ask, announce, limit]);
     assert_eq!(outcome(&t), "failed: API rate limit exceeded for user");
 }
+
+#[test]
+fn a_cancelled_sibling_a_declined_call_or_a_repair_notice_is_not_the_failure() {
+    let ask = user("u1", "load the seed data");
+    let run = assistant(
+        "a1",
+        serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Bash", "input": {"command": "psql -f seed.sql"}}]),
+    );
+    let real = tool_error(
+        "r1",
+        "psql: error: password authentication failed for user \"app\"",
+    );
+    let cancelled = tool_error(
+        "r2",
+        "<tool_use_error>Cancelled: parallel tool call Bash(psql) errored</tool_use_error>",
+    );
+    let t = claude(&[ask.clone(), run.clone(), real, cancelled]);
+    assert_eq!(
+        outcome(&t),
+        "failed: psql: error: password authentication failed for user \"app\""
+    );
+    for notice in [
+        "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+        "[openclaw] missing tool result in session history; inserted synthetic error result for transcript repair.",
+    ] {
+        let t = claude(&[ask.clone(), run.clone(), tool_error("r1", notice)]);
+        assert!(!outcome(&t).starts_with("failed:"), "{notice}");
+    }
+}

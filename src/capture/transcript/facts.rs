@@ -74,6 +74,19 @@ impl Transcript {
 
     /// Notes that a tool call or the model request failed with `output`.
     pub(super) fn note_failure(&mut self, output: &str) {
+        // Notices a harness writes as a failed result are not the work failing:
+        // a transcript repair, a sibling call cancelled for another's error
+        // (noted already), the person declining a call.
+        const NOT_FAILURES: &[&str] = &[
+            "synthetic error result for transcript repair",
+            "missing tool result in session history",
+            "Cancelled: parallel tool call",
+            "The user doesn't want to proceed with this tool use",
+            "[Request interrupted by user",
+        ];
+        if NOT_FAILURES.iter().any(|n| output.contains(n)) {
+            return;
+        }
         if let Some(error) = error_line(output) {
             self.failure = Some(Failure {
                 after: self.messages.len(),
