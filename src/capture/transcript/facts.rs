@@ -1,7 +1,7 @@
 //! What a transcript says about its session beyond the conversation: a
 //! title the harness kept, the newest failed call (the outcome of a session
-//! that ends without an answer), and why a file with nothing to capture is
-//! refused.
+//! that ends without an answer), the file the work was mostly about, and why
+//! a file with nothing to capture is refused.
 //!
 //! Owns: those facts and their wording. Must not: read a format (the
 //! readers note the facts).
@@ -94,6 +94,64 @@ impl Transcript {
             });
         }
     }
+}
+
+impl Transcript {
+    /// The changed file the session was about: the first one changed that
+    /// is not a file that comes along with any work (a dotfile, a lock
+    /// file, the agent's own memory and instruction notes), else the first.
+    pub fn main_changed_file(&self) -> Option<String> {
+        let changed = self.changed_files();
+        let main = changed.iter().find(|f| !is_incidental(f));
+        main.or(changed.first()).cloned()
+    }
+}
+
+/// A file changed beside the work rather than as it: `.gitignore`, a lock
+/// file, `MEMORY.md`, a daily log, an agent's instruction file.
+fn is_incidental(path: &str) -> bool {
+    const NAMES: &[&str] = &[
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "cargo.lock",
+        "poetry.lock",
+        "uv.lock",
+        "gemfile.lock",
+        "go.sum",
+        "composer.lock",
+        "memory.md",
+        "agents.md",
+        "claude.md",
+        "gemini.md",
+        "heartbeat.md",
+        "soul.md",
+        "user.md",
+        "identity.md",
+        "tools.md",
+        "bootstrap.md",
+        "todo.md",
+    ];
+    let name = path
+        .rsplit(['/', '\\'])
+        .next()
+        .unwrap_or(path)
+        .to_lowercase();
+    let daily_log = name.len() == 13
+        && name.ends_with(".md")
+        && name[..10].chars().filter(char::is_ascii_digit).count() == 8;
+    // A dot folder holds tooling and agent state (`.learnings/`, `.specify/`),
+    // except the CI a repository keeps in `.github/`.
+    let dot_folder = path
+        .split(['/', '\\'])
+        .rev()
+        .skip(1)
+        .any(|c| c.starts_with('.') && c.len() > 2 && c != ".github");
+    name.starts_with('.')
+        || dot_folder
+        || NAMES.contains(&name.as_str())
+        || daily_log
+        || path.contains("memory/")
 }
 
 /// The line of a failed call's output that names the error: a traceback's

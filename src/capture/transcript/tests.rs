@@ -180,3 +180,28 @@ fn what_a_person_typed_under_a_pasted_log_is_their_request() {
     assert_eq!(clean::after_paste(&log.join("\n")), None);
     assert_eq!(clean::after_paste("```\nlet x = 1;\n```\nwhy?"), None);
 }
+
+#[test]
+fn the_main_changed_file_is_the_first_one_that_is_not_incidental() {
+    let write = |uuid: &str, path: &str| {
+        format!(
+            r#"{{"type":"assistant","uuid":"{uuid}","sessionId":"s","cwd":"/w/shop","message":{{"role":"assistant","content":[{{"type":"tool_use","id":"t{uuid}","name":"Write","input":{{"file_path":"{path}","content":"x"}}}}]}}}}"#
+        )
+    };
+    let ask = r#"{"type":"user","uuid":"u","sessionId":"s","cwd":"/w/shop","message":{"role":"user","content":"back up the config without secrets"}}"#;
+    let t = read(
+        &[
+            ask.to_string(),
+            write("1", "/w/shop/.gitignore"),
+            write("2", "/w/shop/memory/2026-03-01.md"),
+            write("3", "/w/shop/.learnings/LEARNINGS.md"),
+            write("4", "/w/shop/scripts/backup.py"),
+            write("5", "/w/shop/Cargo.lock"),
+        ]
+        .join("\n"),
+    );
+    assert_eq!(t.main_changed_file().as_deref(), Some("scripts/backup.py"));
+    // Only incidental files: the first of them.
+    let t = read(&[ask.to_string(), write("1", "/w/shop/.gitignore")].join("\n"));
+    assert_eq!(t.main_changed_file().as_deref(), Some(".gitignore"));
+}
