@@ -391,15 +391,33 @@ fn past_preamble(text: &str) -> &str {
         "imagine you",
         "your role",
     ];
+    /// Lines that go on describing the role rather than asking.
+    const RULES: &[&str] = &["you ", "your ", "always ", "never ", "do not ", "don't ", "follow "];
     let start = text.trim_start().to_lowercase();
     if !ROLES.iter().any(|r| start.starts_with(r)) {
         return text;
     }
-    text.trim_start()
-        .split_once("\n\n")
-        .map(|(_, rest)| rest)
-        .filter(|rest| prose_lines(rest).next().is_some())
-        .unwrap_or(text)
+    let text = text.trim_start();
+    if let Some((_, rest)) = text.split_once("\n\n")
+        && prose_lines(rest).next().is_some()
+    {
+        return rest;
+    }
+    // No blank line: the ask is the first line that no longer describes the role.
+    let mut rest = text;
+    while let Some((line, after)) = rest.split_once('\n') {
+        let lower = line.trim().to_lowercase();
+        let describes = ROLES.iter().chain(RULES).any(|r| lower.starts_with(r));
+        if !describes {
+            break;
+        }
+        rest = after;
+    }
+    if rest == text || prose_lines(rest).next().is_none() {
+        text
+    } else {
+        rest
+    }
 }
 
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
@@ -441,6 +459,14 @@ mod tests {
             (
                 "You are a senior Rust engineer. You write idiomatic code.\n\nAdd a retry to the fetcher.",
                 "Add a retry to the fetcher.",
+            ),
+            (
+                "You are an expert Go developer. Follow best practices.\nNever skip tests.\nFix the data race in worker.go.",
+                "Fix the data race in worker.go.",
+            ),
+            (
+                "You are right, the cache is stale.",
+                "You are right, the cache is stale.",
             ),
             (
                 "```rust\nfn main() {}\n```\nwhy does this not compile?",
