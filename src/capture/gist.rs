@@ -392,7 +392,9 @@ fn past_preamble(text: &str) -> &str {
         "your role",
     ];
     /// Lines that go on describing the role rather than asking.
-    const RULES: &[&str] = &["you ", "your ", "always ", "never ", "do not ", "don't ", "follow "];
+    const RULES: &[&str] = &[
+        "you ", "your ", "always ", "never ", "do not ", "don't ", "follow ",
+    ];
     let start = text.trim_start().to_lowercase();
     if !ROLES.iter().any(|r| start.starts_with(r)) {
         return text;

@@ -299,6 +299,9 @@ pub fn is_heartbeat(text: &str) -> bool {
     t.starts_with("[OpenClaw heartbeat poll]")
         || t.starts_with("Read HEARTBEAT.md if it exists")
         || t.starts_with("Follow the heartbeat monitor scratch context")
+        // A heartbeat prompt of the person's own config keeps the harness's
+        // token and its condition: "If nothing needs attention, reply HEARTBEAT_OK."
+        || (t.contains("HEARTBEAT_OK") && t.to_lowercase().contains("nothing needs"))
         || t == "HEARTBEAT"
 }
 
@@ -533,6 +536,7 @@ mod tests {
             "Follow the heartbeat monitor scratch context when provided. If nothing needs attention, reply NO_REPLY.",
             "Continue the current task from the existing transcript, preserving completed work.",
             "Wake up, my friend!",
+            "Check the shop's orders and my calendar. If nothing needs attention, reply HEARTBEAT_OK.",
         ] {
             assert_eq!(openclaw_user(prompt), None, "{prompt}");
         }
