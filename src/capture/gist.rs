@@ -183,7 +183,9 @@ fn outcome_gist(answer: &str) -> String {
         if one.is_empty() {
             break;
         }
-        let narration = super::outcome::is_narration(&one);
+        // "네, 알겠습니다." and "承知しました。" before the result are not it.
+        let narration =
+            super::outcome::is_narration(&one) || super::outcome::is_acknowledgement(&one);
         if !narration {
             first.get_or_insert_with(|| one.clone());
         }
@@ -587,5 +589,25 @@ mod tests {
             end_sentence("Java heap 的完整遍历和对象检查："),
             "Java heap 的完整遍历和对象检查."
         );
+    }
+
+    #[test]
+    fn an_acknowledgement_before_the_result_gives_way_to_it_in_any_language() {
+        for (reply, want) in [
+            (
+                "네, 알겠습니다. 로그인 버그를 수정했습니다.",
+                "로그인 버그를 수정했습니다.",
+            ),
+            (
+                "承知しました。ログインのテストを修正しました。",
+                "ログインのテストを修正しました。",
+            ),
+            (
+                "Got it. The cookie now has SameSite=Lax.",
+                "The cookie now has SameSite=Lax.",
+            ),
+        ] {
+            assert_eq!(outcome_gist(reply), want, "{reply}");
+        }
     }
 }

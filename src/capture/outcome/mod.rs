@@ -282,8 +282,9 @@ pub(super) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
     !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
 }
 
-/// A reply that only acknowledges ("OK", "Done.", "好的", "👍").
-fn is_acknowledgement(reply: &str) -> bool {
+/// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
+/// "네, 알겠습니다.", "承知しました。", "👍").
+pub(super) fn is_acknowledgement(reply: &str) -> bool {
     const ACKS: &[&str] = &[
         "ok",
         "okay",
@@ -297,11 +298,30 @@ fn is_acknowledgement(reply: &str) -> bool {
         "好的",
         "好",
         "收到",
+        "明白了",
+        "明白",
         "了解",
         "はい",
         "了解です",
+        "了解しました",
+        "承知しました",
+        "かしこまりました",
+        "わかりました",
+        "네",
+        "네, 알겠습니다",
+        "알겠습니다",
+        "네 알겠습니다",
+        "понял",
+        "хорошо",
+        "d'accord",
+        "entendido",
+        "claro",
+        "verstanden",
     ];
-    let t = reply.trim().trim_end_matches(['.', '!', '。', '！']).trim();
+    let t = reply
+        .trim()
+        .trim_end_matches(['.', '!', '。', '！', '、', ','])
+        .trim();
     !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
 }
 
