@@ -62,29 +62,38 @@ impl Blocks {
     }
 
     /// Notes the block `p` writes; the file's block when it is not one
-    /// memsync wrote there (no record: a new file, or the first render since
-    /// memsync kept one). A record holds the newest two digests, so a
-    /// memsync killed between its record and its write is not taken for a
-    /// person ([`Blocks::pre_record`]).
+    /// memsync wrote there (no record: a new file, a rebuilt index, or the
+    /// first render since memsync kept one). A record holds two digests, the
+    /// block about to be written and the one the file holds until then when
+    /// that one is memsync's, so a memsync killed between its record and its
+    /// write is not taken for a person ([`Blocks::pre_record`]).
     pub(super) fn note(&mut self, p: &Pending) -> Option<EditedBlock> {
-        let newest = self
-            .last
-            .get(&p.path)
-            .and_then(|l| l.split(' ').next())
-            .unwrap_or_default();
         let new = contract::sha256_hex(p.block.as_bytes());
-        let record = match newest {
-            "" => new.clone(),
-            n if n == new => new.clone(),
-            n => format!("{new} {n}"),
+        let last = self.last.get(&p.path);
+        let newest = last
+            .and_then(|l| l.split(' ').next())
+            .unwrap_or_default()
+            .to_string();
+        let old = p.existing_block.as_deref().filter(|_| p.changed);
+        let old_sha = old.map(|o| contract::sha256_hex(o.as_bytes()));
+        let edited = match (&old_sha, last) {
+            (Some(sha), Some(last)) => !last.split(' ').any(|d| d == sha),
+            _ => false,
+        };
+        // The block the file holds until the write lands: memsync's own
+        // (accepted, so a kill must not turn it into a person's), else the
+        // last one memsync wrote.
+        let holds = match old_sha {
+            Some(sha) if !edited => sha,
+            _ => newest,
+        };
+        let record = if holds.is_empty() || holds == new {
+            new.clone()
+        } else {
+            format!("{new} {holds}")
         };
         self.digests.insert(p.path.clone(), record);
-        let old = p.existing_block.as_deref().filter(|_| p.changed)?;
-        let last = self.last.get(&p.path)?;
-        let old_sha = contract::sha256_hex(old.as_bytes());
-        if last.split(' ').any(|d| d == old_sha) {
-            return None;
-        }
+        let old = old.filter(|_| edited)?;
         let typed = old
             .lines()
             .filter(|l| !l.trim().is_empty() && !p.block.lines().any(|n| n == *l))
@@ -227,6 +236,48 @@ mod tests {
             .collect();
         names.sort();
         names
+    }
+
+    fn render(block: &str, file_holds: &str) -> Pending {
+        Pending {
+            path: "MEMORY.md".into(),
+            agent_id: "default".into(),
+            scope: "memory".into(),
+            block: block.into(),
+            changed: block != file_holds,
+            existing_block: Some(file_holds.into()),
+        }
+    }
+
+    /// The record a killed render left: what it pre-recorded, not yet written.
+    fn after_a_kill(b: &Blocks) -> Blocks {
+        Blocks {
+            last: b.digests.clone(),
+            digests: BTreeMap::new(),
+        }
+    }
+
+    #[test]
+    fn a_render_killed_before_its_write_never_takes_memsyncs_own_block_for_a_person() {
+        // A rebuilt index has no record: the file's block is accepted, and
+        // stays accepted when the render that replaces it is killed.
+        let mut first = Blocks::default();
+        assert!(first.note(&render("rows v2", "rows v1")).is_none());
+        let mut next = after_a_kill(&first);
+        assert!(next.note(&render("rows v3", "rows v1")).is_none());
+        // With a record, the same holds for the block memsync last wrote.
+        let mut again = after_a_kill(&next);
+        assert!(again.note(&render("rows v4", "rows v1")).is_none());
+        // A person's edit is still theirs after a kill: reported each time
+        // until a render lands.
+        let mut typed = after_a_kill(&again);
+        assert!(typed.note(&render("rows v5", "my own line")).is_some());
+        let mut typed_again = after_a_kill(&typed);
+        assert!(
+            typed_again
+                .note(&render("rows v6", "my own line"))
+                .is_some()
+        );
     }
 
     #[test]
