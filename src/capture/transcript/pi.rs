@@ -136,6 +136,13 @@ fn request_source(m: &Value, raw: Option<&str>) -> RequestSource {
 }
 
 fn message(t: &mut Transcript, m: &Value) {
+    // A command and its reply that OpenClaw keeps out of the model's context
+    // (`/status` and its card, `/help`): the harness talking, not the person
+    // asking or the agent reporting.
+    if is_context_free_command(m) {
+        t.dropped_turns += 1;
+        return;
+    }
     let text = text_of(&m["content"]);
     match m.get("role").and_then(Value::as_str) {
         Some("user") => {
@@ -181,6 +188,15 @@ fn message(t: &mut Transcript, m: &Value) {
         }
         _ => {}
     }
+}
+
+/// Whether OpenClaw marked a message as a context-free command or its reply
+/// (`excludeFromContext`, `__openclaw.contextFreeCommand`).
+fn is_context_free_command(m: &Value) -> bool {
+    m.get("excludeFromContext").and_then(Value::as_bool) == Some(true)
+        || m.pointer("/__openclaw/contextFreeCommand")
+            .and_then(Value::as_bool)
+            == Some(true)
 }
 
 /// The ids on the path from the active leaf to the root, when the entries form

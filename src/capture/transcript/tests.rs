@@ -99,6 +99,26 @@ fn openclaw_and_pi_read_the_active_branch_without_heartbeats() {
 }
 
 #[test]
+fn an_openclaw_command_and_its_status_card_are_neither_request_nor_report() {
+    let oc = r###"{"type":"session","version":3,"id":"7b1f","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/ana/.openclaw/workspace"}
+{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"Add a retry to the fetcher in fetch.py"}}
+{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[{"type":"text","text":"Added a retry with backoff to fetch.py."}],"provider":"anthropic","model":"claude"}}
+{"type":"message","id":"a3","parentId":"a2","message":{"role":"user","content":"/status","excludeFromContext":true,"__openclaw":{"contextFreeCommand":true}}}
+{"type":"message","id":"a4","parentId":"a3","message":{"role":"assistant","content":[{"type":"text","text":"🦞 OpenClaw 2026.3.1\n🧠 Model: anthropic/claude\n🧮 Tokens: 12k in / 1k out"}],"provider":"openclaw","model":"gateway-injected","excludeFromContext":true,"__openclaw":{"contextFreeCommand":true}}}
+"###;
+    let t = read(oc);
+    assert_eq!(t.format, Format::OpenClaw);
+    assert_eq!(
+        t.last(Role::Assistant),
+        Some("Added a retry with backoff to fetch.py.")
+    );
+    assert_eq!(
+        t.last(Role::User),
+        Some("Add a retry to the fetcher in fetch.py")
+    );
+}
+
+#[test]
 fn aider_history_becomes_turns() {
     let md = "\n# aider chat started at 2025-09-22 12:04:00\n\n> Aider v0.83.1\n\n#### /ask  \n> Main model: x\n\n#### /model openrouter/deepseek  \n> Main model: y\n\n#### write the curl requests  \n\nHere they are.\n\n> Applied edit to metrics_check.sh  \n";
     let t = read(md);
