@@ -10,9 +10,9 @@
 //! caller checks it against the floor and falls back) or do I/O.
 
 use super::clip::clip_words;
-use super::outcome::{is_courtesy, only_words};
+use super::outcome::{Commit, Outcome, is_courtesy, only_words};
 use super::summarize;
-use super::transcript::{AIDER_COMMIT, Transcript};
+use super::transcript::Transcript;
 use crate::sentence::{self, word_count};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
@@ -47,14 +47,23 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         s.push_str("; ");
         s.push_str(&where_);
     }
-    let answer = super::outcome::outcome(t);
     let budget = SENTENCE_WORDS
         .saturating_sub(word_count(&s) + 1)
         .clamp(OUTCOME_WORDS, OUTCOME_WORDS_MAX);
-    let outcome = match (last_commit(t), announced_commit(&answer)) {
-        (Some(msg), _) => format!("committed \"{}\"", clip_words(&msg, budget)),
-        (None, Some(msg)) => format!("commit message \"{}\"", clip_words(&msg, budget)),
-        (None, None) => clip_words(&outcome_gist(&answer), budget),
+    let outcome = match super::outcome::decide(t) {
+        Outcome {
+            commit: Some(Commit::Made(msg)),
+            ..
+        } => {
+            format!("committed \"{}\"", clip_words(&msg, budget))
+        }
+        Outcome {
+            commit: Some(Commit::Proposed(msg)),
+            ..
+        } => {
+            format!("commit message \"{}\"", clip_words(&msg, budget))
+        }
+        Outcome { report, .. } => clip_words(&outcome_gist(&report), budget),
     };
     if !outcome.is_empty() {
         s.push_str("; outcome: ");
@@ -121,44 +130,6 @@ fn without_label(line: &str) -> &str {
         }
         _ => line,
     }
-}
-
-/// The subject of the last `git commit -m` the agent ran after the person's
-/// last request: the concrete outcome of a session that ends in a commit.
-pub(super) fn last_commit(t: &Transcript) -> Option<String> {
-    let last = t
-        .messages
-        .last()
-        .filter(|m| m.role == super::transcript::Role::Assistant)?;
-    // A commit the harness made itself names its message.
-    if let Some(made) = last.tools.iter().rev().find(|c| c.name == AIDER_COMMIT) {
-        let subject = made.target.lines().next().unwrap_or_default().trim();
-        return (word_count(subject) >= 3).then(|| subject.to_string());
-    }
-    let cmd = last
-        .tools
-        .iter()
-        .rev()
-        .find(|c| c.target.contains("git commit") && c.target.contains("-m"))?;
-    let after = cmd.target.split_once("-m")?.1.trim_start();
-    let after = after
-        .strip_prefix("\"$(cat <<'EOF'")
-        .or_else(|| after.strip_prefix("\"$(cat <<EOF"))
-        .unwrap_or(after);
-    let msg = after.trim_start_matches(['"', '\'', ' ']);
-    let end = msg.find(['"', '\'', '\n']).unwrap_or(msg.len());
-    let subject = msg[..end].trim();
-    (word_count(subject) >= 3).then(|| subject.to_string())
-}
-
-/// The commit message an answer ends by proposing ("Here's the commit
-/// message:" and a fenced or quoted line): its subject is what was done.
-fn announced_commit(answer: &str) -> Option<String> {
-    let mut lines = answer.lines().map(str::trim).filter(|l| !l.is_empty());
-    lines.find(|l| l.to_lowercase().contains("commit message") && l.ends_with([':', '：']))?;
-    let subject = lines.find(|l| !l.starts_with("```"))?;
-    let subject = subject.trim_matches(['"', '\'', '`']).trim();
-    (word_count(subject) >= 3).then(|| subject.to_string())
 }
 
 /// One terminal mark: the text's own `.`/`!`/`?`, else a `.`.

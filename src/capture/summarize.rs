@@ -10,6 +10,7 @@ use std::time::Duration;
 
 use wait_timeout::ChildExt;
 
+use super::outcome::Commit;
 use super::transcript::{Role, Transcript, clean};
 
 /// How many files and commands the extractive summary lists.
@@ -147,12 +148,26 @@ pub fn extractive(t: &Transcript) -> String {
         section(&mut out, "Compactions", &line);
     }
     // The sentence's decision: a commit the session ended with leads.
-    let outcome = clip(&super::outcome::outcome(t), OUTCOME_CHARS);
-    let outcome = match super::gist::last_commit(t) {
-        Some(message) if outcome.is_empty() => format!("Committed \"{message}\"."),
-        Some(message) => format!("Committed \"{message}\".\n\n{outcome}"),
-        None => outcome,
+    let decided = super::outcome::decide(t);
+    let report = clip(&decided.report, OUTCOME_CHARS);
+    let sealed = match &decided.commit {
+        Some(Commit::Made(subject)) => format!("Committed \"{subject}\"."),
+        Some(Commit::Proposed(subject)) => format!("Proposed commit message \"{subject}\"."),
+        None => String::new(),
     };
+    let errand = decided.errand.as_ref().map(|e| {
+        format!(
+            "Then, asked \"{}\": {}",
+            clip(&e.ask, LATER_CHARS),
+            clip(&e.reply, OUTCOME_CHARS)
+        )
+    });
+    let outcome = [Some(sealed), Some(report), errand]
+        .into_iter()
+        .flatten()
+        .filter(|part| !part.is_empty())
+        .collect::<Vec<_>>()
+        .join("\n\n");
     section(&mut out, "Outcome", &outcome);
     if out.is_empty() {
         out.push_str("(no request from a person in this session)");
@@ -422,6 +437,26 @@ mod tests {
             super::super::gist::compose(&t, Some("/home/ana/dictation")).unwrap_or_default();
         assert!(
             sentence.contains("committed \"docs: add the dictation"),
+            "{sentence}"
+        );
+    }
+
+    #[test]
+    fn the_summary_and_the_sentence_name_the_same_proposed_commit_message() {
+        let t = super::super::transcript::read(
+            "{\"role\":\"user\",\"content\":\"add pagination to the /orders endpoint\"}\n{\"role\":\"assistant\",\"content\":\"Here's the commit message:\\n\\nfeat(orders): paginate /orders with limit and cursor\"}\n",
+        );
+        let summary = extractive(&t);
+        let outcome = summary.split("## Outcome\n\n").nth(1).unwrap_or_default();
+        assert!(
+            outcome.starts_with(
+                "Proposed commit message \"feat(orders): paginate /orders with limit and cursor\"."
+            ),
+            "{summary}"
+        );
+        let sentence = super::super::gist::compose(&t, None).unwrap_or_default();
+        assert!(
+            sentence.contains("commit message \"feat(orders): paginate"),
             "{sentence}"
         );
     }

@@ -12,6 +12,11 @@
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
 
+mod commit;
+mod errand;
+
+pub use commit::Commit;
+
 use super::transcript::{Message, Role, Transcript, clean};
 
 /// Openings of a sentence that announces work instead of reporting it.
@@ -93,13 +98,61 @@ const INTENT_ENDINGS: &[&str] = &[
     "살펴보겠습니다",
 ];
 
-/// The agent's last report: its final turn's text after its last tool call,
-/// without thinking, from the first paragraph that is not narration (with
-/// the next one when that paragraph only introduces it).
-pub fn outcome(t: &Transcript) -> String {
+/// What came of a session, decided once: the sentence and the summary both
+/// word this, so they cannot disagree.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outcome {
+    /// The commit the session ended with, made or proposed.
+    pub commit: Option<Commit>,
+    /// The agent's last report on the work, or `failed: <error>` when a
+    /// failure ended it.
+    pub report: String,
+    /// A routine step asked for after that report, and its reply.
+    pub errand: Option<Errand>,
+}
+
+/// A trailing routine step ("push it") and what the agent said to it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Errand {
+    pub ask: String,
+    pub reply: String,
+}
+
+/// The session's outcome: its last report and the commit that sealed it.
+pub fn decide(t: &Transcript) -> Outcome {
     // "Thanks!" and the agent's "You're welcome!" after the work are not what
     // came of it: the session is judged up to that closing courtesy.
     let messages = &t.messages[..closing_courtesy(&t.messages).unwrap_or(t.messages.len())];
+    let last = report(t, messages);
+    let commit = commit::sealing_commit(messages, &last);
+    // "push it" after the work was reported: the report stands, and what
+    // came of the errand ("Pushed.", a rate limit) is told after it.
+    if let Some(ask) = messages.iter().rposition(|m| m.role == Role::User)
+        && errand::is_errand(&messages[ask].text)
+    {
+        let before = report(t, &messages[..ask]);
+        if !before.is_empty() && !before.starts_with("failed: ") && !is_narration(&before) {
+            return Outcome {
+                commit,
+                report: before,
+                errand: Some(Errand {
+                    ask: messages[ask].text.trim().to_string(),
+                    reply: last,
+                }),
+            };
+        }
+    }
+    Outcome {
+        commit,
+        report: last,
+        errand: None,
+    }
+}
+
+/// The agent's last report: its final turn's text after its last tool call,
+/// without thinking, from the first paragraph that is not narration (with
+/// the next one when that paragraph only introduces it).
+fn report(t: &Transcript, messages: &[Message]) -> String {
     let answer = answer(messages);
     // Messages after the person's last request: the thread it opened.
     let thread = messages
@@ -328,36 +381,78 @@ pub(super) fn is_acknowledgement(reply: &str) -> bool {
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
     let report = without_thinking(last.report());
-    // Headings and horizontal rules (`---`) are structure, not what was done;
-    // a rule may also open a paragraph that holds more.
+    // Headings (`## Changes`, `**Summary**`) and rules (`---`) are structure,
+    // not what was done; they may also open a paragraph that holds more.
     let paras: Vec<&str> = report
         .split("\n\n")
-        .map(|p| without_leading_rule(p.trim()))
-        .filter(|p| !p.is_empty() && !p.starts_with('#'))
+        .map(|p| without_leading_structure(p.trim()))
+        .filter(|p| !p.is_empty())
         .collect();
     let Some(start) = paras
         .iter()
-        .position(|p| !is_narration(p) && !p.starts_with("```"))
+        .position(|p| !is_narration(p) && !p.starts_with("```") && !is_table(p))
         .or(paras.len().checked_sub(1))
     else {
         return String::new();
     };
     let first = paras[start];
+    // "Here is what changed:" and a bare "✅ Done" introduce what follows.
+    let lead_in = first.ends_with([':', '：']);
+    let status = crate::sentence::word_count(first) < 3;
     match paras.get(start + 1) {
-        Some(next) if first.ends_with([':', '：']) => format!("{first}\n\n{next}"),
+        Some(next) if lead_in || (status && !next.starts_with("```")) => {
+            format!("{first}\n\n{next}")
+        }
         _ => first.to_string(),
     }
 }
 
-/// A paragraph without the markdown rule (`---`, `***`, `___`) on its first line.
-fn without_leading_rule(p: &str) -> &str {
-    let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
-    let first = first.trim();
-    let rule = first.len() >= 3
-        && first
+/// A paragraph without the rules and headings on its first lines.
+fn without_leading_structure(mut p: &str) -> &str {
+    loop {
+        let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
+        if !is_rule(first.trim()) && !is_heading(first.trim()) {
+            return p;
+        }
+        p = rest.trim();
+    }
+}
+
+/// A markdown rule: `---`, `***`, `___`, `===`.
+fn is_rule(line: &str) -> bool {
+    line.len() >= 3
+        && line
             .chars()
-            .all(|c| matches!(c, '-' | '*' | '_' | '=' | ' '));
-    if rule { rest.trim() } else { p }
+            .all(|c| matches!(c, '-' | '*' | '_' | '=' | ' '))
+}
+
+/// A heading: `## Changes`, or a line that is only bold (`**Summary**`,
+/// `**What changed:**`), the way Codex titles its reports; not a bold
+/// sentence or status line.
+fn is_heading(line: &str) -> bool {
+    if line.starts_with('#') {
+        return true;
+    }
+    let line = line.trim_end_matches([':', '：']);
+    let inner = line
+        .strip_prefix("**")
+        .and_then(|l| l.strip_suffix("**"))
+        .or_else(|| line.strip_prefix("__").and_then(|l| l.strip_suffix("__")));
+    inner.is_some_and(|i| {
+        // "**All 48 tests pass.**" is a sentence, not a title.
+        // "**✅ Cleanup done**" reports a result under its status mark.
+        let i = i.trim_end_matches([':', '：']);
+        !i.is_empty()
+            && !i.starts_with(['✅', '✔', '✓', '☑', '❌', '⚠', '🎉'])
+            && !i.contains("**")
+            && !i.ends_with(['.', '!', '?', '。'])
+            && crate::sentence::word_count(i) <= 8
+    })
+}
+
+/// A markdown table: every line a row (`| a | b |`).
+fn is_table(p: &str) -> bool {
+    p.lines().all(|l| l.trim_start().starts_with('|'))
 }
 
 /// Whether a paragraph or sentence announces what the agent is about to do.

@@ -3,6 +3,10 @@
 use super::*;
 use crate::capture::transcript::read;
 
+fn outcome(t: &Transcript) -> String {
+    decide(t).report
+}
+
 fn claude(lines: &[serde_json::Value]) -> Transcript {
     let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
     read(&text.join("\n"))
@@ -282,4 +286,132 @@ fn a_cancelled_sibling_a_declined_call_or_a_repair_notice_is_not_the_failure() {
         let t = claude(&[ask.clone(), run.clone(), tool_error("r1", notice)]);
         assert!(!outcome(&t).starts_with("failed:"), "{notice}");
     }
+}
+
+#[test]
+fn a_commit_before_a_closing_thanks_still_seals_the_session() {
+    let commit = assistant(
+        "a1",
+        serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Bash",
+            "input": {"command": "git commit -m \"fix: stop the retry loop after 3 attempts\""}},
+            {"type": "text", "text": "Committed the fix."}]),
+    );
+    let t = claude(&[
+        user("u1", "the retry loop never stops, fix it and commit"),
+        commit,
+        user("u2", "thanks!"),
+        said("a2", "You're welcome!"),
+    ]);
+    assert_eq!(
+        decide(&t).commit,
+        Some(Commit::Made(
+            "fix: stop the retry loop after 3 attempts".into()
+        ))
+    );
+}
+
+#[test]
+fn a_proposed_commit_message_is_decided_once_with_the_report_it_ends() {
+    let t = claude(&[
+        user("u1", "add pagination to the /orders endpoint"),
+        said(
+            "a1",
+            "Here's the commit message:\n\n```\nfeat(orders): paginate /orders with limit and cursor\n```",
+        ),
+    ]);
+    let decided = decide(&t);
+    assert_eq!(
+        decided.commit,
+        Some(Commit::Proposed(
+            "feat(orders): paginate /orders with limit and cursor".into()
+        ))
+    );
+    assert!(decided.report.starts_with("Here's the commit message:"));
+}
+
+#[test]
+fn a_reports_titles_tables_and_status_marks_give_way_to_what_it_says() {
+    let ask = user("u1", "add exponential backoff to the retry loop");
+    for (reply, want) in [
+        (
+            "**Summary**\n- Added backoff to `retry_loop`, up to 10 s.",
+            "- Added backoff to `retry_loop`, up to 10 s.",
+        ),
+        (
+            "**What changed:**\n\n1. `retry_loop` backs off up to 10 s.",
+            "1. `retry_loop` backs off up to 10 s.",
+        ),
+        (
+            "## Changes\n\n- Added backoff to `retry_loop`.",
+            "- Added backoff to `retry_loop`.",
+        ),
+        (
+            "✅ Done\n\n`retry_loop` backs off up to 10 s.",
+            "✅ Done\n\n`retry_loop` backs off up to 10 s.",
+        ),
+        (
+            "| crate | async |\n|---|---|\n| moka | yes |\n\nmoka fits best: it is async.",
+            "moka fits best: it is async.",
+        ),
+        // A bold sentence or status line is the result itself.
+        (
+            "**All 48 tests pass.**\n\nNothing else changed.",
+            "**All 48 tests pass.**",
+        ),
+        (
+            "**✅ 旧代码清理完成**\n\n构建验证通过 ✓",
+            "**✅ 旧代码清理完成**",
+        ),
+    ] {
+        let t = claude(&[ask.clone(), said("a1", reply)]);
+        assert_eq!(outcome(&t), want, "{reply}");
+    }
+}
+
+#[test]
+fn a_routine_step_asked_after_the_report_leaves_the_report_and_is_told_after_it() {
+    let work = [
+        user("u1", "add exponential backoff to the retry loop"),
+        said("a1", "Added exponential backoff; it doubles up to 10 s."),
+    ];
+    let mut lines = work.to_vec();
+    lines.push(user("u2", "ok, now push it"));
+    lines.push(said("a2", "Pushed to origin/main."));
+    let decided = decide(&claude(&lines));
+    assert_eq!(
+        decided.report,
+        "Added exponential backoff; it doubles up to 10 s."
+    );
+    assert_eq!(
+        decided.errand,
+        Some(Errand {
+            ask: "ok, now push it".into(),
+            reply: "Pushed to origin/main.".into()
+        })
+    );
+    // A limit the errand hit is told after the report, not in its place.
+    let mut lines = work.to_vec();
+    lines.push(user("u2", "open a PR"));
+    lines.push(assistant(
+        "a2",
+        serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Bash",
+            "input": {"command": "gh pr create --fill"}}]),
+    ));
+    lines.push(tool_error("r1", "API rate limit exceeded for user"));
+    let decided = decide(&claude(&lines));
+    assert_eq!(
+        decided.report,
+        "Added exponential backoff; it doubles up to 10 s."
+    );
+    assert_eq!(
+        decided.errand.map(|e| e.reply),
+        Some("failed: API rate limit exceeded for user".into())
+    );
+    // New work after the report is the outcome's thread.
+    let mut lines = work.to_vec();
+    lines.push(user("u2", "now add jitter too"));
+    lines.push(said("a2", "Added ±20 % jitter to each delay."));
+    let decided = decide(&claude(&lines));
+    assert_eq!(decided.report, "Added ±20 % jitter to each delay.");
+    assert_eq!(decided.errand, None);
 }
