@@ -161,7 +161,7 @@ fn outcome_gist(answer: &str) -> String {
             first.get_or_insert_with(|| one.clone());
         }
         if word_count(&one) >= 4 && !narration {
-            return one;
+            return super::outcome::past_acknowledging_clause(&one).to_string();
         }
         let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
             break;

@@ -338,45 +338,78 @@ pub(super) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
 /// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
 /// "네, 알겠습니다.", "承知しました。", "👍").
 pub(super) fn is_acknowledgement(reply: &str) -> bool {
-    const ACKS: &[&str] = &[
-        "ok",
-        "okay",
-        "done",
-        "sure",
-        "yes",
-        "got it",
-        "noted",
-        "understood",
-        "will do",
-        "好的",
-        "好",
-        "收到",
-        "明白了",
-        "明白",
-        "了解",
-        "はい",
-        "了解です",
-        "了解しました",
-        "承知しました",
-        "かしこまりました",
-        "わかりました",
-        "네",
-        "네, 알겠습니다",
-        "알겠습니다",
-        "네 알겠습니다",
-        "понял",
-        "хорошо",
-        "d'accord",
-        "entendido",
-        "claro",
-        "verstanden",
-    ];
     let t = reply
         .trim()
         .trim_end_matches(['.', '!', '。', '！', '、', ','])
         .trim();
     !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
 }
+
+/// A sentence past its acknowledging clause: "好的，我已经修复了…" says
+/// "我已经修复了…", "Sure, I fixed it." says "I fixed it.".
+pub(super) fn past_acknowledging_clause(sentence: &str) -> &str {
+    let Some((i, mark)) = [", ", "，", "、", "! ", "！"]
+        .iter()
+        .filter_map(|m| sentence.find(m).map(|i| (i, *m)))
+        .min()
+    else {
+        return sentence;
+    };
+    let head = sentence[..i].trim().to_lowercase();
+    let rest = sentence[i + mark.len()..].trim_start();
+    // "Yes, it is saved on disk." answers a question: the "Yes" is the answer.
+    let acknowledges = (ACKS.contains(&head.as_str()) && head != "yes") || is_courtesy(&head);
+    if acknowledges && crate::sentence::word_count(rest) >= 3 {
+        rest
+    } else {
+        sentence
+    }
+}
+
+/// Words that only acknowledge, in the languages the harnesses are used in.
+const ACKS: &[&str] = &[
+    "ok",
+    "okay",
+    "done",
+    "sure",
+    "certainly",
+    "of course",
+    "absolutely",
+    "alright",
+    "all right",
+    "当然",
+    "没问题",
+    "もちろん",
+    "물론이죠",
+    "물론입니다",
+    "yes",
+    "got it",
+    "noted",
+    "understood",
+    "will do",
+    "好的",
+    "好",
+    "收到",
+    "明白了",
+    "明白",
+    "了解",
+    "はい",
+    "了解です",
+    "了解しました",
+    "承知しました",
+    "かしこまりました",
+    "わかりました",
+    "네",
+    "네, 알겠습니다",
+    "알겠습니다",
+    "네 알겠습니다",
+    "понял",
+    "хорошо",
+    "d'accord",
+    "entendido",
+    "claro",
+    "verstanden",
+];
 
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {

@@ -415,3 +415,27 @@ fn a_routine_step_asked_after_the_report_leaves_the_report_and_is_told_after_it(
     assert_eq!(decided.report, "Added ±20 % jitter to each delay.");
     assert_eq!(decided.errand, None);
 }
+
+#[test]
+fn an_acknowledging_clause_before_the_result_is_left_out_but_an_answer_stays() {
+    for (sentence, want) in [
+        (
+            "好的，我已经修复了登录页面的错误，现在可以正常登录。",
+            "我已经修复了登录页面的错误，现在可以正常登录。",
+        ),
+        (
+            "Sure, I fixed the login bug in auth.py.",
+            "I fixed the login bug in auth.py.",
+        ),
+        (
+            "Yes, it is saved on disk, not just in memory.",
+            "Yes, it is saved on disk, not just in memory.",
+        ),
+        (
+            "100, 200 and 300 are the limits now.",
+            "100, 200 and 300 are the limits now.",
+        ),
+    ] {
+        assert_eq!(past_acknowledging_clause(sentence), want, "{sentence}");
+    }
+}
