@@ -10,7 +10,7 @@
 //! caller checks it against the floor and falls back) or do I/O.
 
 use super::clip::clip_words;
-use super::outcome::{Commit, Outcome, is_courtesy, only_words};
+use super::outcome::{Commit, Outcome, is_courtesy, lead, only_words};
 use super::summarize;
 use super::transcript::Transcript;
 use crate::sentence::{self, word_count};
@@ -155,13 +155,18 @@ fn outcome_gist(answer: &str) -> String {
             break;
         }
         // "네, 알겠습니다." and "承知しました。" before the result are not it.
-        let narration =
-            super::outcome::is_narration(&one) || super::outcome::is_acknowledgement(&one);
+        // "I see the problem now." and "Would you like me to add jitter?"
+        // stand before the result or after it without being it.
+        let narration = super::outcome::is_narration(&one)
+            || super::outcome::is_acknowledgement(&one)
+            || lead::is_realisation(&one)
+            || lead::is_offer(&one);
         if !narration {
             first.get_or_insert_with(|| one.clone());
         }
         if word_count(&one) >= 4 && !narration {
-            return super::outcome::past_acknowledging_clause(&one).to_string();
+            let said = super::outcome::past_acknowledging_clause(&one);
+            return lead::past_lead_in(said).to_string();
         }
         let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
             break;

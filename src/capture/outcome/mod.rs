@@ -14,6 +14,7 @@
 
 mod commit;
 mod errand;
+pub(super) mod lead;
 
 pub use commit::Commit;
 
@@ -423,7 +424,13 @@ fn answer_of(last: &Message) -> String {
         .collect();
     let Some(start) = paras
         .iter()
-        .position(|p| !is_narration(p) && !p.starts_with("```") && !is_table(p))
+        .position(|p| {
+            !is_narration(p)
+                && !p.starts_with("```")
+                && !is_table(p)
+                && !lead::is_offer(p)
+                && !lead::is_realisation(p)
+        })
         .or(paras.len().checked_sub(1))
     else {
         return String::new();

@@ -439,3 +439,25 @@ fn an_acknowledging_clause_before_the_result_is_left_out_but_an_answer_stays() {
         assert_eq!(past_acknowledging_clause(sentence), want, "{sentence}");
     }
 }
+
+#[test]
+fn an_offer_of_more_work_or_a_realisation_is_not_the_result_when_one_follows() {
+    let ask = user("u1", "add exponential backoff to the retry loop");
+    for (reply, want) in [
+        (
+            "Would you like me to also add jitter?\n\nThe retry loop now backs off up to 10 s.",
+            "The retry loop now backs off up to 10 s.",
+        ),
+        (
+            "I see the problem now.\n\nThe loop slept a fixed second; it now backs off.",
+            "The loop slept a fixed second; it now backs off.",
+        ),
+        // Alone, a question is what the session ended on.
+        ("Should I use jitter too?", "Should I use jitter too?"),
+    ] {
+        let t = claude(&[ask.clone(), said("a1", reply)]);
+        assert_eq!(outcome(&t), want, "{reply}");
+        let sentence = crate::capture::gist::compose(&t, None).unwrap_or_default();
+        assert!(sentence.contains(want.trim_end_matches('.')), "{sentence}");
+    }
+}

@@ -1,0 +1,123 @@
+//! Sentences that stand before a result without being it: a realisation
+//! ("I see the problem now."), an offer of more work ("Would you like me to
+//! add jitter?") and a lead-in before a colon ("Here's a summary of what I
+//! did: …").
+//!
+//! Owns: recognising them from their opening words. Must not: choose which
+//! sentence is the outcome (the gist does).
+
+use crate::sentence::word_count;
+
+/// How a sentence that only says the agent now understands opens.
+const REALISATIONS: &[&str] = &[
+    "i see the",
+    "i see what",
+    "now i see",
+    "i understand the",
+    "now i understand",
+    "i now understand",
+    "now i have",
+    "i now have",
+    "i found the issue",
+    "i found the problem",
+    "i've found the issue",
+    "i've found the problem",
+    "found the issue",
+    "found the problem",
+    "found it",
+    "that explains",
+    "this explains",
+];
+
+/// How an offer of more work opens.
+const OFFERS: &[&str] = &[
+    "would you like",
+    "do you want",
+    "shall i",
+    "should i",
+    "want me to",
+    "if you'd like",
+    "if you want",
+    "let me know if",
+    "需要我",
+    "要不要",
+    "是否需要",
+];
+
+/// How a lead-in before a colon opens.
+const LEAD_INS: &[&str] = &[
+    "here's",
+    "here is",
+    "here are",
+    "i've made the following",
+    "i made the following",
+    "the following",
+    "summary",
+    "to summarize",
+    "to summarise",
+    "in summary",
+    "what i did",
+    "what changed",
+    "changes made",
+];
+
+fn opens_with(sentence: &str, openings: &[&str]) -> bool {
+    let lower = sentence
+        .trim_start_matches(|c: char| !c.is_alphanumeric())
+        .to_lowercase()
+        .replace('’', "'");
+    openings.iter().any(|o| lower.starts_with(o))
+}
+
+/// "I see the problem now.", "Now I have everything I need.": short, and
+/// about the agent, not the work.
+pub(crate) fn is_realisation(sentence: &str) -> bool {
+    word_count(sentence) <= 8 && opens_with(sentence, REALISATIONS) && !sentence.contains(':')
+}
+
+/// "Would you like me to add jitter?": more work offered, not work done.
+pub(crate) fn is_offer(sentence: &str) -> bool {
+    opens_with(sentence, OFFERS)
+}
+
+/// A sentence past its lead-in: "Here's a summary of what I did: Added
+/// backoff." says "Added backoff.".
+pub(crate) fn past_lead_in(sentence: &str) -> &str {
+    let Some((head, rest)) = sentence.split_once(": ") else {
+        return sentence;
+    };
+    if word_count(head) <= 10 && opens_with(head, LEAD_INS) && word_count(rest) >= 3 {
+        rest.trim_start()
+    } else {
+        sentence
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn realisations_offers_and_lead_ins_are_told_from_results() {
+        assert!(is_realisation("I see the problem now."));
+        assert!(is_realisation("Now I have everything I need."));
+        assert!(!is_realisation(
+            "I found the issue: the loop slept a fixed second."
+        ));
+        assert!(!is_realisation("Now the loop backs off exponentially."));
+        assert!(is_offer("Would you like me to also add jitter?"));
+        assert!(!is_offer(
+            "The loop backs off; should it jitter, add a factor."
+        ));
+        assert_eq!(
+            past_lead_in(
+                "Here's a summary of what I did: Added exponential backoff to retry_loop."
+            ),
+            "Added exponential backoff to retry_loop."
+        );
+        assert_eq!(
+            past_lead_in("Root cause: the loop slept a fixed second."),
+            "Root cause: the loop slept a fixed second."
+        );
+    }
+}
