@@ -187,8 +187,8 @@ fn plural(n: usize) -> &'static str {
 /// the files it read.
 fn touched(t: &Transcript) -> Option<String> {
     let changed = t.changed_files();
-    if let Some(main) = t.main_changed_file() {
-        return Some(format!("changed {}", list(&main, changed.len())));
+    if let Some(main) = super::transcript::main_of(&changed) {
+        return Some(format!("changed {}", list(main, changed.len())));
     }
     if let Some(cmd) = t.commands().into_iter().find(|c| c.len() <= 60) {
         return Some(format!("ran `{}`", cmd.replace('`', "'")));

@@ -96,15 +96,12 @@ impl Transcript {
     }
 }
 
-impl Transcript {
-    /// The changed file the session was about: the first one changed that
-    /// is not a file that comes along with any work (a dotfile, a lock
-    /// file, the agent's own memory and instruction notes), else the first.
-    pub fn main_changed_file(&self) -> Option<String> {
-        let changed = self.changed_files();
-        let main = changed.iter().find(|f| !is_incidental(f));
-        main.or(changed.first()).cloned()
-    }
+/// Of the files a session changed (in order), the one it was about: the
+/// first that is not a file that comes along with any work (a dotfile, a
+/// lock file, the agent's own memory and instruction notes), else the first.
+pub fn main_of(changed: &[String]) -> Option<&str> {
+    let main = changed.iter().find(|f| !is_incidental(f));
+    main.or(changed.first()).map(String::as_str)
 }
 
 /// A file changed beside the work rather than as it: `.gitignore`, a lock

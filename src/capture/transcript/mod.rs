@@ -39,7 +39,7 @@ use chrono::{DateTime, Utc};
 use serde_json::Value;
 
 pub use aider::COMMIT as AIDER_COMMIT;
-pub use facts::{Failure, Title};
+pub use facts::{Failure, Title, main_of};
 pub use tools::{ToolKind, ToolUse};
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
