@@ -347,20 +347,22 @@ pub fn closing_question(text: &str) -> Option<String> {
         return None;
     }
     // The trailing lines of prose: a code line or a blank line ends them.
-    let mut lines: Vec<&str> = text
-        .lines()
-        .rev()
-        .take_while(|l| {
-            !l.trim().is_empty()
-                && !l.starts_with([' ', '\t'])
-                && !l
-                    .trim_start()
-                    .starts_with(['#', '-', '*', '`', '>', '|', '<', '}', ')'])
-        })
-        .collect();
-    lines.reverse();
-    let question = lines.join("\n");
+    let lines: Vec<&str> = text.lines().collect();
+    let question = trailing(&lines, |l| {
+        !l.trim().is_empty()
+            && !l.starts_with([' ', '\t'])
+            && !l
+                .trim_start()
+                .starts_with(['#', '-', '*', '`', '>', '|', '<', '}', ')'])
+    })
+    .join("\n");
     (!question.is_empty() && question.len() <= 2000).then_some(question)
+}
+
+/// The last lines of `lines` that all `keep`.
+fn trailing<'a, 'b>(lines: &'b [&'a str], keep: impl Fn(&str) -> bool) -> &'b [&'a str] {
+    let n = lines.iter().rev().take_while(|l| keep(l)).count();
+    &lines[lines.len() - n..]
 }
 
 /// What a person typed under a long paste that opens their message (a log,
@@ -374,13 +376,15 @@ pub fn after_paste(text: &str) -> Option<String> {
         return None;
     }
     let lines: Vec<&str> = text.lines().collect();
-    let tail_len = lines.iter().rev().take_while(|l| is_prose_line(l)).count();
-    let (head, tail) = lines.split_at(lines.len() - tail_len);
-    let head: Vec<&&str> = head.iter().filter(|l| !l.trim().is_empty()).collect();
+    let tail = trailing(&lines, is_prose_line);
+    let head: Vec<&&str> = lines[..lines.len() - tail.len()]
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .collect();
     let prose = head.iter().filter(|l| is_prose_line(l)).count();
-    let tail = tail.join("\n");
-    (tail_len > 0 && tail.len() <= 2000 && head.len() >= 8 && prose * 3 < head.len())
-        .then_some(tail)
+    let question = tail.join("\n");
+    (!tail.is_empty() && question.len() <= 2000 && head.len() >= 8 && prose * 3 < head.len())
+        .then_some(question)
 }
 
 /// A line of words, not of a log, code or a table: it opens with a letter,
