@@ -17,14 +17,26 @@ use serde_json::Value;
 use super::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+    let mut skipped = 0;
+    let rows: Vec<Value> = lines
+        .filter_map(|line| {
+            let row = serde_json::from_str::<Value>(line.as_ref()).ok();
+            skipped += usize::from(row.is_none());
+            row
+        })
+        .collect();
+    let mut t = read_rows(rows, keep);
+    t.skipped_lines += skipped;
+    t
+}
+
+/// The session of rows already parsed (a harvested database's, or an
+/// export's).
+fn read_rows(rows: Vec<Value>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Opencode, keep);
     let mut messages: Vec<Value> = Vec::new();
     let mut parts: HashMap<String, Vec<Value>> = HashMap::new();
-    for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
-            t.skipped_lines += 1;
-            continue;
-        };
+    for v in rows {
         let table = v.get("table").and_then(Value::as_str).unwrap_or_default();
         if table == "session" {
             if t.session_id.is_none() {
@@ -69,7 +81,8 @@ pub(super) fn is_export(doc: &Value) -> bool {
         })
 }
 
-/// An `opencode export` document, read as the rows harvest gives [`read`].
+/// An `opencode export` document, read as the rows harvest gives [`read`],
+/// without a round trip through text.
 pub(super) fn read_export(doc: &Value, keep: usize) -> Transcript {
     let info = &doc["info"];
     let session = str_at(info, "id").unwrap_or_default();
@@ -101,7 +114,7 @@ pub(super) fn read_export(doc: &Value, keep: usize) -> Transcript {
             }));
         }
     }
-    read(rows.iter().map(Value::to_string), keep)
+    read_rows(rows, keep)
 }
 
 fn session(t: &mut Transcript, v: &Value) {
