@@ -67,14 +67,10 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 .filter_map(|l| serde_json::from_str::<Value>(l).ok())
                 .collect();
             // A whole session written as one line.
-            if values.len() == 1 && cline::is_cline(&v) {
-                return Ok(cline::read(&v, keep));
-            }
-            if values.len() == 1 && gemini::is_document(&v) {
-                return Ok(gemini::read_document(&v, keep));
-            }
-            if values.len() == 1 && opencode::is_export(&v) {
-                return Ok(opencode::read_export(&v, keep));
+            if values.len() == 1
+                && let Some(t) = document(&v, keep)
+            {
+                return Ok(t);
             }
             if let Some(what) = foreign::jsonl(&v, &values) {
                 return Ok(Transcript::foreign(what));
@@ -163,13 +159,19 @@ fn json_document(text: &str, keep: usize) -> Option<Transcript> {
         return None;
     }
     let doc: Value = serde_json::from_str(text).ok()?;
-    if gemini::is_document(&doc) {
-        return Some(gemini::read_document(&doc, keep));
+    document(&doc, keep)
+}
+
+/// The session a JSON document holds, when it is one of the formats above
+/// (on one line or spread over many).
+fn document(doc: &Value, keep: usize) -> Option<Transcript> {
+    if cline::is_cline(doc) {
+        return Some(cline::read(doc, keep));
     }
-    if opencode::is_export(&doc) {
-        return Some(opencode::read_export(&doc, keep));
+    if gemini::is_document(doc) {
+        return Some(gemini::read_document(doc, keep));
     }
-    cline::is_cline(&doc).then(|| cline::read(&doc, keep))
+    opencode::is_export(doc).then(|| opencode::read_export(doc, keep))
 }
 
 enum JsonlReader {
