@@ -143,10 +143,17 @@ fn assistant(t: &mut Transcript, v: &Value) {
         return;
     }
     let mut calls = Vec::new();
+    let mut plan = None;
     if let Some(blocks) = message["content"].as_array() {
         for b in blocks {
             if b.get("type").and_then(Value::as_str) == Some("tool_use") {
                 let name = b.get("name").and_then(Value::as_str).unwrap_or("tool");
+                // Plan mode's plan is what the agent tells the person, not a
+                // call that does work.
+                if name == "ExitPlanMode" {
+                    plan = proposed_plan(&b["input"]);
+                    continue;
+                }
                 calls.extend(tools::tool_use(name, &b["input"]));
             }
         }
@@ -154,5 +161,24 @@ fn assistant(t: &mut Transcript, v: &Value) {
     let text = text_of(&message["content"])
         .and_then(|s| clean::assistant(&s))
         .unwrap_or_default();
+    let text = match plan {
+        Some(plan) if text.trim().is_empty() => plan,
+        Some(plan) => format!("{text}\n\n{plan}"),
+        None => text,
+    };
     t.push(Role::Assistant, text, calls, str_at(message, "id"));
+}
+
+/// The plan an `ExitPlanMode` call proposes, headed by its title:
+/// "Proposed plan: paginate the /orders endpoint" and then the plan.
+fn proposed_plan(input: &Value) -> Option<String> {
+    let plan = str_at(input, "plan")?;
+    let first = plan.lines().map(str::trim).find(|l| !l.is_empty())?;
+    let title = first.trim_start_matches('#').trim();
+    let title = ["Plan:", "plan:", "PLAN:"]
+        .iter()
+        .find_map(|p| title.strip_prefix(p))
+        .unwrap_or(title)
+        .trim();
+    Some(format!("Proposed plan: {title}\n\n{}", plan.trim()))
 }

@@ -119,6 +119,21 @@ fn an_openclaw_command_and_its_status_card_are_neither_request_nor_report() {
 }
 
 #[test]
+fn a_plan_mode_plan_is_what_the_agent_told_the_person_headed_by_its_title() {
+    let cc = r###"{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w/shop","permissionMode":"plan","message":{"role":"user","content":"add pagination to the /orders endpoint"}}
+{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"ExitPlanMode","input":{"plan":"# Plan: paginate the /orders endpoint\n\n1. Add `limit` and `cursor`\n2. Add tests"}}]}}
+"###;
+    let t = read(cc);
+    assert_eq!(
+        t.last(Role::Assistant),
+        Some(
+            "Proposed plan: paginate the /orders endpoint\n\n# Plan: paginate the /orders endpoint\n\n1. Add `limit` and `cursor`\n2. Add tests"
+        )
+    );
+    assert!(t.tool_uses().next().is_none(), "the plan is no tool call");
+}
+
+#[test]
 fn aider_history_becomes_turns() {
     let md = "\n# aider chat started at 2025-09-22 12:04:00\n\n> Aider v0.83.1\n\n#### /ask  \n> Main model: x\n\n#### /model openrouter/deepseek  \n> Main model: y\n\n#### write the curl requests  \n\nHere they are.\n\n> Applied edit to metrics_check.sh  \n";
     let t = read(md);
