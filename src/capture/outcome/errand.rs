@@ -8,6 +8,14 @@
 
 /// Words before the errand itself ("ok, now also …").
 const FILLERS: &[&str] = &[
+    "ок",
+    "хорошо",
+    "теперь",
+    "vale",
+    "ahora",
+    "ora",
+    "jetzt",
+    "bitte",
     "ok",
     "okay",
     "great",
@@ -90,6 +98,21 @@ const ERRANDS: &[&str] = &[
     "コミット",
     "プッシュ",
     "テストを実行",
+    "закоммить",
+    "запушь",
+    "сделай коммит",
+    "запусти тесты",
+    "haz commit",
+    "haz push",
+    "sube los cambios",
+    "fai il commit",
+    "fai commit",
+    "fai il push",
+    "committe",
+    "pushe",
+    "fais un commit",
+    "faz commit",
+    "faz push",
 ];
 
 /// Whether the person's message asks only for a routine step.
@@ -139,6 +162,8 @@ mod tests {
             "thanks! update the changelog",
             "好的，提交一下",
             "커밋해줘",
+            "ок, закоммить",
+            "fai il commit e il push",
         ] {
             assert!(is_errand(errand), "{errand}");
         }
