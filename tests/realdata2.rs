@@ -85,9 +85,9 @@ fn every_labelled_session_is_captured_or_refused_and_no_credential_is_written_an
     }
     eprintln!("{score}");
     assert!(wrong.is_empty(), "{wrong:#?}");
-    // Today's figures (2026-11-26, evening): requests 19, outcomes 18, clean 18 of 19.
+    // Today's figures (2026-11-27): requests 19, outcomes 19, clean 19 of 19.
     assert!(
-        score.request >= 19 && score.outcome >= 18 && score.clean >= 19,
+        score.request >= 19 && score.outcome >= 19 && score.clean >= 19,
         "fewer sentences name their session than before:\n{score}"
     );
     assert!(

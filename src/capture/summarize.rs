@@ -162,7 +162,11 @@ pub fn extractive(t: &Transcript) -> String {
             clip(&e.reply, OUTCOME_CHARS)
         )
     });
-    let outcome = [Some(sealed), Some(report), errand]
+    let first = decided
+        .first
+        .as_ref()
+        .map(|f| format!("For the first request: {}", clip(f, OUTCOME_CHARS)));
+    let outcome = [Some(sealed), Some(report), errand, first]
         .into_iter()
         .flatten()
         .filter(|part| !part.is_empty())

@@ -110,6 +110,9 @@ pub struct Outcome {
     pub report: String,
     /// A routine step asked for after that report, and its reply.
     pub errand: Option<Errand>,
+    /// What came of the person's first request, when later ones followed
+    /// and it differs from the report.
+    pub first: Option<String>,
 }
 
 /// A trailing routine step ("push it") and what the agent said to it.
@@ -126,28 +129,72 @@ pub fn decide(t: &Transcript) -> Outcome {
     let messages = &t.messages[..closing_courtesy(&t.messages).unwrap_or(t.messages.len())];
     let last = report(t, messages);
     let commit = commit::sealing_commit(messages, &last);
-    // "push it" after the work was reported: the report stands, and what
-    // came of the errand ("Pushed.", a rate limit) is told after it.
-    if let Some(ask) = messages.iter().rposition(|m| m.role == Role::User)
-        && errand::is_errand(&messages[ask].text)
-    {
-        let before = report(t, &messages[..ask]);
-        if !before.is_empty() && !before.starts_with("failed: ") && !is_narration(&before) {
-            return Outcome {
-                commit,
-                report: before,
-                errand: Some(Errand {
-                    ask: messages[ask].text.trim().to_string(),
-                    reply: last,
-                }),
-            };
-        }
-    }
+    let (report, errand) = match trailing_errand(t, messages) {
+        Some((before, ask)) => (
+            before,
+            Some(Errand {
+                ask,
+                reply: last.clone(),
+            }),
+        ),
+        None => (last.clone(), None),
+    };
+    let first = first_result(messages).filter(|f| *f != report && *f != last);
     Outcome {
         commit,
-        report: last,
-        errand: None,
+        report,
+        errand,
+        first,
     }
+}
+
+/// "push it" after the work was reported: the report before it and the
+/// errand's words. What came of the errand ("Pushed.", a rate limit) is
+/// told after the report.
+fn trailing_errand(t: &Transcript, messages: &[Message]) -> Option<(String, String)> {
+    let ask = messages.iter().rposition(|m| m.role == Role::User)?;
+    if !errand::is_errand(&messages[ask].text) {
+        return None;
+    }
+    let before = report(t, &messages[..ask]);
+    is_result(&before).then(|| (before, messages[ask].text.trim().to_string()))
+}
+
+/// What the agent answered the person's first request, when later requests
+/// followed it: a long session's sentence names that request, and its
+/// summary tells what came of it as well as how the session ended.
+fn first_result(messages: &[Message]) -> Option<String> {
+    let asks: Vec<usize> = (0..messages.len())
+        .filter(|&i| messages[i].role == Role::User)
+        .collect();
+    let opened = asks
+        .iter()
+        .position(|&u| crate::sentence::word_count(&messages[u].text) >= 3)?;
+    let start = asks[opened];
+    let mut next = opened + 1;
+    let mut first = answer(&messages[start..*asks.get(next)?]);
+    // "What would you like to change it to?": the person's reply goes on
+    // with the same request, and so does the answer to it.
+    while asks_back(&first) && next < opened + 4 {
+        next += 1;
+        first = answer(&messages[start..asks.get(next).copied().unwrap_or(messages.len())]);
+    }
+    is_result(&first).then_some(first)
+}
+
+/// Whether an answer asks the person something.
+fn asks_back(answer: &str) -> bool {
+    answer.contains(['？', '?'])
+        && (answer.trim_end().ends_with(['?', '？'])
+            || answer.contains("? ")
+            || answer.contains("?\n")
+            || answer.contains('？'))
+}
+
+/// A report that says what was done: not empty, not a failure, not an
+/// announcement.
+fn is_result(report: &str) -> bool {
+    !report.is_empty() && !report.starts_with("failed: ") && !is_narration(report)
 }
 
 /// The agent's last report: its final turn's text after its last tool call,

@@ -461,3 +461,28 @@ fn an_offer_of_more_work_or_a_realisation_is_not_the_result_when_one_follows() {
         assert!(sentence.contains(want.trim_end_matches('.')), "{sentence}");
     }
 }
+
+#[test]
+fn what_came_of_the_first_request_is_kept_beside_how_the_session_ended() {
+    let t = claude(&[
+        user("u1", "my screen saver comes up way too fast"),
+        said(
+            "a1",
+            "It starts after 2.5 minutes. What would you like instead?",
+        ),
+        user("u2", "10 minutes"),
+        said("a2", "Done. The screensaver now waits 10 minutes."),
+        user("u3", "now give btop a dark theme"),
+        said("a3", "Applied a dark Coffee Bean theme to btop."),
+    ]);
+    let decided = decide(&t);
+    assert_eq!(decided.report, "Applied a dark Coffee Bean theme to btop.");
+    // The answer that asked back goes on in the person's reply.
+    assert_eq!(
+        decided.first.as_deref(),
+        Some("Done. The screensaver now waits 10 minutes.")
+    );
+    // One request: nothing more to tell.
+    let t = claude(&[user("u1", "give btop a dark theme"), said("a1", "Applied.")]);
+    assert_eq!(decide(&t).first, None);
+}
