@@ -4,7 +4,8 @@
 //! Code 2.1.331 and Codex 0.169.0); older and rarer shapes (a legacy Codex
 //! rollout, a Claude Code sub-agent file, an SDK session with no
 //! conversation, a failed OpenClaw cron run, a titled session, a plain-text
-//! dialogue) are written for this project in `tests/fixtures/harness/versions/`.
+//! dialogue, a plan-mode session that ends in an errand) are written for this
+//! project in `tests/fixtures/harness/versions/`.
 
 mod common;
 
@@ -307,4 +308,24 @@ fn a_plain_text_dialogue_is_split_into_turns() {
         outcome_of(&summary).starts_with("The AWS credentials in ~/.aws/credentials expired"),
         "{summary}"
     );
+}
+
+#[test]
+fn a_plan_mode_session_ending_in_an_errand_keeps_the_works_report_and_tells_the_errand() {
+    let w = Workspace::captured(&fixture("claude-code-2.1-plan-mode-errand.jsonl"));
+    let summary = w.summary();
+    let outcome = outcome_of(&summary);
+    // The report under its "**Summary**" title, not the title or the push.
+    assert!(
+        outcome.starts_with("- `/orders` now pages with `limit`"),
+        "{outcome}"
+    );
+    assert!(
+        outcome.ends_with("Then, asked \"ok, now push it\": Pushed to origin/main."),
+        "{outcome}"
+    );
+    // The plan is what the agent told the person: in the transcript, searchable.
+    let transcript = w.bodies("transcript").concat();
+    assert!(transcript.contains("Proposed plan: cursor pagination for /orders"));
+    pin("claude_code_plan_mode_errand", &w);
 }
