@@ -24,7 +24,6 @@ use super::transcript::{Message, Role, Transcript, clean};
 const INTENT_OPENINGS: &[&str] = &[
     "i'll ",
     "i will ",
-    "i’ll ",
     "let me ",
     "let's ",
     "now i'll ",
@@ -45,8 +44,15 @@ const INTENT_OPENINGS: &[&str] = &[
     "great, let me",
     "perfect! let me",
     "perfect! now",
+    "i'm checking ",
+    "i'm inspecting ",
+    "i'm looking ",
+    "i'm reading ",
+    "i'm searching ",
     "我来",
     "让我",
+    "现在让我",
+    "現在讓我",
     "讓我",
     "我将",
     "我將",
@@ -545,7 +551,7 @@ fn is_table(p: &str) -> bool {
 /// Whether a paragraph or sentence announces what the agent is about to do.
 pub fn is_narration(text: &str) -> bool {
     let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
-    let lower = t.to_lowercase();
+    let lower = t.to_lowercase().replace('’', "'");
     // "As per your request, I'll provide …": the courtesy does not make it a report.
     let lower = COURTESY
         .iter()
