@@ -329,3 +329,117 @@ fn a_plan_mode_session_ending_in_an_errand_keeps_the_works_report_and_tells_the_
     assert!(transcript.contains("Proposed plan: cursor pagination for /orders"));
     pin("claude_code_plan_mode_errand", &w);
 }
+
+/// The day after the forks were written.
+const FORKS_NOW: &str = "2026-11-28T12:00:00Z";
+
+/// A fork written by the real program: its file opens with a copy of the
+/// session it was forked from (in `tests/fixtures/harness/forks/`, paths
+/// moved to /home/dev and long texts shortened).
+fn fork(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/harness/forks")
+        .join(name)
+}
+
+/// What a fork's capture must say: the fork's own request and answer, the
+/// session it came from, and nothing of the copied conversation.
+fn assert_is_the_forks_own(w: &Workspace, request: &str, reply: &str, parent: &str) {
+    let summary = w.summary();
+    assert!(
+        summary.starts_with(&format!("## Request\n\n{request}")),
+        "{summary}"
+    );
+    assert!(outcome_of(&summary).contains(reply), "{summary}");
+    assert!(
+        summary.contains(&format!("## Forked from\n\nsession {parent};")),
+        "{summary}"
+    );
+    let memory = w.ledger_rows();
+    assert!(memory.contains(request), "{memory}");
+    let transcript = w.bodies("transcript").concat();
+    for copied in ["Explain the retry logic", "Add a hello function"] {
+        assert!(!memory.contains(copied), "{memory}");
+        assert!(!transcript.contains(copied), "{transcript}");
+    }
+}
+
+#[test]
+fn a_codex_fork_is_the_forks_own_work_not_the_copy_of_its_parent() {
+    // Codex 0.146 `codex fork <id> <prompt>`: the parent's lines, stamped
+    // with the fork's instant, come before the fork's prompt.
+    let w = Workspace::captured_at(FORKS_NOW, &fork("codex-0.146-fork.jsonl"), &[]);
+    assert_is_the_forks_own(
+        &w,
+        "Try a different approach: add a goodbye function instead",
+        "(reply 14)",
+        "01a21e90-c3b3-7bd3-9b36-693e7671b470",
+    );
+    pin("codex_0_146_fork", &w);
+}
+
+#[test]
+fn a_claude_code_fork_session_is_the_forks_own_work_not_the_copy_of_its_parent() {
+    // `claude -p --resume <id> --fork-session`: the copied answer names the
+    // parent as the session it was asked in.
+    let w = Workspace::captured_at(
+        FORKS_NOW,
+        &fork("claude-code-2.1.331-fork-session.jsonl"),
+        &[],
+    );
+    assert_is_the_forks_own(
+        &w,
+        "Now add jitter to the retry",
+        "(reply 16)",
+        "c717a168-a744-4d1e-a3e8-3eced0fe8e68",
+    );
+    pin("claude_code_2_1_331_fork_session", &w);
+    // `/branch` marks every copied line with `forkedFrom` instead.
+    let w = Workspace::captured_at(FORKS_NOW, &fork("claude-code-2.1.331-branch.jsonl"), &[]);
+    assert_is_the_forks_own(
+        &w,
+        "Now add jitter to the retry",
+        "(reply 16)",
+        "c717a168-a744-4d1e-a3e8-3eced0fe8e68",
+    );
+}
+
+#[test]
+fn a_pi_fork_is_captured_as_the_persons_session_not_refused_as_a_sub_agents() {
+    // `pi --fork <file>`: the header names the parent file, and the copied
+    // entries keep the times they had there.
+    let w = Workspace::captured_at(FORKS_NOW, &fork("pi-0.73.1-fork.jsonl"), &[]);
+    let summary = w.summary();
+    assert!(
+        summary.starts_with("## Request\n\nTry a different approach: use a circuit breaker"),
+        "{summary}"
+    );
+    assert!(outcome_of(&summary).contains("(reply 19)"), "{summary}");
+    assert!(
+        summary.contains("## Forked from\n\nsession 01a21e97-9309-7392-b1b1-00dd3ec085a6;"),
+        "{summary}"
+    );
+    let transcript = w.bodies("transcript").concat();
+    assert!(!transcript.contains("Now add jitter"), "{transcript}");
+    pin("pi_0_73_1_fork", &w);
+}
+
+#[test]
+fn a_fork_with_nothing_of_its_own_is_refused_naming_the_session_it_copies() {
+    let w = Workspace::new();
+    let copy_only = w._tmp.path().join("fork.jsonl");
+    let text = std::fs::read_to_string(fork("pi-0.73.1-fork.jsonl")).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    // The header and the copy: the fork before the person typed anything.
+    std::fs::write(&copy_only, lines[..7].join("\n") + "\n").unwrap();
+    let out = w.capture(&copy_only);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "a fork of session 01a21e97-9309-7392-b1b1-00dd3ec085a6 with nothing of its own"
+        ),
+        "{err}"
+    );
+    assert!(!w.ws.join("memory").exists(), "nothing written");
+}

@@ -137,6 +137,12 @@ pub fn extractive(t: &Transcript) -> String {
             &format!("{} ({who})", clip(&title.text, LATER_CHARS)),
         );
     }
+    if let Some(parent) = &t.forked_from {
+        let note = format!(
+            "session {parent}; the conversation before the fork is that session's and is left out here"
+        );
+        section(&mut out, "Forked from", &note);
+    }
     section(&mut out, "Files", &bullets(&t.files()));
     section(&mut out, "Commands", &bullets(&t.commands()));
     if !t.compactions.is_empty() {

@@ -408,7 +408,10 @@ impl Run<'_> {
             return skip("a sub-agent's session (its parent session holds the work)");
         }
         if !t.has_request() {
-            return skip("no request from a person (heartbeats or an empty session)");
+            return match (&t.forked_from, t.nothing_to_capture()) {
+                (Some(_), Some(why)) => Verdict::Skip(why),
+                _ => skip("no request from a person (heartbeats or an empty session)"),
+            };
         }
         if t.project
             .as_deref()

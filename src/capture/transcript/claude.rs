@@ -48,6 +48,12 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
             continue;
         };
         let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
+        if matches!(kind, "user" | "assistant")
+            && let Some(parent) = copied_from(&v)
+        {
+            t.copied_so_far(Some(parent));
+            continue;
+        }
         if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
             t.note_time(ts);
         }
@@ -76,11 +82,24 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
             _ => t.skipped_lines += 1,
         }
     }
+    t.drop_copied();
     t.subagent = main_lines == 0 && sidechain_lines > 0;
     if t.subagent {
         t.parent_session = started_by;
     }
     t
+}
+
+/// The session a forked session's line was copied from: `forkedFrom` on
+/// every line `/branch` copies, and `requestSessionId` naming another
+/// session on the answers `--fork-session` copies (the person's lines of
+/// that copy carry no mark; they are the lines before such an answer).
+fn copied_from(v: &Value) -> Option<String> {
+    if let Some(from) = v.get("forkedFrom") {
+        return str_at(from, "sessionId").or_else(|| Some(String::new()));
+    }
+    let asked_in = str_at(v, "requestSessionId")?;
+    (str_at(v, "sessionId").as_ref() != Some(&asked_in)).then_some(asked_in)
 }
 
 fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {

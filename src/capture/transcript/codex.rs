@@ -22,6 +22,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         responses: Transcript::bounded(Format::Codex, keep),
         events: false,
         metas: 0,
+        copy: Copy::None,
     };
     for (n, line) in lines.enumerate() {
         r.line(n, line.as_ref());
@@ -39,7 +40,26 @@ struct Rollout {
     /// Whether source 2 has a message.
     events: bool,
     metas: usize,
+    copy: Copy,
 }
+
+/// Where a fork's copy of its parent's conversation is. Codex before 0.150
+/// opened a forked rollout with its own meta, then the parent's, then the
+/// parent's lines, every one stamped with the instant of the fork; newer
+/// forks copy nothing.
+#[derive(Clone, Copy)]
+enum Copy {
+    None,
+    /// A fork: the parent's meta may come next.
+    Expected,
+    /// Lines stamped within this long of the parent's meta are the copy.
+    Open(chrono::DateTime<chrono::Utc>),
+    Over,
+}
+
+/// How long after the fork instant a line may be stamped and still be the
+/// copy: the copy is written at once; the fork's own first line comes later.
+const COPY_BURST: chrono::TimeDelta = chrono::TimeDelta::milliseconds(100);
 
 impl Rollout {
     fn line(&mut self, n: usize, line: &str) {
@@ -48,6 +68,9 @@ impl Rollout {
             return;
         };
         let at = v.get("timestamp").and_then(Value::as_str);
+        if self.is_copy(v.get("type").and_then(Value::as_str), at) {
+            return;
+        }
         if let Some(ts) = at {
             self.t.note_time(ts);
         }
@@ -115,6 +138,12 @@ impl Rollout {
         self.t.project = str_at(p, "cwd");
         let subagent = p["source"].get("subagent");
         self.t.subagent = subagent.is_some();
+        if !self.t.subagent {
+            self.t.forked_from = str_at(p, "forked_from_id");
+            if self.t.forked_from.is_some() {
+                self.copy = Copy::Expected;
+            }
+        }
         self.t.parent_session = subagent
             .and_then(|s| s["thread_spawn"].get("parent_thread_id"))
             .and_then(Value::as_str)
@@ -122,6 +151,20 @@ impl Rollout {
         if let Some(ts) = p.get("timestamp").and_then(Value::as_str) {
             self.t.note_time(ts);
         }
+    }
+
+    /// Whether a line is a fork's copy of its parent's (see [`Copy`]).
+    fn is_copy(&mut self, kind: Option<&str>, at: Option<&str>) -> bool {
+        let at = at.and_then(crate::contract::parse_ts);
+        self.copy = match (self.copy, kind, at) {
+            (Copy::Expected, Some("session_meta"), Some(instant)) => Copy::Open(instant),
+            (Copy::Open(instant), _, Some(at)) if at >= instant && at - instant <= COPY_BURST => {
+                Copy::Open(instant)
+            }
+            (Copy::None, ..) => return false,
+            _ => Copy::Over,
+        };
+        matches!(self.copy, Copy::Open(_))
     }
 
     /// A legacy line: the first is the session's meta, `record_type` lines

@@ -43,6 +43,11 @@ impl Transcript {
         if self.understood() {
             return None;
         }
+        if let Some(parent) = &self.forked_from {
+            return Some(format!(
+                "a fork of session {parent} with nothing of its own yet: every turn in it is a copy of that session's (capture that one)"
+            ));
+        }
         let harness = self.format.harness()?;
         Some(if self.dropped_turns > 0 {
             format!(

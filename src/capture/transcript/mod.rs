@@ -5,7 +5,7 @@
 //! reminders, heartbeats) dropped or unwrapped. One reader per harness:
 //! [`claude`] (Claude Code), [`codex`], [`pi`] (pi and OpenClaw, which writes
 //! pi's format), [`aider`], [`dialogue`] (`user:`/`assistant:` text), and the
-//! generic `{"role","content"}` JSONL and plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
+//! [`generic`] `{"role","content"}` JSONL, and plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
 //! skipped and counted, never fatal.
 //!
 //! Owns: turning transcript text into a [`Transcript`] and rendering it as
@@ -24,7 +24,9 @@ mod dialogue;
 mod envelope;
 mod facts;
 mod foreign;
+mod fork;
 mod gemini;
+mod generic;
 mod lines;
 mod opencode;
 mod pi;
@@ -179,6 +181,11 @@ pub struct Transcript {
     pub title: Option<Title>,
     /// The session that started this one, where the file names it.
     pub parent_session: Option<String>,
+    /// The session this one was forked from, whose conversation the file
+    /// copied before the fork's own (left out: it is the parent's).
+    pub forked_from: Option<String>,
+    /// Messages so far that are the fork's copy (see `fork.rs`).
+    copied: usize,
     /// Turns the reader dropped as harness noise (heartbeats, injected context).
     pub dropped_turns: usize,
     /// The newest tool call or model request that failed, and how many
@@ -240,6 +247,8 @@ impl Transcript {
             subagent: false,
             closed: false,
             parent_session: None,
+            forked_from: None,
+            copied: 0,
             title: None,
             failure: None,
             request_source: Default::default(),
@@ -529,33 +538,6 @@ pub(super) fn cut_message(text: &mut String, cap: usize) {
     let cut = text.len() - at;
     text.truncate(at);
     text.push_str(&format!(" [… {cut} bytes cut by memsync]"));
-}
-
-/// `{"role": "user", "content": …}` lines.
-pub(super) fn generic<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::Unknown, keep);
-    for line in lines {
-        let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {
-            t.skipped_lines += 1;
-            continue;
-        };
-        let role = match v.get("role").and_then(Value::as_str) {
-            Some("user" | "human") => Role::User,
-            Some("assistant" | "ai" | "model") => Role::Assistant,
-            Some(_) => continue,
-            None => {
-                t.skipped_lines += 1;
-                continue;
-            }
-        };
-        t.format = Format::Messages;
-        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
-            t.note_time(ts);
-        }
-        let text = text_of(&v["content"]).unwrap_or_default();
-        t.push(role, text, Vec::new(), None);
-    }
-    t
 }
 
 fn str_at(v: &Value, key: &str) -> Option<String> {

@@ -29,8 +29,18 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         }
     }
     let active = active_path(&entries);
+    let forked_at = fork_instant(&entries);
     for v in &entries {
-        if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
+        let at = v.get("timestamp").and_then(Value::as_str);
+        // A fork (`/fork`) opens with the parent's entries, stamped as they were.
+        if let Some(forked_at) = forked_at
+            && at
+                .and_then(crate::contract::parse_ts)
+                .is_some_and(|at| at < forked_at)
+        {
+            continue;
+        }
+        if let Some(ts) = at {
             t.note_time(ts);
         }
         if is_openclaw(v) {
@@ -45,6 +55,16 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         }
     }
     t
+}
+
+/// When a forked session began: its header's time, when the header names
+/// the session it was forked from.
+fn fork_instant(entries: &[Value]) -> Option<chrono::DateTime<chrono::Utc>> {
+    let header = entries
+        .iter()
+        .find(|v| v.get("type").and_then(Value::as_str) == Some("session"))?;
+    str_at(header, "parentSession")?;
+    crate::contract::parse_ts(header.get("timestamp")?.as_str()?)
 }
 
 /// Drops what no reader uses before the entry is kept for the tree walk:
@@ -91,7 +111,12 @@ fn entry(t: &mut Transcript, v: &Value) {
         "session" => {
             set_once(&mut t.session_id, str_at(v, "id"));
             set_once(&mut t.project, str_at(v, "cwd"));
-            t.subagent = v.get("parentSession").is_some_and(|p| !p.is_null());
+            // The file this one was forked from (pi `/fork`, `--fork`): a
+            // person's session that goes on from there, not a sub-agent's.
+            t.forked_from = str_at(v, "parentSession").map(|parent| {
+                let path = std::path::Path::new(&parent);
+                super::id_in_name(path).unwrap_or(parent)
+            });
         }
         "message" => message(t, &v["message"]),
         "compaction" => {

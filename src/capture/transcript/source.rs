@@ -88,7 +88,7 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 JsonlReader::QwenCode => qwen::read(all, keep),
                 JsonlReader::CopilotCli => copilot::read(all, keep),
                 JsonlReader::Opencode => opencode::read(all, keep),
-                JsonlReader::Generic => generic(all, keep),
+                JsonlReader::Generic => generic::read(all, keep),
             }
         }
         _ => {

@@ -246,3 +246,54 @@ fn the_main_changed_file_is_the_first_one_that_is_not_incidental() {
         Some(".gitignore")
     );
 }
+
+#[test]
+fn a_claude_code_forks_copy_is_left_out_with_the_failure_in_it() {
+    // `--fork-session`: the person's copied line is unmarked, the copied
+    // answer names the parent as the session it was asked in.
+    let jsonl = r#"{"type":"user","uuid":"u-1","sessionId":"fork","cwd":"/home/ana/shop","timestamp":"2026-03-02T09:00:00.000Z","message":{"role":"user","content":"Explain the retry"}}
+{"type":"assistant","uuid":"a-1","sessionId":"fork","timestamp":"2026-03-02T09:00:02.000Z","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Bash","input":{"command":"pytest"}}]}}
+{"type":"user","uuid":"u-2","sessionId":"fork","timestamp":"2026-03-02T09:00:03.000Z","message":{"role":"user","content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Error: 3 tests failed"}]}}
+{"type":"assistant","uuid":"a-2","sessionId":"fork","requestSessionId":"parent","timestamp":"2026-03-02T09:00:04.000Z","message":{"id":"m2","role":"assistant","content":[{"type":"text","text":"Retries back off."}]}}
+{"type":"user","uuid":"u-3","sessionId":"fork","timestamp":"2026-03-03T10:00:00.000Z","message":{"role":"user","content":"Now add jitter"}}
+{"type":"assistant","uuid":"a-3","sessionId":"fork","timestamp":"2026-03-03T10:00:05.000Z","message":{"id":"m3","role":"assistant","content":[{"type":"text","text":"Added jitter."}]}}
+"#;
+    let t = read(jsonl);
+    assert_eq!(t.forked_from.as_deref(), Some("parent"));
+    assert_eq!(
+        t.to_markdown(),
+        "## User\n\nNow add jitter\n\n## Assistant\n\nAdded jitter."
+    );
+    assert!(t.failure.is_none(), "{:?}", t.failure);
+    assert_eq!(
+        t.started_at.map(crate::contract::format_ts).as_deref(),
+        Some("2026-03-03T10:00:00.000Z")
+    );
+    assert_eq!(t.first(Role::User), Some("Now add jitter"));
+}
+
+#[test]
+fn a_codex_line_stamped_after_the_forks_instant_is_the_forks_own() {
+    let meta = |id: &str, fork: &str| {
+        format!(
+            r#"{{"timestamp":"2026-03-02T09:00:00.000Z","type":"session_meta","payload":{{"id":"{id}","cwd":"/home/ana/shop"{fork}}}}}"#
+        )
+    };
+    let said = |at: &str, text: &str| {
+        format!(
+            r#"{{"timestamp":"2026-03-02T09:00:{at}Z","type":"event_msg","payload":{{"type":"user_message","message":"{text}"}}}}"#
+        )
+    };
+    let jsonl = [
+        meta("child", r#","forked_from_id":"parent""#),
+        meta("parent", ""),
+        said("00.000", "Explain the retry"),
+        said("00.090", "And the timeout"),
+        said("00.250", "Now add jitter"),
+    ]
+    .join("\n");
+    let t = read(&jsonl);
+    assert_eq!(t.session_id.as_deref(), Some("child"));
+    assert_eq!(t.forked_from.as_deref(), Some("parent"));
+    assert_eq!(t.to_markdown(), "## User\n\nNow add jitter");
+}
