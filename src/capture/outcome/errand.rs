@@ -6,6 +6,8 @@
 //! Owns: recognising an errand from the person's words. Must not: choose
 //! the report (the outcome module does).
 
+use super::lead::{after_phrase, folded};
+
 /// Words before the errand itself ("ok, now also …").
 const FILLERS: &[&str] = &[
     "ок",
@@ -117,34 +119,19 @@ const ERRANDS: &[&str] = &[
 
 /// Whether the person's message asks only for a routine step.
 pub(super) fn is_errand(text: &str) -> bool {
-    let lower = text.trim().to_lowercase();
+    let lower = folded(text.trim());
     if crate::sentence::word_count(&lower) > 10 || lower.contains('\n') {
         return false;
     }
     let mut rest = lower.as_str();
     loop {
-        let trimmed =
-            rest.trim_start_matches(|c: char| c.is_whitespace() || ",.!;:-，。！、".contains(c));
-        match FILLERS
-            .iter()
-            .find_map(|f| trimmed.strip_prefix(f).filter(|r| !starts_word(r)))
-        {
+        rest = rest.trim_start_matches(|c: char| c.is_whitespace() || ",.!;:-，。！、".contains(c));
+        match FILLERS.iter().find_map(|f| after_phrase(rest, f)) {
             Some(after) => rest = after,
-            None => {
-                rest = trimmed;
-                break;
-            }
+            None => break,
         }
     }
-    ERRANDS.iter().any(|e| {
-        rest.strip_prefix(e)
-            .is_some_and(|r| e.ends_with(' ') || !e.is_ascii() || !starts_word(r))
-    })
-}
-
-/// Whether text goes on with a letter (so "now" in "nowhere" is no filler).
-fn starts_word(rest: &str) -> bool {
-    rest.chars().next().is_some_and(char::is_alphanumeric)
+    ERRANDS.iter().any(|e| after_phrase(rest, e).is_some())
 }
 
 #[cfg(test)]

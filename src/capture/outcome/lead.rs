@@ -61,12 +61,28 @@ const LEAD_INS: &[&str] = &[
     "changes made",
 ];
 
-fn opens_with(sentence: &str, openings: &[&str]) -> bool {
-    let lower = sentence
-        .trim_start_matches(|c: char| !c.is_alphanumeric())
-        .to_lowercase()
-        .replace('’', "'");
-    openings.iter().any(|o| lower.starts_with(o))
+/// `text` as its opening words are matched: lower case, ’ as '.
+pub(super) fn folded(text: &str) -> String {
+    text.to_lowercase().replace('’', "'")
+}
+
+/// What follows `phrase` at the start of `text` (both folded), when the
+/// phrase ends there as a word does: "now" opens "now push" but not
+/// "nowhere". A phrase ending in a space or in CJK needs no boundary.
+pub(super) fn after_phrase<'a>(text: &'a str, phrase: &str) -> Option<&'a str> {
+    let rest = text.strip_prefix(phrase)?;
+    let needs_boundary = phrase
+        .chars()
+        .last()
+        .is_some_and(|c| c.is_alphanumeric() && !crate::sentence::is_cjk(c));
+    let cut_inside_a_word = rest.chars().next().is_some_and(char::is_alphanumeric);
+    (!(needs_boundary && cut_inside_a_word)).then_some(rest)
+}
+
+/// Whether `sentence` opens with one of `openings` (past any leading marks).
+pub(super) fn opens_with(sentence: &str, openings: &[&str]) -> bool {
+    let lower = folded(sentence.trim_start_matches(|c: char| !c.is_alphanumeric()));
+    openings.iter().any(|o| after_phrase(&lower, o).is_some())
 }
 
 /// "I see the problem now.", "Now I have everything I need.": short, and

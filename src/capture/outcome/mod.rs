@@ -15,95 +15,14 @@
 mod commit;
 mod errand;
 pub(super) mod lead;
+mod manners;
+mod narration;
 
 pub use commit::Commit;
+pub(crate) use manners::{is_acknowledgement, is_courtesy, only_words, past_acknowledging_clause};
+pub use narration::is_narration;
 
 use super::transcript::{Message, Role, Transcript, clean};
-
-/// Openings of a sentence that announces work instead of reporting it.
-const INTENT_OPENINGS: &[&str] = &[
-    "i'll ",
-    "i will ",
-    "let me ",
-    "let's ",
-    "now i'll ",
-    "now i will ",
-    "now let me ",
-    "now i need to ",
-    "now i ",
-    "next, i",
-    "next i",
-    "first, i",
-    "first i",
-    "i'm going to ",
-    "i am going to ",
-    "i need to ",
-    "i'll now ",
-    "okay, let me",
-    "ok, let me",
-    "great, let me",
-    "perfect! let me",
-    "perfect! now",
-    "i'm checking ",
-    "i'm inspecting ",
-    "i'm looking ",
-    "i'm reading ",
-    "i'm searching ",
-    "我来",
-    "让我",
-    "现在让我",
-    "現在讓我",
-    "讓我",
-    "我将",
-    "我將",
-    "我会",
-    "我會",
-    "我先",
-    "接下来",
-    "下面我",
-    "现在我",
-    "現在我",
-    "首先",
-    "まず",
-    "次に",
-    "では、",
-    "それでは",
-    "먼저",
-    "이제 ",
-    "다음으로",
-    "다음 단계로",
-];
-
-/// Openings that are courtesy, before what a sentence really says.
-const COURTESY: &[&str] = &[
-    "as per your request, ",
-    "as requested, ",
-    "sure, ",
-    "sure! ",
-    "certainly, ",
-    "certainly! ",
-    "of course, ",
-    "of course! ",
-    "absolutely, ",
-    "absolutely! ",
-    "alright, ",
-    "all right, ",
-];
-
-/// Endings of a sentence that announces work: Japanese "…します" / "…しましょう"
-/// / "…していきます", Korean "…하겠습니다" / "…할게요" / "…하겠습니다.".
-const INTENT_ENDINGS: &[&str] = &[
-    "します",
-    "しましょう",
-    "していきます",
-    "してみます",
-    "確認します",
-    "하겠습니다",
-    "할게요",
-    "하겠어요",
-    "해보겠습니다",
-    "살펴보겠습니다",
-];
 
 /// What came of a session, decided once: the sentence and the summary both
 /// word this, so they cannot disagree.
@@ -333,138 +252,6 @@ fn answer(messages: &[Message]) -> String {
     replies.find(|a| !is_acknowledgement(a)).unwrap_or(last)
 }
 
-/// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
-pub(super) fn is_courtesy(sentence: &str) -> bool {
-    const WORDS: &[&str] = &[
-        "fantastic",
-        "great",
-        "perfect",
-        "thanks",
-        "thank",
-        "you",
-        "awesome",
-        "nice",
-        "good",
-        "job",
-        "well",
-        "done",
-        "reported",
-        "excellent",
-        "ok",
-        "okay",
-        "cool",
-        "wonderful",
-        "amazing",
-        "brilliant",
-        "so",
-        "much",
-        "very",
-        "that",
-        "works",
-        "worked",
-        "looks",
-        "谢谢",
-        "感谢",
-        "多谢",
-        "ありがとう",
-        "감사합니다",
-        "고마워",
-        "merci",
-        "danke",
-        "gracias",
-        "grazie",
-        "obrigado",
-        "спасибо",
-    ];
-    only_words(sentence, WORDS, 6)
-}
-
-/// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
-pub(super) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
-    let found: Vec<String> = sentence
-        .split(|c: char| !c.is_alphanumeric() && c != '\'')
-        .filter(|w| !w.is_empty())
-        .map(str::to_lowercase)
-        .collect();
-    !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
-}
-
-/// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
-/// "네, 알겠습니다.", "承知しました。", "👍").
-pub(super) fn is_acknowledgement(reply: &str) -> bool {
-    let t = reply
-        .trim()
-        .trim_end_matches(['.', '!', '。', '！', '、', ','])
-        .trim();
-    !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
-}
-
-/// A sentence past its acknowledging clause: "好的，我已经修复了…" says
-/// "我已经修复了…", "Sure, I fixed it." says "I fixed it.".
-pub(super) fn past_acknowledging_clause(sentence: &str) -> &str {
-    let Some((i, mark)) = [", ", "，", "、", "! ", "！"]
-        .iter()
-        .filter_map(|m| sentence.find(m).map(|i| (i, *m)))
-        .min()
-    else {
-        return sentence;
-    };
-    let head = sentence[..i].trim().to_lowercase();
-    let rest = sentence[i + mark.len()..].trim_start();
-    // "Yes, it is saved on disk." answers a question: the "Yes" is the answer.
-    let acknowledges = (ACKS.contains(&head.as_str()) && head != "yes") || is_courtesy(&head);
-    if acknowledges && crate::sentence::word_count(rest) >= 3 {
-        rest
-    } else {
-        sentence
-    }
-}
-
-/// Words that only acknowledge, in the languages the harnesses are used in.
-const ACKS: &[&str] = &[
-    "ok",
-    "okay",
-    "done",
-    "sure",
-    "certainly",
-    "of course",
-    "absolutely",
-    "alright",
-    "all right",
-    "当然",
-    "没问题",
-    "もちろん",
-    "물론이죠",
-    "물론입니다",
-    "yes",
-    "got it",
-    "noted",
-    "understood",
-    "will do",
-    "好的",
-    "好",
-    "收到",
-    "明白了",
-    "明白",
-    "了解",
-    "はい",
-    "了解です",
-    "了解しました",
-    "承知しました",
-    "かしこまりました",
-    "わかりました",
-    "네",
-    "네, 알겠습니다",
-    "알겠습니다",
-    "네 알겠습니다",
-    "понял",
-    "хорошо",
-    "d'accord",
-    "entendido",
-    "claro",
-    "verstanden",
-];
-
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
     let report = without_thinking(last.report());
@@ -546,28 +333,6 @@ fn is_heading(line: &str) -> bool {
 /// A markdown table: every line a row (`| a | b |`).
 fn is_table(p: &str) -> bool {
     p.lines().all(|l| l.trim_start().starts_with('|'))
-}
-
-/// Whether a paragraph or sentence announces what the agent is about to do.
-pub fn is_narration(text: &str) -> bool {
-    let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
-    let lower = t.to_lowercase().replace('’', "'");
-    // "As per your request, I'll provide …": the courtesy does not make it a report.
-    let lower = COURTESY
-        .iter()
-        .find_map(|c| lower.strip_prefix(c))
-        .map_or(lower.clone(), str::to_string);
-    let first_sentence = lower
-        .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
-        .next()
-        .unwrap_or_default()
-        .trim();
-    let core = first_sentence.trim_end_matches(['.', '!', '?', '。', '！', '？', '…', ' ']);
-    // A lead-in ending in a colon is not narration here: before a tool call
-    // it is outside the report already, and inside it it introduces the
-    // result ("Here is metrics_check.py:"), which the outcome joins.
-    INTENT_OPENINGS.iter().any(|o| lower.starts_with(o))
-        || INTENT_ENDINGS.iter().any(|e| core.ends_with(e))
 }
 
 /// A text without `<thinking>` blocks and the placeholders some harnesses

@@ -1,0 +1,138 @@
+//! Manners, not matter: thanks and praise ("Fantastic, well reported."), an
+//! acknowledgement ("OK", "好的", "承知しました。") and an acknowledging clause
+//! before what a sentence says ("Sure, I fixed it.").
+//!
+//! Owns: the words of courtesy and acknowledgement in the languages the
+//! harnesses are used in. Must not: choose the outcome.
+
+/// Thanks or praise alone ("Fantastic, well reported.", "Thanks!").
+pub(crate) fn is_courtesy(sentence: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "fantastic",
+        "great",
+        "perfect",
+        "thanks",
+        "thank",
+        "you",
+        "awesome",
+        "nice",
+        "good",
+        "job",
+        "well",
+        "done",
+        "reported",
+        "excellent",
+        "ok",
+        "okay",
+        "cool",
+        "wonderful",
+        "amazing",
+        "brilliant",
+        "so",
+        "much",
+        "very",
+        "that",
+        "works",
+        "worked",
+        "looks",
+        "谢谢",
+        "感谢",
+        "多谢",
+        "ありがとう",
+        "감사합니다",
+        "고마워",
+        "merci",
+        "danke",
+        "gracias",
+        "grazie",
+        "obrigado",
+        "спасибо",
+    ];
+    only_words(sentence, WORDS, 6)
+}
+
+/// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
+pub(crate) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
+    let found: Vec<String> = sentence
+        .split(|c: char| !c.is_alphanumeric() && c != '\'')
+        .filter(|w| !w.is_empty())
+        .map(str::to_lowercase)
+        .collect();
+    !found.is_empty() && found.len() <= max && found.iter().all(|w| words.contains(&w.as_str()))
+}
+
+/// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
+/// "네, 알겠습니다.", "承知しました。", "👍").
+pub(crate) fn is_acknowledgement(reply: &str) -> bool {
+    let t = reply
+        .trim()
+        .trim_end_matches(['.', '!', '。', '！', '、', ','])
+        .trim();
+    !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
+}
+
+/// A sentence past its acknowledging clause: "好的，我已经修复了…" says
+/// "我已经修复了…", "Sure, I fixed it." says "I fixed it.".
+pub(crate) fn past_acknowledging_clause(sentence: &str) -> &str {
+    let Some((i, mark)) = [", ", "，", "、", "! ", "！"]
+        .iter()
+        .filter_map(|m| sentence.find(m).map(|i| (i, *m)))
+        .min()
+    else {
+        return sentence;
+    };
+    let head = sentence[..i].trim().to_lowercase();
+    let rest = sentence[i + mark.len()..].trim_start();
+    // "Yes, it is saved on disk." answers a question: the "Yes" is the answer.
+    let acknowledges = (ACKS.contains(&head.as_str()) && head != "yes") || is_courtesy(&head);
+    if acknowledges && crate::sentence::word_count(rest) >= 3 {
+        rest
+    } else {
+        sentence
+    }
+}
+
+/// Words that only acknowledge, in the languages the harnesses are used in.
+const ACKS: &[&str] = &[
+    "ok",
+    "okay",
+    "done",
+    "sure",
+    "certainly",
+    "of course",
+    "absolutely",
+    "alright",
+    "all right",
+    "当然",
+    "没问题",
+    "もちろん",
+    "물론이죠",
+    "물론입니다",
+    "yes",
+    "got it",
+    "noted",
+    "understood",
+    "will do",
+    "好的",
+    "好",
+    "收到",
+    "明白了",
+    "明白",
+    "了解",
+    "はい",
+    "了解です",
+    "了解しました",
+    "承知しました",
+    "かしこまりました",
+    "わかりました",
+    "네",
+    "네, 알겠습니다",
+    "알겠습니다",
+    "네 알겠습니다",
+    "понял",
+    "хорошо",
+    "d'accord",
+    "entendido",
+    "claro",
+    "verstanden",
+];

@@ -1,0 +1,114 @@
+//! Narration: a sentence that announces what the agent is about to do ("I'll
+//! …", "Let me …", "…하겠습니다", "…します") instead of reporting what it did.
+//!
+//! Owns: recognising it from how the sentence opens or ends. Must not:
+//! choose the outcome (`outcome` does, by position first).
+
+/// Openings of a sentence that announces work instead of reporting it.
+const INTENT_OPENINGS: &[&str] = &[
+    "i'll ",
+    "i will ",
+    "let me ",
+    "let's ",
+    "now i'll ",
+    "now i will ",
+    "now let me ",
+    "now i need to ",
+    "now i ",
+    "next, i",
+    "next i",
+    "first, i",
+    "first i",
+    "i'm going to ",
+    "i am going to ",
+    "i need to ",
+    "i'll now ",
+    "okay, let me",
+    "ok, let me",
+    "great, let me",
+    "perfect! let me",
+    "perfect! now",
+    "i'm checking ",
+    "i'm inspecting ",
+    "i'm looking ",
+    "i'm reading ",
+    "i'm searching ",
+    "我来",
+    "让我",
+    "现在让我",
+    "現在讓我",
+    "讓我",
+    "我将",
+    "我將",
+    "我会",
+    "我會",
+    "我先",
+    "接下来",
+    "下面我",
+    "现在我",
+    "現在我",
+    "首先",
+    "まず",
+    "次に",
+    "では、",
+    "それでは",
+    "먼저",
+    "이제 ",
+    "다음으로",
+    "다음 단계로",
+];
+
+/// Openings that are courtesy, before what a sentence really says.
+const COURTESY: &[&str] = &[
+    "as per your request, ",
+    "as requested, ",
+    "sure, ",
+    "sure! ",
+    "certainly, ",
+    "certainly! ",
+    "of course, ",
+    "of course! ",
+    "absolutely, ",
+    "absolutely! ",
+    "alright, ",
+    "all right, ",
+];
+
+/// Endings of a sentence that announces work: Japanese "…します" / "…しましょう"
+/// / "…していきます", Korean "…하겠습니다" / "…할게요" / "…하겠습니다.".
+const INTENT_ENDINGS: &[&str] = &[
+    "します",
+    "しましょう",
+    "していきます",
+    "してみます",
+    "確認します",
+    "하겠습니다",
+    "할게요",
+    "하겠어요",
+    "해보겠습니다",
+    "살펴보겠습니다",
+];
+
+/// Whether a paragraph or sentence announces what the agent is about to do.
+pub fn is_narration(text: &str) -> bool {
+    let t = text.trim().trim_start_matches(['*', '-', '>', ' ']);
+    let lower = super::lead::folded(t);
+    // "As per your request, I'll provide …": the courtesy does not make it a report.
+    let lower = COURTESY
+        .iter()
+        .find_map(|c| lower.strip_prefix(c))
+        .map_or(lower.clone(), str::to_string);
+    let first_sentence = lower
+        .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
+        .next()
+        .unwrap_or_default()
+        .trim();
+    let core = first_sentence.trim_end_matches(['.', '!', '?', '。', '！', '？', '…', ' ']);
+    // A lead-in ending in a colon is not narration here: before a tool call
+    // it is outside the report already, and inside it it introduces the
+    // result ("Here is metrics_check.py:"), which the outcome joins.
+    INTENT_OPENINGS
+        .iter()
+        .any(|o| super::lead::after_phrase(&lower, o).is_some())
+        || INTENT_ENDINGS.iter().any(|e| core.ends_with(e))
+}
