@@ -107,13 +107,14 @@ fn first_result(messages: &[Message]) -> Option<String> {
     is_result(&first).then_some(first)
 }
 
-/// Whether an answer asks the person something.
+/// Whether an answer asks the person something: a question mark ends one
+/// of its sentences ('？' anywhere; '?' before a space, a line break or the
+/// end, so "?page=2" in a URL is no question).
 fn asks_back(answer: &str) -> bool {
-    answer.contains(['？', '?'])
-        && (answer.trim_end().ends_with(['?', '？'])
-            || answer.contains("? ")
-            || answer.contains("?\n")
-            || answer.contains('？'))
+    answer.contains('？')
+        || answer.trim_end().ends_with('?')
+        || answer.contains("? ")
+        || answer.contains("?\n")
 }
 
 /// A report that says what was done: not empty, not a failure, not an
