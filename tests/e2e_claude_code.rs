@@ -9,6 +9,9 @@
 //! `/exit` and `claude --resume` each leave what a person would expect: a
 //! compaction artifact, two sessions, and a continuation (issue 29).
 //!
+//! And a session forked with `--resume … --fork-session`, captured as its
+//! own work, not as a copy of the session it came from.
+//!
 //! And Claude Code's own auto memory, imported by `harvest` and restored on
 //! a second machine by `connect` (issue 45).
 
@@ -244,6 +247,64 @@ fn tool_results(requests: &str) -> Vec<String> {
     }
     out.dedup();
     out
+}
+
+/// `claude -p --resume <id> --fork-session`: the fork's file opens with a
+/// copy of the first session, and its capture is the fork's own work.
+#[test]
+fn a_forked_claude_code_session_is_captured_as_its_own_work() {
+    let Some(claude) = program("MEMSYNC_E2E_CLAUDE") else {
+        return;
+    };
+    let home = connected_home();
+    let model = FakeModel::start();
+    let project = home.path("proj");
+    let wait = |n: usize| {
+        let deadline = Instant::now() + Duration::from_secs(60);
+        while summaries(&home).len() < n {
+            assert!(Instant::now() < deadline, "session {n} was never captured");
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        summaries(&home)
+    };
+    let first = claude_in(&claude, &home, &model, &project)
+        .args(["-p", "Explain the retry logic in pay.py"])
+        .output()
+        .unwrap();
+    assert!(first.status.success());
+    let parent = session_id_of(&wait(1)[0]).to_string();
+    let fork = claude_in(&claude, &home, &model, &project)
+        .args(["-p", "--resume", &parent, "--fork-session"])
+        .arg("Now add jitter to the retry")
+        .output()
+        .unwrap();
+    assert!(
+        fork.status.success(),
+        "{}",
+        String::from_utf8_lossy(&fork.stderr)
+    );
+    let all = wait(2);
+    let forked = all
+        .iter()
+        .find(|s| session_id_of(s) != parent)
+        .expect("the fork's summary");
+    assert!(
+        forked.contains("## Request\n\nNow add jitter to the retry"),
+        "{forked}"
+    );
+    assert!(
+        forked.contains(&format!("## Forked from\n\nsession {parent};")),
+        "{forked}"
+    );
+    let transcripts = artifacts(&home.path("ws"), "transcript");
+    let copies = transcripts
+        .iter()
+        .filter(|t| t.contains("Explain the retry logic"))
+        .count();
+    assert_eq!(
+        copies, 1,
+        "the first session's words are in its transcript only"
+    );
 }
 
 /// Every summary in the workspace, oldest capture first.
