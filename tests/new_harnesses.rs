@@ -457,3 +457,68 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
     assert!(memory.contains("backoff"), "{memory}");
 }
+
+/// A session of the Copilot CLI before 1.0, as it kept one: a pretty-printed
+/// JSON document in `history-session-state/`, messages in the OpenAI chat
+/// shape, an editor tool whose `command` is the edit.
+const COPILOT_LEGACY: &str = r#"{
+  "sessionId": "7f3c2a10-5b1e-4c8a-9d2f-1a2b3c4d5e6f",
+  "startTime": "2026-11-20T09:00:00.000Z",
+  "chatMessages": [
+    { "role": "user", "content": "Fix the flaky retry test in pay.py" },
+    {
+      "role": "assistant",
+      "content": "",
+      "tool_calls": [
+        {
+          "id": "call_1",
+          "type": "function",
+          "function": {
+            "name": "str_replace_editor",
+            "arguments": "{\"command\":\"str_replace\",\"path\":\"pay.py\",\"old_str\":\"sleep(1)\",\"new_str\":\"clock.sleep(1)\"}"
+          }
+        }
+      ]
+    },
+    { "role": "tool", "tool_call_id": "call_1", "content": "The file pay.py has been edited." },
+    { "role": "assistant", "content": "The retry now waits on a fake clock; the test passes 100 of 100 runs." }
+  ],
+  "timeline": []
+}
+"#;
+
+#[test]
+fn an_older_copilot_cli_session_document_is_read_and_harvested_not_refused() {
+    let t = transcript::read(COPILOT_LEGACY);
+    assert_eq!(t.format, Format::CopilotCli);
+    assert_eq!(
+        t.session_id.as_deref(),
+        Some("7f3c2a10-5b1e-4c8a-9d2f-1a2b3c4d5e6f")
+    );
+    // The editor's `str_replace` is an edit of pay.py, not a shell command.
+    assert_eq!(t.files(), vec!["pay.py"]);
+    assert!(t.commands().is_empty(), "{:?}", t.commands());
+    let tmp = tempfile::tempdir().unwrap();
+    let home = tmp.path().join("home");
+    let legacy = home.join(".copilot/history-session-state");
+    std::fs::create_dir_all(&legacy).unwrap();
+    let doc = legacy.join("session_7f3c2a10-5b1e-4c8a-9d2f-1a2b3c4d5e6f_1795770000000.json");
+    std::fs::write(&doc, COPILOT_LEGACY).unwrap();
+    common::set_mtime_at(&doc, "2026-11-20T09:05:00Z");
+    let ws = tmp.path().join("ws");
+    std::fs::create_dir_all(&ws).unwrap();
+    assert!(run_at(&ws, NOW, &["init"]).status.success());
+    let report = harvest_json(&home, &ws, NOW, &["--harness", "copilot-cli"]);
+    assert_eq!(
+        report["captured"].as_array().unwrap().len(),
+        1,
+        "{report:#}"
+    );
+    let memory = std::fs::read_to_string(ws.join("MEMORY.md")).unwrap();
+    assert!(
+        memory.contains("Fix the flaky retry test in pay.py")
+            && memory.contains("changed pay.py")
+            && memory.contains("fake clock"),
+        "{memory}"
+    );
+}

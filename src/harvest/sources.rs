@@ -11,7 +11,8 @@
 //! - pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, `sessions/<cwd-slug>/*.jsonl`.
 //! - Gemini CLI: `~/.gemini`, `tmp/<project>/chats/session-*.jsonl`.
 //! - qwen-code: `~/.qwen`, `projects/<cwd-slug>/chats/*.jsonl`.
-//! - GitHub Copilot CLI: `~/.copilot`, `session-state/<session>/events.jsonl`.
+//! - GitHub Copilot CLI: `~/.copilot`, `session-state/<session>/events.jsonl`
+//!   (before 1.0, `history-session-state/<session>.json`, one JSON document).
 //! - opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, the
 //!   sessions of its database `opencode.db`.
 //! - Cline: `~/.cline`, `data/sessions/<id>/<id>.messages.json` (one JSON
@@ -182,6 +183,9 @@ pub fn list(harness: Harness, home: &Path, default_agent: &str) -> Vec<SessionFi
                     out.push(file(events, default_agent));
                 }
             }
+            // Before 1.0: one JSON document a session.
+            let legacy = home.join("history-session-state");
+            out.extend(files(&legacy, "", ".json").map(|p| file(p, default_agent)));
         }
         Harness::Cline => {
             for session in subdirs(&home.join("data").join("sessions")) {

@@ -5,7 +5,9 @@
 //! in `content` (the CLI's `transformedContent` adds its own context around
 //! it); `assistant.message` the reply and its `toolRequests`;
 //! `tool.execution_complete` whether a call worked; `session.shutdown` ends
-//! the session.
+//! the session. Before 1.0, the CLI kept a session as one JSON document
+//! (`~/.copilot/history-session-state/<session>.json`: `sessionId`,
+//! `startTime`, and `chatMessages` in the OpenAI chat shape).
 //!
 //! Owns: Copilot CLI's event types. Must not: clean text itself.
 
@@ -67,6 +69,47 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
             }
             kind if is_bookkeeping(kind) => {}
             _ => t.skipped_lines += 1,
+        }
+    }
+    t
+}
+
+/// Whether a JSON document is a session of the Copilot CLI before 1.0.
+pub(super) fn is_legacy(doc: &Value) -> bool {
+    doc.get("sessionId").is_some() && doc.get("chatMessages").is_some_and(Value::is_array)
+}
+
+/// A Copilot CLI session kept as one document (before 1.0): the person's
+/// and the agent's messages, and the agent's tool calls (`tool_calls`, each a
+/// function with its arguments as a JSON string). Tool results are left out.
+pub(super) fn read_legacy(doc: &Value, keep: usize) -> Transcript {
+    let mut t = Transcript::bounded(Format::CopilotCli, keep);
+    t.session_id = str_at(doc, "sessionId");
+    if let Some(start) = doc.get("startTime").and_then(Value::as_str) {
+        t.note_time(start);
+    }
+    for m in doc["chatMessages"].as_array().into_iter().flatten() {
+        let text = str_at(m, "content");
+        match m.get("role").and_then(Value::as_str) {
+            Some("user") => match text.as_deref().and_then(clean::agent_cli_user) {
+                Some(text) => t.push(Role::User, text, Vec::new(), None),
+                None => t.dropped_turns += 1,
+            },
+            Some("assistant") => {
+                let mut calls = Vec::new();
+                for call in m["tool_calls"].as_array().into_iter().flatten() {
+                    let f = &call["function"];
+                    let name = f.get("name").and_then(Value::as_str).unwrap_or("tool");
+                    let args = match &f["arguments"] {
+                        Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+                        other => other.clone(),
+                    };
+                    calls.extend(tools::tool_use(name, &args));
+                }
+                let text = text.and_then(|c| clean::assistant(&c)).unwrap_or_default();
+                t.push(Role::Assistant, text, calls, None);
+            }
+            _ => {}
         }
     }
     t

@@ -171,6 +171,9 @@ fn document(doc: &Value, keep: usize) -> Option<Transcript> {
     if gemini::is_document(doc) {
         return Some(gemini::read_document(doc, keep));
     }
+    if copilot::is_legacy(doc) {
+        return Some(copilot::read_legacy(doc, keep));
+    }
     opencode::is_export(doc).then(|| opencode::read_export(doc, keep))
 }
 

@@ -58,7 +58,12 @@ pub fn tool_use(name: &str, args: &Value) -> Vec<ToolUse> {
         .or_else(|| s("notebook_path"))
         .or_else(|| s("filePath"));
     let command = command_of(args);
+    // An editor tool's sub-command (`str_replace_editor`, Anthropic's text
+    // editor tool, the Copilot CLI before 1.0): `command` is the edit, not a shell.
+    let edit = s("command").filter(|c| lower.contains("edit") && path.is_some() && is_edit_verb(c));
     let (kind, target) = match () {
+        _ if edit.as_deref() == Some("view") => (ToolKind::Read, path),
+        _ if edit.is_some() => (ToolKind::Change, path),
         _ if command.is_some() && !lower.contains("slash") => (ToolKind::Command, command),
         _ if path.is_some()
             && matches!(
@@ -98,6 +103,14 @@ pub fn tool_use(name: &str, args: &Value) -> Vec<ToolUse> {
         kind,
         target: one_line(&target.unwrap_or_default()),
     }]
+}
+
+/// The sub-commands of an editor tool (`view`, `create`, `str_replace`, …).
+fn is_edit_verb(command: &str) -> bool {
+    matches!(
+        command,
+        "view" | "create" | "str_replace" | "insert" | "undo_edit"
+    )
 }
 
 /// A call of `name` that changed the file at `path`.
