@@ -155,13 +155,15 @@ impl Rollout {
 
     /// Whether a line is a fork's copy of its parent's (see [`Copy`]).
     fn is_copy(&mut self, kind: Option<&str>, at: Option<&str>) -> bool {
+        if matches!(self.copy, Copy::None | Copy::Over) {
+            return false;
+        }
         let at = at.and_then(crate::contract::parse_ts);
         self.copy = match (self.copy, kind, at) {
             (Copy::Expected, Some("session_meta"), Some(instant)) => Copy::Open(instant),
             (Copy::Open(instant), _, Some(at)) if at >= instant && at - instant <= COPY_BURST => {
                 Copy::Open(instant)
             }
-            (Copy::None, ..) => return false,
             _ => Copy::Over,
         };
         matches!(self.copy, Copy::Open(_))
