@@ -51,7 +51,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         if matches!(kind, "user" | "assistant")
             && let Some(parent) = copied_from(&v)
         {
-            t.copied_so_far(Some(parent));
+            t.copied_so_far(parent);
             continue;
         }
         if let Some(ts) = v.get("timestamp").and_then(Value::as_str) {
@@ -90,16 +90,17 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
     t
 }
 
-/// The session a forked session's line was copied from: `forkedFrom` on
-/// every line `/branch` copies, and `requestSessionId` naming another
-/// session on the answers `--fork-session` copies (the person's lines of
-/// that copy carry no mark; they are the lines before such an answer).
-fn copied_from(v: &Value) -> Option<String> {
+/// For a line a forked session copied, the session it names as the one it
+/// came from (`Some(None)` when it names none): `forkedFrom` on every line
+/// `/branch` copies, and `requestSessionId` naming another session on the
+/// answers `--fork-session` copies (the person's lines of that copy carry
+/// no mark; they are the lines before such an answer).
+fn copied_from(v: &Value) -> Option<Option<String>> {
     if let Some(from) = v.get("forkedFrom") {
-        return str_at(from, "sessionId").or_else(|| Some(String::new()));
+        return Some(str_at(from, "sessionId"));
     }
     let asked_in = str_at(v, "requestSessionId")?;
-    (str_at(v, "sessionId").as_ref() != Some(&asked_in)).then_some(asked_in)
+    (str_at(v, "sessionId").as_ref() != Some(&asked_in)).then_some(Some(asked_in))
 }
 
 fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {

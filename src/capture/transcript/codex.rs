@@ -22,7 +22,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         responses: Transcript::bounded(Format::Codex, keep),
         events: false,
         metas: 0,
-        copy: Copy::None,
+        copy: ForkCopy::None,
     };
     for (n, line) in lines.enumerate() {
         r.line(n, line.as_ref());
@@ -40,7 +40,7 @@ struct Rollout {
     /// Whether source 2 has a message.
     events: bool,
     metas: usize,
-    copy: Copy,
+    copy: ForkCopy,
 }
 
 /// Where a fork's copy of its parent's conversation is. Codex before 0.150
@@ -48,7 +48,7 @@ struct Rollout {
 /// parent's lines, every one stamped with the instant of the fork; newer
 /// forks copy nothing.
 #[derive(Clone, Copy)]
-enum Copy {
+enum ForkCopy {
     None,
     /// A fork: the parent's meta may come next.
     Expected,
@@ -141,7 +141,7 @@ impl Rollout {
         if !self.t.subagent {
             self.t.forked_from = str_at(p, "forked_from_id");
             if self.t.forked_from.is_some() {
-                self.copy = Copy::Expected;
+                self.copy = ForkCopy::Expected;
             }
         }
         self.t.parent_session = subagent
@@ -153,20 +153,22 @@ impl Rollout {
         }
     }
 
-    /// Whether a line is a fork's copy of its parent's (see [`Copy`]).
+    /// Whether a line is a fork's copy of its parent's (see [`ForkCopy`]).
     fn is_copy(&mut self, kind: Option<&str>, at: Option<&str>) -> bool {
-        if matches!(self.copy, Copy::None | Copy::Over) {
+        if matches!(self.copy, ForkCopy::None | ForkCopy::Over) {
             return false;
         }
         let at = at.and_then(crate::contract::parse_ts);
         self.copy = match (self.copy, kind, at) {
-            (Copy::Expected, Some("session_meta"), Some(instant)) => Copy::Open(instant),
-            (Copy::Open(instant), _, Some(at)) if at >= instant && at - instant <= COPY_BURST => {
-                Copy::Open(instant)
+            (ForkCopy::Expected, Some("session_meta"), Some(instant)) => ForkCopy::Open(instant),
+            (ForkCopy::Open(instant), _, Some(at))
+                if at >= instant && at - instant <= COPY_BURST =>
+            {
+                ForkCopy::Open(instant)
             }
-            _ => Copy::Over,
+            _ => ForkCopy::Over,
         };
-        matches!(self.copy, Copy::Open(_))
+        matches!(self.copy, ForkCopy::Open(_))
     }
 
     /// A legacy line: the first is the session's meta, `record_type` lines

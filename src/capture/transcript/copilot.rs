@@ -81,7 +81,8 @@ pub(super) fn is_legacy(doc: &Value) -> bool {
 
 /// A Copilot CLI session kept as one document (before 1.0): the person's
 /// and the agent's messages, and the agent's tool calls (`tool_calls`, each a
-/// function with its arguments as a JSON string). Tool results are left out.
+/// function with its arguments as a JSON string, which `tool_use` reads).
+/// Tool results are left out.
 pub(super) fn read_legacy(doc: &Value, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::CopilotCli, keep);
     t.session_id = str_at(doc, "sessionId");
@@ -100,11 +101,7 @@ pub(super) fn read_legacy(doc: &Value, keep: usize) -> Transcript {
                 for call in m["tool_calls"].as_array().into_iter().flatten() {
                     let f = &call["function"];
                     let name = f.get("name").and_then(Value::as_str).unwrap_or("tool");
-                    let args = match &f["arguments"] {
-                        Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
-                        other => other.clone(),
-                    };
-                    calls.extend(tools::tool_use(name, &args));
+                    calls.extend(tools::tool_use(name, &f["arguments"]));
                 }
                 let text = text.and_then(|c| clean::assistant(&c)).unwrap_or_default();
                 t.push(Role::Assistant, text, calls, None);

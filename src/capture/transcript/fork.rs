@@ -8,7 +8,7 @@
 //! Owns: leaving the copy out of the fork. Must not: know a harness's lines
 //! (each reader says which are copies).
 
-use super::Transcript;
+use super::{Role, Transcript};
 
 impl Transcript {
     /// Every message read so far is the fork's copy of `parent`'s, and so
@@ -17,7 +17,7 @@ impl Transcript {
         self.copied = self.messages.len();
         self.started_at = None;
         if self.forked_from.is_none() {
-            self.forked_from = parent.filter(|p| !p.is_empty());
+            self.forked_from = parent;
         }
     }
 
@@ -35,11 +35,11 @@ impl Transcript {
             }
         }
         self.budget.next = self.budget.next.saturating_sub(copied);
-        for (slot, role) in self.budget.first.iter_mut().zip([0, 1]) {
-            *slot = self
+        for role in [Role::User, Role::Assistant] {
+            self.budget.first[role as usize] = self
                 .messages
                 .iter()
-                .position(|m| m.role as usize == role && !m.text.is_empty());
+                .position(|m| m.role == role && !m.text.is_empty());
         }
         self.failure = self.failure.take().and_then(|mut f| {
             f.after = f.after.checked_sub(copied).filter(|&a| a > 0)?;
