@@ -15,8 +15,9 @@ use serde_yaml::Value;
 
 use super::{Config, MirrorConfig};
 
-/// The harnesses whose sessions harvest brings in (`connect::Target::needs_harvest`).
-const HARVESTED: [&str; 5] = ["codex", "openclaw", "qwen-code", "opencode", "cline"];
+/// The harnesses whose sessions only harvest brings in, so connecting one
+/// turns harvest on (`connect::Target::needs_harvest` says why each).
+pub const HARVESTED_HARNESSES: [&str; 5] = ["codex", "openclaw", "qwen-code", "opencode", "cline"];
 
 /// The parts of connect's record that are settings.
 #[derive(Debug, Default, Deserialize)]
@@ -56,7 +57,7 @@ pub(super) fn apply(config: &mut Config, merged: &Value, root: &Path, record: &P
         .get("harvest")
         .and_then(|h| h.get("enabled"))
         .is_some();
-    if !user_set_harvest && HARVESTED.iter().any(|h| here(h)) {
+    if !user_set_harvest && HARVESTED_HARNESSES.iter().any(|h| here(h)) {
         config.harvest.enabled = true;
         used = true;
     }

@@ -15,6 +15,7 @@ use serde_yaml::Value;
 use crate::error::{ConfigError, Error, Result};
 
 mod connected;
+pub use connected::HARVESTED_HARNESSES;
 mod effective;
 mod numbers;
 mod sections;

@@ -76,10 +76,7 @@ impl Target {
     /// of session in a non-interactive run (`qwen -p`), only at an
     /// interactive exit, so its hooks capture those and harvest the rest.
     pub fn needs_harvest(self) -> bool {
-        matches!(
-            self,
-            Target::Codex | Target::OpenClaw | Target::QwenCode | Target::Opencode | Target::Cline
-        )
+        crate::config::HARVESTED_HARNESSES.contains(&self.as_str())
     }
 }
 

@@ -81,7 +81,7 @@ impl JobRequest {
                 cwd,
                 captured_at,
             } => {
-                if harness == "copilot-cli" {
+                if hook::Harness::parse(harness) == Some(hook::Harness::CopilotCli) {
                     await_copilot_shutdown(transcript_path, COPILOT_SHUTDOWN_WAIT);
                 }
                 // After the wait: a clock read before it would put the
