@@ -141,20 +141,32 @@ fn open_existing(path: &Path) -> std::io::Result<Option<File>> {
 fn read_whole_lines(mut file: &File) -> std::io::Result<(String, u64)> {
     let mut bytes = Vec::new();
     file.read_to_end(&mut bytes)?;
-    let partial = bytes.last().is_some_and(|&b| b != b'\n');
-    if partial {
-        let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
-        let tail = &bytes[cut..];
-        let ours = tail.windows(8).any(|w| w == b"memsync:");
-        if !ours && no_writer_holds(file) != Some(true) {
-            bytes.truncate(cut);
-        }
-    }
+    let cut = whole_lines_len(file, &bytes);
+    bytes.truncate(cut);
     let len = bytes.len() as u64;
     let text = String::from_utf8(bytes).map_err(|_| {
         std::io::Error::new(std::io::ErrorKind::InvalidData, "not UTF-8; left untouched")
     })?;
     Ok((text, len))
+}
+
+/// How much of `bytes` (what was just read from `file`) a render may take.
+/// A last line without its newline is kept only when it is the file's true
+/// end: no writer holds the file, and, asked after that, the file is still
+/// as long as what was read. A write that was half visible during the read
+/// and finished before the lease was asked has made the file longer.
+fn whole_lines_len(file: &File, bytes: &[u8]) -> usize {
+    if bytes.last().is_none_or(|&b| b == b'\n') {
+        return bytes.len();
+    }
+    let cut = bytes.iter().rposition(|&b| b == b'\n').map_or(0, |i| i + 1);
+    let ours = bytes[cut..].windows(8).any(|w| w == b"memsync:");
+    let ended = no_writer_holds(file) == Some(true)
+        && file.metadata().is_ok_and(|m| m.len() == bytes.len() as u64);
+    match ours || ended {
+        true => bytes.len(),
+        false => cut,
+    }
 }
 
 /// The bytes in a synced temporary file beside `path`, named so a crash's
@@ -266,6 +278,36 @@ mod tests {
             .expect("replace");
         assert_eq!(replaced, Replaced::Unchanged);
         assert_eq!(std::fs::metadata(&path).expect("stat").ino(), before);
+    }
+
+    #[test]
+    fn a_last_line_without_its_newline_is_kept_when_it_is_the_files_end() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.md");
+        std::fs::write(&path, "a\nno newline").expect("write");
+        let file = File::open(&path).expect("open");
+        let (text, len) = read_whole_lines(&file).expect("read");
+        assert_eq!((text.as_str(), len), ("a\nno newline", 12));
+    }
+
+    #[test]
+    fn a_write_that_finished_after_the_read_is_left_for_the_recovery_not_cut() {
+        let dir = tempfile::tempdir().expect("tempdir");
+        let path = dir.path().join("log.md");
+        // What the read saw: a write still half done...
+        std::fs::write(&path, "a\nhal").expect("write");
+        let file = File::open(&path).expect("open");
+        let mut seen = Vec::new();
+        (&file).read_to_end(&mut seen).expect("read");
+        // ...which finished, and its writer closed the file, before the lease
+        // was asked for: no writer holds it, but the line goes on.
+        let mut writer = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .expect("open");
+        writer.write_all(b"f\n").expect("append");
+        drop(writer);
+        assert_eq!(whole_lines_len(&file, &seen), 2);
     }
 
     #[test]
