@@ -89,6 +89,22 @@ fn exported_chats_and_binary_files_are_refused_for_what_they_are() {
 }
 
 #[test]
+fn gemini_clis_saved_conversations_and_prompt_log_are_refused_pointing_at_the_session() {
+    // Written by the real Gemini CLI 0.61 (`/chat save demo`, `/chat share
+    // x.json`, `/chat share x.md`, and the logs.json beside them).
+    let dir =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harness/gemini-cli-0.61-saved");
+    for saved in ["checkpoint-demo.json", "chat-share.json", "chat-share.md"] {
+        assert_refused_as(&dir.join(saved), "saved by /chat save or /chat share");
+        assert_refused_as(
+            &dir.join(saved),
+            "capture the session in their chats/ folder",
+        );
+    }
+    assert_refused_as(&dir.join("logs.json"), "only the person's prompts");
+}
+
+#[test]
 fn text_and_dialogues_memsync_reads_are_still_captured() {
     let tmp = tempfile::tempdir().unwrap();
     for (name, text) in [

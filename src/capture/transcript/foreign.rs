@@ -34,11 +34,41 @@ pub(super) fn binary(head: &[String]) -> Option<Foreign> {
 /// JSONL that is not a session memsync reads, from its lines' shape.
 pub(super) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
     // One line holding the whole chat.
+    if head.len() == 1
+        && let Some(what) = gemini(first)
+    {
+        return Some(what);
+    }
     if head.len() == 1 && chat_list(first) {
         return Some("a chat exported as one JSON document");
     }
     None
 }
+
+/// The files Gemini CLI (and qwen-code, its fork) keep beside their
+/// sessions, which are not sessions: a conversation saved by `/chat save`
+/// (`checkpoint-<tag>.json`: the model's `{role, parts}` history, bare or
+/// under `history`) or written by `/chat share`, and `logs.json`, which holds
+/// only the person's prompts. The session itself is in the `chats/` folder,
+/// and that is what to capture.
+fn gemini(v: &Value) -> Option<Foreign> {
+    let turns = v.get("history").unwrap_or(v).as_array()?;
+    let first = turns.first()?;
+    if first.get("parts").is_some_and(Value::is_array)
+        && matches!(first["role"].as_str(), Some("user" | "model"))
+    {
+        return Some(GEMINI_SAVED);
+    }
+    let logged = ["sessionId", "messageId", "type", "message"];
+    if logged.iter().all(|k| first.get(*k).is_some()) {
+        return Some(
+            "the prompt log of Gemini CLI or qwen-code, logs.json (only the person's prompts: capture the session in their chats/ folder instead)",
+        );
+    }
+    None
+}
+
+const GEMINI_SAVED: Foreign = "a conversation saved by /chat save or /chat share in Gemini CLI or qwen-code (capture the session in their chats/ folder instead)";
 
 /// Whether a JSON value holds a whole chat: a list of messages under a key
 /// exporters use, or is that list.
@@ -67,6 +97,13 @@ fn chat_list(v: &Value) -> bool {
 pub(super) fn text(text: &str) -> Option<Foreign> {
     let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
     if first == "{" || first == "[" || first.starts_with("{\"") || first.starts_with("[{") {
+        if let Some(what) = serde_json::from_str::<Value>(text)
+            .ok()
+            .as_ref()
+            .and_then(gemini)
+        {
+            return Some(what);
+        }
         let chat = [
             "\"messages\"",
             "\"role\"",
@@ -86,6 +123,11 @@ pub(super) fn text(text: &str) -> Option<Foreign> {
         || head.iter().filter(|l| specstory_turn(l)).count() >= 2
     {
         return Some("a SpecStory export (Markdown)");
+    }
+    // Gemini CLI's `/chat share <file>.md`: `## USER 🧑‍💻` and `## MODEL ✨`.
+    let turn = |who: &str| head.iter().any(|l| l.trim_end() == who);
+    if turn("## USER \u{1F9D1}\u{200D}\u{1F4BB}") && turn("## MODEL \u{2728}") {
+        return Some(GEMINI_SAVED);
     }
     None
 }
