@@ -105,6 +105,29 @@ fn gemini_clis_saved_conversations_and_prompt_log_are_refused_pointing_at_the_se
 }
 
 #[test]
+fn a_copilot_cli_session_shared_as_markdown_is_refused_even_under_its_default_name() {
+    // Written by the real Copilot CLI 1.0.102 (`copilot -p … --share`); the
+    // name is its default, which holds the session's id.
+    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/harness/copilot-cli-1.0.102-share/copilot-session-843d1b3e-885c-4d5f-ac7d-bcc964f5e3b0.md",
+    );
+    assert_refused_as(&shared, "a Copilot CLI session shared as Markdown");
+    assert_refused_as(&shared, "capture its events.jsonl");
+}
+
+#[test]
+fn an_html_page_is_refused_not_read_as_text() {
+    let tmp = tempfile::tempdir().unwrap();
+    let page = tmp.path().join("chat.html");
+    std::fs::write(
+        &page,
+        "<!DOCTYPE html>\n<html lang=\"en\"><body>\n<div class=\"user\">Add a retry to the fetcher</div>\n</body></html>\n",
+    )
+    .unwrap();
+    assert_refused_as(&page, "an HTML page");
+}
+
+#[test]
 fn text_and_dialogues_memsync_reads_are_still_captured() {
     let tmp = tempfile::tempdir().unwrap();
     for (name, text) in [
