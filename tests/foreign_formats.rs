@@ -116,6 +116,16 @@ fn a_copilot_cli_session_shared_as_markdown_is_refused_even_under_its_default_na
 }
 
 #[test]
+fn a_claude_code_export_is_refused_pointing_at_the_session() {
+    // Written by the real Claude Code 2.1.331 (`/export <file>` in a terminal).
+    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/harness/claude-code-2.1.331-export/2026-11-27-add-a-hello-function-to-hellopy.txt",
+    );
+    assert_refused_as(&export, "a Claude Code conversation exported by /export");
+    assert_refused_as(&export, "capture the session's JSONL");
+}
+
+#[test]
 fn an_html_page_is_refused_not_read_as_text() {
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("chat.html");

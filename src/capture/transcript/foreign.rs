@@ -123,6 +123,22 @@ pub(super) fn text(text: &str) -> Option<Foreign> {
         return Some("an HTML page");
     }
     let head: Vec<&str> = text.lines().take(400).collect();
+    // Claude Code's `/export`: the terminal as drawn, under its banner (the
+    // logo's `▐▛███▜▌` beside "Claude Code v2.1.331", or the older box
+    // "│ ✻ Welcome to Claude Code!"), each answer after a `●` (earlier `⏺`).
+    let banner = head.iter().take(8).any(|l| {
+        (l.contains("Claude Code v") && l.contains('\u{2590}'))
+            || (l.starts_with('\u{2502}') && l.contains("Welcome to Claude Code"))
+    });
+    if banner
+        && head
+            .iter()
+            .any(|l| l.starts_with("\u{25CF} ") || l.starts_with("\u{23FA} "))
+    {
+        return Some(
+            "a Claude Code conversation exported by /export (capture the session's JSONL in ~/.claude/projects/ instead)",
+        );
+    }
     // Copilot CLI's `/share` and `copilot -p --share`.
     if first == "# Copilot CLI Session"
         && head.iter().any(|l| {
@@ -166,6 +182,15 @@ mod tests {
         assert!(specstory_turn("_**Agent (claude-4-sonnet)**_"));
         assert!(!specstory_turn("_**Note**_"));
         assert!(!specstory_turn("**User:** hello"));
+    }
+
+    #[test]
+    fn an_older_claude_code_export_is_told_by_its_welcome_box() {
+        let export = "╭──────────────────────────────╮\n│ ✻ Welcome to Claude Code!    │\n│   cwd: /home/dev/proj        │\n╰──────────────────────────────╯\n\n> fix the retry bug\n\n⏺ Fixed the retry loop in fetch.rs.\n";
+        assert!(text(export).is_some_and(|w| w.contains("exported by /export")));
+        // A note that only mentions Claude Code is text memsync reads.
+        let note = "Tried Claude Code v2.1 today.\n\n● a bullet of mine\n";
+        assert_eq!(text(note), None);
     }
 
     #[test]
