@@ -126,6 +126,18 @@ fn a_claude_code_export_is_refused_pointing_at_the_session() {
 }
 
 #[test]
+fn an_opencode_markdown_export_is_refused_naming_what_memsync_reads_of_opencode() {
+    // The layout opencode 1.18.33's `/export` writes (its `# title`,
+    // `**Session ID:**` and `## User` / `## Assistant (…)` turns), copied
+    // from the function in its binary that renders it.
+    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "tests/fixtures/harness/opencode-1.18.33-export/session-ses_4f1c2a9b7ffeZq8R1xYk2m3n4p.md",
+    );
+    assert_refused_as(&export, "an opencode session exported as Markdown");
+    assert_refused_as(&export, "opencode export <id>");
+}
+
+#[test]
 fn an_html_page_is_refused_not_read_as_text() {
     let tmp = tempfile::tempdir().unwrap();
     let page = tmp.path().join("chat.html");
