@@ -7,7 +7,7 @@ mod common;
 
 use std::path::Path;
 
-use common::{harness_sample, run_at};
+use common::{harness_fixture, harness_sample, run_at};
 
 const NOW: &str = "2026-11-26T12:00:00Z";
 
@@ -41,9 +41,16 @@ fn capture(source: &Path) -> (Option<i32>, String, usize) {
 }
 
 fn assert_refused_as(source: &Path, what: &str) {
+    assert_refused_saying(source, &[what]);
+}
+
+/// Refused, and the refusal says each of `words`.
+fn assert_refused_saying(source: &Path, words: &[&str]) {
     let (code, stderr, written) = capture(source);
     assert_eq!(code, Some(1), "{}: {stderr}", source.display());
-    assert!(stderr.contains(what), "{}: {stderr}", source.display());
+    for what in words {
+        assert!(stderr.contains(what), "{}: {stderr}", source.display());
+    }
     assert!(stderr.contains("memsync does not read"), "{stderr}");
     assert!(stderr.contains("it reads Claude Code"), "{stderr}");
     assert_eq!(written, 0, "{}: files written", source.display());
@@ -92,13 +99,14 @@ fn exported_chats_and_binary_files_are_refused_for_what_they_are() {
 fn gemini_clis_saved_conversations_and_prompt_log_are_refused_pointing_at_the_session() {
     // Written by the real Gemini CLI 0.61 (`/chat save demo`, `/chat share
     // x.json`, `/chat share x.md`, and the logs.json beside them).
-    let dir =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/harness/gemini-cli-0.61-saved");
+    let dir = harness_fixture("gemini-cli-0.61-saved");
     for saved in ["checkpoint-demo.json", "chat-share.json", "chat-share.md"] {
-        assert_refused_as(&dir.join(saved), "saved by /chat save or /chat share");
-        assert_refused_as(
+        assert_refused_saying(
             &dir.join(saved),
-            "capture the session in their chats/ folder",
+            &[
+                "saved by /chat save or /chat share",
+                "capture the session in their chats/ folder",
+            ],
         );
     }
     assert_refused_as(&dir.join("logs.json"), "only the person's prompts");
@@ -108,21 +116,31 @@ fn gemini_clis_saved_conversations_and_prompt_log_are_refused_pointing_at_the_se
 fn a_copilot_cli_session_shared_as_markdown_is_refused_even_under_its_default_name() {
     // Written by the real Copilot CLI 1.0.102 (`copilot -p … --share`); the
     // name is its default, which holds the session's id.
-    let shared = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "tests/fixtures/harness/copilot-cli-1.0.102-share/copilot-session-843d1b3e-885c-4d5f-ac7d-bcc964f5e3b0.md",
+    let shared = harness_fixture(
+        "copilot-cli-1.0.102-share/copilot-session-843d1b3e-885c-4d5f-ac7d-bcc964f5e3b0.md",
     );
-    assert_refused_as(&shared, "a Copilot CLI session shared as Markdown");
-    assert_refused_as(&shared, "capture its events.jsonl");
+    assert_refused_saying(
+        &shared,
+        &[
+            "a Copilot CLI session shared as Markdown",
+            "capture its events.jsonl",
+        ],
+    );
 }
 
 #[test]
 fn a_claude_code_export_is_refused_pointing_at_the_session() {
     // Written by the real Claude Code 2.1.331 (`/export <file>` in a terminal).
-    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "tests/fixtures/harness/claude-code-2.1.331-export/2026-11-27-add-a-hello-function-to-hellopy.txt",
+    let export = harness_fixture(
+        "claude-code-2.1.331-export/2026-11-27-add-a-hello-function-to-hellopy.txt",
     );
-    assert_refused_as(&export, "a Claude Code conversation exported by /export");
-    assert_refused_as(&export, "capture the session's JSONL");
+    assert_refused_saying(
+        &export,
+        &[
+            "a Claude Code conversation exported by /export",
+            "capture the session's JSONL",
+        ],
+    );
 }
 
 #[test]
@@ -130,11 +148,15 @@ fn an_opencode_markdown_export_is_refused_naming_what_memsync_reads_of_opencode(
     // The layout opencode 1.18.33's `/export` writes (its `# title`,
     // `**Session ID:**` and `## User` / `## Assistant (…)` turns), copied
     // from the function in its binary that renders it.
-    let export = Path::new(env!("CARGO_MANIFEST_DIR")).join(
-        "tests/fixtures/harness/opencode-1.18.33-export/session-ses_4f1c2a9b7ffeZq8R1xYk2m3n4p.md",
+    let export =
+        harness_fixture("opencode-1.18.33-export/session-ses_4f1c2a9b7ffeZq8R1xYk2m3n4p.md");
+    assert_refused_saying(
+        &export,
+        &[
+            "an opencode session exported as Markdown",
+            "opencode export <id>",
+        ],
     );
-    assert_refused_as(&export, "an opencode session exported as Markdown");
-    assert_refused_as(&export, "opencode export <id>");
 }
 
 #[test]

@@ -8,15 +8,9 @@ mod common;
 
 use std::path::{Path, PathBuf};
 
-use common::{memsync_bin, run_at};
+use common::{harness_fixture as fixture, memsync_bin, run_at};
 
 const NOW: &str = "2026-11-21T00:00:00Z";
-
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures/harness")
-        .join(name)
-}
 
 struct Captured {
     _tmp: tempfile::TempDir,

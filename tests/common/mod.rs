@@ -409,6 +409,13 @@ pub fn git(dir: &Path, args: &[&str]) -> String {
 
 /// A file the real harness programs wrote (`../shared/harness-samples/REL`),
 /// or `None`, said to be skipped, where that folder is absent.
+/// A fixture of this project's, under `tests/fixtures/harness/`.
+pub fn harness_fixture(rel: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/harness")
+        .join(rel)
+}
+
 pub fn harness_sample(rel: &str) -> Option<PathBuf> {
     let p = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../shared/harness-samples")

@@ -34,16 +34,13 @@ pub(super) fn binary(head: &[String]) -> Option<Foreign> {
 /// JSONL that is not a session memsync reads, from its lines' shape.
 pub(super) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
     // One line holding the whole chat.
-    if head.len() == 1
-        && let Some(what) = gemini(first)
-    {
-        return Some(what);
+    if head.len() != 1 {
+        return None;
     }
-    if head.len() == 1 && chat_list(first) {
-        return Some("a chat exported as one JSON document");
-    }
-    None
+    gemini(first).or_else(|| chat_list(first).then_some(JSON_CHAT))
 }
+
+const JSON_CHAT: Foreign = "a chat exported as one JSON document";
 
 /// The files Gemini CLI (and qwen-code, its fork) keep beside their
 /// sessions, which are not sessions: a conversation saved by `/chat save`
@@ -113,7 +110,7 @@ pub(super) fn text(text: &str) -> Option<Foreign> {
         .iter()
         .any(|k| text.contains(k));
         return Some(if chat {
-            "a chat exported as one JSON document"
+            JSON_CHAT
         } else {
             "a JSON document that is not a session log"
         });
