@@ -17,6 +17,40 @@ pub const MEMORY_DIR: &str = "memory";
 pub const TOMBSTONE_DIR: &str = "memory/tombstones";
 pub const TOKEN_LEN: usize = 16;
 
+/// Set in the environment of every model call memsync makes (a sentence, a
+/// summary): a harness hook that sees it answers with nothing and queues
+/// nothing, so memsync never captures its own call (which would call again).
+pub const MODEL_CALL_ENV: &str = "MEMSYNC_MODEL_CALL";
+
+/// The first line of every prompt memsync sends a model, followed by the
+/// prompt's version: a session whose first request holds this line is one
+/// of memsync's own calls, caught even when a harness dropped the environment.
+pub const MODEL_CALL_MARKER: &str = "memsync-model-call:";
+
+/// The working folder of memsync's own model calls, under the state home
+/// (`~/.local/state/memsync/model-call`): a session whose folder ends so is
+/// memsync's own, and harvest never takes it.
+pub const MODEL_CALL_FOLDER: &str = "memsync/model-call";
+
+/// Whether `text` (a session's first request) is a prompt memsync wrote: a
+/// line that is the marker and a version id, nothing else.
+pub fn is_model_call_prompt(text: &str) -> bool {
+    text.lines().any(|l| {
+        l.trim().strip_prefix(MODEL_CALL_MARKER).is_some_and(|v| {
+            let v = v.trim();
+            v.starts_with("memory_") && v.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        })
+    })
+}
+
+/// Whether a session's folder is memsync's own model-call folder.
+pub fn is_model_call_folder(project: &str) -> bool {
+    project
+        .trim_end_matches(['/', '\\'])
+        .replace('\\', "/")
+        .ends_with(MODEL_CALL_FOLDER)
+}
+
 /// The four canonical artifact kinds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum ArtifactKind {

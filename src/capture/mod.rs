@@ -15,6 +15,7 @@
 mod clip;
 mod gist;
 mod listing;
+pub mod model;
 pub mod outcome;
 
 pub mod sanitize;
@@ -135,10 +136,12 @@ pub struct CaptureReport {
     pub projections_written: Vec<String>,
 }
 
-/// The memory sentence for a body: `sentence.command` checked against the
-/// floor (one call at most), else the sentence composed from the session
-/// (`ok` when no command is configured and it passes the floor, `fallback`
-/// when it stands in for a failed command), else the metadata fallback.
+/// The memory sentence for a body: the configured provider's sentence
+/// through the gate (one call at most), else the sentence composed from the
+/// session (`ok` when no provider is configured and it passes the floor,
+/// `fallback` when it stands in for a model's), else the metadata fallback.
+/// A session no one will read in a projection (private, or with no request
+/// from a person) never costs a model call.
 #[allow(clippy::too_many_arguments)]
 fn memory_sentence(
     settings: &Settings,
@@ -151,32 +154,30 @@ fn memory_sentence(
     notes: &mut Vec<String>,
 ) -> SentenceMeta {
     let cfg = &settings.config.sentence;
-    let candidate = cfg.command.as_deref().and_then(|cmd| {
-        match summarize::run_command(cmd, body, Duration::from_secs(cfg.timeout_seconds)) {
-            Ok(out) => Some(out.split_whitespace().collect::<Vec<_>>().join(" ")),
-            Err(e) => {
-                notes.push(format!("sentence command: {e}; used the fallback"));
-                None
-            }
+    let subject = match kinds {
+        ["compaction"] => model::Subject::Compaction,
+        _ => model::Subject::Session,
+    };
+    let asked = (!id.private && !id.noise)
+        .then(|| model::sentence(settings, now, body, subject, id.project.as_deref()))
+        .flatten();
+    let fell_back = match asked {
+        Some(model::Answer::Sentence(s)) => {
+            return SentenceMeta {
+                version: model::SENTENCE_PROMPT.into(),
+                ..meta(s, "ok", now)
+            };
         }
-    });
-    if let Some(s) = candidate {
-        match sentence::check(&s, id.project.as_deref(), cfg) {
-            None => return meta(s, "ok", now),
-            Some(why) => notes.push(format!(
-                "sentence command's sentence {why}; used the fallback"
-            )),
+        Some(model::Answer::Fallback(why)) => {
+            notes.push(format!("{why}; used the deterministic sentence"));
+            true
         }
-    }
+        None => false,
+    };
     if let Some(s) = composed
         && sentence::check(&s, id.project.as_deref(), cfg).is_none()
     {
-        let quality = if cfg.command.is_some() {
-            "fallback"
-        } else {
-            "ok"
-        };
-        return meta(s, quality, now);
+        return meta(s, if fell_back { "fallback" } else { "ok" }, now);
     }
     let identity = id.session_key.as_deref().unwrap_or(&id.session_id);
     let text = sentence::fallback(&sentence::SessionFacts {
@@ -300,11 +301,11 @@ fn summary_body(
     }
     let cfg = &settings.config.summary;
     if let Some(cmd) = &cfg.command {
-        match summarize::run_command(
-            cmd,
-            sanitized_transcript,
-            Duration::from_secs(cfg.timeout_seconds),
-        ) {
+        let input = format!(
+            "{} memory_summary_v1\n{sanitized_transcript}",
+            contract::MODEL_CALL_MARKER
+        );
+        match summarize::run_command(cmd, &input, Duration::from_secs(cfg.timeout_seconds)) {
             Ok(out) => return Ok(sanitize::sanitize(&out)),
             Err(e) => notes.push(format!("summary command: {e}; used the extractive summary")),
         }

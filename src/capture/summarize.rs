@@ -4,11 +4,7 @@
 //! Owns: running `summary.command` and `sentence.command`, and the extractive
 //! summary. Must not: write files; judge sentences (that is `sentence`).
 
-use std::io::{Read, Write};
-use std::process::{Command, Stdio};
 use std::time::Duration;
-
-use wait_timeout::ChildExt;
 
 use super::outcome::Commit;
 use super::transcript::{Role, Transcript, clean};
@@ -23,72 +19,19 @@ const LATER_CHARS: usize = 160;
 /// How many later requests it lists.
 const LATER_LIMIT: usize = 8;
 
-/// Why an external command gave no usable output.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub enum CommandFailure {
-    #[error("could not start `{0}`: {1}")]
-    Spawn(String, String),
-    #[error("`{0}` did not finish within {1} s and was killed")]
-    Timeout(String, u64),
-    #[error("`{0}` exited with {1}")]
-    Exit(String, String),
-    #[error("`{0}` printed nothing")]
-    Empty(String),
-}
+pub use super::model::process::CommandFailure;
 
-/// Runs `command` with `sh -c`, `stdin` on its standard input, and returns its
-/// trimmed standard output. The command runs in its own process group, so a
-/// timeout kills whatever it started too.
+/// Runs `command` with `sh -c` as one of memsync's own model calls (see
+/// [`super::model::process`]): `stdin` on its standard input, its trimmed
+/// standard output back, killed with whatever it started at the timeout.
 pub fn run_command(
     command: &str,
     stdin: &str,
     timeout: Duration,
 ) -> Result<String, CommandFailure> {
-    use std::os::unix::process::CommandExt;
-    let mut child = Command::new("sh")
-        .arg("-c")
-        .arg(command)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| CommandFailure::Spawn(command.into(), e.to_string()))?;
-    let input = stdin.to_string();
-    let mut child_stdin = child.stdin.take();
-    let writer = std::thread::spawn(move || {
-        if let Some(s) = child_stdin.as_mut() {
-            // A command that ignores its input closes the pipe early: not an error.
-            let _ = s.write_all(input.as_bytes());
-        }
-    });
-    let mut child_stdout = child.stdout.take();
-    let reader = std::thread::spawn(move || {
-        let mut out = Vec::new();
-        if let Some(s) = child_stdout.as_mut() {
-            let _ = s.read_to_end(&mut out);
-        }
-        out
-    });
-    let status = match child.wait_timeout(timeout) {
-        Ok(Some(status)) => status,
-        Ok(None) | Err(_) => {
-            // SAFETY: kill(2) on the child's process group, which we created.
-            unsafe { libc::kill(-(child.id() as i32), libc::SIGKILL) };
-            let _ = child.wait();
-            return Err(CommandFailure::Timeout(command.into(), timeout.as_secs()));
-        }
-    };
-    let _ = writer.join();
-    let out = reader.join().unwrap_or_default();
-    if !status.success() {
-        return Err(CommandFailure::Exit(command.into(), status.to_string()));
-    }
-    let text = String::from_utf8_lossy(&out).trim().to_string();
-    if text.is_empty() {
-        return Err(CommandFailure::Empty(command.into()));
-    }
-    Ok(text)
+    let mut cmd = std::process::Command::new("sh");
+    cmd.arg("-c").arg(command);
+    super::model::process::run(cmd, command, stdin, timeout)
 }
 
 /// A deterministic summary: the person's request (and later ones), the files

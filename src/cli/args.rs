@@ -259,6 +259,10 @@ pub enum Command {
         /// Say what would be captured; write nothing.
         #[arg(long)]
         dry_run: bool,
+        /// Ask the sentence provider (sentence.provider) for sessions of any age;
+        /// without it only sessions that ended in the last hour cost a model call.
+        #[arg(long)]
+        sentences: bool,
     },
     /// Wire a harness to this workspace: its end-of-session hook or harvest, the
     /// MCP server, and MEMORY.md where the agent reads its instructions.
@@ -281,6 +285,10 @@ pub enum Command {
         /// (imported by `harvest` on another machine) into its folder here.
         #[arg(long)]
         no_restore: bool,
+        /// claude-code, codex, gemini-cli: this harness's print mode (your login,
+        /// your model) writes each session's memory sentence; `disconnect` stops it.
+        #[arg(long)]
+        sentences: bool,
     },
     /// Take out everything `connect` added to a harness's files (exactly, when
     /// nobody edited them since).

@@ -187,6 +187,13 @@ pub fn hook(
             harness: harness.to_string(),
             supported: hook::HOOK_HARNESSES,
         })?;
+    if is_model_call() {
+        // memsync's own sentence or summary call fired the harness's hooks:
+        // no capture (it would call the model again), no digest, no recall.
+        // The payload is still read, so the harness never writes into a closed pipe.
+        let _ = hook::read_payload(std::io::stdin(), std::time::Duration::from_millis(200));
+        return Ok("memsync's own model call: nothing captured, nothing offered".into());
+    }
     let root = match &settings {
         Ok(s) => Some(s.root.clone()),
         Err(_) => crate::config::fallback_root(places.workspace, places.config, places.env),
@@ -268,6 +275,11 @@ pub fn hook(
             Err(e)
         }
     }
+}
+
+/// Whether this process runs inside one of memsync's own model calls.
+pub fn is_model_call() -> bool {
+    std::env::var_os(crate::contract::MODEL_CALL_ENV).is_some_and(|v| !v.is_empty())
 }
 
 /// A hook outcome that starts with this goes to stdout (the harness reads

@@ -423,6 +423,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             harnesses,
             since,
             dry_run,
+            sentences,
         } => {
             let settings = existing()?;
             let opts = crate::harvest::HarvestOptions {
@@ -433,6 +434,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                     .transpose()?,
                 dry_run: *dry_run,
                 daemon: false,
+                sentences: *sentences,
             };
             let bar = super::progress::TerminalProgress::for_stderr(cli.quiet || cli.json)
                 .map(|b| b.doing("harvesting", "sessions"));
@@ -451,11 +453,13 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             force,
             import_memory_md,
             no_restore,
+            sentences,
         } => {
             let settings = existing()?;
             let mut places =
                 crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             places.import_memory_md = *import_memory_md;
+            places.sentences = *sentences;
             let mut done = super::connect::connect(
                 &settings,
                 &env,

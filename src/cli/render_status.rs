@@ -96,6 +96,7 @@ pub fn render_status(s: &Status) -> String {
             r.offered, r.sessions
         );
     }
+    sentence_lines(&mut out, &s.sentences);
     if let Some(j) = &s.jobs {
         let _ = writeln!(
             out,
@@ -190,5 +191,29 @@ fn daemon_line(d: &crate::watch::DaemonStatus) -> String {
             st.pid, st.started_at
         ),
         (None, false) => "not running".into(),
+    }
+}
+
+/// Who writes the sentences and, with a provider, its last week's calls.
+fn sentence_lines(out: &mut String, s: &super::status::SentenceStatus) {
+    let Some(provider) = &s.provider else {
+        return;
+    };
+    let c = &s.last_7_days;
+    let calls = c.ok + c.fallback;
+    if calls == 0 {
+        let _ = writeln!(out, "sentences   by {provider}; no call in the last 7 days");
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "sentences   by {provider}: {} ok, {} fallback in the last 7 days; {:.1} s and {} input tokens a call",
+        c.ok,
+        c.fallback,
+        c.total_millis as f64 / 1000.0 / calls as f64,
+        c.input_tokens / calls
+    );
+    for (reason, n) in &c.reasons {
+        let _ = writeln!(out, "  {n} fallback: {}", shown(reason));
     }
 }

@@ -76,6 +76,16 @@ pub struct Status {
     pub autostash: Vec<crate::git::LeftStash>,
     /// Earlier sessions offered with prompts (the UserPromptSubmit hook).
     pub prompt_recall: PromptRecallStatus,
+    /// Who writes memory sentences, and what the model's calls came to.
+    pub sentences: SentenceStatus,
+}
+
+/// The sentence provider in force and its calls of the last 7 days.
+#[derive(Debug, Serialize)]
+pub struct SentenceStatus {
+    /// `None`: every sentence is composed from its session.
+    pub provider: Option<String>,
+    pub last_7_days: crate::store::model_calls::ModelCallStats,
 }
 
 /// How many notes one source wrote.
@@ -188,6 +198,19 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
                 sessions,
                 offered,
             }
+        },
+        sentences: SentenceStatus {
+            provider: settings
+                .config
+                .sentence
+                .provider()
+                .map(|p| p.name().to_string()),
+            last_7_days: crate::store::model_calls::ModelCallLedger::open_existing(
+                &settings.state_dir(),
+            )?
+            .map(|l| l.stats_since(now - Duration::days(7)))
+            .transpose()?
+            .unwrap_or_default(),
         },
     };
     status.health = health(&status);

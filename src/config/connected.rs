@@ -26,6 +26,14 @@ struct Connected {
     /// The workspace each connected harness was wired to.
     workspaces: BTreeMap<String, PathBuf>,
     mirror: Option<MirrorConfig>,
+    sentences: Option<Sentences>,
+}
+
+/// `connect <harness> --sentences`: that harness writes the sentences.
+#[derive(Debug, Default, Deserialize)]
+struct Sentences {
+    provider: String,
+    program: Option<PathBuf>,
 }
 
 /// Adds what the record says to `config` for the workspace at `root`;
@@ -59,6 +67,20 @@ pub(super) fn apply(config: &mut Config, merged: &Value, root: &Path, record: &P
         .is_some();
     if !user_set_harvest && HARVESTED_HARNESSES.iter().any(|h| here(h)) {
         config.harvest.enabled = true;
+        used = true;
+    }
+    let user_set_sentences = merged.get("sentence").is_some_and(|s| {
+        s.get("provider").is_some_and(|v| !v.is_null())
+            || s.get("command").is_some_and(|v| !v.is_null())
+    });
+    if let Some(s) = connected.sentences.filter(|s| here(&s.provider))
+        && !user_set_sentences
+        && let Some(provider) = super::SentenceProvider::parse(&s.provider)
+    {
+        config.sentence.provider = Some(provider);
+        if config.sentence.program.is_none() {
+            config.sentence.program = s.program.map(|p| p.display().to_string());
+        }
         used = true;
     }
     if let Some(m) = connected.mirror.filter(|_| here("openclaw")) {

@@ -392,6 +392,11 @@ fn from_value(value: &Value, path: Option<&Path>) -> Result<Config> {
 const MACHINE_ONLY: &[(&str, Option<&str>)] = &[
     ("workspace", None),
     ("index", Some("path")),
+    ("sentence", Some("provider")),
+    ("sentence", Some("model")),
+    ("sentence", Some("program")),
+    ("sentence", Some("base_url")),
+    ("sentence", Some("api_key_env")),
     ("sentence", Some("command")),
     ("summary", Some("command")),
     ("harvest", None),
@@ -460,6 +465,7 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
             "sentence.min_words must be at least 1 and at most sentence.max_words",
         ));
     }
+    check_sentence_provider(&config.sentence).map_err(|reason| Error::config(path, reason))?;
     for h in &config.harvest.harnesses {
         if !HARNESSES.contains(&h.as_str()) {
             return Err(Error::config(
@@ -520,4 +526,46 @@ fn validate(config: &Config, path: Option<&Path>) -> Result<()> {
         ));
     }
     Ok(())
+}
+
+/// A provider's settings must be whole before any capture calls it; a key
+/// pasted where its variable's name belongs is refused without echoing it.
+fn check_sentence_provider(s: &SentenceConfig) -> std::result::Result<(), String> {
+    use SentenceProvider::*;
+    let Some(provider) = s.provider() else {
+        return Ok(());
+    };
+    let name = provider.name();
+    if let Some(var) = &s.api_key_env
+        && (var.is_empty()
+            || !var
+                .chars()
+                .all(|c| c.is_ascii_uppercase() || c.is_ascii_digit() || c == '_'))
+    {
+        return Err(
+            "sentence.api_key_env takes the NAME of an environment variable (like OPENAI_API_KEY), \
+             never the key itself; put the key in that variable"
+                .into(),
+        );
+    }
+    if let Some(url) = &s.base_url
+        && !(url.starts_with("http://") || url.starts_with("https://"))
+    {
+        return Err(format!(
+            "sentence.base_url must start with http:// or https:// (got {url:?})"
+        ));
+    }
+    match provider {
+        Command if s.command.is_none() => {
+            Err("sentence.provider: command needs sentence.command".into())
+        }
+        Ollama | OpenaiCompatible | Anthropic if s.model.is_none() => Err(format!(
+            "sentence.provider: {name} needs sentence.model (the model's name)"
+        )),
+        OpenaiCompatible if s.base_url.is_none() => Err(
+            "sentence.provider: openai-compatible needs sentence.base_url (like https://api.openai.com/v1)"
+                .into(),
+        ),
+        _ => Ok(()),
+    }
 }

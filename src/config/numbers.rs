@@ -13,7 +13,7 @@ const WEEK_SECONDS: u64 = 7 * 24 * 3600;
 
 /// The first number out of its range, as "key: value is outside lo..=hi (why)".
 pub(super) fn check(c: &Config) -> Result<(), String> {
-    let ints: [(&str, u64, u64, u64, &str); 23] = [
+    let ints: [(&str, u64, u64, u64, &str); 24] = [
         (
             "scan.max_file_bytes",
             c.scan.max_file_bytes,
@@ -62,6 +62,13 @@ pub(super) fn check(c: &Config) -> Result<(), String> {
             1,
             3600,
             "seconds",
+        ),
+        (
+            "sentence.per_minute",
+            c.sentence.per_minute,
+            1,
+            600,
+            "calls",
         ),
         (
             "summary.timeout_seconds",

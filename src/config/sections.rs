@@ -113,10 +113,74 @@ pub struct SentenceConfig {
     pub max_words: usize,
     /// Sentences equal to one of these (case and spacing aside) are low-signal.
     pub low_signal: Vec<String>,
-    /// `capture` runs this (`sh -c`) with the summary body on stdin and takes one
+    /// Who writes the sentence (`memory_sentence_v2`): a harness's print mode,
+    /// an HTTP model, or `command`; null (and no `command`) means the
+    /// deterministic sentence composed from the session.
+    pub provider: Option<SentenceProvider>,
+    /// The provider's model; null: the harness's own default.
+    pub model: Option<String>,
+    /// The harness provider's program (`claude`, `codex`, `gemini` on PATH
+    /// when null); `connect --sentences` records the one it found.
+    pub program: Option<String>,
+    /// Where an HTTP provider listens (ollama, openai-compatible, anthropic).
+    pub base_url: Option<String>,
+    /// The *name* of the environment variable that holds the API key.
+    pub api_key_env: Option<String>,
+    /// `capture` runs this (`sh -c`) with the prompt on stdin and takes one
     /// sentence from its stdout; null, failure or timeout means the fallback.
     pub command: Option<String>,
     pub timeout_seconds: u64,
+    /// At most this many model calls a minute; past it, the fallback.
+    pub per_minute: u64,
+}
+
+/// Who writes a model sentence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum SentenceProvider {
+    ClaudeCode,
+    Codex,
+    GeminiCli,
+    Ollama,
+    OpenaiCompatible,
+    Anthropic,
+    Command,
+}
+
+impl SentenceProvider {
+    pub const ALL: [SentenceProvider; 7] = [
+        SentenceProvider::ClaudeCode,
+        SentenceProvider::Codex,
+        SentenceProvider::GeminiCli,
+        SentenceProvider::Ollama,
+        SentenceProvider::OpenaiCompatible,
+        SentenceProvider::Anthropic,
+        SentenceProvider::Command,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            SentenceProvider::ClaudeCode => "claude-code",
+            SentenceProvider::Codex => "codex",
+            SentenceProvider::GeminiCli => "gemini-cli",
+            SentenceProvider::Ollama => "ollama",
+            SentenceProvider::OpenaiCompatible => "openai-compatible",
+            SentenceProvider::Anthropic => "anthropic",
+            SentenceProvider::Command => "command",
+        }
+    }
+
+    pub fn parse(name: &str) -> Option<SentenceProvider> {
+        Self::ALL.into_iter().find(|p| p.name() == name)
+    }
+}
+
+impl SentenceConfig {
+    /// The provider in force: `provider`, else `command` when one is set.
+    pub fn provider(&self) -> Option<SentenceProvider> {
+        self.provider
+            .or(self.command.as_ref().map(|_| SentenceProvider::Command))
+    }
 }
 
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -278,8 +342,14 @@ impl Default for SentenceConfig {
                 .iter()
                 .map(|s| s.to_string())
                 .collect(),
+            provider: None,
+            model: None,
+            program: None,
+            base_url: None,
+            api_key_env: None,
             command: None,
-            timeout_seconds: 10,
+            timeout_seconds: 30,
+            per_minute: 6,
         }
     }
 }

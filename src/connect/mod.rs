@@ -140,6 +140,10 @@ pub(crate) struct Edit {
 /// Wires `target` to the workspace in `places`.
 /// `force` replaces an MCP entry named `memsync` that memsync did not write.
 pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> Result<Report> {
+    let sentences = places
+        .sentences
+        .then(|| sentences_for(target))
+        .transpose()?;
     let mut record = Record::load(&places.record)?;
     record.adopt_unplaced(&places.workspace);
     let mut plan = plans::plan(target, places, &record, true, force)?;
@@ -170,7 +174,13 @@ pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> R
         if plan.mirror.is_some() {
             record.mirror = plan.mirror.clone();
         }
+        if let Some(s) = &sentences {
+            record.sentences = Some(s.clone());
+        }
         record.save(&places.record)?;
+    }
+    if let Some(s) = &sentences {
+        plan.notes.push(sentences_note(s));
     }
     Ok(Report {
         harness: target,
@@ -265,6 +275,17 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
         }
         if target == Target::OpenClaw {
             record.mirror = None;
+        }
+        if record
+            .sentences
+            .as_ref()
+            .is_some_and(|s| s.provider == target.as_str())
+        {
+            record.sentences = None;
+            notes.push(format!(
+                "{} no longer writes memory sentences; they are composed from each session again",
+                target.as_str()
+            ));
         }
         record.save(&places.record)?;
     }
@@ -421,4 +442,42 @@ fn read_text(path: &Path) -> Result<Option<String>> {
             .map_err(|_| refuse("not UTF-8 text; left untouched".into())),
         Err(e) => Err(Error::io(path, e)),
     }
+}
+
+/// What `connect target --sentences` records: the harness as the sentence
+/// provider, with its program as found on PATH now.
+fn sentences_for(target: Target) -> Result<record::SentencesRecord> {
+    use crate::config::SentenceProvider;
+    let provider = SentenceProvider::parse(target.as_str())
+        .filter(|p| crate::capture::model::harness::default_program(*p).is_some())
+        .ok_or_else(|| {
+            Error::Usage(crate::error::UsageError::Value {
+                flag: "--sentences",
+                value: target.as_str().to_string(),
+                reason: "works with claude-code, codex and gemini-cli (their print modes); for another model set sentence.provider in the machine config (docs/CONFIGURATION.md)".into(),
+            })
+        })?;
+    let program = crate::capture::model::harness::default_program(provider).and_then(on_path);
+    Ok(record::SentencesRecord {
+        provider: provider.name().to_string(),
+        program,
+    })
+}
+
+fn sentences_note(s: &record::SentencesRecord) -> String {
+    let program = s.program.as_ref().map_or_else(
+        || "(not found on PATH: set sentence.program)".to_string(),
+        |p| p.display().to_string(),
+    );
+    format!(
+        "memory sentences: each captured session's sentence is now written by {} ({program}) with your own login and model, at most sentence.per_minute calls a minute, the composed sentence as the fallback; `memsync status` counts them, `memsync disconnect {}` stops it",
+        s.provider, s.provider
+    )
+}
+
+/// `program` as the shell would find it on PATH.
+fn on_path(program: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|d| d.join(program))
+        .find(|p| p.is_file())
 }

@@ -31,9 +31,23 @@ pub struct Record {
     pub hooks: BTreeSet<String>,
     /// The mirror of OpenClaw's workspace, when memsync renders one.
     pub mirror: Option<MirrorConfig>,
+    /// The harness whose print mode writes memory sentences
+    /// (`connect <harness> --sentences`), while it stays connected.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub sentences: Option<SentencesRecord>,
     /// Directories memsync created (for a file, or for this record): the last
     /// disconnect removes those left empty.
     pub dirs: BTreeSet<PathBuf>,
+}
+
+/// Who writes the sentences, as `connect --sentences` found it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SentencesRecord {
+    /// The provider, a harness's name (`claude-code`, `codex`, `gemini-cli`).
+    pub provider: String,
+    /// The harness's program as found on PATH at connect (the daemon's PATH
+    /// may not have it).
+    pub program: Option<PathBuf>,
 }
 
 #[derive(Debug, Clone, Serialize, Deserialize)]

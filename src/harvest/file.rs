@@ -98,6 +98,9 @@ pub(super) struct Run<'a> {
     pub(super) exclusions: Exclusions,
     /// The files this run's captures wrote or kept: indexed together at the end.
     pub(super) touched: std::cell::RefCell<Vec<String>>,
+    /// The settings for a session that ended before
+    /// [`super::FRESH_MINUTES`]: no sentence provider (unless `--sentences`).
+    pub(super) without_model: Option<Settings>,
 }
 
 /// What became of a file that was read.
@@ -404,6 +407,9 @@ impl Run<'_> {
                 permanent: true,
             };
         }
+        if t.is_model_call() {
+            return skip("memsync's own model call (a sentence or summary it asked a model for)");
+        }
         if t.subagent {
             return skip("a sub-agent's session (its parent session holds the work)");
         }
@@ -448,7 +454,11 @@ impl Run<'_> {
             ..Default::default()
         };
         let ended = t.ended_at.unwrap_or_else(|| mtime(stat));
-        match capture::session_end_of(self.settings, self.now, &req, t) {
+        let settings = match &self.without_model {
+            Some(quiet) if ended < self.now - Duration::minutes(super::FRESH_MINUTES) => quiet,
+            _ => self.settings,
+        };
+        match capture::session_end_of(settings, self.now, &req, t) {
             Ok(done) => Verdict::Captured(Box::new(done), ended),
             Err(e) => Verdict::Fail {
                 reason: crate::error::message(&e),

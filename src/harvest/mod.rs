@@ -43,7 +43,15 @@ pub struct HarvestOptions {
     pub dry_run: bool,
     /// The daemon runs it (else a person did): `doctor` tells them apart.
     pub daemon: bool,
+    /// Ask the sentence provider for sessions of any age (else only for
+    /// sessions that ended within [`FRESH_MINUTES`]): a first harvest of a
+    /// year of sessions never calls a model unless asked.
+    pub sentences: bool,
 }
+
+/// A session that ended this recently gets the model's sentence in a
+/// harvest without `--sentences`: it is one the person just had.
+pub const FRESH_MINUTES: i64 = 60;
 
 /// One file the report names.
 #[derive(Debug, Clone, Serialize)]
@@ -145,6 +153,12 @@ pub fn harvest(
         dry_run: opts.dry_run,
         exclusions: file::Exclusions::new(&settings.config)?,
         touched: Default::default(),
+        without_model: (!opts.sentences).then(|| {
+            let mut quiet = settings.clone();
+            quiet.config.sentence.provider = None;
+            quiet.config.sentence.command = None;
+            quiet
+        }),
     };
     let mut report = HarvestReport {
         dry_run: opts.dry_run,

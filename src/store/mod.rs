@@ -32,6 +32,7 @@ mod dump;
 mod first_build;
 pub mod harvest;
 pub mod jobs;
+pub mod model_calls;
 pub mod notes;
 pub mod openclaw;
 pub mod opencode;

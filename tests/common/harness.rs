@@ -33,10 +33,17 @@ pub struct FakeModel {
 
 impl FakeModel {
     pub fn start() -> FakeModel {
+        FakeModel::start_with(&[])
+    }
+
+    /// The server with more of its variables set (`FAKE_MODEL_SENTENCES`:
+    /// the answers it gives memsync's own calls, in turn).
+    pub fn start_with(vars: &[(&str, PathBuf)]) -> FakeModel {
         let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/e2e/fake_model.py");
         let log = tempfile::NamedTempFile::new().unwrap();
         let mut child = Command::new("python3")
             .arg(script)
+            .envs(vars.iter().map(|(k, v)| (*k, v.as_os_str())))
             .env("FAKE_MODEL_REQUESTS", log.path())
             .stdout(Stdio::piped())
             .stderr(Stdio::null())

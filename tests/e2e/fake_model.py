@@ -8,13 +8,19 @@ logs each request path to stderr, appends each request body to the file
 $FAKE_MODEL_REQUESTS names (when set), and never listens on another address.
 
 The reply: the model's text is REPLY (below), plus the request count, so a
-test can tell sessions apart."""
+test can tell sessions apart.
+
+memsync's own model calls (a prompt holding MARKER) get SENTENCE, or, when
+$FAKE_MODEL_SENTENCES names a JSON list, its entries in turn: a string is
+the reply, {"hang": s} answers only after s seconds, {"status": n} fails
+with HTTP n. It also answers Ollama's chat API (`/api/chat`)."""
 
 import json
 import os
 import re
 import sys
 import threading
+import time
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 REPLY = "Done: I added the hello function to hello.py and its test passes."
@@ -44,6 +50,37 @@ COMPACT_SUMMARY = (
     "<summary>1. Primary Request and Intent: a hello function in hello.py, "
     "written and tested; the release is code-named quokkalantern.</summary>"
 )
+
+
+# The first line of every prompt memsync sends a model (a memory sentence).
+MARKER = "memsync-model-call:"
+SENTENCE = ("Added a hello function to hello.py at the person's request, "
+            "and its new test passes afterwards.")
+# The scripted reply to a memsync call, set on the request by do_POST.
+SENTENCE_KEY = "__memsync_sentence__"
+
+
+class Script:
+    """The replies $FAKE_MODEL_SENTENCES lists, one a memsync call."""
+    lock = threading.Lock()
+    entries = None
+    used = 0
+
+    @classmethod
+    def next(cls):
+        with cls.lock:
+            if cls.entries is None:
+                path = os.environ.get("FAKE_MODEL_SENTENCES")
+                cls.entries = json.load(open(path)) if path else []
+            if cls.used < len(cls.entries):
+                cls.used += 1
+                return cls.entries[cls.used - 1]
+            return SENTENCE
+
+
+def wants_json(req):
+    """A request the harness makes for itself (Gemini CLI's routing)."""
+    return (req.get("generationConfig") or {}).get("responseMimeType") == "application/json"
 
 
 TOOL_OUTPUTS = ("tool_result", "function_call_output", "custom_tool_call_output")
@@ -243,6 +280,19 @@ class Handler(BaseHTTPRequestHandler):
     def do_POST(self):
         req = self.body()
         path = self.path.split("?")[0]
+        if MARKER in json.dumps(req) and not wants_json(req) and not path.endswith("count_tokens") \
+                and ":countTokens" not in path:
+            entry = Script.next()
+            if isinstance(entry, dict) and "hang" in entry:
+                time.sleep(entry["hang"])
+                entry = SENTENCE
+            if isinstance(entry, dict) and "status" in entry:
+                return self.send(entry["status"], {"error": {"message": "scripted failure"}})
+            req[SENTENCE_KEY] = entry
+        if path.endswith("/api/chat"):
+            text = req.get(SENTENCE_KEY, f"{REPLY} (reply {self.next_count()})")
+            return self.send(200, {"model": req.get("model", "fake"), "done": True,
+                                   "message": {"role": "assistant", "content": text}})
         if path.endswith("/count_tokens"):
             return self.send(200, {"input_tokens": 42})
         if path.endswith("/responses"):
@@ -257,7 +307,9 @@ class Handler(BaseHTTPRequestHandler):
             return self.send(200, {})
         n = self.next_count()
         words, after_tool = person_words(req)
-        if "detailed summary of the conversation" in words:
+        if SENTENCE_KEY in req:
+            blocks = [{"type": "text", "text": req[SENTENCE_KEY]}]
+        elif "detailed summary of the conversation" in words:
             blocks = [{"type": "text", "text": COMPACT_SUMMARY}]
         elif search_step(req):
             name, args = search_step(req)
@@ -325,10 +377,12 @@ class Handler(BaseHTTPRequestHandler):
     def responses_api(self, req):
         """One assistant message, as the Responses API streams it (Codex 0.169)."""
         n = self.next_count()
-        text = f"{REPLY} (reply {n})"
+        text = req.get(SENTENCE_KEY, f"{REPLY} (reply {n})")
         rid = f"resp_fake{n:04d}"
         words, after_tool = person_words(req)
-        step = responses_search_step(req)
+        if SENTENCE_KEY in req:
+            words, after_tool = "", True
+        step = None if SENTENCE_KEY in req else responses_search_step(req)
         if step and step[0] == "tool_search":
             item = {"type": "tool_search_call", "id": f"tsc_fake{n:04d}", "status": "completed",
                     "call_id": f"call_fake{n:04d}", "execution": "client",
@@ -434,12 +488,14 @@ def chat_search_step(req):
 def chat_completions(self, req):
     """One assistant message, as an OpenAI-compatible server streams it."""
     n = self.next_count()
-    text = f"{REPLY} (reply {n})"
+    text = req.get(SENTENCE_KEY, f"{REPLY} (reply {n})")
     cid = f"chatcmpl-fake{n:04d}"
     model = req.get("model", "fake-model")
     usage = {"prompt_tokens": 100, "completion_tokens": 20, "total_tokens": 120}
     words, after_tool = person_words(req)
-    step = chat_search_step(req)
+    if SENTENCE_KEY in req:
+        words, after_tool = "", True
+    step = None if SENTENCE_KEY in req else chat_search_step(req)
     if step:
         name, args = step
         call = {"id": f"call_fake{n:04d}", "type": "function",
@@ -515,9 +571,10 @@ def gemini(self, req, stream):
     makes for itself (a JSON schema: routing, next speaker) gets `{}`."""
     n = self.next_count()
     words, after_tool = gemini_turns(req)
-    wants_json = (req.get("generationConfig") or {}).get("responseMimeType") == "application/json"
-    if wants_json:
+    if wants_json(req):
         parts = [{"text": "{}"}]
+    elif SENTENCE_KEY in req:
+        parts = [{"text": req[SENTENCE_KEY]}]
     elif not after_tool and WRITE_TRIGGER in words.lower():
         found = re.search(r"Workspace Directories:\*{0,2}\s*- ([^\n]+)", json.dumps(req).replace("\\n", "\n"))
         where = found.group(1).strip() if found else os.getcwd()

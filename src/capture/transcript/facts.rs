@@ -31,6 +31,13 @@ impl Transcript {
     /// bookkeeping or injected turns. `None` when it holds a session, or
     /// when no reader understood it (see [`Transcript::understood`]).
     pub fn nothing_to_capture(&self) -> Option<String> {
+        if self.is_model_call() {
+            return Some(
+                "memsync's own model call (the prompt it sent a model for a memory sentence or \
+                 summary): never captured, so capturing it can never call the model again"
+                    .into(),
+            );
+        }
         if self.subagent {
             let parent = match &self.parent_session {
                 Some(id) => format!("its parent session {id}"),
@@ -59,6 +66,29 @@ impl Transcript {
                 "a {harness} session with no conversation: it holds only the harness's bookkeeping lines (settings, queue, cost and title records), no turn of a person or an agent"
             )
         })
+    }
+}
+
+impl Transcript {
+    /// Whether this session is one memsync started itself to write a
+    /// sentence or summary: run in its model-call folder, or opened by its
+    /// marked prompt (a harness may drop the marker variable, never the text).
+    pub fn is_model_call(&self) -> bool {
+        if self
+            .project
+            .as_deref()
+            .is_some_and(crate::contract::is_model_call_folder)
+        {
+            return true;
+        }
+        if let Some(plain) = &self.plain {
+            let head: String = plain.chars().take(4096).collect();
+            return crate::contract::is_model_call_prompt(&head);
+        }
+        self.messages
+            .iter()
+            .find(|m| m.role == super::Role::User && !m.text.trim().is_empty())
+            .is_some_and(|m| crate::contract::is_model_call_prompt(&m.text))
     }
 }
 

@@ -10,6 +10,7 @@ use serde::Serialize;
 use super::plans::Places;
 mod gemini;
 mod opencode;
+mod sentences;
 
 use super::{Target, edit};
 use crate::config::Settings;
@@ -145,7 +146,10 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
     Ok(Doctor {
         workspace: places.workspace.clone(),
         daemon_running,
-        workspace_checks: git_stashes(&settings.root),
+        workspace_checks: git_stashes(&settings.root)
+            .into_iter()
+            .chain(sentences::checks(settings))
+            .collect(),
         harnesses,
     })
 }

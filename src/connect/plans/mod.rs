@@ -75,6 +75,9 @@ pub struct Places {
     /// Whether `connect claude-code` imports the whole MEMORY.md into
     /// `CLAUDE.md` (`--import-memory-md`); off by default.
     pub import_memory_md: bool,
+    /// Whether connect makes the harness write memory sentences
+    /// (`--sentences`); off by default.
+    pub sentences: bool,
 }
 
 impl Places {
@@ -122,6 +125,7 @@ impl Places {
                 .connect_record()
                 .unwrap_or_else(|| home.join(".local/state/memsync/connect.json")),
             import_memory_md: false,
+            sentences: false,
         })
     }
 
