@@ -13,6 +13,9 @@ use std::time::Duration;
 use super::process::{self, CommandFailure};
 use crate::config::{SentenceConfig, SentenceProvider};
 
+/// A server name no one gives an MCP server: allowing only it allows none.
+const NO_SERVER: &str = "memsync-model-call-allows-none";
+
 /// The program a harness provider runs unless `sentence.program` names one.
 pub fn default_program(provider: SentenceProvider) -> Option<&'static str> {
     match provider {
@@ -61,10 +64,15 @@ pub fn arguments(
             "--output-last-message".into(),
             out.display().to_string(),
         ],
-        // The prompt arrives on stdin; `-p` adds its words after it.
+        // The prompt arrives on stdin; `-p` adds its words after it. Headless
+        // Gemini CLI runs only in a trusted folder; trusted, it would start
+        // every MCP server the person configured, so none is allowed.
         SentenceProvider::GeminiCli => [
+            "--skip-trust",
             "--extensions",
             "none",
+            "--allowed-mcp-server-names",
+            NO_SERVER,
             "--approval-mode",
             "plan",
             "--output-format",
