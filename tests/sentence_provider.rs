@@ -180,6 +180,23 @@ fn every_answer_is_judged(provider: &str, extra: &str) {
             file.path().display()
         );
     }
+    let log = home.cmd().arg("log").output().unwrap();
+    let log = String::from_utf8_lossy(&log.stdout);
+    assert_eq!(
+        log.matches(&format!("{provider} wrote the sentence"))
+            .count(),
+        1,
+        "{log}"
+    );
+    assert_eq!(
+        log.matches(&format!("{provider} fell back")).count(),
+        7,
+        "{log}"
+    );
+    assert!(
+        log.contains("no answer within 3 s") && !log.contains(API_KEY),
+        "{log}"
+    );
     let (code, status) = home.run(&["status"]);
     assert_eq!(code, 0, "{status}");
     assert_eq!(status["sentences"]["provider"], provider);
@@ -256,4 +273,20 @@ fn a_workspace_cannot_turn_a_model_on_for_the_machines_that_clone_it() {
             "{key}"
         );
     }
+}
+
+#[test]
+fn doctor_says_when_the_providers_program_cannot_be_started_and_how_to_fix_it() {
+    let home = Home::new();
+    std::fs::create_dir_all(home.path(".config/memsync")).unwrap();
+    home.write(
+        ".config/memsync/config.yaml",
+        "sentence:\n  provider: codex\n  program: /nonexistent/bin/codex\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 1, "{doctor}");
+    let checks = doctor["workspace_checks"].to_string();
+    assert!(checks.contains("memory sentences by codex"), "{checks}");
+    assert!(checks.contains("set sentence.program"), "{checks}");
 }

@@ -14,7 +14,11 @@ use crate::watch::journal::{self, JournalEntry};
 pub(super) fn run(command: &Command, settings: &Settings) -> Result<(serde_json::Value, String)> {
     match command {
         Command::Log { lines } => {
-            let entries = journal::last(&settings.state_dir(), *lines);
+            let mut entries = journal::last(&settings.state_dir(), *lines);
+            entries.extend(sentence_calls(settings, *lines)?);
+            entries.sort_by(|a, b| a.at.cmp(&b.at));
+            let skip = entries.len().saturating_sub(*lines);
+            let entries: Vec<JournalEntry> = entries.into_iter().skip(skip).collect();
             Ok((super::dispatch::json(&entries), render_log(&entries)))
         }
         _ => {
@@ -22,6 +26,37 @@ pub(super) fn run(command: &Command, settings: &Settings) -> Result<(serde_json:
             Ok((super::dispatch::json(&keys), render_config(&keys)))
         }
     }
+}
+
+/// The newest model calls for sentences, as log entries: whoever ran the
+/// capture (the daemon, a hook's worker, a one-shot command) made them.
+fn sentence_calls(settings: &Settings, n: usize) -> Result<Vec<JournalEntry>> {
+    let Some(ledger) =
+        crate::store::model_calls::ModelCallLedger::open_existing(&settings.state_dir())?
+    else {
+        return Ok(Vec::new());
+    };
+    Ok(ledger
+        .recent(n)?
+        .into_iter()
+        .map(|c| {
+            let at = chrono::DateTime::from_timestamp_millis(c.at_ms).unwrap_or_default();
+            let cost = format!(
+                "{:.1} s, {} input tokens",
+                c.millis as f64 / 1000.0,
+                c.input_tokens
+            );
+            JournalEntry {
+                at: crate::contract::format_ts(at),
+                what: "sentence".into(),
+                detail: match &c.reason {
+                    Some(why) => format!("{} fell back ({cost}): {why}", c.provider),
+                    None => format!("{} wrote the sentence ({cost})", c.provider),
+                },
+                paths: Vec::new(),
+            }
+        })
+        .collect())
 }
 
 /// One key a line, its value and where it came from.

@@ -54,6 +54,18 @@ pub struct ModelCallStats {
     pub input_tokens: i64,
 }
 
+/// One recorded call, as `memsync log` shows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ModelCallRow {
+    pub at_ms: i64,
+    pub provider: String,
+    /// `ok` or `fallback`.
+    pub verdict: String,
+    pub reason: Option<String>,
+    pub millis: i64,
+    pub input_tokens: i64,
+}
+
 pub struct ModelCallLedger {
     path: PathBuf,
     conn: Connection,
@@ -116,6 +128,32 @@ impl ModelCallLedger {
             )
             .map_err(|e| self.err(e))?;
         Ok(())
+    }
+
+    /// The newest `n` calls, oldest first.
+    pub fn recent(&self, n: usize) -> Result<Vec<ModelCallRow>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT at_ms, provider, verdict, reason, millis, input_tokens FROM model_calls
+                 ORDER BY at_ms DESC, id DESC LIMIT ?1",
+            )
+            .map_err(|e| self.err(e))?;
+        let mut rows = stmt
+            .query_map([n as i64], |r| {
+                Ok(ModelCallRow {
+                    at_ms: r.get(0)?,
+                    provider: r.get(1)?,
+                    verdict: r.get(2)?,
+                    reason: r.get(3)?,
+                    millis: r.get(4)?,
+                    input_tokens: r.get(5)?,
+                })
+            })
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))?;
+        rows.reverse();
+        Ok(rows)
     }
 
     /// What the calls since `since` came to.
@@ -188,5 +226,8 @@ mod tests {
         assert_eq!(stats.reasons, vec![("it said nothing".to_string(), 1)]);
         assert_eq!((stats.total_millis, stats.input_tokens), (200, 1000));
         assert_eq!(ledger.calls_since(now - Duration::minutes(1)).unwrap(), 2);
+        let recent = ledger.recent(5).unwrap();
+        assert_eq!(recent.len(), 2);
+        assert_eq!(recent[1].reason.as_deref(), Some("it said nothing"));
     }
 }
