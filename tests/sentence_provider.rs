@@ -290,3 +290,34 @@ fn doctor_says_when_the_providers_program_cannot_be_started_and_how_to_fix_it() 
     assert!(checks.contains("memory sentences by codex"), "{checks}");
     assert!(checks.contains("set sentence.program"), "{checks}");
 }
+
+#[test]
+fn a_compaction_gets_its_sentence_from_the_provider_the_same_way() {
+    let model = FakeModel::start();
+    let home = home_with("ollama", &model, "");
+    let (report, _) = capture(&home, 0);
+    assert_eq!(report["sentence_quality"], "ok", "{report}");
+    let body = home.path("compact.md");
+    std::fs::write(
+        &body,
+        "The person asked for a hello function in hello.py; it is written and its test passes.",
+    )
+    .unwrap();
+    let out = home
+        .cmd()
+        .args(["--json", "capture", "compaction", "--session-id", "s0"])
+        .arg("--body")
+        .arg(&body)
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    let compaction = common::harness::artifacts(&home.path("ws"), "compaction");
+    assert_eq!(compaction.len(), 1);
+    assert!(
+        compaction[0].contains("memory_sentence_version: \"memory_sentence_v2\"")
+            && compaction[0].contains("memory_sentence_quality: \"ok\""),
+        "{}",
+        compaction[0]
+    );
+    assert!(model.requests().contains("summarized at a compaction"));
+}
