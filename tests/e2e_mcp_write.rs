@@ -124,3 +124,61 @@ fn a_note_claude_code_stores_through_mcp_once_approved_is_found_by_codex() {
         "the note never reached Codex's model: {outputs:?}"
     );
 }
+
+/// Issue 65: Codex asks before a tool only when its annotations say
+/// destructive or open-world, so `codex exec "save this …"` wrote a note
+/// unasked. Connected, the write tools ask the person (and `codex exec`,
+/// with no one to ask, refuses them); granted with `--memory-writes`, the
+/// note is written; `doctor` says which.
+#[test]
+fn codex_writes_a_note_only_once_the_person_granted_memory_writes() {
+    let Some(codex) = program("MEMSYNC_E2E_CODEX") else {
+        return;
+    };
+    let home = common::home::Home::new();
+    let model = FakeModel::start();
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    home.cmd().arg("init").assert().success();
+    home.write(".codex/config.toml", &config_toml(model.port));
+    let (code, report) = home.run(&["connect", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    let (_, doctor) = home.run(&["doctor"]);
+    assert!(
+        doctor
+            .to_string()
+            .contains("memory_store and memory_correct ask you first"),
+        "{doctor}"
+    );
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let ask = format!("Save this in memory: {FACT}");
+    let run = |home: &common::home::Home| {
+        codex_in(&codex, home, &project)
+            .args(["exec", "--skip-git-repo-check", &ask])
+            .output()
+            .unwrap()
+    };
+
+    run(&home);
+    assert!(
+        notes_holding(&home.path("ws"), FACT).is_empty(),
+        "codex exec wrote a note nobody approved"
+    );
+    // The model did call it; Codex refused it for want of an approval.
+    let outputs = tool_outputs(&model.requests());
+    assert!(
+        outputs.iter().any(|o| o.contains("approval")),
+        "the model's memory_store call was not refused for approval: {outputs:?}"
+    );
+
+    let (code, report) = home.run(&["connect", "codex", "--memory-writes"]);
+    assert_eq!(code, 0, "{report}");
+    run(&home);
+    let notes = notes_holding(&home.path("ws"), FACT);
+    assert_eq!(notes.len(), 1, "granted, the note is written once");
+    let (_, doctor) = home.run(&["doctor"]);
+    assert!(doctor.to_string().contains("granted by you"), "{doctor}");
+}

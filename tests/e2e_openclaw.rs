@@ -167,8 +167,35 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
         "memory_search's hits never reached the model: {results:?}"
     );
 
+    // Issue 65: OpenClaw's agent runs MCP tools without asking, so its server
+    // has no tool that writes a note until the person grants them.
+    let fact = "the wombat numbers are due on the third of each month";
+    let save = format!("Save this in memory: {fact}");
+    let notes = |home: &Home| {
+        walkdir::WalkDir::new(home.path("ws/notes"))
+            .into_iter()
+            .flatten()
+            .filter(|e| e.file_type().is_file())
+            .filter(|e| std::fs::read_to_string(e.path()).is_ok_and(|t| t.contains(fact)))
+            .count()
+    };
+    let unasked = openclaw(&home, &bin, &["agent", "--local", "-m", &save]);
+    assert!(unasked.status.success(), "{}", said(&unasked));
+    assert_eq!(notes(&home), 0, "OpenClaw wrote a note nobody granted");
     let (code, doctor) = home.run(&["doctor"]);
     assert_eq!(code, 0, "doctor while connected: {doctor}");
+    assert!(
+        doctor.to_string().contains("left out of OpenClaw's server"),
+        "{doctor}"
+    );
+    let (code, report) = home.run(&["connect", "openclaw", "--memory-writes"]);
+    assert_eq!(code, 0, "{report}");
+    let granted = openclaw(&home, &bin, &["agent", "--local", "-m", &save]);
+    assert!(granted.status.success(), "{}", said(&granted));
+    assert_eq!(notes(&home), 1, "granted, the note is written");
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "doctor while connected: {doctor}");
+    assert!(doctor.to_string().contains("granted by you"), "{doctor}");
 
     let connected = |doctor: &serde_json::Value| {
         doctor["harnesses"]

@@ -310,7 +310,11 @@ fn a_compaction_gets_its_sentence_from_the_provider_the_same_way() {
         .arg(&body)
         .output()
         .unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let compaction = common::harness::artifacts(&home.path("ws"), "compaction");
     assert_eq!(compaction.len(), 1);
     assert!(

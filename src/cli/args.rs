@@ -289,6 +289,10 @@ pub enum Command {
         /// your model) writes each session's memory sentence; `disconnect` stops it.
         #[arg(long)]
         sentences: bool,
+        /// Codex, OpenClaw: let the agent write notes (memory_store, memory_correct)
+        /// without asking you each time; by default Codex asks and OpenClaw gets none.
+        #[arg(long)]
+        memory_writes: bool,
     },
     /// Take out everything `connect` added to a harness's files (exactly, when
     /// nobody edited them since).
@@ -330,6 +334,10 @@ pub enum Command {
         /// Skip the index sync at start (answer from the index as it is).
         #[arg(long)]
         no_sync: bool,
+        /// Leave out the tools that write notes (memory_store, memory_correct):
+        /// for a harness that would run them without asking (connect openclaw).
+        #[arg(long)]
+        read_only: bool,
     },
     /// Write the bundled example workspace into DIR (default: a new temp dir) and sync it.
     #[command(after_help = "Example:\n  memsync demo /tmp/memsync-demo")]

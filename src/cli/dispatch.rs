@@ -454,12 +454,14 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             import_memory_md,
             no_restore,
             sentences,
+            memory_writes,
         } => {
             let settings = existing()?;
             let mut places =
                 crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             places.import_memory_md = *import_memory_md;
             places.sentences = *sentences;
+            places.memory_writes = *memory_writes;
             let mut done = super::connect::connect(
                 &settings,
                 &env,
@@ -511,9 +513,9 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 ExitStatus::Ok
             })
         }
-        Command::Mcp { no_sync } => {
+        Command::Mcp { no_sync, read_only } => {
             // stdout carries the protocol alone; every log line goes to stderr.
-            crate::mcp::run(existing()?, !no_sync, cli.now)?;
+            crate::mcp::run(existing()?, !no_sync, *read_only, cli.now)?;
             Ok(ExitStatus::Ok)
         }
         Command::Init { dir } => {

@@ -279,13 +279,32 @@ pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)
 /// Sets `[mcp_servers.memsync]`; comments and the order of everything else
 /// survive. An entry of that name with other arguments is the user's (see
 /// `set_claude_mcp`).
+/// `grant_writes`: the person grants the note-writing tools
+/// (`connect --memory-writes`); else they keep the mode they have, or ask.
 pub fn set_codex_mcp(
     path: &Path,
     text: &str,
     (exe, args): (&str, &[String]),
     replace: bool,
+    grant_writes: bool,
 ) -> Result<String> {
-    let granted = super::grants::codex_unapproved(path, text)?.is_empty();
+    use super::grants::{WRITE_TOOLS, codex_approval};
+    let writes_as_asked = WRITE_TOOLS.iter().all(|t| {
+        let mode = codex_approval(path, text, t).ok().flatten();
+        match grant_writes {
+            true => mode.as_deref() == Some("approve"),
+            false => mode.is_some(),
+        }
+    });
+    let granted = super::grants::codex_unapproved(path, text)?.is_empty() && writes_as_asked;
+    let person = |tool: &str| match grant_writes {
+        true => Some("approve".to_string()),
+        false => codex_approval(path, text, tool)
+            .ok()
+            .flatten()
+            .filter(|m| m == "approve" || m == "prompt"),
+    };
+    let tools = super::grants::codex_tools(&person);
     match codex_mcp(path, text)? {
         Some((c, a)) if c == exe && a == args && granted => return Ok(text.to_string()),
         Some((_, a)) if !replace && a != args => return Err(foreign_entry(path, "codex")),
@@ -308,10 +327,7 @@ pub fn set_codex_mcp(
         list.push(a.as_str());
     }
     server.insert("args", toml_edit::value(list));
-    server.insert(
-        "tools",
-        toml_edit::Item::Table(super::grants::codex_tools()),
-    );
+    server.insert("tools", toml_edit::Item::Table(tools));
     server.decor_mut().set_prefix(
         "\n# Added by `memsync connect codex`; `memsync disconnect codex` removes it.\n",
     );
@@ -399,7 +415,7 @@ mod tests {
     fn broken_json_and_toml_are_refused() {
         assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], ("x", 30)).is_err());
         assert!(add_hooks(Path::new(P), "[1]", &["SessionEnd"], ("x", 30)).is_err());
-        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false).is_err());
+        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false, false).is_err());
     }
 
     /// Gemini CLI, qwen-code and Copilot CLI read comments and trailing
@@ -425,7 +441,7 @@ mod tests {
         let text = "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let args = ["mcp".to_string()];
         let added =
-            set_codex_mcp(Path::new("c.toml"), text, ("/bin/memsync", &args), false).unwrap();
+            set_codex_mcp(Path::new("c.toml"), text, ("/bin/memsync", &args), false, false).unwrap();
         assert!(added.starts_with(text.trim_end()), "{added}");
         assert_eq!(
             codex_mcp(Path::new("c.toml"), &added).unwrap(),

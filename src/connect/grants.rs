@@ -8,8 +8,12 @@
 //! - Codex: `[mcp_servers.memsync.tools.<tool>]` gets `approval_mode = "approve"`.
 //!
 //! Only the tools that read (their MCP annotations say `readOnlyHint`); a
-//! tool that writes is the user's to approve. `disconnect` takes out exactly
-//! these entries.
+//! tool that writes is the person's to approve. Codex asks before a tool
+//! only when its annotations say destructive or open-world, which a note's
+//! write is not, so connect sets `approval_mode = "prompt"` on
+//! `memory_store` and `memory_correct` (`codex exec` then refuses them); a
+//! person who sets `"approve"` there has granted them, and connect keeps it.
+//! `disconnect` takes out exactly these entries.
 //!
 //! Owns: the grant entries. Must not: write files (the caller does).
 
@@ -100,16 +104,54 @@ pub fn remove_claude_rules(path: &Path, text: &str) -> Result<String> {
     Ok(root.to_string())
 }
 
-/// The `tools` table of `[mcp_servers.memsync]` that approves the read-only tools.
-pub fn codex_tools() -> toml_edit::Table {
+/// memsync's MCP tools that write a note: the person approves each call.
+pub const WRITE_TOOLS: [&str; 2] = ["memory_store", "memory_correct"];
+
+/// The `tools` table of `[mcp_servers.memsync]`: the read-only tools
+/// approved, the write tools asking the person, unless `granted` names the
+/// approval mode the person already gave a write tool.
+pub fn codex_tools(granted: &dyn Fn(&str) -> Option<String>) -> toml_edit::Table {
     let mut tools = toml_edit::Table::new();
     tools.set_implicit(true);
-    for tool in READ_ONLY_TOOLS {
+    let modes = READ_ONLY_TOOLS
+        .into_iter()
+        .map(|t| (t, "approve".to_string()))
+        .chain(
+            WRITE_TOOLS
+                .into_iter()
+                .map(|t| (t, granted(t).unwrap_or_else(|| "prompt".into()))),
+        );
+    for (tool, mode) in modes {
         let mut entry = toml_edit::Table::new();
-        entry.insert("approval_mode", toml_edit::value("approve"));
+        entry.insert("approval_mode", toml_edit::value(mode));
         tools.insert(tool, toml_edit::Item::Table(entry));
     }
     tools
+}
+
+/// The approval mode a Codex config gives memsync's `tool`, if any.
+pub fn codex_approval(path: &Path, text: &str, tool: &str) -> Result<Option<String>> {
+    let doc = parse_toml(path, text)?;
+    Ok(doc
+        .get("mcp_servers")
+        .and_then(|t| t.get("memsync"))
+        .and_then(|s| s.get("tools"))
+        .and_then(|t| t.get(tool))
+        .and_then(|t| t.get("approval_mode"))
+        .and_then(|m| m.as_str())
+        .map(String::from))
+}
+
+/// The write tools a Codex config lets run with no approval mode at all
+/// (so Codex's own rule runs them unasked).
+pub fn codex_ungated_writes(path: &Path, text: &str) -> Result<Vec<&'static str>> {
+    let mut out = Vec::new();
+    for tool in WRITE_TOOLS {
+        if codex_approval(path, text, tool)?.is_none() {
+            out.push(tool);
+        }
+    }
+    Ok(out)
 }
 
 /// The read-only tools a Codex config does not approve.

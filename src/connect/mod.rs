@@ -177,6 +177,10 @@ pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> R
         if let Some(s) = &sentences {
             record.sentences = Some(s.clone());
         }
+        match places.memory_writes {
+            true => record.memory_writes.insert(target.as_str().into()),
+            false => record.memory_writes.remove(target.as_str()),
+        };
         record.save(&places.record)?;
     }
     if let Some(s) = &sentences {
@@ -270,6 +274,7 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
         }
         record.harnesses.remove(target.as_str());
         record.workspaces.remove(target.as_str());
+        record.memory_writes.remove(target.as_str());
         if target == Target::ClaudeCode {
             record.hooks.clear();
         }
@@ -480,4 +485,10 @@ fn on_path(program: &str) -> Option<PathBuf> {
     std::env::split_paths(&std::env::var_os("PATH")?)
         .map(|d| d.join(program))
         .find(|p| p.is_file())
+}
+
+/// Whether the person granted `target`'s agent the note-writing tools
+/// (`connect --memory-writes`).
+pub(crate) fn writes_granted(places: &Places, target: Target) -> bool {
+    Record::load(&places.record).is_ok_and(|r| r.memory_writes.contains(target.as_str()))
 }

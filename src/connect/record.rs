@@ -35,6 +35,10 @@ pub struct Record {
     /// (`connect <harness> --sentences`), while it stays connected.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub sentences: Option<SentencesRecord>,
+    /// The harnesses whose agent may write notes without asking
+    /// (`connect --memory-writes`): the person's grant.
+    #[serde(skip_serializing_if = "BTreeSet::is_empty")]
+    pub memory_writes: BTreeSet<String>,
     /// Directories memsync created (for a file, or for this record): the last
     /// disconnect removes those left empty.
     pub dirs: BTreeSet<PathBuf>,

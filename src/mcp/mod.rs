@@ -36,6 +36,8 @@ use write::{CorrectArgs, StoreArgs};
 
 const INSTRUCTIONS: &str = "This server is the agent's long-term memory: past sessions (summaries, transcripts, compactions) and notes kept as markdown by memsync. Use memory_recent for what happened lately (the same ledger as MEMORY.md), memory_search to find a past session or note by its words, memory_get to read one session's summary and transcript, memory_store to keep a fact for later sessions, and memory_correct to replace a wrong note.";
 
+const READ_ONLY_INSTRUCTIONS: &str = "This server is the agent's long-term memory: past sessions (summaries, transcripts, compactions) and notes kept as markdown by memsync. Use memory_recent for what happened lately (the same ledger as MEMORY.md), memory_search to find a past session or note by its words, and memory_get to read one session's summary and transcript. It writes nothing: here the person has not granted the tools that write notes.";
+
 /// The server: the workspace's settings and one index connection.
 #[derive(Clone)]
 pub struct MemoryServer {
@@ -47,7 +49,12 @@ pub struct MemoryServer {
     /// it answers from a scratch index of a read-only workspace.
     writes_left: std::sync::Arc<std::sync::atomic::AtomicUsize>,
     tool_router: ToolRouter<Self>,
+    /// Started with `--read-only`: no write tool, and the instructions say so.
+    read_only: bool,
 }
+
+/// The tools that write a note.
+pub const WRITE_TOOLS: [&str; 2] = ["memory_store", "memory_correct"];
 
 impl MemoryServer {
     pub fn new(settings: Settings, fixed_now: Option<DateTime<Utc>>) -> Result<MemoryServer> {
@@ -71,7 +78,20 @@ impl MemoryServer {
             fixed_now,
             writes_left: Default::default(),
             tool_router: Self::tool_router(),
+            read_only: false,
         }
+    }
+
+    /// The server without `memory_store` and `memory_correct`: they are
+    /// neither listed nor callable.
+    pub fn without_writes(mut self) -> MemoryServer {
+        for tool in WRITE_TOOLS {
+            self.tool_router.remove_route(tool);
+        }
+        self.writes_left
+            .store(0, std::sync::atomic::Ordering::SeqCst);
+        self.read_only = true;
+        self
     }
 
     /// Runs a tool that writes a note, within the server's write budget.
@@ -259,12 +279,23 @@ impl ServerHandler for MemoryServer {
                 "memsync",
                 env!("CARGO_PKG_VERSION"),
             ))
-            .with_instructions(INSTRUCTIONS)
+            .with_instructions(if self.read_only {
+                READ_ONLY_INSTRUCTIONS
+            } else {
+                INSTRUCTIONS
+            })
     }
 }
 
 /// Serves MCP on stdin/stdout until the client closes the connection.
-pub fn run(settings: Settings, sync_first: bool, fixed_now: Option<DateTime<Utc>>) -> Result<()> {
+/// `read_only` leaves the write tools out altogether (a harness that would
+/// run them without asking the person: OpenClaw).
+pub fn run(
+    settings: Settings,
+    sync_first: bool,
+    read_only: bool,
+    fixed_now: Option<DateTime<Utc>>,
+) -> Result<()> {
     let now = fixed_now.unwrap_or_else(Utc::now);
     let path = settings.index_path();
     // A read-only workspace (a mounted backup, another user's clone) is
@@ -289,6 +320,11 @@ pub fn run(settings: Settings, sync_first: bool, fixed_now: Option<DateTime<Utc>
         pipeline::sync_with(&mut index, &settings, now, SyncOptions::INDEX_ONLY)?;
         _scratch = Some(dir);
         MemoryServer::with_index(settings, index, fixed_now)
+    };
+    let server = if read_only {
+        server.without_writes()
+    } else {
+        server
     };
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()

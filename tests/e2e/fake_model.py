@@ -165,7 +165,15 @@ def mcp_step(req, trigger, tool, args):
 
 def responses_search_step(req):
     """The memory_search call a Responses API request to search memory needs
-    next (Codex names MCP tools by server and tool), or None."""
+    next (Codex names MCP tools by server and tool), or None; a request to
+    save a fact, the memory_store call."""
+    return (responses_mcp_step(req, SEARCH_TRIGGER, "memory_search", lambda r: {"query": r})
+            or responses_mcp_step(req, STORE_TRIGGER, "memory_store", lambda r: {"text": r}))
+
+
+def responses_mcp_step(req, trigger, short, make_args):
+    """The call of memsync's MCP tool `short` that a Responses API request
+    starting with `trigger` needs next, or None once it was called."""
     asked_words = ""
     for item in reversed(req.get("input") or []):
         if item.get("role") == "user":
@@ -175,26 +183,26 @@ def responses_search_step(req):
             if texts:
                 asked_words = texts[-1]
                 break
-    if not asked_words.lower().startswith(SEARCH_TRIGGER):
+    if not asked_words.lower().startswith(trigger):
         return None
     names = [(t.get("function") or t).get("name") or "" for t in req.get("tools") or []]
-    tool = next((n for n in names if n.endswith("memory_search")), None)
+    tool = next((n for n in names if n.endswith(short)), None)
     items = req.get("input") or []
-    if any(i.get("type") == "function_call" and "memory_search" in (i.get("name") or "")
+    if any(i.get("type") == "function_call" and short in (i.get("name") or "")
            for i in items):
         return None
-    args = {"query": asked_words[len(SEARCH_TRIGGER):]}
+    args = make_args(asked_words[len(trigger):])
     if tool is not None:
         return tool, args
     # Loaded by tool_search: a namespace of the server's tools.
     for out in (i for i in items if i.get("type") == "tool_search_output"):
         for ns in out.get("tools") or []:
-            if any(t.get("name") == "memory_search" for t in ns.get("tools") or []):
-                return "memory_search", dict(args, namespace=ns.get("name"))
+            if any(t.get("name") == short for t in ns.get("tools") or []):
+                return short, dict(args, namespace=ns.get("name"))
     # Codex 0.169 defers MCP tools behind its client-run `tool_search`.
     if any(t.get("type") == "tool_search" for t in req.get("tools") or []) \
             and not any(i.get("type") == "tool_search_call" for i in items):
-        return "tool_search", {"query": "memsync memory_search", "limit": 3}
+        return "tool_search", {"query": "memsync " + short, "limit": 3}
     return None
 
 
@@ -447,8 +455,16 @@ def chat_chunk(cid, model, delta, finish=None, usage=None):
 
 def chat_search_step(req):
     """The next tool call of a Chat Completions request to search memory, or
-    None. OpenClaw 2026.9 offers MCP tools through its Tool Search: first
-    `tool_search`, then `tool_call` with the id of memsync's memory_search."""
+    None; of a request to save a fact, the memory_store call."""
+    return (chat_mcp_step(req, SEARCH_TRIGGER, "memory_search", lambda r: {"query": r})
+            or chat_mcp_step(req, STORE_TRIGGER, "memory_store", lambda r: {"text": r}))
+
+
+def chat_mcp_step(req, trigger, short, make_args):
+    """The next call of memsync's MCP tool `short` that a Chat Completions
+    request holding `trigger` needs, or None. OpenClaw 2026.9 offers MCP
+    tools through its Tool Search: first `tool_search`, then `tool_call`
+    with the tool's id; a search that finds no such tool ends the attempt."""
     messages = req.get("messages") or []
 
     def typed(m):
@@ -466,23 +482,27 @@ def chat_search_step(req):
     if last is None:
         return None
     words = typed(messages[last])
-    at = words.lower().find(SEARCH_TRIGGER)
+    at = words.lower().find(trigger)
     if at < 0:
         return None
-    query = words[at + len(SEARCH_TRIGGER):]
+    args = make_args(words[at + len(trigger):])
     turn = messages[last + 1:]
     calls = [c["function"]["name"] for m in turn for c in m.get("tool_calls") or []]
     names = [(t.get("function") or t).get("name") or "" for t in req.get("tools") or []]
-    direct = next((t for t in names if t.endswith("memory_search")), None)
+    direct = next((t for t in names if t.endswith(short)), None)
     if direct:
-        return None if direct in calls else (direct, {"query": query})
+        return None if direct in calls else (direct, args)
     if "tool_call" in calls or "tool_search" not in names:
         return None
     if "tool_search" not in calls:
-        return "tool_search", {"query": "memory search past sessions"}
+        queries = {"memory_search": "memory search past sessions",
+                   "memory_store": "memory store remember a fact"}
+        return "tool_search", {"query": queries.get(short, short)}
     found = "\n".join(str(m.get("content")) for m in turn if m.get("role") == "tool")
-    ids = re.findall(r'"id"\s*:\s*"([^"]*memory_search[^"]*)"', found.replace('\\"', '"'))
-    return "tool_call", {"id": ids[0] if ids else "memory_search", "args": {"query": query}}
+    ids = re.findall(r'"id"\s*:\s*"([^"]*' + short + r'[^"]*)"', found.replace('\\"', '"'))
+    if not ids:
+        return None
+    return "tool_call", {"id": ids[0], "args": args}
 
 
 def chat_completions(self, req):

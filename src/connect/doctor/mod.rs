@@ -8,6 +8,7 @@ use std::path::Path;
 use serde::Serialize;
 
 use super::plans::Places;
+mod codex;
 mod gemini;
 mod opencode;
 mod sentences;
@@ -110,7 +111,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         }
         let mut checks = match target {
             Target::ClaudeCode => claude_code(settings, places),
-            Target::Codex => codex(settings, places, daemon_running),
+            Target::Codex => codex::checks(settings, places, daemon_running),
             Target::OpenClaw => openclaw(settings, places, daemon_running),
             Target::Opencode => opencode::checks(settings, places, daemon_running),
             Target::CopilotCli => gemini::copilot(settings, places),
@@ -397,38 +398,6 @@ fn import_check(file: &Path, memory: &Path) -> Check {
     }
 }
 
-fn codex(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
-    let config = places.codex_home.join("config.toml");
-    let text = read(&config).unwrap_or_default();
-    let mut checks = vec![match edit::codex_mcp(&config, &text) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(None) => missing(format!("MCP server: not in {}", config.display())),
-        Ok(Some((command, _))) => mcp_check(&command),
-    }];
-    checks.push(match super::grants::codex_unapproved(&config, &text) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(lacking) if lacking.is_empty() => {
-            ok("read-only MCP tools: approved (`codex exec` may call them)".to_string())
-        }
-        Ok(lacking) => missing(format!(
-            "read-only MCP tools: {} not approved in {} (`codex exec` fails them)",
-            lacking.join(", "),
-            config.display()
-        )),
-    });
-    checks.push(import_check(
-        &places.codex_home.join("AGENTS.md"),
-        &places.memory_md(&places.agent),
-    ));
-    checks.push(state(harvest_check(
-        settings,
-        places,
-        Harness::Codex,
-        daemon,
-    )));
-    checks
-}
-
 /// Harvest is how Codex, OpenClaw, opencode, Cline and `qwen -p` sessions arrive: it must be on, find
 /// sessions it can read, and run (the daemon, or a person running it).
 fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon: bool) -> Check {
@@ -503,6 +472,26 @@ fn no_sessions(harness: Harness, home: &Path) -> Check {
     )
 }
 
+/// OpenClaw's agent runs MCP tools unasked: its server must leave the
+/// note-writing tools out unless the person granted them.
+fn openclaw_writes(entry: &serde_json::Value, places: &Places) -> Check {
+    let read_only = entry["args"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|x| x == "--read-only"));
+    if read_only {
+        ok(
+            "memory writes: left out of OpenClaw's server (its agent would run them without asking; `connect openclaw --memory-writes` grants them)",
+        )
+    } else if super::writes_granted(places, Target::OpenClaw) {
+        ok("memory writes: granted by you (`connect openclaw --memory-writes`)")
+    } else {
+        broken(
+            "memory writes: OpenClaw's agent runs memory_store and memory_correct without asking you",
+            Some("memsync connect openclaw (or --memory-writes to grant them)".into()),
+        )
+    }
+}
+
 fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let mut checks = vec![state(harvest_check(
         settings,
@@ -517,6 +506,9 @@ fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
             Ok(None) => missing(format!("MCP server: not in {}", config.display())),
             Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
         });
+        if let Ok(Some(entry)) = super::json5_mcp::OPENCLAW.get(&config, &text) {
+            checks.push(openclaw_writes(&entry, places));
+        }
     }
     let workspace = places.openclaw_workspace();
     let same = places.openclaw_mirror().is_none();

@@ -78,6 +78,9 @@ pub struct Places {
     /// Whether connect makes the harness write memory sentences
     /// (`--sentences`); off by default.
     pub sentences: bool,
+    /// Whether the person grants the note-writing MCP tools without a
+    /// prompt (`--memory-writes`); off by default.
+    pub memory_writes: bool,
 }
 
 impl Places {
@@ -126,6 +129,7 @@ impl Places {
                 .unwrap_or_else(|| home.join(".local/state/memsync/connect.json")),
             import_memory_md: false,
             sentences: false,
+            memory_writes: false,
         })
     }
 
@@ -368,11 +372,15 @@ fn md_block(path: PathBuf, what: String, body: String) -> Edit {
 fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
     let (ours, replace) = (args.clone(), may_replace(record, Target::Codex, force));
+    let grant = places.memory_writes;
     plan.edits.push(Edit {
         path: places.codex_home.join("config.toml"),
-        what: "the memsync MCP server and its read-only tools' approval ([mcp_servers.memsync])"
-            .into(),
-        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace)),
+        what: match grant {
+            true => "the memsync MCP server, its read-only tools approved and its note-writing tools granted ([mcp_servers.memsync])",
+            false => "the memsync MCP server, its read-only tools approved and its note-writing tools asking you first ([mcp_servers.memsync])",
+        }
+        .into(),
+        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace, grant)),
         undo: Box::new(move |p, t| edit::remove_codex_mcp(p, t, &ours)),
         empty: empty_text,
         whole: true,
@@ -455,13 +463,40 @@ fn openclaw_mcp(places: &Places, record: &Record, connecting: bool, force: bool,
         }
         return;
     }
-    let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
+    // OpenClaw's agent runs an MCP tool without asking whatever its
+    // annotations say, so its server leaves out the tools that write notes
+    // unless the person grants them (`--memory-writes`).
+    let plain = places.mcp_args();
+    let mut args = plain.clone();
+    if !places.memory_writes {
+        args.push("--read-only".into());
+    }
+    let exe = places.exe.to_string_lossy().into_owned();
     let (ours, replace) = (args.clone(), may_replace(record, Target::OpenClaw, force));
+    let what = match places.memory_writes {
+        true => "the `memsync` MCP server (mcp.servers.memsync), its note-writing tools granted",
+        false => {
+            "the `memsync` MCP server (mcp.servers.memsync), read-only: OpenClaw would run its note-writing tools without asking you"
+        }
+    };
     plan.edits.push(Edit {
         path,
-        what: "the `memsync` MCP server (mcp.servers.memsync)".into(),
+        what: what.into(),
         apply: Box::new(move |p, t| super::json5_mcp::OPENCLAW.set(p, t, (&exe, &args), replace)),
-        undo: Box::new(move |p, t| super::json5_mcp::OPENCLAW.remove(p, t, &ours)),
+        // Either entry is memsync's: with or without `--read-only`.
+        undo: Box::new(move |p, t| {
+            let without = super::json5_mcp::OPENCLAW.remove(p, t, &ours)?;
+            match without == t {
+                true => {
+                    let mut other = plain.clone();
+                    if !ours.iter().any(|a| a == "--read-only") {
+                        other.push("--read-only".into());
+                    }
+                    super::json5_mcp::OPENCLAW.remove(p, t, &other)
+                }
+                false => Ok(without),
+            }
+        }),
         empty: edit::is_empty_json,
         whole: true,
         // OpenClaw keeps provider keys in it.

@@ -1,0 +1,70 @@
+//! `doctor` on Codex: its MCP server, the read-only tools approved, the
+//! write tools asking the person, AGENTS.md, and harvest.
+//!
+//! Owns: those checks' wording. Must not: edit Codex's files.
+
+use std::path::Path;
+
+use super::{Check, broken, harvest_check, import_check, mcp_check, missing, ok, read, state};
+use crate::config::Settings;
+use crate::connect::{Places, edit};
+use crate::harvest::Harness;
+
+/// Whether `memory_store` and `memory_correct` ask the person in Codex.
+fn codex_writes(config: &Path, text: &str) -> Check {
+    use crate::connect::grants::{WRITE_TOOLS, codex_approval};
+    let modes: Vec<Option<String>> = WRITE_TOOLS
+        .iter()
+        .map(|t| codex_approval(config, text, t).ok().flatten())
+        .collect();
+    if modes.iter().any(Option::is_none) {
+        return broken(
+            "memory writes: memory_store and memory_correct run without asking you (no approval_mode)",
+            None,
+        );
+    }
+    if modes.iter().all(|m| m.as_deref() == Some("prompt")) {
+        ok(
+            "memory writes: memory_store and memory_correct ask you first (`codex exec` refuses them)",
+        )
+    } else {
+        ok("memory writes: granted by you (approval_mode = \"approve\" on a write tool)")
+    }
+}
+
+pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
+    let config = places.codex_home.join("config.toml");
+    let text = read(&config).unwrap_or_default();
+    let mut checks = vec![match edit::codex_mcp(&config, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!("MCP server: not in {}", config.display())),
+        Ok(Some((command, _))) => mcp_check(&command),
+    }];
+    checks.push(
+        match crate::connect::grants::codex_unapproved(&config, &text) {
+            Err(e) => broken(crate::error::message(&e), None),
+            Ok(lacking) if lacking.is_empty() => {
+                ok("read-only MCP tools: approved (`codex exec` may call them)".to_string())
+            }
+            Ok(lacking) => missing(format!(
+                "read-only MCP tools: {} not approved in {} (`codex exec` fails them)",
+                lacking.join(", "),
+                config.display()
+            )),
+        },
+    );
+    if edit::codex_mcp(&config, &text).ok().flatten().is_some() {
+        checks.push(codex_writes(&config, &text));
+    }
+    checks.push(import_check(
+        &places.codex_home.join("AGENTS.md"),
+        &places.memory_md(&places.agent),
+    ));
+    checks.push(state(harvest_check(
+        settings,
+        places,
+        Harness::Codex,
+        daemon,
+    )));
+    checks
+}
