@@ -123,3 +123,56 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
         "the API key leaked"
     );
 }
+
+/// Issue 65: Gemini CLI 0.61 sends PreCompress (`trigger: auto`) before
+/// every model call; each was a capture, and from the third on they failed.
+/// A session with four tool calls is one session with its outcome, and no
+/// hook job fails.
+#[test]
+fn a_gemini_cli_session_with_four_tool_calls_is_one_session_and_no_job_fails() {
+    let Some(gemini) = program("MEMSYNC_E2E_GEMINI") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = Home::new();
+    std::fs::create_dir_all(home.path(".gemini")).unwrap();
+    home.write(".gemini/settings.json", SETTINGS);
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "gemini-cli"]);
+    assert_eq!(code, 0, "{report}");
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    home.write(
+        ".gemini/trustedFolders.json",
+        &serde_json::json!({ project.to_string_lossy(): "TRUST_FOLDER" }).to_string(),
+    );
+    let out = gemini_in(&gemini, &home, &project, &model)
+        .args([
+            "--yolo",
+            "-p",
+            "Write four files for the parts of the parser",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    for n in 1..=4 {
+        assert!(project.join(format!("part{n}.py")).is_file(), "part{n}.py");
+    }
+    let memory = home.wait_for_ledger("outcome: Done");
+    assert!(memory.contains("Write four files"), "{memory}");
+    let summaries = common::harness::artifacts(&home.path("ws"), "summary");
+    assert_eq!(summaries.len(), 1, "{summaries:#?}");
+    assert!(summaries[0].contains("part4.py"), "{}", summaries[0]);
+    let (_, status) = home.run(&["status"]);
+    assert_eq!(status["jobs"]["failed"], 0, "{status}");
+    let (code, doctor) = home.run(&["doctor"]);
+    assert_eq!(code, 0, "{doctor}");
+}

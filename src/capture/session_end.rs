@@ -313,7 +313,9 @@ fn plan(w: &Writer<'_>, t: &Transcript) -> Option<Part> {
             return Some(Part {
                 start,
                 end: total,
-                key: format!("{}@{total}", w.key),
+                // The count alone can repeat (a message rewritten in place
+                // grows the file, not the count): the digest tells them apart.
+                key: format!("{}@{total}:{}", w.key, cursor_hash(t, total)),
                 prev_transcript: Some(newest.path.clone()),
                 prev_summary: summaries.last().map(|s| s.path.clone()),
                 again: false,

@@ -440,8 +440,14 @@ mod tests {
     fn codex_table_keeps_comments_and_goes_cleanly() {
         let text = "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n";
         let args = ["mcp".to_string()];
-        let added =
-            set_codex_mcp(Path::new("c.toml"), text, ("/bin/memsync", &args), false, false).unwrap();
+        let added = set_codex_mcp(
+            Path::new("c.toml"),
+            text,
+            ("/bin/memsync", &args),
+            false,
+            false,
+        )
+        .unwrap();
         assert!(added.starts_with(text.trim_end()), "{added}");
         assert_eq!(
             codex_mcp(Path::new("c.toml"), &added).unwrap(),

@@ -260,6 +260,16 @@ pub fn interpret(
             .map(String::from)
             .ok_or_else(|| bad_payload(format!("{event} payload has no session_id")))
     };
+    if harness == Harness::GeminiCli
+        && event == "PreCompress"
+        && field("trigger", "trigger") == Some("auto")
+    {
+        // Gemini CLI 0.61 sends it before every model call, compressing or
+        // not: no compaction, and its chat is captured whole at SessionEnd.
+        return Ok(HookAction::Ignore(
+            "PreCompress (auto, before a model call)".into(),
+        ));
+    }
     let Some(role) = harness.role_of(event) else {
         return Ok(HookAction::Ignore(if event.is_empty() {
             "(no hook_event_name)".into()
@@ -372,6 +382,28 @@ mod tests {
         drop(writer);
         assert!(read_payload(&b"[1,2]"[..], Duration::from_secs(1)).is_err());
         assert!(read_payload(&b"{\"a\": nope}"[..], Duration::from_secs(1)).is_err());
+    }
+
+    #[test]
+    fn gemini_clis_automatic_precompress_is_no_capture_and_a_manual_one_is() {
+        let payload = |trigger: &str| {
+            serde_json::json!({"hook_event_name": "PreCompress", "session_id": "s1",
+                "transcript_path": "/t.jsonl", "trigger": trigger})
+        };
+        let act = |p| {
+            interpret(
+                Harness::GeminiCli,
+                &p,
+                "default",
+                Utc::now(),
+                HookDirs::default(),
+            )
+        };
+        assert!(matches!(act(payload("auto")), Ok(HookAction::Ignore(_))));
+        assert!(matches!(
+            act(payload("manual")),
+            Ok(HookAction::Enqueue(JobRequest::SessionEnd { .. }))
+        ));
     }
 
     #[test]

@@ -521,8 +521,14 @@ fn finish_report(
 /// A change to the settings that shape validation re-judges every file.
 fn invalidate_on_config_change(index: &mut Index, settings: &Settings) -> Result<()> {
     let c = &settings.config;
+    // The sentence floor judges files; who writes new sentences does not.
+    let floor = (
+        c.sentence.min_words,
+        c.sentence.max_words,
+        &c.sentence.low_signal,
+    );
     let fingerprint = contract::sha256_hex(
-        serde_json::to_string(&(&c.scan, &c.sentence, &c.token))
+        serde_json::to_string(&(&c.scan, floor, &c.token))
             .unwrap_or_default()
             .as_bytes(),
     );

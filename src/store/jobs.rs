@@ -276,6 +276,23 @@ impl JobQueue {
     }
 
     /// The newest job: what the last hook asked for and how it went.
+    /// The jobs that failed after the newest one that succeeded, newest
+    /// first: a success in between does not hide them.
+    pub fn failed_since_success(&self) -> Result<Vec<JobRow>> {
+        let mut stmt = self
+            .conn
+            .prepare(
+                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at FROM jobs
+                 WHERE state = 'failed'
+                   AND id > COALESCE((SELECT MAX(id) FROM jobs WHERE state = 'succeeded'), 0)
+                 ORDER BY id DESC",
+            )
+            .map_err(|e| self.err(e))?;
+        stmt.query_map([], job_row)
+            .and_then(|rows| rows.collect::<rusqlite::Result<Vec<_>>>())
+            .map_err(|e| self.err(e))
+    }
+
     pub fn last(&self) -> Result<Option<JobRow>> {
         self.conn
             .query_row(
@@ -300,4 +317,30 @@ fn job_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
         last_error: r.get(6)?,
         updated_at: r.get(7)?,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn failures_after_the_newest_success_are_all_reported_not_only_the_last_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = JobQueue::open(dir.path()).unwrap();
+        let now = Utc::now();
+        let mut job = |state: &str| {
+            let id = q
+                .enqueue("session-end", ("default", "s"), "{}", now)
+                .unwrap();
+            q.set_state(id, state, 0, Some("refused"), now).unwrap();
+        };
+        job("failed");
+        job("succeeded");
+        job("failed");
+        job("skipped");
+        job("failed");
+        assert_eq!(q.failed_since_success().unwrap().len(), 2);
+        job("succeeded");
+        assert!(q.failed_since_success().unwrap().is_empty());
+    }
 }

@@ -585,6 +585,31 @@ def gemini_turns(req):
     return "", False
 
 
+# A Gemini request naming this makes the model write four files, one
+# write_file call a turn, then answer: a session with four tool calls.
+FOUR_FILES_TRIGGER = "write four files"
+
+
+def gemini_four_files_step(req):
+    """The next write_file call of a request for four files, or None once
+    four were answered."""
+    contents = req.get("contents") or []
+    first = next((c for c in contents if c.get("role") == "user"
+                  and any(FOUR_FILES_TRIGGER in p.get("text", "").lower()
+                          for p in c.get("parts") or [])), None)
+    if first is None:
+        return None
+    done = sum(1 for c in contents for p in c.get("parts") or [] if "functionResponse" in p)
+    if done >= 4:
+        return None
+    found = re.search(r"Workspace Directories:\*{0,2}\s*- ([^\n]+)",
+                      json.dumps(req).replace("\\n", "\n"))
+    where = found.group(1).strip() if found else os.getcwd()
+    return {"functionCall": {"name": "write_file",
+                             "args": {"file_path": os.path.join(where, f"part{done + 1}.py"),
+                                      "content": f"PART = {done + 1}\n"}}}
+
+
 def gemini(self, req, stream):
     """Gemini CLI's model: write hello.py with its write_file tool when the
     person asks for a hello function, then answer REPLY; a request the CLI
@@ -595,6 +620,8 @@ def gemini(self, req, stream):
         parts = [{"text": "{}"}]
     elif SENTENCE_KEY in req:
         parts = [{"text": req[SENTENCE_KEY]}]
+    elif gemini_four_files_step(req):
+        parts = [gemini_four_files_step(req)]
     elif not after_tool and WRITE_TRIGGER in words.lower():
         found = re.search(r"Workspace Directories:\*{0,2}\s*- ([^\n]+)", json.dumps(req).replace("\\n", "\n"))
         where = found.group(1).strip() if found else os.getcwd()

@@ -339,24 +339,41 @@ fn hook_checks(settings_json: &Path, text: &str, events: &[&str]) -> Vec<Check> 
 
 fn last_job(settings: &Settings) -> Check {
     match crate::store::jobs::JobQueue::open_existing(&settings.state_dir()) {
-        Ok(Some(q)) => match q.last() {
-            Ok(Some(job)) if job.state == "failed" => broken(
+        Ok(Some(q)) => match (q.failed_since_success(), q.last()) {
+            (Ok(failed), _) if failed.len() > 1 => broken(
                 format!(
-                    "last hook job ({} of {}, {}): failed: {}",
-                    job.kind,
-                    job.session_id,
-                    job.updated_at,
-                    job.last_error.unwrap_or_default()
+                    "{} hook jobs failed since the last one that succeeded; the newest ({} of {}): {}",
+                    failed.len(),
+                    failed[0].kind,
+                    failed[0].session_id,
+                    failed[0].last_error.clone().unwrap_or_default()
                 ),
                 Some("memsync status; memsync capture jobs".into()),
             ),
-            Ok(Some(job)) => ok(format!(
-                "last hook job: {} of {} {} at {}",
-                job.kind, job.session_id, job.state, job.updated_at
-            )),
-            Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
-            Err(e) => broken(crate::error::message(&e), None),
+            (Err(e), _) => broken(crate::error::message(&e), None),
+            (_, last) => last_job_check(last),
         },
+        Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
+        Err(e) => broken(crate::error::message(&e), None),
+    }
+}
+
+fn last_job_check(last: Result<Option<crate::store::jobs::JobRow>>) -> Check {
+    match last {
+        Ok(Some(job)) if job.state == "failed" => broken(
+            format!(
+                "last hook job ({} of {}, {}): failed: {}",
+                job.kind,
+                job.session_id,
+                job.updated_at,
+                job.last_error.unwrap_or_default()
+            ),
+            Some("memsync status; memsync capture jobs".into()),
+        ),
+        Ok(Some(job)) => ok(format!(
+            "last hook job: {} of {} {} at {}",
+            job.kind, job.session_id, job.state, job.updated_at
+        )),
         Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
         Err(e) => broken(crate::error::message(&e), None),
     }
