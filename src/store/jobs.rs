@@ -328,7 +328,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let q = JobQueue::open(dir.path()).unwrap();
         let now = Utc::now();
-        let mut job = |state: &str| {
+        let job = |state: &str| {
             let id = q
                 .enqueue("session-end", ("default", "s"), "{}", now)
                 .unwrap();
