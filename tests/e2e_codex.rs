@@ -170,3 +170,61 @@ fn a_real_codex_session_is_harvested_and_disconnect_gives_every_file_back() {
         assert!(leaked.is_empty(), "the token reached {leaked:?}");
     }
 }
+
+/// Issue 65: a `codex exec` session reached memory only after 30 idle
+/// minutes. Its rollout ends with the turn's end and no process holds it
+/// once Codex exits, so the daemon (harvest every 20 s, idle_minutes at its
+/// default) has it in MEMORY.md within a minute, and a one-shot `harvest`
+/// right after the run takes it at once.
+#[test]
+fn a_codex_exec_session_is_in_memory_within_a_minute_of_its_end() {
+    let Some(codex) = program("MEMSYNC_E2E_CODEX") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = Home::new();
+    home.write(".codex/config.toml", &config_toml(model.port));
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
+    );
+    home.cmd().arg("init").assert().success();
+    let (code, report) = home.run(&["connect", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    let project = home.path("proj");
+    std::fs::create_dir_all(&project).unwrap();
+    let run = |ask: &str| {
+        let out = codex_in(&codex, &home, &project)
+            .args(["exec", "--skip-git-repo-check", ask])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+
+    run("Explain the first step of the release checklist");
+    let (code, report) = home.run(&["harvest", "--harness", "codex"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["captured"].as_array().map_or(0, Vec::len),
+        1,
+        "{report}"
+    );
+    assert_eq!(report["live"], 0, "{report}");
+
+    let _watch = common::home::Watch::start(&home, &[]);
+    run("Explain the second step of the release checklist");
+    let ended = std::time::Instant::now();
+    let deadline = ended + std::time::Duration::from_secs(60);
+    while !home.read("ws/MEMORY.md").contains("second step") {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not in MEMORY.md within 60 s of its end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    eprintln!("in MEMORY.md {:?} after the session ended", ended.elapsed());
+}

@@ -10,55 +10,16 @@
 mod common;
 
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::Command;
 use std::time::{Duration, Instant};
 
 use common::claude::{claude_env, claude_in, connected_home};
 use common::codex::{codex_in, config_toml};
 use common::harness::{FakeModel, artifacts, program};
-use common::home::Home;
+use common::home::{Home, Watch};
 
 const SESSIONS: usize = 10;
 const MARKER: &str = "memsync-model-call: memory_sentence_v2";
-
-/// `memsync watch` in `home`, with the environment the provider needs (as
-/// a service unit's `Environment=` gives it); killed on drop.
-struct Watch(Child);
-
-impl Watch {
-    fn start(home: &Home, env: &[(&str, String)]) -> Watch {
-        let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
-            .arg("--workspace")
-            .arg(home.path("ws"))
-            .arg("watch")
-            .env("HOME", home.dir.path())
-            .env("XDG_CONFIG_HOME", home.path(".config"))
-            .env("XDG_STATE_HOME", home.path(".local/state"))
-            .env("XDG_DATA_HOME", home.path(".local/share"))
-            .env_remove("MEMSYNC_CONFIG")
-            .env_remove("MEMSYNC_WORKSPACE")
-            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("memsync watch starts");
-        let state = home.path("ws/.memsync/daemon.json");
-        let pid = format!("\"pid\": {}", child.id());
-        wait(
-            "the daemon's first reconcile",
-            Duration::from_secs(20),
-            || std::fs::read_to_string(&state).is_ok_and(|s| s.contains(&pid)),
-        );
-        Watch(child)
-    }
-}
-
-impl Drop for Watch {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
 
 fn wait(what: &str, limit: Duration, done: impl Fn() -> bool) {
     let deadline = Instant::now() + limit;
@@ -197,7 +158,8 @@ fn codex_writes_the_sentences_of_harvested_sessions_and_keeps_no_session_of_its_
     );
     home.cmd().arg("init").assert().success();
     home.write(".codex/config.toml", &config_toml(model.port));
-    machine_config(&home, "  idle_minutes: 0\n  interval_seconds: 2\n");
+    // Default idle_minutes: a rollout whose turn ended and that Codex closed is taken at once.
+    machine_config(&home, "  interval_seconds: 2\n");
     let (code, report) = home.run(&["connect", "codex"]);
     assert_eq!(code, 0, "{report}");
     connect_sentences(&home, "codex", &codex);
@@ -243,7 +205,7 @@ fn gemini_cli_writes_the_sentences_and_harvest_skips_the_chats_of_its_calls() {
         "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
     );
     home.cmd().arg("init").assert().success();
-    machine_config(&home, "  idle_minutes: 0\n  interval_seconds: 2\n");
+    machine_config(&home, "  interval_seconds: 2\n");
     let (code, report) = home.run(&["connect", "gemini-cli"]);
     assert_eq!(code, 0, "{report}");
     connect_sentences(&home, "gemini-cli", &gemini);
@@ -291,6 +253,19 @@ fn gemini_cli_writes_the_sentences_and_harvest_skips_the_chats_of_its_calls() {
         .filter(|c| std::fs::read_to_string(c).is_ok_and(|t| t.contains(MARKER)))
         .count();
     assert_eq!(own, SESSIONS, "{chats:?}");
+    let (code, report) = home.run(&["harvest", "--harness", "gemini-cli", "--no-wait"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["captured"].as_array().map_or(0, Vec::len),
+        0,
+        "{report}"
+    );
+    let skipped = report["skipped"].to_string();
+    assert_eq!(
+        skipped.matches("memsync's own model call").count(),
+        SESSIONS,
+        "{report}"
+    );
 }
 
 fn walk(dir: &Path, ext: &str) -> Vec<PathBuf> {
@@ -316,7 +291,7 @@ fn the_old_bare_claude_p_recipe_gives_one_capture_and_one_call_a_session() {
     home.write(
         ".config/memsync/config.yaml",
         &format!(
-            "harvest:\n  enabled: true\n  idle_minutes: 0\n  interval_seconds: 2\n\
+            "harvest:\n  enabled: true\n\
              sentence:\n  per_minute: 30\n  command: \"'{}' -p 'Write ONE sentence of 12-48 words saying what this coding session did.'\"\n",
             claude.display()
         ),
@@ -337,11 +312,26 @@ fn the_old_bare_claude_p_recipe_gives_one_capture_and_one_call_a_session() {
         );
     }
     exactly_one_capture_and_call_a_session(&home, &model, 3);
-    // Claude Code kept the calls' sessions; hook and harvest took none.
+    // Claude Code kept the calls' sessions; the hook took none, and a harvest
+    // that takes every session now, however fresh, skips them as memsync's own.
     let kept = walk(&home.path(".claude/projects"), "jsonl");
     let own = kept
         .iter()
         .filter(|c| std::fs::read_to_string(c).is_ok_and(|t| t.contains(MARKER)))
         .count();
     assert_eq!(own, 3, "{kept:?}");
+    let (code, report) = home.run(&["harvest", "--harness", "claude-code", "--no-wait"]);
+    assert_eq!(code, 0, "{report}");
+    assert_eq!(
+        report["captured"].as_array().map_or(0, Vec::len),
+        0,
+        "{report}"
+    );
+    let skipped = report["skipped"].to_string();
+    assert_eq!(
+        skipped.matches("memsync's own model call").count(),
+        3,
+        "{report}"
+    );
+    assert_eq!(artifacts(&home.path("ws"), "summary").len(), 3);
 }

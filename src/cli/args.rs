@@ -263,6 +263,10 @@ pub enum Command {
         /// without it only sessions that ended in the last hour cost a model call.
         #[arg(long)]
         sentences: bool,
+        /// Take sessions that still look live (written to in the last
+        /// harvest.idle_minutes) too: for sessions you know have ended.
+        #[arg(long)]
+        no_wait: bool,
     },
     /// Wire a harness to this workspace: its end-of-session hook or harvest, the
     /// MCP server, and MEMORY.md where the agent reads its instructions.

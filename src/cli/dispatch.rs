@@ -424,6 +424,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             since,
             dry_run,
             sentences,
+            no_wait,
         } => {
             let settings = existing()?;
             let opts = crate::harvest::HarvestOptions {
@@ -435,6 +436,7 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
                 dry_run: *dry_run,
                 daemon: false,
                 sentences: *sentences,
+                no_wait: *no_wait,
             };
             let bar = super::progress::TerminalProgress::for_stderr(cli.quiet || cli.json)
                 .map(|b| b.doing("harvesting", "sessions"));

@@ -424,7 +424,7 @@ impl Default for HarvestConfig {
             enabled: false,
             idle_minutes: 30,
             max_age_days: 30,
-            interval_seconds: 60,
+            interval_seconds: 20,
             max_file_bytes: 256 * 1024 * 1024,
             harnesses: crate::config::HARNESSES.map(String::from).to_vec(),
             exclude_projects: Vec::new(),

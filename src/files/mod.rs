@@ -11,6 +11,12 @@ mod replace;
 use std::path::Path;
 
 pub use held::HeldFiles;
+
+/// Whether no process has `file` open for writing (Linux leases); `None`
+/// where the system cannot tell.
+pub fn no_writer_holds(file: &std::fs::File) -> Option<bool> {
+    held::no_writer_holds(file)
+}
 pub use replace::{Replaced, WhileHeld, replace_preserving_appends};
 
 use crate::error::{Error, Result};

@@ -98,6 +98,8 @@ pub(super) struct Run<'a> {
     pub(super) exclusions: Exclusions,
     /// The files this run's captures wrote or kept: indexed together at the end.
     pub(super) touched: std::cell::RefCell<Vec<String>>,
+    /// Take sessions still within `idle_minutes` too (`harvest --no-wait`).
+    pub(super) no_wait: bool,
     /// The settings for a session that ended before
     /// [`super::FRESH_MINUTES`]: no sentence provider (unless `--sentences`).
     pub(super) without_model: Option<Settings>,
@@ -191,7 +193,7 @@ impl Run<'_> {
             report.too_old += 1;
             return Ok(());
         }
-        if self.now - mtime(stat) < self.idle && !f.ended_by_harness() {
+        if self.now - mtime(stat) < self.idle && !self.no_wait && !f.ended_by_harness() {
             report.live += 1;
             return Ok(());
         }
@@ -302,8 +304,12 @@ impl Run<'_> {
             .clone()
             .or_else(|| transcript::id_in_name(&f.path))
             .or_else(|| f.path.file_stem().map(|s| s.to_string_lossy().into_owned()));
-        // Quiet for `idle_minutes`, or ended by the harness's own marker.
-        if !t.closed && t.ended_at.is_some_and(|end| self.now - end < self.idle) {
+        // Quiet for `idle_minutes`, or ended by the harness's own marker, or
+        // a turn's end that no process writes after (`codex exec` exited).
+        let ended = t.closed
+            || self.no_wait
+            || (t.turn_ended && crate::files::no_writer_holds(&file) == Some(true));
+        if !ended && t.ended_at.is_some_and(|end| self.now - end < self.idle) {
             report.live += 1;
             return Ok(());
         }

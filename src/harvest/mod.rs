@@ -47,6 +47,9 @@ pub struct HarvestOptions {
     /// sessions that ended within [`FRESH_MINUTES`]): a first harvest of a
     /// year of sessions never calls a model unless asked.
     pub sentences: bool,
+    /// Take sessions that look live (within `harvest.idle_minutes`) too: the
+    /// person knows they ended.
+    pub no_wait: bool,
 }
 
 /// A session that ended this recently gets the model's sentence in a
@@ -153,6 +156,7 @@ pub fn harvest(
         dry_run: opts.dry_run,
         exclusions: file::Exclusions::new(&settings.config)?,
         touched: Default::default(),
+        no_wait: opts.no_wait,
         without_model: (!opts.sentences).then(|| {
             let mut quiet = settings.clone();
             quiet.config.sentence.provider = None;

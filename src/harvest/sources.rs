@@ -116,10 +116,15 @@ impl SessionFile {
     }
 
     /// Whether the harness marked the session ended in the file itself
-    /// (Copilot CLI's `session.shutdown`), so it need not go quiet first.
+    /// (Copilot CLI's `session.shutdown`; Codex's end of a turn once no
+    /// process holds the rollout open), so it need not go quiet first.
     pub fn ended_by_harness(&self) -> bool {
-        self.harness == Harness::CopilotCli
-            && crate::capture::transcript::copilot_shut_down(&self.path)
+        use crate::capture::transcript::{codex_turn_over, copilot_shut_down};
+        match self.harness {
+            Harness::CopilotCli => copilot_shut_down(&self.path),
+            Harness::Codex => codex_turn_over(&self.path),
+            _ => false,
+        }
     }
 }
 

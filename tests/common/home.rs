@@ -145,3 +145,45 @@ impl Home {
             .collect()
     }
 }
+
+/// `memsync watch` in `home`, with the environment the provider needs (as
+/// a service unit's `Environment=` gives it); killed on drop.
+pub struct Watch(std::process::Child);
+
+impl Watch {
+    pub fn start(home: &Home, env: &[(&str, String)]) -> Watch {
+        let child = std::process::Command::new(env!("CARGO_BIN_EXE_memsync"))
+            .arg("--workspace")
+            .arg(home.path("ws"))
+            .arg("watch")
+            .env("HOME", home.dir.path())
+            .env("XDG_CONFIG_HOME", home.path(".config"))
+            .env("XDG_STATE_HOME", home.path(".local/state"))
+            .env("XDG_DATA_HOME", home.path(".local/share"))
+            .env_remove("MEMSYNC_CONFIG")
+            .env_remove("MEMSYNC_WORKSPACE")
+            .envs(env.iter().map(|(k, v)| (*k, v.as_str())))
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::null())
+            .spawn()
+            .expect("memsync watch starts");
+        let state = home.path("ws/.memsync/daemon.json");
+        let pid = format!("\"pid\": {}", child.id());
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(20);
+        while !std::fs::read_to_string(&state).is_ok_and(|s| s.contains(&pid)) {
+            assert!(
+                std::time::Instant::now() < deadline,
+                "timed out waiting for the daemon's first reconcile"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(100));
+        }
+        Watch(child)
+    }
+}
+
+impl Drop for Watch {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}

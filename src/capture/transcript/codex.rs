@@ -15,6 +15,20 @@ use serde_json::{Value, json};
 
 use super::{Format, Role, Transcript, clean, str_at, text_of, tools};
 
+/// Whether a rollout's last line ends a turn and no process holds the file
+/// open for writing: `codex exec` wrote its end and exited (Linux; elsewhere
+/// harvest waits for `idle_minutes`).
+pub fn turn_over(rollout: &std::path::Path) -> bool {
+    super::lines::last_event(rollout).is_some_and(|(file, event)| {
+        event["type"] == "event_msg"
+            && matches!(
+                event["payload"]["type"].as_str(),
+                Some("task_complete" | "turn_aborted")
+            )
+            && crate::files::no_writer_holds(&file) == Some(true)
+    })
+}
+
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut r = Rollout {
         t: Transcript::bounded(Format::Codex, keep),
@@ -80,6 +94,9 @@ impl Rollout {
         };
         let kind = v.get("type").and_then(Value::as_str).unwrap_or_default();
         let ptype = p.get("type").and_then(Value::as_str).unwrap_or_default();
+        // The turn is over only while nothing follows its end.
+        self.t.turn_ended =
+            kind == "event_msg" && matches!(ptype, "task_complete" | "turn_aborted");
         match (kind, ptype) {
             ("session_meta", _) => self.meta(p),
             ("event_msg", "user_message") => {

@@ -155,26 +155,5 @@ fn is_bookkeeping(kind: &str) -> bool {
 /// `session.shutdown`. Read from the file's end only (the shutdown event
 /// carries the session's usage, a few KB), so it is cheap on a long session.
 pub fn shut_down(events: &Path) -> bool {
-    use std::io::{Read, Seek, SeekFrom};
-    const TAIL: u64 = 256 * 1024;
-    let Ok(mut file) = std::fs::File::open(events) else {
-        return false;
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let mut tail = Vec::new();
-    if file
-        .seek(SeekFrom::Start(len.saturating_sub(TAIL)))
-        .is_err()
-        || file.read_to_end(&mut tail).is_err()
-    {
-        return false;
-    }
-    let text = String::from_utf8_lossy(&tail);
-    text.ends_with('\n')
-        && text
-            .trim_end()
-            .rsplit('\n')
-            .next()
-            .and_then(|last| serde_json::from_str::<Value>(last).ok())
-            .is_some_and(|event| event["type"] == "session.shutdown")
+    super::lines::last_event(events).is_some_and(|(_, event)| event["type"] == "session.shutdown")
 }

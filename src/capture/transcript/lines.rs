@@ -8,6 +8,26 @@
 //! Must not: interpret a line.
 
 use std::io::BufRead;
+use std::path::Path;
+
+/// The last line of a JSONL file as JSON, read from its tail alone, with the
+/// file open read-only; `None` when the file does not end with a whole line.
+pub fn last_event(path: &Path) -> Option<(std::fs::File, serde_json::Value)> {
+    use std::io::{Read, Seek, SeekFrom};
+    const TAIL: u64 = 256 * 1024;
+    let mut file = std::fs::File::open(path).ok()?;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut tail = Vec::new();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).ok()?;
+    (&mut file).take(TAIL).read_to_end(&mut tail).ok()?;
+    let text = String::from_utf8_lossy(&tail);
+    if !text.ends_with('\n') {
+        return None;
+    }
+    let last = text.trim_end().rsplit('\n').next()?;
+    let event = serde_json::from_str(last).ok()?;
+    Some((file, event))
+}
 
 /// A line cut to the cap: where it was and how long it was.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -19,6 +19,7 @@ mod codex;
 pub mod compaction;
 mod copilot;
 
+pub use codex::turn_over as codex_turn_over;
 pub use copilot::shut_down as copilot_shut_down;
 mod dialogue;
 mod envelope;
@@ -175,6 +176,9 @@ pub struct Transcript {
     /// The harness wrote its own end of the session (Copilot CLI's
     /// `session.shutdown`): harvest need not wait for it to go quiet.
     pub closed: bool,
+    /// The file ends with the end of a turn (Codex's `task_complete`): once
+    /// no process holds it open for writing, the session is over for now.
+    pub turn_ended: bool,
     /// The session's title where the harness keeps one: the person's own
     /// name for it, else one a model wrote (Claude Code `ai-title`). Evidence
     /// of the topic, never the person's words.
@@ -246,6 +250,7 @@ impl Transcript {
             ended_at: None,
             subagent: false,
             closed: false,
+            turn_ended: false,
             parent_session: None,
             forked_from: None,
             copied: 0,

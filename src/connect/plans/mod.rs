@@ -376,8 +376,8 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     plan.edits.push(Edit {
         path: places.codex_home.join("config.toml"),
         what: match grant {
-            true => "the memsync MCP server, its read-only tools approved and its note-writing tools granted ([mcp_servers.memsync])",
-            false => "the memsync MCP server, its read-only tools approved and its note-writing tools asking you first ([mcp_servers.memsync])",
+            true => "the memsync MCP server and its tools' approval modes (read-only tools: approve; memory_store, memory_correct: approve, as you granted) ([mcp_servers.memsync])",
+            false => "the memsync MCP server and its tools' approval modes (read-only tools: approve; memory_store, memory_correct: prompt) ([mcp_servers.memsync])",
         }
         .into(),
         apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace, grant)),
