@@ -92,6 +92,10 @@ pub struct SessionEnd {
     /// are on disk either way, so a crash before that loses nothing: the
     /// next sync indexes them.
     pub defer_index: bool,
+    /// The path came from a hook's payload, which anything on the machine
+    /// can write: only a regular file that reads as `harness`'s own session
+    /// log is captured; anything else is refused at once, never retried.
+    pub from_hook: bool,
 }
 
 /// A compaction capture for a session that already has a manifest.

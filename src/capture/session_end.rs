@@ -63,9 +63,56 @@ pub fn session_end(
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
     let max = settings.config.harvest.max_file_bytes;
-    let t = read_transcript(&req.transcript, req.session_id.as_deref(), (keep, max))?
-        .map_err(|e| Error::io(&req.transcript, e))?;
+    let t = match read_transcript(&req.transcript, req.session_id.as_deref(), (keep, max)) {
+        Ok(read) => read.map_err(|e| unreadable(req, e))?,
+        // The database sniff opens the file first.
+        Err(Error::Io { source, .. }) => return Err(unreadable(req, source)),
+        Err(e) => return Err(e),
+    };
+    if req.from_hook {
+        hook_source(req, &t)?;
+    }
     session_end_of(settings, now, req, t)
+}
+
+/// Why a transcript could not be read. A hook's path that is not a regular
+/// file, or not the user's to read, is refused for good: retrying a FIFO or
+/// another user's file only waits on it.
+fn unreadable(req: &SessionEnd, e: std::io::Error) -> Error {
+    use std::io::ErrorKind::{Other, PermissionDenied};
+    match e.kind() {
+        PermissionDenied | Other if req.from_hook => CaptureError::Refused {
+            path: req.transcript.clone(),
+            reason: format!(
+                "{e}: a hook's payload names a file that is not a session log memsync may read"
+            ),
+        }
+        .into(),
+        _ => Error::io(&req.transcript, e),
+    }
+}
+
+/// A hook captures only its own harness's session log: a payload naming any
+/// other file (`/etc/passwd`, a note, another tool's log) is refused, as
+/// harvest refuses a file in a harness's folder that no reader understands.
+fn hook_source(req: &SessionEnd, t: &Transcript) -> Result<()> {
+    let claimed = req.harness.as_deref().unwrap_or_default();
+    if t.foreign.is_some() || t.format.harness() == Some(claimed) {
+        // A foreign format is refused with its own reason just after.
+        return Ok(());
+    }
+    let read_as = match t.format.harness() {
+        Some(other) => format!("a {other} session log"),
+        None if t.plain.is_some() => "plain text".to_string(),
+        None => "no session log memsync reads".to_string(),
+    };
+    Err(CaptureError::Refused {
+        path: req.transcript.clone(),
+        reason: format!(
+            "the {claimed} hook's payload names this file, which reads as {read_as}, not as a {claimed} session log; a hook captures only its harness's own session file (capture another file with `memsync capture session-end`)"
+        ),
+    }
+    .into())
 }
 
 /// [`session_end`] of a transcript the caller has read already (harvest

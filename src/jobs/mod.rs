@@ -94,6 +94,7 @@ impl JobRequest {
                     transcript: transcript_path.clone(),
                     project_fallback: cwd.clone(),
                     captured_at: Some(*captured_at),
+                    from_hook: true,
                     ..Default::default()
                 };
                 capture::session_end(settings, now, &req)
