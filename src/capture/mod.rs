@@ -14,9 +14,11 @@
 
 mod clip;
 mod gist;
+mod hook_file;
 mod listing;
 pub mod model;
 pub mod outcome;
+mod reading;
 
 pub mod sanitize;
 mod session_end;

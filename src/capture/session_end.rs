@@ -63,56 +63,20 @@ pub fn session_end(
 ) -> Result<CaptureReport> {
     let keep = super::transcript_budget(settings);
     let max = settings.config.harvest.max_file_bytes;
-    let t = match read_transcript(&req.transcript, req.session_id.as_deref(), (keep, max)) {
-        Ok(read) => read.map_err(|e| unreadable(req, e))?,
+    let t = match super::reading::read_transcript(
+        &req.transcript,
+        req.session_id.as_deref(),
+        (keep, max),
+    ) {
+        Ok(read) => read.map_err(|e| super::hook_file::unreadable(req, e))?,
         // The database sniff opens the file first.
-        Err(Error::Io { source, .. }) => return Err(unreadable(req, source)),
+        Err(Error::Io { source, .. }) => return Err(super::hook_file::unreadable(req, source)),
         Err(e) => return Err(e),
     };
     if req.from_hook {
-        hook_source(req, &t)?;
+        super::hook_file::check(req, &t)?;
     }
     session_end_of(settings, now, req, t)
-}
-
-/// Why a transcript could not be read. A hook's path that is not a regular
-/// file, or not the user's to read, is refused for good: retrying a FIFO or
-/// another user's file only waits on it.
-fn unreadable(req: &SessionEnd, e: std::io::Error) -> Error {
-    use std::io::ErrorKind::{Other, PermissionDenied};
-    match e.kind() {
-        PermissionDenied | Other if req.from_hook => CaptureError::Refused {
-            path: req.transcript.clone(),
-            reason: format!(
-                "{e}: a hook's payload names a file that is not a session log memsync may read"
-            ),
-        }
-        .into(),
-        _ => Error::io(&req.transcript, e),
-    }
-}
-
-/// A hook captures only its own harness's session log: a payload naming any
-/// other file (`/etc/passwd`, a note, another tool's log) is refused, as
-/// harvest refuses a file in a harness's folder that no reader understands.
-fn hook_source(req: &SessionEnd, t: &Transcript) -> Result<()> {
-    let claimed = req.harness.as_deref().unwrap_or_default();
-    if t.foreign.is_some() || t.format.harness() == Some(claimed) {
-        // A foreign format is refused with its own reason just after.
-        return Ok(());
-    }
-    let read_as = match t.format.harness() {
-        Some(other) => format!("a {other} session log"),
-        None if t.plain.is_some() => "plain text".to_string(),
-        None => "no session log memsync reads".to_string(),
-    };
-    Err(CaptureError::Refused {
-        path: req.transcript.clone(),
-        reason: format!(
-            "the {claimed} hook's payload names this file, which reads as {read_as}, not as a {claimed} session log; a hook captures only its harness's own session file (capture another file with `memsync capture session-end`)"
-        ),
-    }
-    .into())
 }
 
 /// [`session_end`] of a transcript the caller has read already (harvest
@@ -197,7 +161,7 @@ pub fn session_end_of(
         skipped_lines: t.skipped_lines,
         ..Produced::default()
     };
-    note_what_was_left_out(&t, keep, &mut w.notes);
+    super::reading::note_what_was_left_out(&t, keep, &mut w.notes);
     let (whole, known) = session_credentials(&t);
     let whole = Some(whole);
     let mut wrote = false;
@@ -236,51 +200,6 @@ fn cursor(t: &Transcript, end: usize) -> String {
         _ => t.message_digest(end - 1),
     };
     format!("{end}:{}", &digest[..12])
-}
-
-/// A transcript file (or stdin for `-`), read a line at a time; one
-/// session's rows of an opencode database (`session_id`'s, else the newest).
-fn read_transcript(
-    path: &Path,
-    session_id: Option<&str>,
-    (keep, max): (usize, u64),
-) -> Result<std::io::Result<Transcript>> {
-    if path == Path::new("-") {
-        return Ok(transcript::read_from(std::io::stdin().lock(), keep));
-    }
-    if let Some(rows) = crate::store::opencode::session_rows(path, session_id, max)? {
-        return Ok(transcript::read_from(&rows[..], keep));
-    }
-    let file = crate::files::open_file(path).map_err(|e| Error::io(path, e))?;
-    Ok(transcript::read_from(
-        std::io::BufReader::with_capacity(64 * 1024, file),
-        keep,
-    ))
-}
-
-/// Says in the report what the budget and the line limit left out.
-fn note_what_was_left_out(t: &Transcript, keep: usize, notes: &mut Vec<String>) {
-    for cut in &t.cut_lines {
-        notes.push(format!(
-            "line {} of the transcript is {} bytes, over the {} KiB line limit: cut{}",
-            cut.line,
-            cut.bytes,
-            keep / 1024,
-            if t.plain.is_some() {
-                ""
-            } else {
-                " and skipped"
-            }
-        ));
-    }
-    if t.elided > 0 {
-        notes.push(format!(
-            "{} messages ({} bytes) left out: a transcript keeps its first request and answer and its newest {} KiB (capture.max_transcript_bytes)",
-            t.elided,
-            t.elided_bytes,
-            keep / 1024
-        ));
-    }
 }
 
 fn parse_cursor(f: &OnDisk) -> Option<(usize, String)> {
