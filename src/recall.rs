@@ -191,7 +191,7 @@ fn record_path(state_dir: &Path, session_id: &str) -> PathBuf {
 pub const RECORD_DIR: &str = "prompt-recall";
 
 fn read_record(path: &Path) -> Vec<String> {
-    std::fs::read_to_string(path)
+    crate::files::read_text_at(path)
         .map(|t| t.lines().map(String::from).collect())
         .unwrap_or_default()
 }

@@ -187,3 +187,142 @@ fn the_daemon_starts_beside_a_fifo_and_stops_within_a_second_of_sigterm() {
     );
     assert!(status.code().is_some(), "{status:?}");
 }
+
+/// Special files where memsync reads: a FIFO, a socket, a device node and a
+/// dangling link, each under every folder memsync walks (issue 68: a FIFO
+/// named `notes/x.md` hung sync, check and reindex).
+fn plant_everywhere(ws: &Workspace) -> Vec<std::path::PathBuf> {
+    let mut planted = Vec::new();
+    for dir in [
+        "",
+        "memory",
+        "notes",
+        "notes/claude-code",
+        "agents/main",
+        "memory/tombstones",
+    ] {
+        let d = ws.path(dir);
+        std::fs::create_dir_all(&d).unwrap();
+        let fifo = d.join("fifo-note.md");
+        mkfifo(&fifo);
+        let socket = d.join("socket-note.md");
+        let _keep = std::os::unix::net::UnixListener::bind(&socket).unwrap();
+        std::mem::forget(_keep);
+        let device = d.join("device-note.md");
+        let made = std::process::Command::new("mknod")
+            .arg(&device)
+            .args(["c", "1", "3"])
+            .status()
+            .is_ok_and(|s| s.success());
+        let link = d.join("dangling-note.md");
+        std::os::unix::fs::symlink(d.join("nowhere.md"), &link).unwrap();
+        planted.extend([fifo, socket, link]);
+        if made {
+            planted.push(device);
+        }
+    }
+    // MEMORY.md and today's daily log themselves.
+    let memory = ws.path("MEMORY.md");
+    let _ = std::fs::remove_file(&memory);
+    mkfifo(&memory);
+    planted.push(memory);
+    planted
+}
+
+fn modes(paths: &[std::path::PathBuf]) -> Vec<(String, u32)> {
+    use std::os::unix::fs::MetadataExt;
+    paths
+        .iter()
+        .map(|p| {
+            let mode = std::fs::symlink_metadata(p).map_or(0, |m| m.mode());
+            (p.display().to_string(), mode)
+        })
+        .collect()
+}
+
+#[test]
+fn special_files_in_every_folder_memsync_walks_are_answered_within_seconds_and_left_as_they_are() {
+    let ws = Workspace::new();
+    common::good(&ws, "s-1");
+    let planted = plant_everywhere(&ws);
+    let before = modes(&planted);
+    for args in [
+        &["sync"][..],
+        &["check"],
+        &["reindex"],
+        &["status"],
+        &["search", "hello"],
+        &["context"],
+        &["sync", "--full"],
+    ] {
+        let out = answers(&ws, args);
+        assert!(
+            out.status.code().is_some(),
+            "{args:?} hung: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    assert_eq!(modes(&planted), before, "a special file's mode changed");
+}
+
+#[test]
+fn a_device_or_a_fifo_named_as_the_index_is_refused_before_anything_touches_it() {
+    use std::os::unix::fs::MetadataExt;
+    let ws = Workspace::new();
+    let dir = tempfile::tempdir().unwrap();
+    let fifo = dir.path().join("index.db");
+    mkfifo(&fifo);
+    let device = dir.path().join("null");
+    let device_made = std::process::Command::new("mknod")
+        .arg(&device)
+        .args(["c", "1", "3"])
+        .status()
+        .is_ok_and(|s| s.success());
+    let foreign = dir.path().join("notes.txt");
+    std::fs::write(&foreign, "someone's file\n").unwrap();
+    let mut targets = vec![fifo, foreign];
+    if device_made {
+        std::fs::set_permissions(&device, std::os::unix::fs::PermissionsExt::from_mode(0o666))
+            .unwrap();
+        targets.push(device);
+    }
+    for target in targets {
+        let before = std::fs::symlink_metadata(&target).unwrap().mode();
+        let config = dir.path().join("config.yaml");
+        std::fs::write(&config, format!("index:\n  path: {}\n", target.display())).unwrap();
+        let out = memsync_bin()
+            .args(["--config", config.to_str().unwrap()])
+            .args(["--workspace", ws.root().to_str().unwrap(), "sync"])
+            .timeout(Duration::from_secs(5))
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(2), "{}: {out:?}", target.display());
+        assert!(
+            String::from_utf8_lossy(&out.stderr).contains("not memsync's index"),
+            "{out:?}"
+        );
+        assert_eq!(
+            std::fs::symlink_metadata(&target).unwrap().mode(),
+            before,
+            "{}'s mode changed",
+            target.display()
+        );
+        assert!(
+            !dir.path()
+                .join(format!("{}-wal", target.display()))
+                .exists()
+        );
+    }
+}
+
+#[test]
+fn dev_null_as_the_machine_config_means_no_config() {
+    let ws = Workspace::new();
+    let out = memsync_bin()
+        .env("MEMSYNC_CONFIG", "/dev/null")
+        .args(["--workspace", ws.root().to_str().unwrap(), "status"])
+        .timeout(Duration::from_secs(5))
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+}

@@ -369,7 +369,7 @@ pub fn render_demo(settings: &Settings, report: &SyncReport, problems: &[Problem
         "MEMORY.md for agent reviewer: {}",
         settings.root.join("agents/reviewer/MEMORY.md").display()
     );
-    if let Ok(text) = std::fs::read_to_string(&memory) {
+    if let Ok(text) = crate::files::read_text_at(&memory) {
         let _ = writeln!(out, "\n----- {} -----\n{text}-----", memory.display());
     }
     let ws = settings.root.display();

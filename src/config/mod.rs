@@ -360,6 +360,11 @@ fn expand_home(p: &Path, env: &Env) -> PathBuf {
 }
 
 fn read_layer(path: &Path, required: bool) -> Result<Option<Value>> {
+    // The usual way to say "no config" (`MEMSYNC_CONFIG=/dev/null`): read
+    // as empty, never opened.
+    if path == Path::new("/dev/null") {
+        return Ok(None);
+    }
     let text = match crate::files::read_text(path) {
         Ok(t) => t,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound && !required => return Ok(None),

@@ -106,6 +106,18 @@ pub fn read_file(path: &Path) -> std::io::Result<Vec<u8>> {
     Ok(bytes)
 }
 
+/// [`read_file`] for any path-like argument, as `std::fs::read` takes one:
+/// a FIFO, a device or a socket where a file should be is an error at
+/// once, never a read that blocks.
+pub fn read_file_at(path: impl AsRef<Path>) -> std::io::Result<Vec<u8>> {
+    read_file(path.as_ref())
+}
+
+/// [`read_text`] for any path-like argument (see [`read_file_at`]).
+pub fn read_text_at(path: impl AsRef<Path>) -> std::io::Result<String> {
+    read_text(path.as_ref())
+}
+
 /// A regular file's text (see [`open_file`]); invalid UTF-8 is an error.
 pub fn read_text(path: &Path) -> std::io::Result<String> {
     String::from_utf8(read_file(path)?)

@@ -52,7 +52,7 @@ pub fn forget_note(
     let abs = settings.root.join(&path);
     let tombstone = crate::note::tombstone_path(&path);
     let already = settings.root.join(&tombstone).exists();
-    let text = match std::fs::read(&abs) {
+    let text = match crate::files::read_file_at(&abs) {
         Ok(b) => Some(String::from_utf8_lossy(&b).into_owned()),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(Error::io(abs, e)),

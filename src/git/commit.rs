@@ -288,7 +288,7 @@ fn memsyncs_part(
     in_head: Option<&Entry>,
     scope: CommitScope,
 ) -> Result<Option<OwnPart>> {
-    let Ok(bytes) = std::fs::read(top.join(path)) else {
+    let Ok(bytes) = crate::files::read_file_at(top.join(path)) else {
         return Ok(None);
     };
     let Ok(text) = String::from_utf8(bytes) else {

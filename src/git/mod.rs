@@ -126,7 +126,7 @@ pub fn setup(settings: &Settings, exe: &Path, dry_run: bool) -> Result<SetupRepo
         (".gitattributes", ATTRIBUTE_LINES),
     ] {
         let path = root.join(file);
-        let existing = std::fs::read_to_string(&path).unwrap_or_default();
+        let existing = crate::files::read_text_at(&path).unwrap_or_default();
         let mut managed = format!("{GIT_BLOCK_BEGIN} (managed by `memsync git setup`)\n");
         for l in lines {
             managed.push_str(l);
@@ -327,7 +327,7 @@ pub fn merge_driver(base: &Path, ours: &Path, theirs: &Path, name: &str) -> Resu
         return merge_tombstones(ours, theirs, name);
     }
     let read = |p: &Path| -> Result<String> {
-        let bytes = std::fs::read(p).map_err(|e| Error::io(p, e))?;
+        let bytes = crate::files::read_file_at(p).map_err(|e| Error::io(p, e))?;
         String::from_utf8(bytes).map_err(|_| {
             GitError::NotUtf8 {
                 path: name.to_string(),
@@ -402,8 +402,9 @@ fn tempdir_near(file: &Path) -> Result<PathBuf> {
 
 /// Two tombstones of one session merged into one (`tombstone_merge`).
 fn merge_tombstones(ours: &Path, theirs: &Path, name: &str) -> Result<MergeOutcome> {
-    let read =
-        |p: &Path| String::from_utf8_lossy(&std::fs::read(p).unwrap_or_default()).into_owned();
+    let read = |p: &Path| {
+        String::from_utf8_lossy(&crate::files::read_file_at(p).unwrap_or_default()).into_owned()
+    };
     let Some(text) = tombstone_merge::merge(name, &read(ours), &read(theirs)) else {
         return Err(GitError::NoTombstone {
             path: name.to_string(),
@@ -433,7 +434,7 @@ pub fn log_union(state_dir: &Path, outcome: &MergeOutcome, at: &str) {
 
 /// The last few union merges, newest first.
 pub fn recent_unions(state_dir: &Path) -> Vec<serde_json::Value> {
-    let text = std::fs::read_to_string(state_dir.join(MERGE_LOG)).unwrap_or_default();
+    let text = crate::files::read_text_at(state_dir.join(MERGE_LOG)).unwrap_or_default();
     text.lines()
         .rev()
         .take(5)

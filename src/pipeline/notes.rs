@@ -99,7 +99,7 @@ fn displacement(
 ) -> Option<Problem> {
     let exists = |p: &str| root.join(p).is_file();
     if let Some((original, tool)) = validate::conflict_original(rel, exists) {
-        let same = std::fs::read(root.join(&original)).is_ok_and(|b| b == bytes);
+        let same = crate::files::read_file_at(root.join(&original)).is_ok_and(|b| b == bytes);
         let rendered = scan::classify(&original) == FileClass::Projection;
         return Some(validate::conflict_copy(
             rel, &original, tool, same, rendered,
@@ -182,7 +182,8 @@ pub(super) fn named_notes(
 /// A note's first bytes (up to `note::MAX_NOTE_BYTES`); `None` when it
 /// cannot be read now (its rows stay).
 fn read_note(path: &Path) -> Option<Vec<u8>> {
-    let file = std::fs::File::open(path).ok()?;
+    // Non-blocking and regular only: a FIFO named like a note never hangs a sync.
+    let file = crate::files::open_file(path).ok()?;
     let mut bytes = Vec::new();
     file.take(crate::note::MAX_NOTE_BYTES as u64)
         .read_to_end(&mut bytes)

@@ -117,7 +117,7 @@ pub fn ledger_account(
         true
     })?;
     let text =
-        std::fs::read_to_string(settings.root.join(memory_md_path(agent))).unwrap_or_default();
+        crate::files::read_text_at(settings.root.join(memory_md_path(agent))).unwrap_or_default();
     // Ledger rows, not the head's project lines or compaction rows.
     a.kept = text
         .lines()

@@ -78,7 +78,7 @@ pub(super) fn mirror_missing(
             };
             let target = m.dir.join(rel);
             let has_block =
-                std::fs::read_to_string(&target).is_ok_and(|text| block_range(&text).is_some());
+                crate::files::read_text_at(&target).is_ok_and(|text| block_range(&text).is_some());
             if !has_block
                 && root.join(&source).is_file()
                 && let Err(e) = mirror_file(root, &source, &target, while_held)
@@ -141,7 +141,7 @@ fn mirror_file(
     target: &Path,
     while_held: WhileHeld<'_>,
 ) -> std::io::Result<Replaced> {
-    let source = std::fs::read_to_string(root.join(rel))?;
+    let source = crate::files::read_text_at(root.join(rel))?;
     let Some((b, e)) = block_range(&source) else {
         return Ok(Replaced::Unchanged);
     };
@@ -182,7 +182,7 @@ pub fn unmirror_plan(dir: &Path) -> std::io::Result<Vec<(PathBuf, String, Option
     let files = mirror_files(dir)?;
     let mut plan = Vec::new();
     for path in files {
-        let Ok(text) = std::fs::read_to_string(&path) else {
+        let Ok(text) = crate::files::read_text_at(&path) else {
             continue;
         };
         if let Some(range) = block_range(&text) {

@@ -45,11 +45,13 @@ fn may_be_ours(path: &Path) -> bool {
         .parent()
         .and_then(Path::file_name)
         .is_some_and(|n| n == crate::STATE_DIR);
+    // A device, a FIFO or a socket is never an index (`/dev/null` read as
+    // empty, and its mode was then made private).
+    let Ok(mut file) = crate::files::open_file(path) else {
+        return false;
+    };
     let mut head = [0u8; 16];
-    let read = std::fs::File::open(path).and_then(|mut f| {
-        use std::io::Read;
-        f.read(&mut head)
-    });
+    let read = std::io::Read::read(&mut file, &mut head);
     in_state_dir || matches!(read, Ok(0)) || (read.is_ok() && head == HEADER)
 }
 
@@ -57,7 +59,7 @@ fn may_be_ours(path: &Path) -> bool {
 /// memsync's: it is neither opened (SQLite would change its mode and add
 /// log files beside it) nor renamed.
 pub(super) fn refuse_foreign(path: &Path) -> Result<()> {
-    if !path.exists() || may_be_ours(path) {
+    if std::fs::symlink_metadata(path).is_err() || may_be_ours(path) {
         return Ok(());
     }
     Err(crate::error::ConfigError::Invalid {

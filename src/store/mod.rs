@@ -147,8 +147,12 @@ impl Index {
 
     fn open_inner(path: &Path) -> Result<Index> {
         let err = |source| Error::store(path.to_path_buf(), source);
+        let created = std::fs::symlink_metadata(path).is_err();
         let conn = Connection::open(path).map_err(err)?;
-        set_private_mode(path);
+        // The mode of a file memsync did not create is not memsync's to change.
+        if created {
+            set_private_mode(path);
+        }
         conn.busy_timeout(BUSY_TIMEOUT).map_err(err)?;
         // The pipeline uses ~40 distinct statements; the default cache of 16 would re-prepare them.
         conn.set_prepared_statement_cache_capacity(128);

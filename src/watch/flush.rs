@@ -64,7 +64,7 @@ pub fn ask_daemon_to_flush(settings: &Settings) -> Option<FlushAnswer> {
     let deadline = Instant::now() + ANSWER_WITHIN;
     let got = loop {
         // The daemon writes the answer atomically: a file there is whole.
-        if let Ok(bytes) = std::fs::read(&answer) {
+        if let Ok(bytes) = crate::files::read_file_at(&answer) {
             break serde_json::from_slice::<FlushAnswer>(&bytes).ok();
         }
         if Instant::now() >= deadline {

@@ -53,7 +53,7 @@ pub fn append(state_dir: &Path, entry: &JournalEntry) {
 
 /// The last `n` entries, oldest first (a torn or foreign line is skipped).
 pub fn last(state_dir: &Path, n: usize) -> Vec<JournalEntry> {
-    let read = |name: &str| std::fs::read_to_string(state_dir.join(name)).unwrap_or_default();
+    let read = |name: &str| crate::files::read_text_at(state_dir.join(name)).unwrap_or_default();
     let text = read("daemon-log.1.jsonl") + &read(JOURNAL_FILE);
     let entries: Vec<JournalEntry> = text
         .lines()

@@ -329,7 +329,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let line = match report {
             Ok(r) => {
                 for rel in &r.projections_written {
-                    if let Ok(bytes) = std::fs::read(self.root.join(rel)) {
+                    if let Ok(bytes) = crate::files::read_file_at(self.root.join(rel)) {
                         self.renders.note(rel, &bytes);
                     }
                 }

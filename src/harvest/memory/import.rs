@@ -261,7 +261,7 @@ impl Run<'_> {
             return false;
         };
         entries.flatten().any(|e| {
-            let Ok(text) = std::fs::read_to_string(e.path()) else {
+            let Ok(text) = crate::files::read_text_at(e.path()) else {
                 return false;
             };
             let Some((meta, _)) = imported::parse(&text) else {

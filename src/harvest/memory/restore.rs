@@ -142,7 +142,7 @@ fn imported_notes(root: &Path, harness: Harness) -> Vec<(String, Imported, Strin
             if root.join(crate::note::tombstone_path(&rel)).exists() {
                 continue;
             }
-            let Ok(text) = std::fs::read_to_string(&path) else {
+            let Ok(text) = crate::files::read_text_at(&path) else {
                 continue;
             };
             let Some((meta, body)) = imported::parse(&text) else {
@@ -218,7 +218,7 @@ impl Places<'_> {
     fn claude_projects(&self) -> Vec<PathBuf> {
         let mut out = Vec::new();
         for path in self.claude_json.iter().flatten() {
-            let Ok(text) = std::fs::read_to_string(path) else {
+            let Ok(text) = crate::files::read_text_at(path) else {
                 continue;
             };
             let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
