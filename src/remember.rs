@@ -78,6 +78,30 @@ pub fn remember(
         check_correctable(index, old)?;
     }
     let clean = crate::capture::sanitize::sanitize(text);
+    check_field(
+        "title",
+        r.title.as_deref().unwrap_or_default(),
+        MAX_TITLE_BYTES,
+    )?;
+    check_field(
+        "reason",
+        r.reason.as_deref().unwrap_or_default(),
+        MAX_TEXT_BYTES,
+    )?;
+    check_field(
+        "project",
+        r.project.as_deref().unwrap_or_default(),
+        MAX_TITLE_BYTES,
+    )?;
+    if r.tags.len() > MAX_TAGS {
+        return Err(refuse(format!(
+            "{} tags; a note takes at most {MAX_TAGS}",
+            r.tags.len()
+        )));
+    }
+    for tag in &r.tags {
+        check_field("a tag", tag, MAX_TAG_BYTES)?;
+    }
     let title = r
         .title
         .as_deref()
@@ -116,6 +140,23 @@ pub fn remember(
         supersedes: r.supersedes,
         redacted: clean.redactions.values().sum(),
     })
+}
+
+/// The most a note's title (and project) may hold: every field memsync
+/// writes into frontmatter is capped, so no note it writes can fail its own
+/// checks (a 100,000-character title made a note memsync could not read back).
+const MAX_TITLE_BYTES: usize = 200;
+const MAX_TAG_BYTES: usize = 64;
+const MAX_TAGS: usize = 20;
+
+fn check_field(what: &str, value: &str, max: usize) -> Result<()> {
+    if value.len() > max || (value.contains(['\n', '\r', '\0']) && what != "reason") {
+        return Err(refuse(format!(
+            "{what} is {} bytes or holds a line break; a note takes at most {max} bytes on one line",
+            value.len()
+        )));
+    }
+    Ok(())
 }
 
 /// A note can be corrected when it is indexed and nothing corrected it yet.

@@ -191,6 +191,38 @@ pub fn neutralise(sentence: &str) -> String {
     out
 }
 
+/// The longest token a sentence keeps whole: a base64 paste or minified JSON
+/// in a request is cut to its start, so the sentence (written into three
+/// artifacts' frontmatter) stays a line, whatever the session held.
+const MAX_TOKEN_CHARS: usize = 48;
+
+/// `sentence` with every token over [`MAX_TOKEN_CHARS`] cut to its start and
+/// `…`, its closing punctuation kept; the word count does not change.
+pub fn bounded(sentence: &str) -> String {
+    if sentence
+        .split_whitespace()
+        .all(|t| t.chars().count() <= MAX_TOKEN_CHARS)
+    {
+        return sentence.to_string();
+    }
+    sentence
+        .split_whitespace()
+        .map(|t| {
+            if t.chars().count() <= MAX_TOKEN_CHARS {
+                return t.to_string();
+            }
+            let stop: String = t
+                .chars()
+                .rev()
+                .take_while(|c| matches!(c, '.' | '!' | '?' | '。' | '！' | '？'))
+                .collect();
+            let head: String = t.chars().take(MAX_TOKEN_CHARS - 8).collect();
+            format!("{head}…{stop}")
+        })
+        .collect::<Vec<_>>()
+        .join(" ")
+}
+
 /// The facts a fallback sentence is built from.
 pub struct SessionFacts<'a> {
     pub harness: Option<&'a str>,
@@ -281,6 +313,18 @@ mod tests {
         assert_eq!(neutralise("rg --files | rg x"), "rg --files \\| rg x");
         assert_eq!(neutralise("| a|b"), "\\| a|b");
         assert_eq!(neutralise("  plain   words here. "), "plain words here.");
+    }
+
+    #[test]
+    fn a_long_token_is_cut_to_its_start_and_keeps_the_sentence_a_line() {
+        let token = "QUJD".repeat(20_000);
+        let s = bounded(&format!(
+            "Decoded the {token} blob in shop/api.rs and found {token}."
+        ));
+        assert!(s.len() < 200, "{} bytes", s.len());
+        assert!(s.ends_with("….") && s.contains("shop/api.rs"), "{s}");
+        assert_eq!(word_count(&s), 9);
+        assert_eq!(bounded("Fixed the bug."), "Fixed the bug.");
     }
 
     #[test]

@@ -134,6 +134,16 @@ fn malformed_syntax_is_answered_as_words_with_a_note_never_exit_2() {
 }
 
 #[test]
+fn a_query_with_no_word_in_it_is_a_usage_error_never_an_index_error() {
+    let ws = workspace();
+    for q in ["🔥", "\"", "*", "-", "()", "^", "\"\""] {
+        ws.cli(&["search", q])
+            .code(2)
+            .stderr(predicates::str::contains("holds no word to search for"));
+    }
+}
+
+#[test]
 fn telemetry_counts_opens_not_results_and_survives_reindex() {
     let ws = workspace();
     search_json(&ws, &["quokka"]);

@@ -199,7 +199,7 @@ fn memory_sentence(
 
 fn meta(text: String, quality: &str, now: DateTime<Utc>) -> SentenceMeta {
     SentenceMeta {
-        text,
+        text: sentence::bounded(&text),
         quality: quality.into(),
         version: SENTENCE_VERSION.into(),
         generated_at: now,

@@ -144,6 +144,14 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
             "manifests have no text; use summary, transcript or compaction",
         ));
     }
+    if !q.text.trim().is_empty() && !q.text.chars().any(char::is_alphanumeric) {
+        // `🔥`, `"`, `*`, `-`: nothing FTS5 could match, and no syntax to read.
+        return Err(Error::value(
+            "query",
+            &q.text,
+            "holds no word to search for (letters or digits); type what the session said",
+        ));
+    }
     let reading = read(&q.text, q.kind, now)?;
     // Appearing in a result is not use: a search that counted its own hits
     // would change its next answer. Opening a hit (`open`, `memory_get`) is.
