@@ -73,12 +73,13 @@ pub(super) fn index_notes(
         for (note, stat) in &read {
             // A file that was a displaced artifact or a conflict copy is a note now.
             b.replace_problems(&note.path, Phase::File, None, &[])?;
-            let updated = note
+            let own = note
                 .updated
                 .as_deref()
                 .and_then(contract::parse_ts)
-                .unwrap_or_else(|| file_time(stat.mtime_ns));
-            b.put_note(note, *stat, &contract::format_ts(updated))?;
+                .or_else(|| day_in_name(&note.path));
+            let updated = own.unwrap_or_else(|| file_time(stat.mtime_ns));
+            b.put_note(note, *stat, (&contract::format_ts(updated), own.is_some()))?;
         }
         for path in &removed {
             b.delete_note(path)?;
@@ -189,6 +190,15 @@ fn read_note(path: &Path) -> Option<Vec<u8>> {
         .read_to_end(&mut bytes)
         .ok()?;
     Some(bytes)
+}
+
+/// The day a note's name starts with (`notes/2026-11-28-title.md`, an
+/// Obsidian daily note `2026-11-28.md`): its own date when its frontmatter
+/// names none.
+fn day_in_name(path: &str) -> Option<DateTime<Utc>> {
+    let name = path.rsplit('/').next()?;
+    let day = chrono::NaiveDate::parse_from_str(name.get(..10)?, "%Y-%m-%d").ok()?;
+    Some(day.and_hms_opt(0, 0, 0)?.and_utc())
 }
 
 fn file_time(mtime_ns: i64) -> DateTime<Utc> {

@@ -52,11 +52,17 @@ const NOTE_COLUMNS: &str = "n.path, n.title, n.project, n.author, n.updated,
 impl Batch<'_> {
     /// Replaces the rows of `note.path`; `updated` is the note's own time
     /// when it names one, else the file's.
-    pub fn put_note(&self, note: &Note, stat: FileStat, updated: &str) -> Result<()> {
+    /// `dated`: `updated` is the note's own time, not the file's.
+    pub fn put_note(
+        &self,
+        note: &Note,
+        stat: FileStat,
+        (updated, dated): (&str, bool),
+    ) -> Result<()> {
         self.delete_note(&note.path)?;
         self.exec(
-            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes, source_deleted, session_id)
-             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            "INSERT INTO notes(path, size, mtime_ns, title, project, author, updated, superseded_by, supersedes, source_deleted, session_id, dated)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
             params![
                 note.path,
                 stat.size as i64,
@@ -68,7 +74,8 @@ impl Batch<'_> {
                 note.superseded_by,
                 note.supersedes,
                 note.source_deleted,
-                note.session_id
+                note.session_id,
+                dated
             ],
         )?;
         self.exec(
@@ -148,7 +155,8 @@ impl Index {
         Ok(rows.into_iter().next().unwrap_or_default())
     }
 
-    /// Current notes, newest first: not superseded, their harness file not
+    /// Current notes, newest first by their own time (then by path; a file's
+    /// mtime differs between clones, so it never orders them): not superseded, their harness file not
     /// deleted, and not written from a session with a request from someone
     /// other than the owner (those are searchable, never injected).
     pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
@@ -157,7 +165,8 @@ impl Index {
              AND NOT EXISTS (SELECT 1 FROM sessions u WHERE n.session_id IS NOT NULL
                              AND u.session_id = n.session_id AND u.untrusted = 1)
              AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path)
-             ORDER BY n.updated DESC, n.path LIMIT ?1"
+             ORDER BY n.dated DESC, CASE WHEN n.dated = 1 THEN n.updated END DESC, n.path
+             LIMIT ?1"
         );
         self.rows(&sql, [limit as i64], note_row)
     }

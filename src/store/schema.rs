@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 19;
+pub const SCHEMA_VERSION: i64 = 20;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -166,6 +166,10 @@ CREATE TABLE notes (
     project TEXT,
     author TEXT,
     updated TEXT NOT NULL,
+    -- 1 when `updated` is the note's own (its frontmatter or the day its
+    -- name starts with), 0 when it is the file's mtime: a rendered list
+    -- orders by the note's own time only, so clones render the same bytes.
+    dated INTEGER NOT NULL DEFAULT 0,
     superseded_by TEXT,
     -- The note this one corrects (written by `remember::correct`).
     supersedes TEXT,
