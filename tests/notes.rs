@@ -330,3 +330,54 @@ fn a_corrected_note_is_found_again_with_include_superseded() {
     all.sort();
     assert_eq!(all, ["notes/pnpm-9.md", "notes/pnpm.md"]);
 }
+
+/// Issue 68: a note that supersedes itself, or two that supersede each
+/// other, hid themselves for good and blocked `memory_correct`. The loop is
+/// reported and ignored: every note in it stays listed and searchable.
+#[test]
+fn a_supersession_loop_is_reported_and_hides_no_note() {
+    let ws = Workspace::new();
+    ws.write(
+        "notes/self.md",
+        "---\ntitle: Self\nsupersedes: notes/self.md\n---\nThe quokka lantern is lit at dusk.\n",
+    );
+    ws.write(
+        "notes/a.md",
+        "---\ntitle: A\nsupersedes: notes/b.md\n---\nThe quokka ferry leaves at noon.\n",
+    );
+    ws.write(
+        "notes/b.md",
+        "---\ntitle: B\nsupersedes: notes/a.md\n---\nThe quokka ferry leaves at one.\n",
+    );
+    ws.write("notes/old.md", "# Old\n\nThe quokka bridge is closed.\n");
+    ws.write(
+        "notes/new.md",
+        "---\ntitle: New\nsupersedes: notes/old.md\n---\nThe quokka bridge is open again.\n",
+    );
+    ws.sync();
+    let memory = std::fs::read_to_string(ws.path("MEMORY.md")).unwrap();
+    for listed in ["notes/self.md", "notes/a.md", "notes/b.md", "notes/new.md"] {
+        assert!(memory.contains(listed), "{listed} is hidden: {memory}");
+    }
+    assert!(
+        !memory.contains("notes/old.md"),
+        "a real correction still hides: {memory}"
+    );
+    let out = ws.cli(&["--json", "check"]).get_output().stdout.clone();
+    let check = String::from_utf8_lossy(&out);
+    assert_eq!(check.matches("note.supersedes-loop").count(), 3, "{check}");
+    // Fixed, the warnings go.
+    ws.write(
+        "notes/self.md",
+        "# Self\n\nThe quokka lantern is lit at dusk.\n",
+    );
+    ws.write("notes/b.md", "# B\n\nThe quokka ferry leaves at one.\n");
+    ws.sync();
+    let out = ws.cli(&["--json", "check"]).get_output().stdout.clone();
+    assert!(!String::from_utf8_lossy(&out).contains("note.supersedes-loop"));
+    let memory = std::fs::read_to_string(ws.path("MEMORY.md")).unwrap();
+    assert!(
+        !memory.contains("notes/b.md") && memory.contains("notes/a.md"),
+        "{memory}"
+    );
+}

@@ -72,3 +72,25 @@ async fn a_note_with_an_oversized_title_or_tags_is_refused_with_the_reason() {
     .await;
     assert_ne!(fine.is_error, Some(true), "{}", text(&fine));
 }
+
+#[test]
+fn a_note_over_the_size_limit_is_reported_not_indexed() {
+    let home = Home::new();
+    home.write(
+        "ws/memsync.yaml",
+        "daily_logs:\n  timezone: UTC\nscan:\n  max_file_bytes: 1048576\n",
+    );
+    home.cmd().arg("init").assert().success();
+    std::fs::create_dir_all(home.path("ws/notes")).unwrap();
+    home.write("ws/notes/big.md", &"quokka lantern ".repeat(100_000));
+    home.write("ws/notes/small.md", "# Small\n\nquokka lantern\n");
+    let (code, check) = home.run(&["check"]);
+    assert_eq!(code, 0, "{check}");
+    assert!(check.to_string().contains("file.too-large"), "{check}");
+    let (_, found) = home.run(&["search", "quokka"]);
+    let notes = found.to_string();
+    assert!(
+        notes.contains("notes/small.md") && !notes.contains("notes/big.md"),
+        "{notes}"
+    );
+}

@@ -30,9 +30,22 @@ pub(super) fn index_notes(
         .filter(|f| known.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
         .collect();
     let rule = settings.config.token.write_rule;
+    let max = settings.config.scan.max_file_bytes;
     let (read, displaced): (Vec<_>, Vec<_>) = changed
         .par_iter()
         .filter_map(|f| {
+            // The limit on artifacts holds for notes: an 18 MB note was
+            // indexed (its start) and made every search that hit it slow.
+            if f.stat.size > max {
+                return Some(Err(validate::Problem::warning(
+                    &f.path,
+                    "file.too-large",
+                    format!(
+                        "note is {} bytes, over the {max}-byte limit (scan.max_file_bytes); not indexed",
+                        f.stat.size
+                    ),
+                )));
+            }
             let bytes = read_note(&root.join(&f.path))?;
             let text = String::from_utf8_lossy(&bytes);
             Some(match displacement(root, &f.path, &bytes, &text, rule) {
@@ -84,6 +97,20 @@ pub(super) fn index_notes(
         for path in &removed {
             b.delete_note(path)?;
         }
+        let looped = b.break_supersession_loops()?;
+        let problems: Vec<validate::Problem> = looped
+            .iter()
+            .map(|(path, named)| {
+                validate::Problem::warning(
+                    path,
+                    "note.supersedes-loop",
+                    format!(
+                        "supersedes {named}, whose chain leads back to this note: the supersession is ignored, so neither note hides the other (fix the `supersedes` key)"
+                    ),
+                )
+            })
+            .collect();
+        b.insert_problems(Phase::File, None, &problems)?;
         Ok(())
     })?;
     Ok((read.len(), removed.len()))

@@ -46,7 +46,9 @@ fn note_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<NoteRow> {
 /// The columns of a [`NoteRow`] from `notes n`; a note is superseded by its
 /// own `superseded_by`, else by a note that names it in `supersedes`.
 const NOTE_COLUMNS: &str = "n.path, n.title, n.project, n.author, n.updated,
-    COALESCE(n.superseded_by, (SELECT s.path FROM notes s WHERE s.supersedes = n.path ORDER BY s.updated DESC LIMIT 1)),
+    COALESCE(NULLIF(n.superseded_by, n.path), (SELECT s.path FROM notes s WHERE s.supersedes = n.path
+        AND s.path NOT IN (SELECT path FROM problems WHERE rule = 'note.supersedes-loop')
+        ORDER BY s.updated DESC LIMIT 1)),
     n.supersedes, n.source_deleted";
 
 impl Batch<'_> {
@@ -91,6 +93,40 @@ impl Batch<'_> {
             [path],
         )?;
         self.exec("DELETE FROM notes WHERE path = ?1", [path])
+    }
+}
+
+impl Batch<'_> {
+    /// Finds notes whose `supersedes` chain leads back to themselves (a note
+    /// that supersedes itself, or a loop of them: each would hide the
+    /// others for good and block `memory_correct`), and returns each with
+    /// the note it named. The caller records them as `note.supersedes-loop`
+    /// problems (replacing the last ones), which every query reads to
+    /// ignore those links: the note rows stay as the files say.
+    pub fn break_supersession_loops(&self) -> Result<Vec<(String, String)>> {
+        let looped: Vec<(String, String)> = self
+            .tx
+            .prepare_cached(
+                "WITH RECURSIVE chain(start, cur, depth) AS (
+                     SELECT path, supersedes, 1 FROM notes WHERE supersedes IS NOT NULL
+                     UNION ALL
+                     SELECT c.start, n.supersedes, c.depth + 1 FROM chain c
+                     JOIN notes n ON n.path = c.cur
+                     WHERE n.supersedes IS NOT NULL AND c.cur != c.start AND c.depth < 64
+                 )
+                 SELECT DISTINCT c.start, n.supersedes FROM chain c JOIN notes n ON n.path = c.start
+                 WHERE c.cur = c.start ORDER BY c.start",
+            )
+            .and_then(|mut stmt| {
+                stmt.query_map([], |r| Ok((r.get(0)?, r.get(1)?)))?
+                    .collect::<rusqlite::Result<_>>()
+            })
+            .map_err(|e| self.err(e))?;
+        self.exec(
+            "DELETE FROM problems WHERE rule = 'note.supersedes-loop'",
+            [],
+        )?;
+        Ok(looped)
     }
 }
 
@@ -161,10 +197,11 @@ impl Index {
     /// other than the owner (those are searchable, never injected).
     pub fn current_notes(&self, limit: usize) -> Result<Vec<NoteRow>> {
         let sql = format!(
-            "SELECT {NOTE_COLUMNS} FROM notes n WHERE n.superseded_by IS NULL AND n.source_deleted IS NULL
+            "SELECT {NOTE_COLUMNS} FROM notes n WHERE COALESCE(n.superseded_by, n.path) = n.path AND n.source_deleted IS NULL
              AND NOT EXISTS (SELECT 1 FROM sessions u WHERE n.session_id IS NOT NULL
                              AND u.session_id = n.session_id AND u.untrusted = 1)
-             AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path)
+             AND NOT EXISTS (SELECT 1 FROM notes s WHERE s.supersedes = n.path
+                             AND s.path NOT IN (SELECT path FROM problems WHERE rule = 'note.supersedes-loop'))
              ORDER BY n.dated DESC, CASE WHEN n.dated = 1 THEN n.updated END DESC, n.path
              LIMIT ?1"
         );
