@@ -351,17 +351,48 @@ mod tests {
         }
     }
 
+    /// A Claude Code session log with one request and its answer.
+    fn claude_session(path: &std::path::Path) {
+        let lines = [
+            r#"{"type":"user","uuid":"u","sessionId":"s-1","cwd":"/w/shop","timestamp":"2026-11-20T09:00:00.000Z","message":{"role":"user","content":"Fix src/pay.rs"}}"#,
+            r#"{"type":"assistant","uuid":"a","sessionId":"s-1","timestamp":"2026-11-20T09:00:05.000Z","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"We fixed src/pay.rs."}]}}"#,
+        ];
+        std::fs::write(path, lines.join("\n") + "\n").unwrap();
+    }
+
     #[test]
     fn a_failing_job_is_retried_up_to_its_attempts_then_failed() {
         let dir = tempfile::tempdir().unwrap();
         let settings = settings(dir.path());
         let queue = JobQueue::open(&settings.state_dir()).unwrap();
-        // A directory where a transcript belongs: an I/O error a retry could outlive.
-        enqueue(&queue, &session_end(dir.path().to_path_buf()), Utc::now()).unwrap();
+        // A file where the memory/ folder belongs: an I/O error a retry could outlive.
+        let t = dir.path().join("t.jsonl");
+        claude_session(&t);
+        std::fs::write(dir.path().join("memory"), "not a folder").unwrap();
+        enqueue(&queue, &session_end(t), Utc::now()).unwrap();
         let report = drain(&queue, &settings, Duration::ZERO).unwrap();
         assert_eq!((report.retried, report.failed), (2, 1));
         let stats = queue.stats().unwrap();
         assert_eq!((stats.failed, stats.attention[0].attempts), (1, 3));
+    }
+
+    #[test]
+    fn a_hooks_file_that_is_no_session_log_is_refused_at_once_not_retried() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = settings(dir.path());
+        let queue = JobQueue::open(&settings.state_dir()).unwrap();
+        enqueue(&queue, &session_end(dir.path().to_path_buf()), Utc::now()).unwrap();
+        let plain = dir.path().join("notes.txt");
+        std::fs::write(&plain, "We fixed src/pay.rs.").unwrap();
+        enqueue(&queue, &session_end(plain), Utc::now()).unwrap();
+        let report = drain(&queue, &settings, Duration::ZERO).unwrap();
+        assert_eq!((report.retried, report.failed), (0, 2));
+        let stats = queue.stats().unwrap();
+        assert!(
+            stats.attention.iter().all(|j| j.attempts == 1),
+            "{:?}",
+            stats.attention
+        );
     }
 
     #[test]
@@ -376,8 +407,8 @@ mod tests {
             Utc::now(),
         )
         .unwrap();
-        let t = dir.path().join("t.txt");
-        std::fs::write(&t, "We fixed src/pay.rs.").unwrap();
+        let t = dir.path().join("t.jsonl");
+        claude_session(&t);
         enqueue(&queue, &session_end(t), Utc::now()).unwrap();
         let report = drain(&queue, &settings, Duration::ZERO).unwrap();
         assert_eq!(
