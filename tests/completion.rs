@@ -78,7 +78,8 @@ fn harness_names_and_kinds_are_offered_where_they_are_taken() {
             "qwen-code",
             "opencode",
             "copilot-cli",
-            "cline"
+            "cline",
+            "pi"
         ]
     );
     let kinds = offered(&["memsync", "search", "x", "--kind", ""], 4);

@@ -272,7 +272,7 @@ pub enum Command {
     /// MCP server, and MEMORY.md where the agent reads its instructions.
     #[command(after_help = CONNECT_HELP)]
     Connect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli or cline (the table below).
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline or pi (the table below).
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -302,7 +302,7 @@ pub enum Command {
     /// nobody edited them since).
     #[command(after_help = "Example:\n  memsync disconnect claude-code --dry-run")]
     Disconnect {
-        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli or cline.
+        /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline or pi.
         #[arg(value_parser = parse_target())]
         harness: crate::connect::Target,
         /// Say which files would change, and how; write nothing.
@@ -513,13 +513,15 @@ const CONNECT_HELP: &str = "What connect does, per harness:
   claude-code  SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks, the MCP server
                (read-only tools allowed) in ~/.claude.json and settings.json
   codex        harvest by `memsync watch` (Codex runs only hooks you reviewed), the MCP server
-               (read-only tools approved) in config.toml, an AGENTS.md block naming MEMORY.md
+               (read-only tools approved, memory_store and memory_correct asking) in
+               config.toml, an AGENTS.md block naming MEMORY.md
   openclaw     harvest of its session database, MEMORY.md and daily logs mirrored into its
-               workspace, the MCP server in openclaw.json
+               workspace, the read-only MCP server in openclaw.json
   gemini-cli   SessionEnd, PreCompress, SessionStart and BeforeAgent hooks and the MCP server
                in ~/.gemini/settings.json, a GEMINI.md block naming MEMORY.md
   qwen-code    SessionEnd, PostCompact, SessionStart and UserPromptSubmit hooks and the MCP
-               server in ~/.qwen/settings.json, a QWEN.md block naming MEMORY.md
+               server in ~/.qwen/settings.json, a QWEN.md block naming MEMORY.md, harvest of
+               `qwen -p` runs by `memsync watch`
   opencode     harvest of opencode.db by `memsync watch` (its hooks are JavaScript plugins), the
                MCP server in ~/.config/opencode/opencode.json, an AGENTS.md block naming MEMORY.md
   copilot-cli  sessionEnd, sessionStart and userPromptSubmitted hooks in ~/.copilot/settings.json,
@@ -527,6 +529,11 @@ const CONNECT_HELP: &str = "What connect does, per harness:
   cline        harvest of ~/.cline/data/sessions by `memsync watch` (its hooks fire before a
                session is written whole), the MCP server in cline_mcp_settings.json, a rules file
                in ~/Documents/Cline/Rules naming MEMORY.md
+  pi           harvest of ~/.pi/agent/sessions by `memsync watch`, an AGENTS.md block naming
+               MEMORY.md in ~/.pi/agent (pi has no MCP)
+
+--sentences (claude-code, codex, gemini-cli) has that harness write each session's memory
+sentence; --memory-writes (codex, openclaw) lets its agent write notes without asking you.
 
 Examples:
   memsync connect claude-code --dry-run
@@ -545,6 +552,7 @@ pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::con
             "opencode",
             "copilot-cli",
             "cline",
+            "pi",
         ],
         crate::connect::Target::parse,
     )

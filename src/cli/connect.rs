@@ -52,7 +52,8 @@ fn harvested(target: Target) -> Option<crate::harvest::Harness> {
         | Target::QwenCode
         | Target::Opencode
         | Target::CopilotCli
-        | Target::Cline => None,
+        | Target::Cline
+        | Target::Pi => None,
     }
 }
 

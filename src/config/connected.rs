@@ -17,7 +17,8 @@ use super::{Config, MirrorConfig};
 
 /// The harnesses whose sessions only harvest brings in, so connecting one
 /// turns harvest on (`connect::Target::needs_harvest` says why each).
-pub const HARVESTED_HARNESSES: [&str; 5] = ["codex", "openclaw", "qwen-code", "opencode", "cline"];
+pub const HARVESTED_HARNESSES: [&str; 6] =
+    ["codex", "openclaw", "qwen-code", "opencode", "cline", "pi"];
 
 /// The parts of connect's record that are settings.
 #[derive(Debug, Default, Deserialize)]

@@ -39,10 +39,11 @@ pub enum Target {
     Opencode,
     CopilotCli,
     Cline,
+    Pi,
 }
 
 impl Target {
-    pub const ALL: [Target; 8] = [
+    pub const ALL: [Target; 9] = [
         Target::ClaudeCode,
         Target::Codex,
         Target::OpenClaw,
@@ -51,6 +52,7 @@ impl Target {
         Target::Opencode,
         Target::CopilotCli,
         Target::Cline,
+        Target::Pi,
     ];
 
     pub fn parse(s: &str) -> Option<Target> {
@@ -67,6 +69,7 @@ impl Target {
             Target::Opencode => "opencode",
             Target::CopilotCli => "copilot-cli",
             Target::Cline => "cline",
+            Target::Pi => "pi",
         }
     }
 

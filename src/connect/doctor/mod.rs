@@ -87,6 +87,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
         (Target::Opencode, &places.opencode_data),
         (Target::CopilotCli, &places.copilot_dir),
         (Target::Cline, &places.cline_dir),
+        (Target::Pi, &places.pi_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -116,6 +117,13 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Target::Opencode => opencode::checks(settings, places, daemon_running),
             Target::CopilotCli => gemini::copilot(settings, places),
             Target::Cline => gemini::cline(settings, places, daemon_running),
+            Target::Pi => vec![
+                import_check(
+                    &places.pi_dir.join("AGENTS.md"),
+                    &places.memory_md(&places.agent),
+                ),
+                state(harvest_check(settings, places, Harness::Pi, daemon_running)),
+            ],
             Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
                 Some(h) => gemini::checks(settings, places, &h, daemon_running),
                 None => Vec::new(),
@@ -436,6 +444,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
         Harness::QwenCode => &places.qwen_dir,
         Harness::Opencode => &places.opencode_data,
         Harness::Cline => &places.cline_dir,
+        Harness::Pi => &places.pi_dir,
         _ => &places.openclaw_dir,
     };
     let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {

@@ -55,6 +55,8 @@ pub struct Places {
     /// Claude Code's user config, where user-scope MCP servers live.
     pub claude_json: PathBuf,
     pub codex_home: PathBuf,
+    /// pi's folder (`~/.pi/agent`): its sessions and its global AGENTS.md.
+    pub pi_dir: PathBuf,
     pub openclaw_dir: PathBuf,
     pub gemini_dir: PathBuf,
     pub qwen_dir: PathBuf,
@@ -111,6 +113,7 @@ impl Places {
             claude_dir,
             claude_json,
             codex_home: dir(Harness::Codex),
+            pi_dir: dir(Harness::Pi),
             openclaw_dir: dir(Harness::OpenClaw),
             gemini_dir: dir(Harness::GeminiCli),
             qwen_dir: dir(Harness::QwenCode),
@@ -229,6 +232,7 @@ pub(super) fn plan(
         Target::Opencode => opencode(places, record, force, &mut plan),
         Target::CopilotCli => copilot_cli(places, record, force, &mut plan),
         Target::Cline => cline(places, record, force, &mut plan),
+        Target::Pi => pi(places, &mut plan),
         Target::GeminiCli | Target::QwenCode => {
             if let Some(h) = places.settings_harness(target) {
                 settings_harness(h, places, record, force, &mut plan);
@@ -367,6 +371,17 @@ fn md_block(path: PathBuf, what: String, body: String) -> Edit {
         whole: true,
         new_mode: 0o644,
     }
+}
+
+/// pi reads `~/.pi/agent/AGENTS.md` into every session and has no MCP (its
+/// choice) and no hook memsync could run (its extensions are TypeScript), so
+/// connect gives it the block naming MEMORY.md and harvest takes its sessions.
+fn pi(places: &Places, plan: &mut Plan) {
+    plan.edits
+        .push(memory_block(places, places.pi_dir.join("AGENTS.md"), "pi"));
+    plan.notes.push(
+        "pi has no MCP and runs no hook of memsync's: it reads MEMORY.md through the AGENTS.md block, and `memsync watch` harvests its finished sessions".into(),
+    );
 }
 
 fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
