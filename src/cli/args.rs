@@ -529,11 +529,8 @@ const CONNECT_HELP: &str = "What connect does, per harness:
   cline        harvest of ~/.cline/data/sessions by `memsync watch` (its hooks fire before a
                session is written whole), the MCP server in cline_mcp_settings.json, a rules file
                in ~/Documents/Cline/Rules naming MEMORY.md
-  pi           harvest of ~/.pi/agent/sessions by `memsync watch`, an AGENTS.md block naming
-               MEMORY.md in ~/.pi/agent (pi has no MCP)
-
---sentences (claude-code, codex, gemini-cli) has that harness write each session's memory
-sentence; --memory-writes (codex, openclaw) lets its agent write notes without asking you.
+  pi           harvest of ~/.pi/agent/sessions, an AGENTS.md block there naming MEMORY.md
+--sentences: that harness writes the memory sentences; --memory-writes: no asking before notes.
 
 Examples:
   memsync connect claude-code --dry-run

@@ -1,5 +1,6 @@
 //! `doctor` on Codex: its MCP server, the read-only tools approved, the
-//! write tools asking the person, AGENTS.md, and harvest.
+//! write tools asking the person, AGENTS.md, and harvest; and whether
+//! OpenClaw's server leaves the write tools out (its agent asks no one).
 //!
 //! Owns: those checks' wording. Must not: edit Codex's files.
 
@@ -68,3 +69,24 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
     )));
     checks
 }
+
+/// OpenClaw's agent runs MCP tools unasked: its server must leave the
+/// note-writing tools out unless the person granted them.
+pub(super) fn openclaw_writes(entry: &serde_json::Value, places: &Places) -> Check {
+    let read_only = entry["args"]
+        .as_array()
+        .is_some_and(|a| a.iter().any(|x| x == "--read-only"));
+    if read_only {
+        ok(
+            "memory writes: left out of OpenClaw's server (its agent would run them without asking; `connect openclaw --memory-writes` grants them)",
+        )
+    } else if crate::connect::writes_granted(places, crate::connect::Target::OpenClaw) {
+        ok("memory writes: granted by you (`connect openclaw --memory-writes`)")
+    } else {
+        broken(
+            "memory writes: OpenClaw's agent runs memory_store and memory_correct without asking you",
+            Some("memsync connect openclaw (or --memory-writes to grant them)".into()),
+        )
+    }
+}
+

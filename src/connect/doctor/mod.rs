@@ -498,26 +498,6 @@ fn no_sessions(harness: Harness, home: &Path) -> Check {
     )
 }
 
-/// OpenClaw's agent runs MCP tools unasked: its server must leave the
-/// note-writing tools out unless the person granted them.
-fn openclaw_writes(entry: &serde_json::Value, places: &Places) -> Check {
-    let read_only = entry["args"]
-        .as_array()
-        .is_some_and(|a| a.iter().any(|x| x == "--read-only"));
-    if read_only {
-        ok(
-            "memory writes: left out of OpenClaw's server (its agent would run them without asking; `connect openclaw --memory-writes` grants them)",
-        )
-    } else if super::writes_granted(places, Target::OpenClaw) {
-        ok("memory writes: granted by you (`connect openclaw --memory-writes`)")
-    } else {
-        broken(
-            "memory writes: OpenClaw's agent runs memory_store and memory_correct without asking you",
-            Some("memsync connect openclaw (or --memory-writes to grant them)".into()),
-        )
-    }
-}
-
 fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let mut checks = vec![state(harvest_check(
         settings,
@@ -533,7 +513,7 @@ fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
             Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
         });
         if let Ok(Some(entry)) = super::json5_mcp::OPENCLAW.get(&config, &text) {
-            checks.push(openclaw_writes(&entry, places));
+            checks.push(codex::openclaw_writes(&entry, places));
         }
     }
     let workspace = places.openclaw_workspace();
