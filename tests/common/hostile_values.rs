@@ -286,9 +286,9 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
     ),
     v(
         "a harness connect does not know",
-        &["connect", "pi"],
+        &["connect", "aider"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline, pi]",
     ),
     v(
         "a harness name with a path in it, for disconnect",
