@@ -294,7 +294,7 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "a harness name with a path in it, for disconnect",
         &["disconnect", "../../etc/passwd"],
         2,
-        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline]",
+        "[possible values: claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline, pi]",
     ),
     v(
         "a demo into a workspace that is not empty",
