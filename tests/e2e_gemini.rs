@@ -113,11 +113,54 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
     );
     assert!(!memory.contains("hook_context"), "{memory}");
 
+    // Issue 65: a `gemini -p` run offered memsync's MCP tools only with
+    // --yolo; memsync's policy allows the read-only ones, and only those.
+    let before = model.requests().lines().count();
+    let searched = gemini_in(&gemini, &home, &project, &model)
+        .args(["-p", "Search your memory for hello function"])
+        .output()
+        .unwrap();
+    assert!(
+        searched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&searched.stderr)
+    );
+    let requests = model.requests();
+    assert!(
+        requests.contains("functionResponse") && requests.contains("\\\"hits\\\""),
+        "memory_search's answer never reached Gemini CLI's model"
+    );
+    let offered: Vec<String> = requests
+        .lines()
+        .skip(before)
+        .filter_map(|l| serde_json::from_str::<serde_json::Value>(l).ok())
+        .flat_map(|r| r["tools"].as_array().cloned().unwrap_or_default())
+        .flat_map(|t| {
+            t["functionDeclarations"]
+                .as_array()
+                .cloned()
+                .unwrap_or_default()
+        })
+        .filter_map(|f| f["name"].as_str().map(String::from))
+        .filter(|n| n.contains("memsync"))
+        .collect();
+    assert!(
+        offered.iter().any(|n| n.ends_with("memory_search")),
+        "{offered:?}"
+    );
+    assert!(
+        !offered
+            .iter()
+            .any(|n| n.ends_with("memory_store") || n.ends_with("memory_correct")),
+        "a write tool was offered to a run with no one to ask: {offered:?}"
+    );
+
     let (code, doctor) = home.run(&["doctor"]);
     assert_eq!(code, 0, "{doctor}");
     let (code, report) = home.run(&["disconnect", "gemini-cli"]);
     assert_eq!(code, 0, "{report}");
     assert_eq!(home.read(".gemini/settings.json"), SETTINGS);
+    assert!(!home.path(".gemini/policies/memsync.toml").exists());
     assert!(
         files_containing(&home.path("ws"), KEY).is_empty(),
         "the API key leaked"

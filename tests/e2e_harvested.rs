@@ -131,6 +131,22 @@ fn a_real_qwen_code_session_is_harvested_and_its_hooks_mcp_and_qwen_md_reach_the
     ] {
         assert!(requests.contains(needle), "{what} did not reach the model");
     }
+    // Issue 65: without --yolo, a `qwen -p` run declined every MCP call; the
+    // read-only tools are allowed now, and their answer reaches the model.
+    let searched = qwen_in(&qwen, &home, &project, &model)
+        .args(["-p", "Search your memory for hello function"])
+        .output()
+        .unwrap();
+    assert!(
+        searched.status.success(),
+        "{}",
+        String::from_utf8_lossy(&searched.stderr)
+    );
+    let requests = model.requests();
+    assert!(
+        requests.contains("{\\\"hits\\\":[{") && requests.contains("hello.py"),
+        "memory_search's answer never reached qwen-code's model"
+    );
     let (code, report) = home.run(&["harvest", "--harness", "qwen-code"]);
     assert_eq!(code, 0, "{report}");
     let memory = home.read("ws/MEMORY.md");

@@ -499,10 +499,15 @@ def chat_mcp_step(req, trigger, short, make_args):
                    "memory_store": "memory store remember a fact"}
         return "tool_search", {"query": queries.get(short, short)}
     found = "\n".join(str(m.get("content")) for m in turn if m.get("role") == "tool")
-    ids = re.findall(r'"id"\s*:\s*"([^"]*' + short + r'[^"]*)"', found.replace('\\"', '"'))
-    if not ids:
-        return None
-    return "tool_call", {"id": ids[0], "args": args}
+    found = found.replace('\\"', '"')
+    ids = re.findall(r'"id"\s*:\s*"([^"]*' + short + r'[^"]*)"', found)
+    if ids and "tool_call" in names:
+        return "tool_call", {"id": ids[0], "args": args}
+    # qwen-code: the search loads the tool, which is then called by its name.
+    named = re.findall(r'"name"\s*:\s*"([^"]*' + short + r')"', found)
+    if named and named[0] not in calls:
+        return named[0], args
+    return None
 
 
 def chat_completions(self, req):
@@ -610,6 +615,24 @@ def gemini_four_files_step(req):
                                       "content": f"PART = {done + 1}\n"}}}
 
 
+def gemini_search_step(req):
+    """The memsync memory_search call of a Gemini request to search memory
+    (the tool as Gemini CLI declares it), or None once it was answered."""
+    contents = req.get("contents") or []
+    asked = next((" ".join(p.get("text", "") for p in c.get("parts") or [])
+                  for c in reversed(contents) if c.get("role") == "user"
+                  and any("text" in p for p in c.get("parts") or [])), "")
+    at = asked.lower().find(SEARCH_TRIGGER)
+    if at < 0 or any("functionResponse" in p for c in contents for p in c.get("parts") or []):
+        return None
+    names = [f.get("name", "") for t in req.get("tools") or []
+             for f in t.get("functionDeclarations") or []]
+    tool = next((n for n in names if n.endswith("memory_search")), None)
+    if tool is None:
+        return None
+    return {"functionCall": {"name": tool, "args": {"query": asked[at + len(SEARCH_TRIGGER):]}}}
+
+
 def gemini(self, req, stream):
     """Gemini CLI's model: write hello.py with its write_file tool when the
     person asks for a hello function, then answer REPLY; a request the CLI
@@ -622,6 +645,8 @@ def gemini(self, req, stream):
         parts = [{"text": req[SENTENCE_KEY]}]
     elif gemini_four_files_step(req):
         parts = [gemini_four_files_step(req)]
+    elif gemini_search_step(req):
+        parts = [gemini_search_step(req)]
     elif not after_tool and WRITE_TRIGGER in words.lower():
         found = re.search(r"Workspace Directories:\*{0,2}\s*- ([^\n]+)", json.dumps(req).replace("\\n", "\n"))
         where = found.group(1).strip() if found else os.getcwd()

@@ -89,4 +89,3 @@ pub(super) fn openclaw_writes(entry: &serde_json::Value, places: &Places) -> Che
         )
     }
 }
-

@@ -51,7 +51,7 @@ impl Places {
                 timeout: 30_000,
                 context_file: "GEMINI.md",
                 harvested: None,
-                note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`), and asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry); the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
+                note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`); a policy of memsync's lets its read-only MCP tools run without asking (`gemini -p` too), while memory_store and memory_correct still ask; the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
             }),
             Target::QwenCode => Some(SettingsHarness {
                 target,
@@ -61,7 +61,7 @@ impl Places {
                 timeout: 30,
                 context_file: "QWEN.md",
                 harvested: Some(crate::harvest::Harness::QwenCode),
-                note: "qwen-code asks before each call of memsync's MCP tools unless you trust the server (\"trust\": true in its mcpServers entry) or run with --yolo; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
+                note: "qwen-code runs memsync's read-only MCP tools without asking (permissions.allow), `qwen -p` too, and asks before memory_store and memory_correct; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
             }),
             _ => None,
         }
@@ -82,18 +82,34 @@ pub(super) fn settings_harness(
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
     let (our_args, replace) = (args.clone(), may_replace(record, h.target, force));
     let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
+    // qwen-code reads Claude Code's `permissions.allow`: without it a `qwen -p`
+    // run lists memsync's tools and declines every call (no one to ask).
+    let allow = h.target == Target::QwenCode;
     plan.edits.push(Edit {
         path: h.dir.join("settings.json"),
         what: format!(
-            "{} hooks running `memsync capture --hook {harness}`, and the `memsync` MCP server (mcpServers)",
-            list_words(events)
+            "{} hooks running `memsync capture --hook {harness}`, and the `memsync` MCP server (mcpServers){}",
+            list_words(events),
+            if allow {
+                ", its read-only tools in permissions.allow"
+            } else {
+                ""
+            }
         ),
         apply: Box::new(move |p, t| {
             let hooked = edit::add_hooks(p, t, events, (&hook, timeout))?;
-            edit::set_json_mcp(p, &hooked, (&exe, &args), replace, harness)
+            let served = edit::set_json_mcp(p, &hooked, (&exe, &args), replace, harness)?;
+            match allow {
+                true => super::super::grants::add_claude_rules(p, &served),
+                false => Ok(served),
+            }
         }),
         undo: Box::new(move |p, t| {
-            edit::remove_hooks(p, &edit::remove_claude_mcp(p, t, &our_args)?, &ours)
+            let t = match allow {
+                true => super::super::grants::remove_claude_rules(p, t)?,
+                false => t.to_string(),
+            };
+            edit::remove_hooks(p, &edit::remove_claude_mcp(p, &t, &our_args)?, &ours)
         }),
         empty: edit::is_empty_json,
         whole: true,
@@ -102,8 +118,45 @@ pub(super) fn settings_harness(
     });
     plan.edits
         .push(memory_block(places, h.dir.join(h.context_file), h.name));
+    if h.target == Target::GeminiCli {
+        plan.edits.push(gemini_policy(&h.dir));
+    }
     plan.hook_command = Some(command);
     plan.notes.push(h.note.into());
+}
+
+/// Gemini CLI's policy for memsync's tools: the read-only ones (their MCP
+/// annotations say so) run without asking, so a `gemini -p` run offers and
+/// calls them; the tools that write notes keep asking (and a `-p` run,
+/// with no one to ask, leaves them out).
+pub const GEMINI_POLICY: &str =
+    "# Added by `memsync connect gemini-cli`; `memsync disconnect gemini-cli` removes it.
+# memsync's read-only memory tools (memory_search, memory_get, memory_recent) run
+# without asking, in `gemini -p` runs too; memory_store and memory_correct still ask.
+[[rule]]
+toolName = \"*\"
+mcpName = \"memsync\"
+toolAnnotations = { readOnlyHint = true }
+decision = \"allow\"
+priority = 100
+";
+
+/// `~/.gemini/policies/memsync.toml`, a file of memsync's own.
+fn gemini_policy(dir: &std::path::Path) -> Edit {
+    Edit {
+        path: dir.join("policies/memsync.toml"),
+        what: "a policy letting memsync's read-only MCP tools run without asking (`gemini -p` runs too)".into(),
+        apply: Box::new(|_, _| Ok(GEMINI_POLICY.to_string())),
+        undo: Box::new(|_, t| {
+            Ok(match t == GEMINI_POLICY {
+                true => String::new(),
+                false => t.to_string(),
+            })
+        }),
+        empty: |t| t.trim().is_empty(),
+        whole: true,
+        new_mode: 0o644,
+    }
 }
 
 /// `A, B, C and D`.
