@@ -61,7 +61,7 @@ fn refuse(reason: impl Into<String>) -> Error {
 pub fn remember(
     index: &mut Index,
     settings: &Settings,
-    r: Remember,
+    mut r: Remember,
     now: DateTime<Utc>,
 ) -> Result<Written> {
     let text = r.text.trim();
@@ -75,7 +75,8 @@ pub fn remember(
         )));
     }
     if let Some(old) = &r.supersedes {
-        check_correctable(index, old)?;
+        let corrected_project = check_correctable(index, old)?;
+        r.project = r.project.take().or(corrected_project);
     }
     let clean = crate::capture::sanitize::sanitize(text);
     check_field(
@@ -159,8 +160,9 @@ fn check_field(what: &str, value: &str, max: usize) -> Result<()> {
     Ok(())
 }
 
-/// A note can be corrected when it is indexed and nothing corrected it yet.
-fn check_correctable(index: &Index, path: &str) -> Result<()> {
+/// A note can be corrected when it is indexed and nothing corrected it yet;
+/// its project, which the correction is about too.
+fn check_correctable(index: &Index, path: &str) -> Result<Option<String>> {
     match index.note(path)? {
         None => Err(refuse(format!(
             "{path} is not a note memsync indexed: send a `note` path memory_search returned"
@@ -169,7 +171,7 @@ fn check_correctable(index: &Index, path: &str) -> Result<()> {
             Some(newer) => Err(refuse(format!(
                 "{path} was already corrected by {newer}: correct that one"
             ))),
-            None => Ok(()),
+            None => Ok(row.project),
         },
     }
 }

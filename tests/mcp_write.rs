@@ -191,3 +191,59 @@ fn connect_grants_only_the_read_only_tools() {
     let granted = memsync::connect::grants::READ_ONLY_TOOLS;
     assert!(!granted.contains(&"memory_store") && !granted.contains(&"memory_correct"));
 }
+
+/// Issue 65: a note written through MCP got `project: null` though the
+/// harness started the server in the project's folder; a correction is
+/// about the corrected note's project.
+#[tokio::test(flavor = "current_thread")]
+async fn a_note_is_about_the_project_the_harness_runs_in_unless_the_agent_names_one() {
+    let (_tmp, root) = common::demo_workspace();
+    let project = tempfile::tempdir().unwrap();
+    let client = common::mcp::connect_in(&root, project.path()).await;
+    let stored = answer(
+        &call(
+            &client,
+            "memory_store",
+            json!({ "text": "Deploys go through the release branch." }),
+        )
+        .await,
+    );
+    let note = std::fs::read_to_string(root.join(stored["note"].as_str().unwrap())).unwrap();
+    let here = std::fs::canonicalize(project.path()).unwrap();
+    assert!(
+        note.contains(&format!("project: \"{}\"", here.display())),
+        "{note}"
+    );
+    let named = answer(
+        &call(
+            &client,
+            "memory_store",
+            json!({ "text": "The ferry is late.", "project": "harbour" }),
+        )
+        .await,
+    );
+    let note = std::fs::read_to_string(root.join(named["note"].as_str().unwrap())).unwrap();
+    assert!(note.contains("project: \"harbour\""), "{note}");
+    let corrected = answer(
+        &call(
+            &client,
+            "memory_correct",
+            json!({ "note": named["note"], "text": "The ferry is on time.", "reason": "new timetable" }),
+        )
+        .await,
+    );
+    let note = std::fs::read_to_string(root.join(corrected["note"].as_str().unwrap())).unwrap();
+    assert!(note.contains("project: \"harbour\""), "{note}");
+    // Started in the workspace itself, no project is guessed.
+    let client = connect(&root).await;
+    let plain = answer(
+        &call(
+            &client,
+            "memory_store",
+            json!({ "text": "A fact with no project." }),
+        )
+        .await,
+    );
+    let note = std::fs::read_to_string(root.join(plain["note"].as_str().unwrap())).unwrap();
+    assert!(!note.contains("project: \""), "{note}");
+}

@@ -51,6 +51,10 @@ pub struct MemoryServer {
     tool_router: ToolRouter<Self>,
     /// Started with `--read-only`: no write tool, and the instructions say so.
     read_only: bool,
+    /// The folder the harness started the server in, when it is a project
+    /// (not the workspace, the home folder or `/`): a note written without
+    /// a `project` is about it, as a session there is.
+    project: Option<String>,
 }
 
 /// The tools that write a note.
@@ -79,6 +83,7 @@ impl MemoryServer {
             writes_left: Default::default(),
             tool_router: Self::tool_router(),
             read_only: false,
+            project: None,
         }
     }
 
@@ -92,6 +97,27 @@ impl MemoryServer {
             .store(0, std::sync::atomic::Ordering::SeqCst);
         self.read_only = true;
         self
+    }
+
+    /// The server for a harness that started it in `cwd`.
+    pub fn started_in(mut self, cwd: Option<std::path::PathBuf>) -> MemoryServer {
+        let cwd = cwd.map(|c| crate::context::resolve_cwd(&c));
+        let home = std::env::var_os("HOME").map(|h| crate::context::resolve_cwd(h.as_ref()));
+        let root = crate::context::resolve_cwd(&self.settings.root);
+        self.project = cwd
+            .filter(|c| c.parent().is_some() && Some(c) != home.as_ref() && *c != root)
+            .map(|c| c.display().to_string());
+        self
+    }
+
+    /// `args` with the server's project when the agent named none.
+    fn in_project(&self, mut args: JsonObject) -> JsonObject {
+        if let Some(p) = &self.project
+            && args.get("project").is_none_or(serde_json::Value::is_null)
+        {
+            args.insert("project".into(), serde_json::Value::String(p.clone()));
+        }
+        args
     }
 
     /// Runs a tool that writes a note, within the server's write budget.
@@ -252,7 +278,7 @@ impl MemoryServer {
         input_schema = plain_schema::<StoreArgs>()
     )]
     async fn memory_store(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
-        self.call_writing(args, write::store)
+        self.call_writing(self.in_project(args), write::store)
     }
 
     #[tool(
@@ -267,6 +293,7 @@ impl MemoryServer {
         input_schema = plain_schema::<CorrectArgs>()
     )]
     async fn memory_correct(&self, Parameters(args): Parameters<JsonObject>) -> CallToolResult {
+        // A correction is about the corrected note's project (remember takes it).
         self.call_writing(args, write::correct)
     }
 }
@@ -325,7 +352,8 @@ pub fn run(
         server.without_writes()
     } else {
         server
-    };
+    }
+    .started_in(std::env::current_dir().ok());
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

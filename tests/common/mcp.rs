@@ -11,7 +11,13 @@ use serde_json::Value;
 pub const NOW: &str = "2026-11-20T12:00:00Z";
 
 pub async fn connect(root: &Path) -> RunningService<RoleClient, ()> {
+    connect_in(root, root).await
+}
+
+/// The server as a harness starts it in its project folder `cwd`.
+pub async fn connect_in(root: &Path, cwd: &Path) -> RunningService<RoleClient, ()> {
     let mut cmd = tokio::process::Command::new(env!("CARGO_BIN_EXE_memsync"));
+    cmd.current_dir(cwd);
     cmd.arg("--workspace")
         .arg(root)
         .args(["--now", NOW, "mcp"])
