@@ -158,6 +158,24 @@ fn a_second_machine_gets_the_projects_memory_back_byte_for_byte_and_keeps_local_
     init(&desk);
     carry_notes(&laptop, &desk);
     let clone = project(&desk, "src/shop", "https://github.com/ana/shop.git");
+    // The report's arrow points the way the bytes went: note -> harness file
+    // (issue 65: it used harvest's `file -> note` for a copy the other way).
+    let text = desk
+        .cmd()
+        .current_dir(&clone)
+        .args(["connect", "claude-code", "--dry-run"])
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&text.stdout).into_owned();
+    let restore = text
+        .lines()
+        .find(|l| l.contains("build.md") && l.contains("->"))
+        .unwrap_or_else(|| panic!("{text}"));
+    let (from, to) = restore.split_once("->").unwrap();
+    assert!(
+        from.contains("notes/") && to.contains(".claude/projects/"),
+        "{restore}"
+    );
     let restored = connect_in(&desk, &clone);
     assert_eq!(
         restored["memory"]["written"].as_array().unwrap().len(),
@@ -169,6 +187,7 @@ fn a_second_machine_gets_the_projects_memory_back_byte_for_byte_and_keeps_local_
         std::fs::read(desk_memory.join("build.md")).unwrap(),
         BUILD.as_bytes()
     );
+
     assert_eq!(
         std::fs::read(desk_memory.join("MEMORY.md")).unwrap(),
         INDEX.as_bytes()

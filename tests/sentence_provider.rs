@@ -325,3 +325,21 @@ fn a_compaction_gets_its_sentence_from_the_provider_the_same_way() {
     );
     assert!(model.requests().contains("summarized at a compaction"));
 }
+
+#[test]
+fn anthropics_messages_api_writes_the_sentence_with_the_key_from_its_variable() {
+    let model = FakeModel::start();
+    let home = home_with(
+        "anthropic",
+        &model,
+        "  api_key_env: MEMSYNC_TEST_PROVIDER_KEY\n",
+    );
+    let (report, _) = capture(&home, 0);
+    assert_eq!(report["sentence_quality"], "ok", "{report}");
+    let asked = model.requests();
+    assert!(asked.contains("\"max_tokens\":200") && asked.contains("memsync-model-call"));
+    assert!(
+        !asked.contains(API_KEY),
+        "the key belongs in a header, never the body"
+    );
+}

@@ -29,8 +29,15 @@ pub fn render_import(r: &ImportReport, dry_run: bool) -> String {
         ("conflict", &r.conflicts),
         ("skipped", &r.skipped),
     ];
-    entries(&mut out, &lists);
+    entries(&mut out, &lists, Direction::Imported);
     out
+}
+
+/// Which way a memory file went: harness file -> note, or note -> harness file.
+#[derive(Clone, Copy, PartialEq)]
+enum Direction {
+    Imported,
+    Restored,
 }
 
 /// `connect`'s lines on the memory it wrote back into the harness's folder.
@@ -58,11 +65,11 @@ pub fn render_restore(r: &RestoreReport) -> String {
         ("kept local", &r.conflicts),
         ("not restored", &r.no_project_here),
     ];
-    entries(&mut out, &lists);
+    entries(&mut out, &lists, Direction::Restored);
     out
 }
 
-fn entries(out: &mut String, lists: &[(&str, &Vec<MemoryEntry>)]) {
+fn entries(out: &mut String, lists: &[(&str, &Vec<MemoryEntry>)], way: Direction) {
     for (label, list) in lists {
         for e in list.iter() {
             let place = if e.path.is_empty() {
@@ -75,11 +82,16 @@ fn entries(out: &mut String, lists: &[(&str, &Vec<MemoryEntry>)]) {
                 .as_deref()
                 .map(|s| format!(": {}", shown(s)))
                 .unwrap_or_default();
-            let note = match e.note.is_empty() {
-                true => String::new(),
-                false => format!("-> {}", shown(&e.note)),
+            // The arrow points the way the bytes went.
+            let line = match (e.note.is_empty(), way) {
+                (true, _) => place,
+                (false, Direction::Imported) => format!("{place}-> {}", shown(&e.note)),
+                (false, Direction::Restored) if e.path.is_empty() => shown(&e.note).to_string(),
+                (false, Direction::Restored) => {
+                    format!("{} -> {}", shown(&e.note), shown(&e.path))
+                }
             };
-            let _ = writeln!(out, "    {label} {place}{note}{reason}");
+            let _ = writeln!(out, "    {label} {line}{reason}");
         }
     }
 }
