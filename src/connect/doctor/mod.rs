@@ -345,6 +345,11 @@ fn hook_checks(settings_json: &Path, text: &str, events: &[&str]) -> Vec<Check> 
         .collect()
 }
 
+/// Start and prompt hooks answer at once and queue nothing, so only a
+/// session's end shows here (qwen-code's doctor said "no hook has fired
+/// yet" after two hooks had answered).
+const NO_JOB_YET: &str = "no session has ended through a hook yet (start and prompt hooks answer at once and queue no job)";
+
 fn last_job(settings: &Settings) -> Check {
     match crate::store::jobs::JobQueue::open_existing(&settings.state_dir()) {
         Ok(Some(q)) => match (q.failed_since_success(), q.last()) {
@@ -361,7 +366,7 @@ fn last_job(settings: &Settings) -> Check {
             (Err(e), _) => broken(crate::error::message(&e), None),
             (_, last) => last_job_check(last),
         },
-        Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
+        Ok(None) => ok(NO_JOB_YET),
         Err(e) => broken(crate::error::message(&e), None),
     }
 }
@@ -382,7 +387,7 @@ fn last_job_check(last: Result<Option<crate::store::jobs::JobRow>>) -> Check {
             "last hook job: {} of {} {} at {}",
             job.kind, job.session_id, job.state, job.updated_at
         )),
-        Ok(None) => ok("no hook has fired yet (the first session end will show here)"),
+        Ok(None) => ok(NO_JOB_YET),
         Err(e) => broken(crate::error::message(&e), None),
     }
 }
