@@ -529,3 +529,46 @@ fn memsync_log_shows_what_the_daemon_rendered_and_committed() {
     );
     assert!(daemon.stop().success());
 }
+
+/// Issue 68: under writes that never pause, the quiet rule was never met and
+/// the daemon made no commit in 5 minutes. At the latest
+/// `git.commit_max_delay_seconds` after the first waiting change it commits,
+/// still only memsync's block: never the line being typed around it.
+#[test]
+fn writes_that_never_pause_are_committed_after_the_max_delay_without_the_typed_text() {
+    let (_tmp, root, inputs) = vault(3000);
+    let config = std::fs::read_to_string(root.join("memsync.yaml")).unwrap();
+    std::fs::write(
+        root.join("memsync.yaml"),
+        config.replace("git:\n", "git:\n  commit_max_delay_seconds: 4\n"),
+    )
+    .unwrap();
+    git(&root, &["commit", "-q", "-am", "max delay"]);
+    let daemon = Daemon::start(&root);
+    settle(&root, &daemon);
+    let before = daemon_commits(&root).len();
+    let memory = root.join("MEMORY.md");
+    capture(&root, &inputs, "while-typing", 5);
+    // Typing above the block every 700 ms for 9 s: never 3 s of quiet.
+    let line = "Deploys go out on Tuesdays after the standup, never on a Friday evening.";
+    for step in (4..=line.len()).step_by(6).take(13) {
+        let rendered = std::fs::read_to_string(&memory).unwrap();
+        let (_, block_and_after) = rendered.split_at(rendered.find("<!-- memsync:begin").unwrap());
+        std::fs::write(&memory, format!("{}\n\n{block_and_after}", &line[..step])).unwrap();
+        std::thread::sleep(Duration::from_millis(700));
+    }
+    let made = daemon_commits(&root);
+    assert!(
+        made.len() > before,
+        "no commit within 9 s of writes that never paused"
+    );
+    for id in &made {
+        let text = git(&root, &["show", &format!("{id}:MEMORY.md")]);
+        assert!(
+            !text.contains("Deploys go out"),
+            "typed text committed in {id}"
+        );
+    }
+    assert!(git(&root, &["show", "HEAD:MEMORY.md"]).contains("while-typing"));
+    assert!(daemon.stop().success());
+}

@@ -13,7 +13,7 @@ const WEEK_SECONDS: u64 = 7 * 24 * 3600;
 
 /// The first number out of its range, as "key: value is outside lo..=hi (why)".
 pub(super) fn check(c: &Config) -> Result<(), String> {
-    let ints: [(&str, u64, u64, u64, &str); 24] = [
+    let ints: [(&str, u64, u64, u64, &str); 25] = [
         (
             "scan.max_file_bytes",
             c.scan.max_file_bytes,
@@ -114,6 +114,13 @@ pub(super) fn check(c: &Config) -> Result<(), String> {
             "bytes",
         ),
         ("watch.debounce_ms", c.watch.debounce_ms, 0, 60_000, "ms"),
+        (
+            "git.commit_max_delay_seconds",
+            c.git.commit_max_delay_seconds,
+            1,
+            24 * 3600,
+            "seconds",
+        ),
         (
             "git.commit_quiet_ms",
             c.git.commit_quiet_ms,

@@ -41,6 +41,10 @@ pub struct GitConfig {
     /// than an editor's autosave (Obsidian's is 2 s), so a person still typing
     /// in MEMORY.md or a daily note is never interleaved with commits.
     pub commit_quiet_ms: u64,
+    /// …but at the latest this long after the first change waiting for a
+    /// commit, even when writes never pause (an agent writing all day):
+    /// only memsync's block is committed then, never a line typed around it.
+    pub commit_max_delay_seconds: u64,
     pub commit_scope: CommitScope,
 }
 
@@ -50,6 +54,7 @@ impl Default for GitConfig {
             auto_commit: AutoCommit::Auto,
             commit_message: "memsync: update projections".into(),
             commit_quiet_ms: 5000,
+            commit_max_delay_seconds: 300,
             commit_scope: CommitScope::Block,
         }
     }

@@ -93,6 +93,9 @@ struct Daemon<L> {
     renders: crate::git::RecentRenders,
     /// When to look for projections another memsync process wrote.
     commit_check: Option<Instant>,
+    /// When the oldest change still waiting for a commit came: the commit
+    /// is due at the latest `git.commit_max_delay_seconds` after it.
+    commit_pending_since: Option<Instant>,
     /// The thread harvesting the harness folders, while it runs.
     harvest: Option<std::thread::JoinHandle<()>>,
     /// When to harvest next (`harvest.enabled`); `None`: soon after start-up.
@@ -190,6 +193,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             own_staging: Default::default(),
             renders: Default::default(),
             commit_check: None,
+            commit_pending_since: None,
             harvest: None,
             next_harvest: None,
             held_files,

@@ -96,10 +96,12 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.restore_stashes();
         if self.git_dir.is_none() || !crate::git::auto_commit_enabled(&self.settings) {
             self.uncommitted.clear();
+            self.commit_pending_since = None;
             return;
         }
         self.note_memsync_writes();
         if self.uncommitted.is_empty() {
+            self.commit_pending_since = None;
             return;
         }
         let paths: Vec<String> = self.uncommitted.iter().cloned().collect();
@@ -125,6 +127,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                     );
                 }
                 self.uncommitted.clear();
+                self.commit_pending_since = None;
             }
             Err(e) => {
                 tracing::warn!(error = %e, "projection commit failed; retrying when quiet");
@@ -135,11 +138,23 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
 
     /// Projection commits wait until the workspace has been quiet for
     /// `git.commit_quiet_ms` (every event moves it on), so they neither
-    /// contend with a person's git commands nor land while someone types.
+    /// contend with a person's git commands nor land while someone types;
+    /// but no longer than `git.commit_max_delay_seconds` after the first
+    /// change waiting, so steady writes still reach git.
     pub(super) fn schedule_commit(&mut self) {
         if self.git_dir.is_some() {
-            let quiet = Duration::from_millis(self.settings.config.git.commit_quiet_ms);
-            self.commit_check = Some(Instant::now() + quiet);
+            let git = &self.settings.config.git;
+            let now = Instant::now();
+            let since = *self.commit_pending_since.get_or_insert(now);
+            let latest = since + Duration::from_secs(git.commit_max_delay_seconds);
+            let quiet = now + Duration::from_millis(git.commit_quiet_ms);
+            self.commit_check = Some(if now < latest {
+                quiet.min(latest)
+            } else {
+                // Overdue: an event moves a pending check on no more; a
+                // retry (git busy, a failed commit) waits a second, never spins.
+                self.commit_check.unwrap_or(now + Duration::from_secs(1))
+            });
         }
     }
 
