@@ -40,12 +40,10 @@ fn gemini_in(
     cmd
 }
 
-#[test]
-fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_settings_back() {
-    let Some(gemini) = program("MEMSYNC_E2E_GEMINI") else {
-        return;
-    };
-    let model = FakeModel::start();
+/// A home with Gemini CLI set up, a workspace connected to it, and the
+/// project folder trusted (Gemini CLI runs hooks and MCP servers only in a
+/// folder the person trusts).
+fn connected_home() -> (Home, std::path::PathBuf) {
     let home = Home::new();
     std::fs::create_dir_all(home.path(".gemini")).unwrap();
     home.write(".gemini/settings.json", SETTINGS);
@@ -64,6 +62,16 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
         ".gemini/trustedFolders.json",
         &serde_json::json!({ project.to_string_lossy(): "TRUST_FOLDER" }).to_string(),
     );
+    (home, project)
+}
+
+#[test]
+fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_settings_back() {
+    let Some(gemini) = program("MEMSYNC_E2E_GEMINI") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let (home, project) = connected_home();
 
     let out = gemini_in(&gemini, &home, &project, &model)
         .args(["--yolo", "-p", "Add a hello function to hello.py"])
@@ -177,22 +185,7 @@ fn a_gemini_cli_session_with_four_tool_calls_is_one_session_and_no_job_fails() {
         return;
     };
     let model = FakeModel::start();
-    let home = Home::new();
-    std::fs::create_dir_all(home.path(".gemini")).unwrap();
-    home.write(".gemini/settings.json", SETTINGS);
-    home.write(
-        "ws/memsync.yaml",
-        "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
-    );
-    home.cmd().arg("init").assert().success();
-    let (code, report) = home.run(&["connect", "gemini-cli"]);
-    assert_eq!(code, 0, "{report}");
-    let project = home.path("proj");
-    std::fs::create_dir_all(&project).unwrap();
-    home.write(
-        ".gemini/trustedFolders.json",
-        &serde_json::json!({ project.to_string_lossy(): "TRUST_FOLDER" }).to_string(),
-    );
+    let (home, project) = connected_home();
     let out = gemini_in(&gemini, &home, &project, &model)
         .args([
             "--yolo",
