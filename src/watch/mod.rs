@@ -91,10 +91,8 @@ struct Daemon<L> {
     /// yet, and what it rendered lately (to know its bytes when git stages them).
     own_staging: crate::git::OwnStaging,
     renders: crate::git::RecentRenders,
-    /// When to look for projections another memsync process wrote.
+    /// When to look for projections to commit, and since when a change waits.
     commit_check: Option<Instant>,
-    /// When the oldest change still waiting for a commit came: the commit
-    /// is due at the latest `git.commit_max_delay_seconds` after it.
     commit_pending_since: Option<Instant>,
     /// The thread harvesting the harness folders, while it runs.
     harvest: Option<std::thread::JoinHandle<()>>,
