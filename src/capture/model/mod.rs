@@ -102,9 +102,7 @@ fn call(
         | SentenceProvider::Anthropic => http::complete(provider, cfg, prompt, timeout),
         SentenceProvider::Command => {
             let command = cfg.command.as_deref().unwrap_or_default();
-            let mut cmd = std::process::Command::new("sh");
-            cmd.arg("-c").arg(command);
-            process::run(cmd, command, prompt, timeout).map_err(|e| e.to_string())
+            super::summarize::run_command(command, prompt, timeout).map_err(|e| e.to_string())
         }
     }
 }
