@@ -38,17 +38,14 @@ fn said(out: &std::process::Output) -> String {
     )
 }
 
-#[test]
-fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_workspace() {
-    let Some(bin) = program("MEMSYNC_E2E_OPENCLAW") else {
-        return;
-    };
-    let model = FakeModel::start();
+/// A temp home where the real OpenClaw was set up against the fake model
+/// and memsync connected to it (harvest at its defaults).
+fn connected_home(bin: &std::path::Path, model: &FakeModel) -> Home {
     let home = Home::new();
     let base = format!("{}/v1", model.base_url());
     let setup = openclaw(
         &home,
-        &bin,
+        bin,
         &[
             "setup",
             "--non-interactive",
@@ -69,20 +66,24 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
         ],
     );
     assert!(setup.status.success(), "{}", said(&setup));
-
     // The workspace is in a temp dir, which the ledger leaves out by default.
     home.write(
         "ws/memsync.yaml",
         "daily_logs:\n  timezone: UTC\nprojection:\n  exclude_projects: []\n",
     );
-    std::fs::create_dir_all(home.path(".config/memsync")).unwrap();
-    home.write(
-        ".config/memsync/config.yaml",
-        "harvest:\n  idle_minutes: 0\n",
-    );
     home.cmd().arg("init").assert().success();
     let (code, report) = home.run(&["connect", "openclaw"]);
     assert_eq!(code, 0, "{report}");
+    home
+}
+
+#[test]
+fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_workspace() {
+    let Some(bin) = program("MEMSYNC_E2E_OPENCLAW") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = connected_home(&bin, &model);
 
     let turn = openclaw(
         &home,
@@ -220,4 +221,42 @@ fn a_real_openclaw_turn_in_its_database_is_harvested_and_mirrored_into_its_works
         Some(serde_json::Value::Bool(false)),
         "{doctor}"
     );
+}
+
+/// Issue 65: OpenClaw sessions reached memory only after 30 idle minutes.
+/// OpenClaw ends each agent run with a `session.ended` runtime event, so the
+/// daemon (harvest every 20 s, idle_minutes at its default) has the run in
+/// MEMORY.md within a minute of its end.
+#[test]
+fn an_openclaw_run_is_in_memory_within_a_minute_of_its_end() {
+    let Some(bin) = program("MEMSYNC_E2E_OPENCLAW") else {
+        return;
+    };
+    let model = FakeModel::start();
+    let home = connected_home(&bin, &model);
+    let _watch = common::home::Watch::start(&home, &[]);
+    let turn = openclaw(
+        &home,
+        &bin,
+        &[
+            "agent",
+            "--local",
+            "-m",
+            "Explain the second step of the release checklist",
+        ],
+    );
+    assert!(turn.status.success(), "{}", said(&turn));
+    let ended = std::time::Instant::now();
+    let deadline = ended + std::time::Duration::from_secs(60);
+    while !home
+        .read("ws/agents/main/MEMORY.md")
+        .contains("second step")
+    {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "not in MEMORY.md within 60 s of its end"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(250));
+    }
+    eprintln!("in MEMORY.md {:?} after the run ended", ended.elapsed());
 }

@@ -67,14 +67,23 @@ impl OpenClawHome {
             .arg(self.dir.path().join("config.yaml"))
             .arg("--workspace")
             .arg(self.ws())
-            .args(["--now", NOW])
+            .args(if args.contains(&"--now") {
+                &[][..]
+            } else {
+                &["--now", NOW][..]
+            })
             .args(args)
             .output()
             .unwrap()
     }
 
     fn harvest(&self) -> Value {
-        let out = self.memsync(&["--json", "harvest"]);
+        self.harvest_at(NOW)
+    }
+
+    /// A harvest run as if the clock read `now`.
+    fn harvest_at(&self, now: &str) -> Value {
+        let out = self.memsync(&["--now", now, "--json", "harvest"]);
         let stderr = String::from_utf8_lossy(&out.stderr);
         serde_json::from_slice(&out.stdout).unwrap_or_else(|e| panic!("{e}: {stderr}"))
     }
@@ -211,6 +220,58 @@ fn a_session_that_grew_with_a_zstd_compressed_event_is_continued_and_its_words_a
     assert!(home.memory_md().contains("goodbye"), "{}", home.memory_md());
 }
 
+/// OpenClaw marks the end of each agent run with a `session.ended` runtime
+/// event; a run that began again (a newer `session.started`, new turns) is
+/// in flight.
+fn runtime_event(home: &OpenClawHome, seq: i64, at: &str, kind: &str) {
+    let event = serde_json::json!({
+        "traceSchema": "openclaw-trajectory", "schemaVersion": 1, "source": "runtime",
+        "type": kind, "ts": at, "sessionId": SESSION, "sessionKey": "agent:main:main",
+        "runId": "0c5d8a8e-0000-4000-8000-00000000000a", "data": {"status": "success"}
+    });
+    home.openclaw()
+        .execute(
+            "INSERT INTO trajectory_runtime_events (session_id, seq, run_id, event_json, created_at)
+             VALUES (?1, ?2, '0c5d8a8e-0000-4000-8000-00000000000a', ?3, ?4)",
+            params![SESSION, seq, event.to_string(), ms(at)],
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_window_whose_run_ended_is_harvested_at_once_and_one_whose_next_run_is_in_flight_waits() {
+    let Some(home) = OpenClawHome::with_sample() else {
+        return;
+    };
+    // A minute after the sample's run ended (10:39:38), far inside the
+    // 30 idle minutes harvest otherwise waits for.
+    let ended = home.harvest_at("2026-11-24T10:40:38Z");
+    assert_eq!(list(&ended, "captured").len(), 1, "{ended:#}");
+    assert_eq!(ended["live"], 0, "{ended:#}");
+
+    runtime_event(&home, 18, "2026-11-24T10:45:00.000Z", "session.started");
+    let ask = user_event(
+        "5a7e0d2c-1111-4c3b-8e0f-2d9f2f1a0b09",
+        Some("84cb3480-5c73-4e89-a381-e892aa1218cc"),
+        "2026-11-24T10:45:01.000Z",
+        "now add a goodbye script",
+    );
+    home.append(SESSION, 16, ms("2026-11-24T10:45:01Z"), Event::Json(&ask));
+    let running = home.harvest_at("2026-11-24T10:46:00Z");
+    assert_eq!(running["live"], 1, "a run in flight was read: {running:#}");
+    assert_eq!(list(&running, "continued").len(), 0, "{running:#}");
+
+    runtime_event(&home, 19, "2026-11-24T10:45:30.000Z", "session.ended");
+    let done = home.harvest_at("2026-11-24T10:46:30Z");
+    assert_eq!(list(&done, "continued").len(), 1, "{done:#}");
+    let found = home.memsync(&["search", "goodbye"]);
+    let stdout = String::from_utf8_lossy(&found.stdout);
+    assert!(
+        stdout.contains(SESSION),
+        "the second run is not found: {stdout}"
+    );
+}
+
 #[test]
 fn a_window_still_running_waits_a_sub_agents_window_is_skipped_and_a_failed_run_says_so() {
     let Some(home) = OpenClawHome::with_sample() else {
@@ -289,6 +350,14 @@ fn a_window_still_running_waits_a_sub_agents_window_is_skipped_and_a_failed_run_
         row.contains("price index") && row.contains("status timeout"),
         "the failed run's row: {row}"
     );
+    // `harvest --no-wait` takes the window that still looks live now.
+    let out = home.memsync(&["--json", "harvest", "--no-wait"]);
+    let now: Value = serde_json::from_slice(&out.stdout).unwrap();
+    let ids: Vec<&str> = list(&now, "captured")
+        .iter()
+        .filter_map(|e| e["session_id"].as_str())
+        .collect();
+    assert_eq!(ids, [running], "{now:#}");
 }
 
 #[test]

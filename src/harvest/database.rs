@@ -103,7 +103,7 @@ impl Run<'_> {
             report.too_old += 1;
             return Ok(());
         }
-        if !s.finished && self.now - mtime(stat) < self.idle {
+        if !s.finished && !s.resting && !self.no_wait && self.now - mtime(stat) < self.idle {
             report.live += 1;
             return Ok(());
         }

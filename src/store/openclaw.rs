@@ -14,6 +14,7 @@
 //! Owns: the SQL and the decoding. Must not: read a session's meaning (the
 //! transcript readers do) or decide what harvest captures.
 
+use std::collections::HashMap;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -43,6 +44,9 @@ pub struct DbSession {
     pub bytes: u64,
     /// The window ended or reached a final status: no more turns come.
     pub finished: bool,
+    /// Its last run ended and nothing was written since: no turn is in
+    /// flight, though a later run may continue the window.
+    pub resting: bool,
     pub status: Option<String>,
     /// A name the operator gave it (`session_nodes.label`, `display_name`).
     pub label: Option<String>,
@@ -129,6 +133,7 @@ impl OpenClawDb {
     }
 
     fn windows(&self) -> Result<Vec<DbSession>> {
+        let run_ends = self.run_ends()?;
         let sql = "
             SELECT w.session_id, w.session_key,
                    ev.last_seq, ev.last_ms, ev.bytes,
@@ -164,14 +169,20 @@ impl OpenClawDb {
                 let last_ms: Option<i64> = r.get(3)?;
                 let archived_ms: Option<i64> = r.get(13)?;
                 let updated_ms: i64 = r.get(14)?;
+                let session_id: String = r.get(0)?;
+                let resting = match (run_ends.get(&session_id), last_ms) {
+                    (Some(end), Some(last)) => *end >= last,
+                    _ => false,
+                };
                 Ok(DbSession {
-                    session_id: r.get(0)?,
+                    session_id,
                     session_key: r.get(1)?,
                     last_seq: r.get::<_, Option<i64>>(2)?.unwrap_or(-1),
                     last_event_ms: last_ms.or(archived_ms).unwrap_or(updated_ms),
                     bytes: r.get::<_, Option<i64>>(4)?.unwrap_or(0).max(0) as u64,
                     finished: r.get::<_, Option<i64>>(5)?.is_some()
                         || status.as_deref().is_some_and(|s| FINISHED.contains(&s)),
+                    resting,
                     status,
                     label: r.get(7)?,
                     created_via: r.get(8)?,
@@ -181,6 +192,39 @@ impl OpenClawDb {
             })
             .map_err(|e| self.err(e))?;
         rows.collect::<rusqlite::Result<Vec<_>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    /// When each window's last run ended, for windows whose newest runtime
+    /// event is `session.ended` (OpenClaw's own end of an agent run). A
+    /// database without the trajectory table (older OpenClaw) has none.
+    fn run_ends(&self) -> Result<HashMap<String, i64>> {
+        let sql = "
+            SELECT t.session_id, t.created_at
+            FROM trajectory_runtime_events t
+            JOIN (SELECT session_id, MAX(seq) AS seq FROM trajectory_runtime_events
+                  GROUP BY session_id) m ON m.session_id = t.session_id AND m.seq = t.seq
+            WHERE json_extract(t.event_json, '$.type') = 'session.ended'";
+        if !self.has_table("trajectory_runtime_events")? {
+            return Ok(HashMap::new());
+        }
+        let mut stmt = self.conn.prepare(sql).map_err(|e| self.err(e))?;
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| self.err(e))?;
+        rows.collect::<rusqlite::Result<HashMap<_, _>>>()
+            .map_err(|e| self.err(e))
+    }
+
+    fn has_table(&self, name: &str) -> Result<bool> {
+        self.conn
+            .query_row(
+                "SELECT 1 FROM sqlite_master WHERE type = 'table' AND name = ?1",
+                [name],
+                |_| Ok(()),
+            )
+            .optional()
+            .map(|found| found.is_some())
             .map_err(|e| self.err(e))
     }
 
@@ -204,6 +248,7 @@ impl OpenClawDb {
                     last_event_ms: r.get(4)?,
                     bytes: r.get::<_, Option<i64>>(5)?.unwrap_or(0).max(0) as u64,
                     finished: true,
+                    resting: true,
                     status: None,
                     label: None,
                     created_via: None,

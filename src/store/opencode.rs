@@ -143,6 +143,7 @@ impl SessionDatabase for OpencodeDb {
                     bytes: r.get::<_, i64>(5)?.max(0) as u64,
                     // An archived session gets no more turns.
                     finished: r.get::<_, Option<i64>>(2)?.is_some(),
+                    resting: false,
                     status: None,
                     label: None,
                     created_via: None,
