@@ -301,5 +301,24 @@ fn install_fails_with_exit_1_when_the_service_manager_fails_and_still_writes_the
             text.contains(&format!("memsync --workspace {ws} watch")),
             "{text}"
         );
+        // Issue 65: no report sends the person back to the install that just failed.
+        for args in [&["service", "status"][..], &["doctor"][..]] {
+            let (_, said) = m.memsync("a", args);
+            assert!(
+                said.contains("`memsync service install` failed here")
+                    && said.contains("tmux or at login"),
+                "{args:?}: {said}"
+            );
+        }
     }
+    // A later install that works forgets the failure.
+    let m = Machine::new(Some("#!/bin/sh\nexit 1\n"));
+    assert_eq!(m.memsync("a", &["service", "install"]).0, 1);
+    std::fs::write(m.path("bin/systemctl"), SYSTEMCTL).unwrap();
+    assert_eq!(m.memsync("a", &["service", "install"]).0, 0);
+    let (_, doctor) = m.memsync("a", &["doctor"]);
+    assert!(
+        doctor.contains("memsync service install, or run `memsync watch`"),
+        "{doctor}"
+    );
 }

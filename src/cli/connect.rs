@@ -64,7 +64,10 @@ pub fn reload_daemon(settings: &Settings, needs_daemon: bool) -> Option<String> 
         Some("the running `memsync watch` reloaded its settings".into())
     } else {
         needs_daemon.then(|| {
-            "no `memsync watch` runs for this workspace: harvest and the mirror work only while it runs (memsync service install)".into()
+            format!(
+                "no `memsync watch` runs for this workspace: harvest and the mirror work only while it runs ({})",
+                crate::service::start_advice(settings)
+            )
         })
     }
 }
@@ -105,12 +108,15 @@ pub fn render_connect(report: &Report) -> String {
     out
 }
 
-pub fn render_doctor(d: &Doctor) -> String {
+pub fn render_doctor(d: &Doctor, settings: &Settings) -> String {
     let mut out = String::new();
     let daemon = if d.daemon_running {
-        "memsync watch is running"
+        "memsync watch is running".to_string()
     } else {
-        "memsync watch is not running (memsync service install)"
+        format!(
+            "memsync watch is not running ({})",
+            crate::service::start_advice(settings)
+        )
     };
     let _ = writeln!(out, "workspace {}: {daemon}", d.workspace.display());
     for c in &d.workspace_checks {

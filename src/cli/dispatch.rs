@@ -508,7 +508,10 @@ fn run_command(cli: &Cli) -> Result<ExitStatus> {
             settings.require_workspace()?;
             let places = crate::connect::Places::resolve(&settings, &env, cli.config.as_deref())?;
             let doctor = crate::connect::doctor(&settings, &places)?;
-            print(json(&doctor), super::connect::render_doctor(&doctor))?;
+            print(
+                json(&doctor),
+                super::connect::render_doctor(&doctor, &settings),
+            )?;
             Ok(if doctor.broken() {
                 ExitStatus::Problems
             } else {

@@ -30,6 +30,9 @@ pub(super) fn run(
         (service::describe(action, &plan), false)
     } else {
         let outcome = service::apply(action, &plan)?;
+        if action == Action::Install {
+            service::note_install(settings, outcome.failed)?;
+        }
         (outcome.text, outcome.failed)
     };
     if action == Action::Install && failed {
@@ -52,7 +55,7 @@ pub(super) fn run(
     }
     let installed = plan.marker.exists();
     let running = service::daemon_running(settings);
-    text.push_str(&service::verdict(installed, running));
+    text.push_str(&service::verdict(settings, installed, running));
     let value = json!({ "file": plan.file, "unit": plan.unit, "installed": installed, "running": running, "output": text });
     Ok((value, text, exit(installed && running)))
 }

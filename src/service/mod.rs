@@ -222,13 +222,50 @@ pub fn daemon_running(settings: &crate::config::Settings) -> bool {
     crate::lock::PidLock::is_held(&settings.state_dir(), crate::lock::DAEMON_LOCK)
 }
 
+/// Where a failed `service install` is remembered (in the workspace's
+/// state folder), so no report tells the person to run it again right
+/// after it failed.
+const INSTALL_FAILED: &str = "service-install-failed";
+
+/// Records how the last `service install` went; a success forgets a failure.
+pub fn note_install(settings: &crate::config::Settings, failed: bool) -> Result<()> {
+    let path = settings.state_dir().join(INSTALL_FAILED);
+    if failed {
+        let at = crate::contract::format_ts(chrono::Utc::now());
+        std::fs::create_dir_all(settings.state_dir())
+            .and_then(|()| crate::files::write_atomic(&path, format!("{at}\n").as_bytes()))
+            .map_err(|e| Error::io(&path, e))
+    } else {
+        match std::fs::remove_file(&path) {
+            Err(e) if e.kind() != std::io::ErrorKind::NotFound => Err(Error::io(&path, e)),
+            _ => Ok(()),
+        }
+    }
+}
+
+/// How to get `memsync watch` running for this workspace: install the
+/// service, or, where an install already failed, the other ways.
+pub fn start_advice(settings: &crate::config::Settings) -> String {
+    let failed = settings.state_dir().join(INSTALL_FAILED);
+    match crate::files::read_text_at(&failed) {
+        Ok(at) => format!(
+            "`memsync service install` failed here ({}: no service manager answered): keep `memsync watch` running in tmux or at login, as `memsync service install` printed",
+            at.trim()
+        ),
+        Err(_) => "memsync service install, or run `memsync watch`".into(),
+    }
+}
+
 /// The last line of `service status`: what runs, and what to do if nothing does.
-pub fn verdict(installed: bool, running: bool) -> String {
+pub fn verdict(settings: &crate::config::Settings, installed: bool, running: bool) -> String {
     match (installed, running) {
         (true, true) => "memsync watch is running for this workspace\n".into(),
         (true, false) => "not running: memsync watch holds no lock on this workspace; see the service manager's log\n".into(),
         (false, true) => "memsync watch runs, but not as an installed service (memsync service install)\n".into(),
-        (false, false) => "not running: the service is not installed (memsync service install)\n".into(),
+        (false, false) => format!(
+            "not running: the service is not installed ({})\n",
+            start_advice(settings)
+        ),
     }
 }
 

@@ -107,6 +107,15 @@ impl Message {
     }
 }
 
+/// How a message's tool calls are laid out.
+#[derive(Clone, Copy)]
+enum Layout {
+    /// Where they happened, paths relative to the project: what a person reads.
+    AsHappened,
+    /// After all of the text, paths as recorded: the form capture cursors digest.
+    CursorV1,
+}
+
 /// A compaction the harness wrote into the session: its summary text.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CompactionNote {
@@ -293,8 +302,14 @@ impl Transcript {
     }
 
     /// Messages `range` as markdown: `## User` / `## Assistant` sections, the
-    /// agent's tool calls as a list under its text.
+    /// agent's tool calls as a list where they happened: after what it said
+    /// before its last call, before its report. Paths inside the project
+    /// are shown relative to it.
     pub fn render(&self, range: std::ops::Range<usize>) -> String {
+        self.render_as(range, Layout::AsHappened)
+    }
+
+    fn render_as(&self, range: std::ops::Range<usize>, layout: Layout) -> String {
         if let Some(text) = &self.plain {
             return text.clone();
         }
@@ -312,18 +327,33 @@ impl Transcript {
             out.push_str("## ");
             out.push_str(m.role.heading());
             out.push_str("\n\n");
-            let text = m.text.trim();
-            out.push_str(text);
-            if !m.tools.is_empty() {
-                if !text.is_empty() {
-                    out.push_str("\n\n");
-                }
-                let calls: Vec<String> = m.tools.iter().map(ToolUse::line).collect();
-                out.push_str(&calls.join("\n"));
-            }
+            out.push_str(&self.message_body(m, layout));
         }
         self.note_gap(&mut out, gap);
         out
+    }
+
+    /// One message's text and tool lines, joined by blank lines.
+    fn message_body(&self, m: &Message, layout: Layout) -> String {
+        let lines = |project: Option<&str>| -> String {
+            let calls: Vec<String> = m.tools.iter().map(|t| t.line_in(project)).collect();
+            calls.join("\n")
+        };
+        let (before, tools, after) = match layout {
+            Layout::AsHappened if !m.tools.is_empty() => {
+                let split = (m.report_from..=m.text.len())
+                    .find(|&i| m.text.is_char_boundary(i))
+                    .unwrap_or(m.text.len());
+                let (before, after) = m.text.split_at(split);
+                (before, lines(self.project.as_deref()), after)
+            }
+            _ => (m.text.as_str(), lines(None), ""),
+        };
+        [before.trim(), tools.as_str(), after.trim()]
+            .into_iter()
+            .filter(|part| !part.is_empty())
+            .collect::<Vec<_>>()
+            .join("\n\n")
     }
 
     /// The marker where `gap` messages were left out.
@@ -346,7 +376,9 @@ impl Transcript {
     pub fn message_digest(&self, i: usize) -> String {
         match self.messages.get(i).and_then(|m| m.elided.clone()) {
             Some(digest) => digest,
-            None => crate::contract::body_sha256(&self.render(i..i + 1)),
+            // The layout captures had when cursors were first written, so a
+            // cursor stays valid whatever the rendering becomes.
+            None => crate::contract::body_sha256(&self.render_as(i..i + 1, Layout::CursorV1)),
         }
     }
 

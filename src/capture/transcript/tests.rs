@@ -31,7 +31,15 @@ fn claude_code_lines_become_messages_with_tool_calls() {
     assert_eq!(t.files(), vec!["src/pay.rs"]);
     assert_eq!(
         t.to_markdown(),
-        "## User\n\nAdd a retry to the payment client\n\n## Assistant\n\nAdded backoff.\n\nTests pass.\n\n- Bash `cargo test`\n- Read `/home/ana/shop/src/pay.rs`"
+        "## User\n\nAdd a retry to the payment client\n\n## Assistant\n\n- Bash `cargo test`\n- Read `src/pay.rs`\n\nAdded backoff.\n\nTests pass.",
+        "tool calls where they happened, paths inside the project relative to it"
+    );
+    assert_eq!(
+        t.message_digest(1),
+        crate::contract::body_sha256(
+            "## Assistant\n\nAdded backoff.\n\nTests pass.\n\n- Bash `cargo test`\n- Read `/home/ana/shop/src/pay.rs`"
+        ),
+        "a capture cursor digests the layout cursors were first written in"
     );
     assert_eq!(
         t.started_at.map(crate::contract::format_ts).as_deref(),

@@ -29,12 +29,20 @@ pub struct ToolUse {
 }
 
 impl ToolUse {
-    /// The call as a transcript line: ``- Edit `src/pay.rs` ``.
-    pub fn line(&self) -> String {
+    /// The call as a transcript line (``- Edit `src/pay.rs` ``), a target inside `project` shown
+    /// relative to it (the project is in the frontmatter; a home folder's
+    /// name need not be on every line).
+    pub fn line_in(&self, project: Option<&str>) -> String {
         if self.target.is_empty() {
             return format!("- {}", self.name);
         }
-        format!("- {} `{}`", self.name, self.target.replace('`', "'"))
+        let target = project
+            .map(|p| p.trim_end_matches('/'))
+            .filter(|p| !p.is_empty())
+            .and_then(|p| self.target.strip_prefix(p)?.strip_prefix('/'))
+            .filter(|rest| !rest.is_empty())
+            .unwrap_or(&self.target);
+        format!("- {} `{}`", self.name, target.replace('`', "'"))
     }
 }
 

@@ -482,7 +482,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
             format!(
                 "harvest: no daemon runs and `memsync harvest` never ran, so no {name} session reaches the workspace"
             ),
-            Some("memsync service install (or run `memsync watch`)".into()),
+            Some(crate::service::start_advice(settings)),
         ),
     }
 }
