@@ -661,3 +661,61 @@ fn a_capture_while_git_works_writes_its_session_but_defers_the_projections() {
     let memory = std::fs::read_to_string(a.join("MEMORY.md")).unwrap();
     assert!(memory.contains("during-git"), "{memory}");
 }
+
+/// Issue 68: a pull brings another clone's render of the block, as a
+/// fast-forward or merged by memsync's driver. That is nobody's typing:
+/// `.memsync/edits/` stays empty and no `projection.edited-block` is
+/// reported on either clone, round after round.
+#[test]
+fn pulls_of_another_clones_renders_are_never_kept_as_a_persons_edits() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_remote, a, b) = two_clones(tmp.path(), "# Memory\n\nCurated by hand.\n");
+    let inputs = tmp.path().join("in");
+    std::fs::create_dir_all(&inputs).unwrap();
+    let publish = |clone: &Path, session: &str| {
+        capture(clone, &inputs, session, 5);
+        commit_all(clone, session);
+        // A merge (b behind a) goes through memsync's driver.
+        git(clone, &["pull", "-q", "--no-edit", "origin", "main"]);
+        memsync(clone, &["-q", "sync"]).success();
+        commit_all(clone, "sync");
+        git(clone, &["push", "-q", "origin", "main"]);
+    };
+    publish(&a, "seed");
+    git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
+    for round in 0..3 {
+        publish(&b, &format!("from-b-{round}"));
+        // a's newest render is not committed yet when the person pulls: the
+        // stash comes back through memsync's driver with the pulled block.
+        capture(&a, &inputs, &format!("from-a-{round}"), 5);
+        git(
+            &a,
+            &["pull", "-q", "--no-edit", "--autostash", "origin", "main"],
+        );
+        memsync(&a, &["-q", "sync"]).success();
+        publish(&a, &format!("more-from-a-{round}"));
+        // A fast-forward brings the other clone's render as it is.
+        git(&b, &["pull", "-q", "--no-edit", "origin", "main"]);
+        memsync(&b, &["-q", "sync"]).success();
+    }
+    for clone in [&a, &b] {
+        let kept: Vec<_> = std::fs::read_dir(clone.join(".memsync/edits"))
+            .map(|d| d.flatten().map(|e| e.path()).collect())
+            .unwrap_or_default();
+        assert!(kept.is_empty(), "kept as edits: {kept:?}");
+        let out = common::gitrepo::cmd(clone, &["--json", "check"])
+            .output()
+            .unwrap();
+        assert!(
+            !String::from_utf8_lossy(&out.stdout).contains("projection.edited-block"),
+            "{}",
+            String::from_utf8_lossy(&out.stdout)
+        );
+    }
+    assert!(
+        std::fs::read_to_string(a.join("MEMORY.md"))
+            .unwrap()
+            .contains("from-b-2"),
+        "the pulls reached a's ledger"
+    );
+}

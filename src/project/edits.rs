@@ -1,7 +1,9 @@
 //! Edits a person made inside memsync's block (Obsidian shows the block like
 //! any text, and hides the marker that says to edit outside it). A render
 //! replaces the block, so before it does, a block that differs from the one
-//! memsync last wrote is kept under `.memsync/edits/` and reported in
+//! memsync last wrote, and whose body no longer matches the digest on its
+//! begin line (a pull or merge brings other clones' sealed renders, which
+//! are nobody's typing), is kept under `.memsync/edits/` and reported in
 //! `status`: nothing typed disappears without a line saying where it went.
 //!
 //! Owns: the record of the last block written to each file (a digest in the
@@ -76,8 +78,12 @@ impl Blocks {
             .to_string();
         let old = p.existing_block.as_deref().filter(|_| p.changed);
         let old_sha = old.map(|o| contract::sha256_hex(o.as_bytes()));
-        let edited = match (&old_sha, last) {
-            (Some(sha), Some(last)) => !last.split(' ').any(|d| d == sha),
+        // A block no memsync here wrote may still be memsync's: a pull or a
+        // merge brings another clone's render, sealed with its digest.
+        let edited = match (&old_sha, last, old) {
+            (Some(sha), Some(last), Some(old)) => {
+                !last.split(' ').any(|d| d == sha) && !super::file::is_sealed(old)
+            }
             _ => false,
         };
         // The block the file holds until the write lands: memsync's own
