@@ -147,7 +147,7 @@ pub(super) fn end_sentence(s: &str) -> String {
 /// The first sentence of an answer that says something: "Done!", "Good
 /// catch!" and "Let me check." give way to the sentence after them.
 fn outcome_gist(answer: &str) -> String {
-    let mut rest = answer.trim();
+    let mut rest = past_introduction(answer.trim());
     let mut first = None;
     for _ in 0..4 {
         let one = gist(rest);
@@ -177,6 +177,25 @@ fn outcome_gist(answer: &str) -> String {
             .trim_start_matches(['.', '!', '?', ' ', '\n']);
     }
     first.unwrap_or_else(|| gist(answer.trim()))
+}
+
+/// An answer whose first line only introduces what follows ("Here is what
+/// I found:", "以下是我的調查結果：", "Nghe này Master...") says it in the
+/// lines after: a short line ending in a colon or an ellipsis, in any language.
+fn past_introduction(answer: &str) -> &str {
+    let Some((first, after)) = answer.split_once('\n') else {
+        return answer;
+    };
+    let head = first.trim().trim_end_matches(['*', ' ']);
+    // "That opens Notepad. In that window:" says something before its colon.
+    let one_sentence = first_sentence(head).len() == head.len();
+    let introduces = (head.ends_with([':', '：']) && word_count(head) <= 16 && one_sentence)
+        || (head.ends_with(['…']) || head.ends_with("...")) && word_count(head) <= 5;
+    if introduces && prose_lines(after).next().is_some() {
+        after.trim_start()
+    } else {
+        answer
+    }
 }
 
 fn plural(n: usize) -> &'static str {
@@ -463,6 +482,28 @@ mod tests {
         ] {
             assert_eq!(gist(text), want, "{text:?}");
         }
+    }
+
+    #[test]
+    fn an_answers_introduction_gives_way_to_what_it_introduces_in_any_language() {
+        let result = "The crate is a binary and a library, so mdBook suits it best.";
+        for intro in [
+            "Here is what I found:",
+            "以下是我的調查結果，針對你的專案特性整理：",
+            "**Résumé :**",
+            "Nghe này Master...",
+            "Итак…",
+        ] {
+            for list in ["", "- ", "1. "] {
+                let answer = format!("{intro}\n\n{list}{result}\n\nMore details follow.");
+                assert_eq!(outcome_gist(&answer), result, "{answer:?}");
+            }
+        }
+        // A long first line is the answer itself, colon or not.
+        let said = "That opens a Notepad window. In that window:\n1. Paste the token";
+        assert_eq!(outcome_gist(said), "That opens a Notepad window.");
+        let long = "The retry loop now backs off exponentially with jitter and stops after five attempts as the spec says:\n- src/fetch.rs";
+        assert!(outcome_gist(long).starts_with("The retry loop"), "{long}");
     }
 
     #[test]

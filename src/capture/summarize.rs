@@ -129,10 +129,20 @@ pub fn extractive(t: &Transcript) -> String {
 }
 
 /// The person's requests in order, templates replaced by what was typed into
-/// them; the first is the most substantive early one.
+/// them; the first is the one the session's work followed ([`lead`]).
 pub fn requests(t: &Transcript) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    for m in t.messages.iter().filter(|m| m.role == Role::User) {
+    // Tool calls the agent made answering each request in `out`.
+    let mut work: Vec<usize> = Vec::new();
+    let mut answering: Option<usize> = None;
+    for m in &t.messages {
+        if m.role != Role::User {
+            if let Some(i) = answering {
+                work[i] += m.tools.len();
+            }
+            continue;
+        }
+        answering = None;
         let text = match clean::template_input(&m.text) {
             Some(typed) if typed.is_empty() => continue,
             Some(typed) => typed,
@@ -142,19 +152,35 @@ pub fn requests(t: &Transcript) -> Vec<String> {
             },
             None => clean::after_paste(&m.text).unwrap_or_else(|| m.text.trim().to_string()),
         };
-        if !out.contains(&text) {
+        answering = Some(out.iter().position(|r| *r == text).unwrap_or_else(|| {
             out.push(text);
-        }
+            work.push(0);
+            out.len() - 1
+        }));
     }
-    // A one-word answer ("1", "OK", "B") is not the request: lead with the
-    // first message that says something.
-    if let Some(i) = out.iter().position(|r| substantive(r))
+    if let Some(i) = lead(&out, &work)
         && i > 0
     {
         let first = out.remove(i);
         out.insert(0, first);
     }
     out
+}
+
+/// Words under which a request nothing was done for reads as a remark
+/// ("what can you do?", "are you there?") rather than the session's point.
+const REMARK_WORDS: usize = 6;
+
+/// The request the session's work followed: the first that says something
+/// on its own (a one-word answer or a greeting is no request), unless it is
+/// a short remark that set no tool to work and a later request did.
+fn lead(requests: &[String], work: &[usize]) -> Option<usize> {
+    let first = requests.iter().position(|r| substantive(r))?;
+    if work[first] > 0 || crate::sentence::word_count(&requests[first]) > REMARK_WORDS {
+        return Some(first);
+    }
+    let worked = (first + 1..requests.len()).find(|&i| work[i] > 0 && substantive(&requests[i]));
+    Some(worked.unwrap_or(first))
 }
 
 /// Whether a request says something on its own (three words, six CJK
@@ -336,6 +362,69 @@ pub fn clip(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A Claude Code session: each `(ask, tool calls)` a person's message
+    /// and the agent's answer with that many `Read` calls, then a report.
+    fn session(turns: &[(&str, usize)]) -> Transcript {
+        let mut lines = Vec::new();
+        for (i, (ask, calls)) in turns.iter().enumerate() {
+            lines.push(
+                serde_json::json!({"type": "user", "sessionId": "s", "uuid": format!("u{i}"),
+                "message": {"role": "user", "content": ask}}),
+            );
+            let mut content: Vec<serde_json::Value> = (0..*calls)
+                .map(|c| serde_json::json!({"type": "tool_use", "id": format!("t{i}-{c}"), "name": "Read",
+                    "input": {"file_path": format!("/srv/app/src/m{c}.rs")}}))
+                .collect();
+            content.push(serde_json::json!({"type": "text", "text": "Here is what I found."}));
+            lines.push(
+                serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": format!("a{i}"),
+                "message": {"id": format!("m{i}"), "role": "assistant", "content": content}}),
+            );
+        }
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        crate::capture::transcript::read(&text.join("\n"))
+    }
+
+    #[test]
+    fn a_short_remark_nothing_was_done_for_gives_way_to_the_ask_the_work_followed() {
+        let ask = "install the product manager skills from skillhub";
+        for remark in [
+            "what can you do?",
+            "你有什么能力",
+            "Anna tu es la ?",
+            "have you seen this code?",
+            "Bạn thấy đoạn code này chưa?",
+            "are you awake now?",
+        ] {
+            // Whether the remark came first or after another one.
+            for before in [&[][..], &[("你是哪个公司的模型", 0)][..]] {
+                let mut turns: Vec<(&str, usize)> = before.to_vec();
+                turns.extend([(remark, 0), ("ok", 0), (ask, 4)]);
+                let t = session(&turns);
+                assert_eq!(requests(&t)[0], ask, "{remark}");
+            }
+        }
+    }
+
+    #[test]
+    fn a_real_question_first_stays_the_request_even_when_the_work_came_later() {
+        for first in [
+            "What is this project about and how far along is the RAG part?",
+            "Про что проект мозгослав и на каком этапе сейчас RAG?",
+            "把那 4 個沒抓下來的套件跑 fetch_source 補齊",
+        ] {
+            let t = session(&[(first, 0), ("now fix the hotkey bug in dictation", 6)]);
+            assert_eq!(requests(&t)[0], first);
+        }
+        // The first ask the agent worked on is where the work began.
+        let t = session(&[
+            ("Anna tu es la ?", 0),
+            ("regarde le site de Potosi", 3),
+            ("corrige les statuts maintenant", 9),
+        ]);
+        assert_eq!(requests(&t)[0], "regarde le site de Potosi");
+    }
 
     #[test]
     fn greetings_bare_slash_commands_and_carry_on_words_are_not_the_request() {

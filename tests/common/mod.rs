@@ -11,6 +11,7 @@ pub mod hardening;
 pub mod harness;
 pub mod home;
 pub mod hostile_values;
+pub mod labels;
 pub mod lines;
 pub mod mcp;
 pub mod rss;

@@ -494,3 +494,28 @@ fn what_came_of_the_first_request_is_kept_beside_how_the_session_ended() {
     let t = claude(&[user("u1", "give btop a dark theme"), said("a1", "Applied.")]);
     assert_eq!(decide(&t).first, None);
 }
+
+/// A harness that records no tool calls (an older Gemini CLI chat) leaves
+/// the agent's steps as messages of their own: the outcome is what the last
+/// one reports, never the plan the first announced.
+#[test]
+fn of_several_messages_without_tool_calls_the_last_is_the_outcome() {
+    for (plan, last) in [
+        (
+            "I'll run cargo clippy first, then fix what it finds.",
+            "Fixed all four clippy warnings and committed the changes.",
+        ),
+        (
+            "好的，我將使用 cargo clippy 來分析您的代碼庫。",
+            "我已經根據 cargo clippy 的建議修復了所有問題，並提交了這些變更。",
+        ),
+    ] {
+        let t = claude(&[
+            user("u1", "make the code more concise"),
+            said("a1", plan),
+            said("a2", "Clippy found 4 warnings; fixing them one by one."),
+            said("a3", last),
+        ]);
+        assert_eq!(outcome(&t), last);
+    }
+}

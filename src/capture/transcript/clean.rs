@@ -164,7 +164,10 @@ pub fn openclaw_user(text: &str) -> Option<String> {
     let mut skipping_hint = false;
     for line in body.lines() {
         let t = line.trim_start();
-        if t.starts_with("System:") || t.starts_with("System (untrusted):") {
+        if t.starts_with("System:")
+            || t.starts_with("System (untrusted):")
+            || HARNESS_NOTES.iter().any(|n| t.starts_with(n))
+        {
             continue;
         }
         if t.starts_with("[message_id:") || t.starts_with("[media attached") {
@@ -195,8 +198,12 @@ pub fn openclaw_user(text: &str) -> Option<String> {
     if out == "[media attached]" {
         return keep(out);
     }
-    person(&out)
+    // A harness prompt or heartbeat behind `System:` notices is still the harness's.
+    person(&out).filter(|p| !is_harness_prompt(p) && !is_heartbeat(p))
 }
+
+/// Lines OpenClaw puts before a person's message about the run, not from them.
+const HARNESS_NOTES: &[&str] = &["Note: The previous agent run was aborted by the user."];
 
 /// What OpenClaw (and pi under it) sends its agent in the person's place: a
 /// reset's greeting order, retries, continuations, a sub-agent's result, a
@@ -542,8 +549,21 @@ mod tests {
             "Wake up, my friend!",
             "Check the shop's orders and my calendar. If nothing needs attention, reply HEARTBEAT_OK.",
         ] {
-            assert_eq!(openclaw_user(prompt), None, "{prompt}");
+            // Behind any of the notices OpenClaw puts first, and with its id line after.
+            for before in [
+                "",
+                "System: [2026-01-31 13:34:27 GMT+9] WhatsApp gateway connected.\n\n",
+                "System: [2026-03-23 23:03:04 UTC] Exec completed (swift-sh, code 0) :: ok\nSystem: [2026-03-23 23:04:10 UTC] Exec completed (tidy-bay, code 1) :: no\n\n",
+                "Note: The previous agent run was aborted by the user. Resume carefully or ask for clarification.\n\n",
+            ] {
+                let text = format!("{before}{prompt}\n[message_id: b802f64b]");
+                assert_eq!(openclaw_user(&text), None, "{text}");
+            }
         }
+        assert_eq!(
+            openclaw_user("Note: The previous agent run was aborted by the user. Resume carefully or ask for clarification.\n\n[WhatsApp +59168779297 +2m 2026-02-03 17:30 UTC] find three hotels in Potosi").as_deref(),
+            Some("find three hotels in Potosi")
+        );
         // The person's words keep their place, even when they quote a prompt.
         assert_eq!(
             openclaw_user("why did you say: A new session was started?").as_deref(),

@@ -124,7 +124,43 @@ pub fn says_nothing(text: &str) -> bool {
         && !t.contains(char::is_whitespace)
         && t.bytes()
             .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'-' | b'_'));
-    PLACEHOLDERS.contains(&letters.as_str()) || blob || empty_template(t)
+    // "Summary unavailable due to context limits. Older messages were
+    // truncated.", with or without the list of files the session read.
+    let notice = without_file_lists(t);
+    // `Summary: …` is a heading over a summary, not a notice.
+    let labelled = notice
+        .split_whitespace()
+        .next()
+        .is_some_and(|w| w.ends_with(':'));
+    let short_notice = !labelled && crate::sentence::word_count(&notice) <= PLACEHOLDER_WORDS && {
+        let lead: String = notice
+            .chars()
+            .filter(|c| c.is_alphanumeric())
+            .flat_map(char::to_lowercase)
+            .collect();
+        PLACEHOLDERS.iter().any(|p| lead.starts_with(p))
+    };
+    PLACEHOLDERS.contains(&letters.as_str()) || blob || short_notice || empty_template(t)
+}
+
+/// At most this many words, a text that opens with a placeholder is only
+/// the harness explaining why there is no summary.
+const PLACEHOLDER_WORDS: usize = 16;
+
+/// The text without the `<read-files>` / `<modified-files>` lists OpenClaw
+/// and pi append to a compaction: bookkeeping, not a summary.
+fn without_file_lists(text: &str) -> String {
+    let mut out = text.to_string();
+    for tag in ["read-files", "modified-files"] {
+        let (open, close) = (format!("<{tag}>"), format!("</{tag}>"));
+        while let Some(start) = out.find(&open) {
+            let end = out[start..]
+                .find(&close)
+                .map_or(out.len(), |i| start + i + close.len());
+            out.replace_range(start..end, "");
+        }
+    }
+    out.trim().to_string()
 }
 
 /// A summary template filled with nothing: its sections say "(none)" and at
@@ -187,6 +223,15 @@ mod tests {
     fn placeholders_and_encrypted_blobs_say_nothing() {
         assert!(says_nothing("Summary unavailable."));
         assert!(says_nothing("(no summary)"));
+        // OpenClaw's notice, alone or with the files the session had read.
+        let notice = "Summary unavailable due to context limits. Older messages were truncated.";
+        assert!(says_nothing(notice));
+        assert!(says_nothing(&format!(
+            "{notice}\n\n<read-files>\n/home/ana/notes/a.md\n/home/ana/notes/b.md\n</read-files>\n<modified-files>\n/home/ana/x.md\n</modified-files>"
+        )));
+        assert!(!says_nothing(
+            "No summary of the plan was kept, so the user asked again for the retry loop in pay.rs and it was added with jitter and tests."
+        ));
         assert!(says_nothing(&"gAAAAABo".repeat(20)));
         assert!(!says_nothing(
             "The user asked for a retry loop; it was added."
