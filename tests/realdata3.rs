@@ -24,10 +24,20 @@ fn the_validation_set_is_captured_or_refused_as_labelled_with_no_credential_writ
     for miss in v.wrong.iter().chain(&v.unfound) {
         eprintln!("  {miss}");
     }
+    assert!(v.wrong.is_empty(), "{:#?}", v.wrong);
     assert!(
         v.leaks.is_empty(),
         "{} leaks:\n{:#?}",
         v.leaks.len(),
         v.leaks
     );
+    // 2026-11-28, session 33: 24 captured; requests 18 (15 before the
+    // session's class rules), outcomes 21 (18), clean 22 (19); 1 search of
+    // 72 unfound ("Médiamétrie" in an Aider chat).
+    let score = &v.score;
+    assert!(
+        score.request >= 18 && score.outcome >= 21 && score.clean >= 22,
+        "fewer sentences name their session than before:\n{score}"
+    );
+    assert!(v.unfound.len() <= 1, "{:#?}", v.unfound);
 }

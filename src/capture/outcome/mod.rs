@@ -145,8 +145,15 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         Some(failure) if is_limit(&failure.error) && after_command(messages, thread) => {
             last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
         }
-        Some(failure) if is_limit(&failure.error) && said_what_it_did(&messages[thread..]) => {
+        Some(failure)
+            if (is_limit(&failure.error) || is_lookup_miss(&failure.error))
+                && said_what_it_did(&messages[thread..]) =>
+        {
             answer
+        }
+        // A search that missed ends no work: what the agent last reported stands.
+        Some(failure) if is_lookup_miss(&failure.error) => {
+            last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
         }
         Some(failure)
             if answer.is_empty() || is_narration(&answer) || !reported(messages, thread) =>
@@ -203,9 +210,27 @@ fn is_limit(error: &str) -> bool {
         "rate_limit",
         "quota",
         "too many requests",
+        "resource exhausted",
+        "resource_exhausted",
+        "overloaded",
     ];
     let lower = error.to_lowercase();
-    LIMITS.iter().any(|l| lower.contains(l))
+    // HTTP 429 as providers word it: `"code": 429`, `429 Too Many…`, `status 429`.
+    let http_429 = lower.match_indices("429").any(|(at, _)| {
+        let before = lower[..at].trim_end_matches([' ', ':', '"', '\\']);
+        let after = lower[at + 3..].chars().next();
+        !after.is_some_and(|c| c.is_ascii_digit())
+            && (before.ends_with("code") || before.ends_with("status") || at == 0)
+    });
+    http_429 || LIMITS.iter().any(|l| lower.contains(l))
+}
+
+/// Whether a failed call only looked for something that is not there (a
+/// file, a path): the agent searching, not the work failing.
+fn is_lookup_miss(error: &str) -> bool {
+    const MISSES: &[&str] = &["enoent", "no such file or directory", "file not found"];
+    let lower = error.to_lowercase();
+    MISSES.iter().any(|m| lower.contains(m))
 }
 
 /// The newest answer an agent's turn reported (text after its last tool
@@ -277,8 +302,11 @@ fn answer_of(last: &Message) -> String {
         return String::new();
     };
     let first = paras[start];
-    // "Here is what changed:" and a bare "✅ Done" introduce what follows.
-    let lead_in = first.ends_with([':', '：']);
+    // "Here is what changed:", "Listen, Master..." and a bare "✅ Done"
+    // introduce what follows.
+    let trails_off = first.ends_with('…') || first.ends_with("...");
+    let lead_in =
+        first.ends_with([':', '：']) || (trails_off && crate::sentence::word_count(first) <= 5);
     let status = crate::sentence::word_count(first) < 3;
     match paras.get(start + 1) {
         Some(next) if lead_in || (status && !next.starts_with("```")) => {

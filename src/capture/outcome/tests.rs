@@ -519,3 +519,51 @@ fn of_several_messages_without_tool_calls_the_last_is_the_outcome() {
         assert_eq!(outcome(&t), last);
     }
 }
+
+/// A short first paragraph that trails off ("Nghe này Master...", "So…")
+/// introduces the report after it, as one ending in a colon does.
+#[test]
+fn a_paragraph_that_trails_off_introduces_the_report_after_it() {
+    let report = "I searched /app/skills and found no n8n workflow there.";
+    for intro in ["Nghe này Master...", "So…", "Well, Master...", "Итак…"] {
+        let t = claude(&[
+            user("u1", "list every n8n workflow"),
+            said(
+                "a1",
+                &format!("{intro}\n\n{report}\n\nShould I look elsewhere?"),
+            ),
+        ]);
+        assert!(outcome(&t).ends_with(report), "{intro}: {}", outcome(&t));
+    }
+}
+
+/// A request the agent looked into, then a run stopped by the provider's
+/// quota or by a lookup that missed: what the agent said stands, however the
+/// provider words its limit and whichever file was not there.
+#[test]
+fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
+    let ask = user("u1", "make a 10 second promo video with nano banana");
+    let look = assistant(
+        "a1",
+        serde_json::json!([{"type": "text", "text": "Nano banana can only create images, not a video; checking its skill for another way."},
+            {"type": "tool_use", "id": "t1", "name": "Read", "input": {"file_path": "/srv/skills/nano/SKILL.md"}}]),
+    );
+    for error in [
+        "{\"error\":{\"message\":\"{\\n \\\"error\\\": {\\n \\\"code\\\": 429,\\n \\\"message\\\": \\\"Resource exhausted.\\\"}}\"}}",
+        "429 Too Many Requests",
+        "RESOURCE_EXHAUSTED: quota exceeded for model",
+        "Overloaded (529)",
+        "ENOENT: no such file or directory, access '/srv/skills/nano/SKILL.md'",
+        "cat: /srv/skills/nano/SKILL.md: No such file or directory",
+    ] {
+        let t = claude(&[ask.clone(), look.clone(), tool_error("r1", error)]);
+        assert!(
+            outcome(&t).contains("only create images"),
+            "{error}: {}",
+            outcome(&t)
+        );
+    }
+    // A failure of the work itself still is the outcome.
+    let t = claude(&[ask, look, tool_error("r1", "Error: ffmpeg exited with 1")]);
+    assert!(outcome(&t).starts_with("failed:"), "{}", outcome(&t));
+}
