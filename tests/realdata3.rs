@@ -31,12 +31,12 @@ fn the_validation_set_is_captured_or_refused_as_labelled_with_no_credential_writ
         v.leaks.len(),
         v.leaks
     );
-    // 2026-11-28, session 33: 24 captured; requests 18 (15 before the
+    // 2026-11-28, session 33: 24 captured; requests 19 (15 before the
     // session's class rules), outcomes 21 (18), clean 22 (19); 1 search of
     // 72 unfound ("Médiamétrie" in an Aider chat).
     let score = &v.score;
     assert!(
-        score.request >= 18 && score.outcome >= 21 && score.clean >= 22,
+        score.request >= 19 && score.outcome >= 21 && score.clean >= 22,
         "fewer sentences name their session than before:\n{score}"
     );
     assert!(v.unfound.len() <= 1, "{:#?}", v.unfound);

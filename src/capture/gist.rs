@@ -12,7 +12,7 @@
 use super::clip::clip_words;
 use super::outcome::{Commit, Outcome, is_courtesy, lead, only_words};
 use super::summarize;
-use super::transcript::Transcript;
+use super::transcript::{Role, Transcript};
 use crate::sentence::{self, word_count};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
@@ -213,8 +213,37 @@ fn touched(t: &Transcript) -> Option<String> {
         return Some(format!("ran `{}`", cmd.replace('`', "'")));
     }
     let read = t.files();
-    read.first()
-        .map(|first| format!("read {}", list(first, read.len())))
+    if let Some(first) = read.first() {
+        return Some(format!("read {}", list(first, read.len())));
+    }
+    // A format that keeps no tool calls (an older Gemini CLI chat, an
+    // export): the files the agent's answers name in code spans.
+    let named = named_files(t);
+    named
+        .first()
+        .map(|first| format!("about {}", list(first, named.len())))
+}
+
+/// Files the agent's words name as code (`` `src/pricing.rs` ``), in order,
+/// once each; only for a transcript that records no tool call.
+fn named_files(t: &Transcript) -> Vec<String> {
+    if t.tool_uses().next().is_some() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for m in t.messages.iter().filter(|m| m.role == Role::Assistant) {
+        for span in m.text.split('`').skip(1).step_by(2) {
+            let span = span.trim();
+            if !span.contains(char::is_whitespace)
+                && is_path_token(span)
+                && span.contains(['/', '.'])
+                && !out.iter().any(|o| o == span)
+            {
+                out.push(span.to_string());
+            }
+        }
+    }
+    out
 }
 
 fn list(first: &str, n: usize) -> String {
@@ -536,6 +565,38 @@ mod tests {
             crate::sentence::check(&s, Some("/w/agentcmd"), &SentenceConfig::default()),
             None
         );
+    }
+
+    /// An older Gemini CLI chat keeps no tool calls and no folder: the files
+    /// its answers name are the place, so the sentence passes the floor, in
+    /// any language.
+    #[test]
+    fn a_session_with_no_tool_calls_and_no_project_is_placed_by_the_files_it_names() {
+        for (ask, said) in [
+            (
+                "make the code more concise",
+                "Fixed the nested `if` in `src/pricing.rs` and a type in `src/analysis/display.rs`; committed.",
+            ),
+            (
+                "請幫我檢查代碼是否足夠簡潔",
+                "我已經修復了 `src/pricing.rs` 和 `src/usage/display.rs` 中的問題，並提交了這些變更。",
+            ),
+        ] {
+            let doc = serde_json::json!({"sessionId": "e1", "projectHash": "ab", "startTime": "2025-10-05T07:11:03.979Z",
+            "messages": [
+                {"id": "1", "timestamp": "2025-10-05T07:11:03.980Z", "type": "user", "content": ask},
+                {"id": "2", "timestamp": "2025-10-05T07:11:31.572Z", "type": "gemini", "content": "I'll run `cargo clippy` first."},
+                {"id": "3", "timestamp": "2025-10-05T07:16:07.473Z", "type": "gemini", "content": said},
+            ]});
+            let t = transcript::read(&doc.to_string());
+            let s = compose(&t, None).unwrap();
+            assert!(s.contains("about src/pricing.rs and 1 more file"), "{s}");
+            assert_eq!(
+                crate::sentence::check(&s, None, &SentenceConfig::default()),
+                None,
+                "{s}"
+            );
+        }
     }
 
     #[test]
