@@ -402,7 +402,7 @@ pub enum CaptureAction {
         #[arg(long)]
         project: Option<String>,
         /// Else detected from the transcript's format, else `manual`.
-        #[arg(long)]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::config::CAPTURE_HARNESSES))]
         harness: Option<String>,
         /// When the session started; else taken from the transcript.
         #[arg(long, value_name = "RFC3339", value_parser = parse_now)]

@@ -279,6 +279,19 @@ pub const HOSTILE_VALUES: &[HostileValue] = &[
         "[possible values: claude-code, codex, openclaw, pi, gemini-cli, qwen-code, copilot-cli, opencode, cline]",
     ),
     v(
+        "an unknown harness for a capture",
+        &[
+            "capture",
+            "session-end",
+            "--harness",
+            "bogus",
+            "--transcript",
+            "-",
+        ],
+        2,
+        "[possible values: claude-code, codex, openclaw, pi, gemini-cli, qwen-code, copilot-cli, opencode, cline, aider, manual]",
+    ),
+    v(
         "a harvest look-back that does not parse",
         &["harvest", "--since", "forever"],
         2,
