@@ -55,7 +55,7 @@ fn context(kind: &'static str, pattern: &str, value_group: Option<usize>, accept
 
 /// Key names whose value is a secret (matched case-insensitively, as the end of
 /// a longer name too: `DB_PASSWORD`, `appSecret`, `client-secret`, `AccountKey`).
-const SECRET_NAMES: &str = r"password|passwd|passphrase|secret|token|api[_-]?key|apikey|access[_-]?key|private[_-]?key|account[_-]?key|(?:secret|signing|encryption|master|client|auth|app|license)[_-]?key|credentials?";
+const SECRET_NAMES: &str = r"password|passwd|passphrase|secret|token|api[ _-]?key|apikey|access[ _-]?key|private[ _-]?key|account[ _-]?key|(?:secret|signing|encryption|master|client|auth|app|license)[ _-]?key|credentials?";
 
 /// The same in other languages and scripts: Chinese (simplified and
 /// traditional), Japanese, Korean, Russian and Ukrainian, Spanish, French,
@@ -82,6 +82,12 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         shape(
             "jwt",
             r"(?-u:\b)eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}",
+        ),
+        // A key another tool already masked (`sk-ant…FYAA`, `ghp_12…9xYz`,
+        // `AKIA****WXYZ`): what it left of the key is still the key's.
+        shape(
+            "masked-key",
+            r"(?-u:\b)(?:sk-(?:ant-|proj-)?|gh[pousr]_|github_pat_|xox[abpr]-|AKIA|AIza|glpat-|hf_|npm_)[A-Za-z0-9_-]*(?:…|\.{3}|\*{3,})[A-Za-z0-9_-]{2,}",
         ),
         shape("anthropic-api-key", r"(?-u:\b)sk-ant-[A-Za-z0-9_-]{16,}"),
         // OpenAI, OpenRouter, DeepSeek, DashScope, Moonshot: `sk-…`.
@@ -204,7 +210,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         context(
             "assignment",
             &format!(
-                r#"(?i)((?:(?-u:\b)[a-z0-9]+[ _-])?(?-u:\b)[a-z0-9_-]*?(?:{SECRET_NAMES}))(\*{{0,2}}["'`]?\*{{0,2}}[ \t]*(?:=|:|：|=>)[ \t]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;)\]}}>]+)"#
+                r#"(?i)((?:(?-u:\b)[a-z0-9]+[ _-])?(?-u:\b)[a-z0-9_-]*?(?:{SECRET_NAMES}))(\*{{0,2}}["'`]?\*{{0,2}}[ \t\x{{3000}}]*(?:=|:|：|=>)[ \t\x{{3000}}]*)("[^"\n]*"|'[^'\n]*'|[^\s"',;)\]}}>]+)"#
             ),
             Some(3),
             Accept::Assignment,
@@ -213,7 +219,7 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
         context(
             "password",
             &format!(
-                r#"(?i)({FOREIGN_SECRET_NAMES})\**[ \t]*((?:{FOREIGN_SEPARATOR})?)\**[ \t]*[`'"「]?([!-~&&[^`'"」]]+)(\p{{L}})?"#
+                r#"(?i)({FOREIGN_SECRET_NAMES})\**[ \t\x{{3000}}]*((?:{FOREIGN_SEPARATOR})?)\**[ \t\x{{3000}}]*[`'"「]?([!-~&&[^`'"」]]+)(\p{{L}})?"#
             ),
             Some(3),
             Accept::ForeignKey,

@@ -440,3 +440,55 @@ fn a_long_chain_of_query_keys_is_redacted_in_one_sanitize() {
     assert!(!once.text.contains("hunter"), "{}", once.text);
     assert_eq!(once.redactions.values().sum::<usize>(), 13, "{}", once.text);
 }
+
+/// A key after its name in any language and punctuation, a key another tool
+/// masked, and advice about passwords: generated over labels, separators and
+/// positions, as people write them.
+#[test]
+fn keys_after_their_names_and_masked_keys_go_and_advice_about_passwords_stays() {
+    let key = "QUtJQTVYN0RGR0hKS0xNTlBRUlNUVVZXWFla0123456789abcd";
+    for label in [
+        "API Key",
+        "api key",
+        "Access Key",
+        "API_KEY",
+        "密钥",
+        "apiKey",
+    ] {
+        for sep in ["：", ": ", "=", " = ", "：\u{3000}"] {
+            for before in ["", "请配置服务。", "Set it up. "] {
+                let text = format!("{before}{label}{sep}{key} then restart");
+                let out = redacted(&text);
+                assert!(!out.contains(&key[..12]), "{text} -> {out}");
+                assert!(out.contains(label), "{text} -> {out}");
+            }
+        }
+    }
+    for masked in [
+        "sk-ant…FYAA",
+        "sk-proj-Ab...9xYz",
+        "ghp_12…9xYz",
+        "AKIA****WXYZ",
+        "AIza…Qw7",
+    ] {
+        let out = redacted(&format!("the old key {masked} was revoked"));
+        assert_eq!(
+            out, "the old key [REDACTED:masked-key] was revoked",
+            "{masked}"
+        );
+    }
+    // No characters after the mark: a placeholder, not a key.
+    assert_eq!(
+        redacted("paste your new `ghp_…` token"),
+        "paste your new `ghp_…` token"
+    );
+    for advice in [
+        "**Use a password manager**: Consider 1Password or Bitwarden.",
+        "_Use a password manager_, like Bitwarden.",
+        "Pick a password manager. It keeps them safe.",
+        "the API key: we rotate it every month",
+        "Your password should be long and unique.",
+    ] {
+        assert_eq!(redacted(advice), advice);
+    }
+}

@@ -210,7 +210,8 @@ fn is_latin_letter(c: char) -> bool {
 /// that looks random, so "the password is required" and a path stay.
 /// Four groups of four letters (a mail app password) count too.
 pub(super) fn is_prose_secret(value: &str) -> bool {
-    let bare = value.trim_matches(|c: char| ".,;:!?()[]{}<>".contains(c));
+    // Markdown around a word (`**Use a password manager**:`) is no part of a secret.
+    let bare = value.trim_matches(|c: char| ".,;:!?()[]{}<>*_~".contains(c));
     if is_app_password(bare) {
         return true;
     }
