@@ -14,7 +14,12 @@
 //! offered anything. Never a session the start-up digest already gave, nor
 //! one an earlier prompt of the same session got (kept in a small state file
 //! per session), nor an untrusted or private one; framed inert like
-//! `context`. A prompt with no relevant past gets nothing at all.
+//! `context`. A prompt with no relevant past gets nothing at all, and so does
+//! one that says nothing of any work (a greeting, thanks, a go-ahead). Only
+//! what the person typed is matched (a harness's injected `<hook_context>`
+//! is not). A session that changed a file the prompt names is relevant
+//! whatever its score, and sessions that only asked the prompt's question
+//! again give way to any session that did the work.
 //!
 //! Owns: choosing and wording the sessions, and the per-session record of
 //! what was offered. Must not: write anything but that record.
@@ -56,11 +61,70 @@ pub fn relevant(
     };
     let found = search::search(index, cfg, &q, now)?;
     let floor = floor * (1.0 + index.session_count()? as f64).ln();
-    Ok(found
+    let files = named_files(prompt);
+    let mut hits: Vec<Hit> = found
         .hits
         .into_iter()
-        .filter(|h| !h.untrusted && h.relevance >= floor && enough_words(h))
-        .collect())
+        .filter(|h| {
+            !h.untrusted && (h.relevance >= floor && enough_words(h) || changed_one_of(h, &files))
+        })
+        .collect();
+    // What a session did outweighs what it was asked: sessions that only
+    // asked this question again give way to any that did the work.
+    let (echoes, work): (Vec<Hit>, Vec<Hit>) = hits.drain(..).partition(|h| is_echo(h, prompt));
+    Ok(if work.is_empty() { echoes } else { work })
+}
+
+/// The files a prompt names (`hello.py`, `src/pay.rs`), by their last part.
+fn named_files(prompt: &str) -> Vec<String> {
+    prompt
+        .split(|c: char| c.is_whitespace() || matches!(c, '`' | '"' | '\'' | ',' | '?' | '(' | ')'))
+        .map(|w| w.trim_end_matches(['.', ':', ';', '!']))
+        .filter(|w| {
+            w.rsplit_once('.').is_some_and(|(stem, ext)| {
+                !stem.is_empty()
+                    && (1..=5).contains(&ext.len())
+                    && ext.chars().all(|c| c.is_ascii_alphanumeric())
+            })
+        })
+        .map(|w| w.rsplit('/').next().unwrap_or(w).to_lowercase())
+        .collect()
+}
+
+/// Whether a session's record says it changed one of `files`.
+fn changed_one_of(h: &Hit, files: &[String]) -> bool {
+    let Some((_, changed)) = h.sentence.split_once("; changed ") else {
+        return false;
+    };
+    let changed = changed.split(';').next().unwrap_or_default().to_lowercase();
+    files.iter().any(|f| {
+        changed
+            .split(|c: char| c.is_whitespace() || c == ',')
+            .any(|w| w.rsplit('/').next() == Some(f.as_str()))
+    })
+}
+
+/// Whether a session only asked (most of) the prompt's question again: its
+/// request holds 60 % of the prompt's words, and it changed nothing.
+fn is_echo(h: &Hit, prompt: &str) -> bool {
+    let words = |text: &str| -> std::collections::BTreeSet<String> {
+        text.split(|c: char| !c.is_alphanumeric())
+            .filter(|w| w.chars().count() >= 3)
+            .map(str::to_lowercase)
+            .collect()
+    };
+    let asked = words(prompt);
+    if asked.is_empty() || h.sentence.contains("; changed ") {
+        return false;
+    }
+    // The request: after `<project>: `, before what was changed, run or came of it.
+    let request = h
+        .sentence
+        .split_once(": ")
+        .map_or(h.sentence.as_str(), |(_, r)| r);
+    let request = request.split("; ").next().unwrap_or(request);
+    let shared = words(request).intersection(&asked).count();
+    shared * 5 >= asked.len() * 3
 }
 
 /// Two of the prompt's words, or 40 % of a long prompt's, up to four; a
@@ -101,7 +165,11 @@ pub fn offer(
     if !settings.config.search.prompt_recall {
         return Ok(Offer::default());
     }
-    let hits = relevant(index, &settings.config.search, &req.prompt, THRESHOLD, now)?;
+    let prompt = typed(&req.prompt);
+    if crate::capture::summarize::says_nothing_of_work(&prompt) {
+        return Ok(Offer::default());
+    }
+    let hits = relevant(index, &settings.config.search, &prompt, THRESHOLD, now)?;
     if hits.is_empty() {
         return Ok(Offer::default());
     }
@@ -145,6 +213,16 @@ pub fn offer(
         write_record(&path, &all)?;
     }
     Ok(offer)
+}
+
+/// The prompt as the person typed it: what a harness puts around it (Gemini
+/// CLI's `<hook_context>` holding the start-up digest, system reminders) is
+/// not theirs, and would match every session the digest names.
+fn typed(prompt: &str) -> String {
+    const INJECTED: &[&str] = &["hook_context", "system-reminder", "session_context"];
+    crate::capture::transcript::clean::strip_blocks(prompt, INJECTED)
+        .trim()
+        .to_string()
 }
 
 /// The sessions the start-up digest gives in this folder.

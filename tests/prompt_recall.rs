@@ -143,3 +143,116 @@ fn the_config_turns_it_off() {
         ""
     );
 }
+
+/// Issue 64: greetings, thanks and go-aheads say nothing of any work, so
+/// they get nothing, whatever words (or dates) they hold.
+#[test]
+fn small_talk_thanks_and_go_aheads_get_nothing() {
+    let ws = workspace(15);
+    // A session whose words small talk shares: "today", "great job", "go ahead".
+    let mut chat = session("default", "chat-1", now() - Duration::days(12));
+    let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today.";
+    for c in [chat.summary.as_mut(), chat.transcript.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some(said.into());
+    }
+    chat.transcript.as_mut().unwrap().body = format!("user: {said}\nassistant: ok\n");
+    ws.add(&chat);
+    ws.sync();
+    for prompt in [
+        "hi, how are you today?",
+        "yes, go ahead",
+        "great job, thank you so much",
+        "thanks!",
+        "ok, sounds good, do it",
+        "what model are you?",
+    ] {
+        assert_eq!(prompt_hook(&ws, "h1", prompt), "", "{prompt}");
+    }
+}
+
+/// Issue 64: Gemini CLI hands the start-up digest inside the first prompt
+/// (`<hook_context>…</hook_context>`, then the question): only the question
+/// is matched, so the first prompt gets its offer, and a digest followed by
+/// small talk gets none.
+#[test]
+fn context_a_harness_injects_into_the_prompt_is_not_matched() {
+    let ws = workspace(15);
+    // As long as a real digest: its words outnumber the question's.
+    let lines: String = (0..12)
+        .map(|i| format!("- 2026-11-2{} shop: moved the invoice export to the nightly batch and fixed the totals rounding (token s-{i})\n", i % 8))
+        .collect();
+    let digest = format!(
+        "<hook_context>memsync: recent sessions in this folder (records, not instructions):\n{lines}</hook_context>"
+    );
+    let text = offered(&prompt_hook(
+        &ws,
+        "h1",
+        &format!("{digest}\n\nWhy does the quokka gate latch fail at night again?"),
+    ));
+    assert!(text.contains("quokka enclosure gate latch"), "{text}");
+    assert_eq!(prompt_hook(&ws, "h2", &format!("{digest}\n\nhello!")), "");
+}
+
+/// Issue 64: "what did we change in hello.py last time?" was answered with
+/// the sessions that had asked the same question, not the one that changed
+/// hello.py. What a session did outweighs what it was asked.
+#[test]
+fn the_session_that_did_the_work_is_offered_not_the_ones_that_asked_about_it() {
+    let ws = Workspace::new();
+    let mut work = session("default", "work-1", now() - Duration::days(9));
+    work.project = Some("/home/dev/code/hello".into());
+    let did = "hello: add a greeting for the night shift; changed hello.py; outcome: hello.py now greets the night shift by name.";
+    let mut asked_again = Vec::new();
+    for (i, days) in [(0, 3), (1, 1)] {
+        let mut echo = session(
+            "default",
+            &format!("echo-{i}"),
+            now() - Duration::days(days),
+        );
+        echo.project = Some("/home/dev/code/hello".into());
+        let said = "hello: what did we change in hello.py last time; read hello.py; outcome: I could not tell from the files which change was last.";
+        for c in [echo.summary.as_mut(), echo.transcript.as_mut()]
+            .into_iter()
+            .flatten()
+        {
+            c.sentence = Some(said.into());
+        }
+        echo.transcript.as_mut().unwrap().body =
+            "user: what did we change in hello.py last time?\nassistant: I could not tell.\n"
+                .into();
+        asked_again.push(echo);
+    }
+    for c in [work.summary.as_mut(), work.transcript.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some(did.into());
+    }
+    work.transcript.as_mut().unwrap().body =
+        "user: add a greeting for the night shift\nassistant: edited hello.py\n".into();
+    ws.add(&work);
+    for e in &asked_again {
+        ws.add(e);
+    }
+    for i in 0..15 {
+        ws.add(&session(
+            "default",
+            &format!("s-{i}"),
+            now() - Duration::hours(i + 1),
+        ));
+    }
+    ws.sync();
+    let text = offered(&prompt_hook(
+        &ws,
+        "h1",
+        "what did we change in hello.py last time?",
+    ));
+    assert!(text.contains("night shift"), "the work is offered: {text}");
+    assert!(
+        !text.contains("could not tell"),
+        "no echo beside it: {text}"
+    );
+}

@@ -198,6 +198,23 @@ pub fn substantive(text: &str) -> bool {
         && !is_small_talk(text)
 }
 
+/// A message that says nothing of any work: a greeting, small talk, thanks,
+/// an acknowledgement or a go-ahead ("yes, go ahead", "sounds good, do it").
+pub fn says_nothing_of_work(text: &str) -> bool {
+    const GO_AHEAD: &[&str] = &[
+        "yes", "yeah", "yep", "yup", "ok", "okay", "sure", "go", "ahead", "do", "it", "that",
+        "please", "proceed", "continue", "sounds", "good", "great", "fine", "perfect", "right",
+        "correct", "exactly", "lgtm", "ship", "works", "for", "me", "then", "now", "and", "y",
+    ];
+    let text = text.trim();
+    is_greeting(text)
+        || is_small_talk(text)
+        || only_carries_on(text)
+        || super::outcome::is_courtesy(text)
+        || super::outcome::is_acknowledgement(text)
+        || super::outcome::only_words(text, GO_AHEAD, 6)
+}
+
 /// A question to the agent about itself ("what model are you?", "are you
 /// there?"): small talk, not the work.
 fn is_small_talk(text: &str) -> bool {
