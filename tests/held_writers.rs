@@ -205,6 +205,33 @@ fn sync_says_which_files_it_left_because_a_writer_holds_them() {
     );
 }
 
+/// Issue 68: a one-shot capture skipped a daily log another process held
+/// and said nothing (only `status` called it stale); its report names it.
+#[test]
+fn a_one_shot_capture_says_which_daily_log_it_left_because_a_writer_holds_it() {
+    let (ws, log) = rendered_log();
+    let _writer = open_to_append(&log);
+    let transcript = ws.path("in.jsonl");
+    std::fs::write(
+        &transcript,
+        r#"{"type":"user","uuid":"u1","sessionId":"held-1","cwd":"/home/ana/shop","timestamp":"2026-11-20T10:00:00.000Z","message":{"role":"user","content":"add a retry to the payment client"}}"#,
+    )
+    .expect("write");
+    let out = ws
+        .cli(&[
+            "capture",
+            "session-end",
+            "--transcript",
+            transcript.to_str().expect("utf-8"),
+        ])
+        .success();
+    let stdout = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(
+        stdout.contains("another process holds them open for writing): memory/2026-11-20.md"),
+        "{stdout}"
+    );
+}
+
 #[cfg(target_os = "linux")]
 #[test]
 fn a_write_held_half_visible_across_a_page_is_never_cut_by_renders_around_it() {

@@ -140,6 +140,9 @@ pub struct CaptureReport {
     /// What a person should know: kept files, sentence fallbacks, truncation.
     pub notes: Vec<String>,
     pub projections_written: Vec<String>,
+    /// Projections another process holds open for writing: left for the
+    /// daemon or a later sync, which write them once it lets go.
+    pub projections_held: Vec<String>,
 }
 
 /// The memory sentence for a body: the configured provider's sentence

@@ -430,7 +430,7 @@ impl<'a> Writer<'a> {
     pub(super) fn finish(mut self, outcome: Outcome, produced: Produced) -> Result<CaptureReport> {
         let kind = self.kind;
         let files = SessionFiles::load(&self.settings.root, &self.token)?.paths();
-        let mut projections_written = Vec::new();
+        let (mut projections_written, mut projections_held) = (Vec::new(), Vec::new());
         if self.index {
             let mut index = Index::open(&self.settings.index_path())?;
             let options = match self.render {
@@ -440,6 +440,7 @@ impl<'a> Writer<'a> {
             let report =
                 pipeline::sync_paths(&mut index, self.settings, self.now, options, &files)?;
             projections_written = report.projections_written;
+            projections_held = report.projections_held;
             failpoint("after-memory-md");
             index.set_meta(
                 "last_capture",
@@ -461,6 +462,7 @@ impl<'a> Writer<'a> {
             skipped_lines: produced.skipped_lines,
             notes: std::mem::take(&mut self.notes),
             projections_written,
+            projections_held,
         })
     }
 }

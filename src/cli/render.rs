@@ -165,6 +165,13 @@ pub fn render_capture(r: &crate::capture::CaptureReport) -> String {
     if !r.projections_written.is_empty() {
         let _ = writeln!(out, "  projections: {}", r.projections_written.join(", "));
     }
+    if !r.projections_held.is_empty() {
+        let _ = writeln!(
+            out,
+            "  left for the daemon or a later sync (another process holds them open for writing): {}",
+            r.projections_held.join(", ")
+        );
+    }
     out
 }
 
