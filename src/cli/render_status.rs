@@ -104,11 +104,16 @@ pub fn render_status(s: &Status) -> String {
             j.pending, j.running, j.waiting, j.failed, j.succeeded, j.skipped
         );
         for job in &j.attention {
+            // A job that failed and will be tried again says when, and why.
+            let state = match &job.retry_at {
+                Some(at) => format!("waits to retry at {at}"),
+                None => job.state.clone(),
+            };
             let _ = writeln!(
                 out,
                 "  #{} {} {} {} (attempts {}): {}",
                 job.id,
-                job.state,
+                state,
                 job.kind,
                 shown(&job.session_id),
                 job.attempts,

@@ -48,6 +48,8 @@ pub struct JobRow {
     pub attempts: i64,
     pub last_error: Option<String>,
     pub updated_at: String,
+    /// When a job that failed and waits to be tried again is next tried.
+    pub retry_at: Option<String>,
 }
 
 /// Counts per state and the jobs that need a person.
@@ -264,8 +266,9 @@ impl JobQueue {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at FROM jobs
-                 WHERE state IN ('failed', 'waiting') ORDER BY id DESC LIMIT 10",
+                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at, next_attempt_ms FROM jobs
+                 WHERE state IN ('failed', 'waiting') OR (state = 'pending' AND attempts > 0)
+                 ORDER BY id DESC LIMIT 10",
             )
             .map_err(|e| self.err(e))?;
         stats.attention = stmt
@@ -282,7 +285,7 @@ impl JobQueue {
         let mut stmt = self
             .conn
             .prepare(
-                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at FROM jobs
+                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at, next_attempt_ms FROM jobs
                  WHERE state = 'failed'
                    AND id > COALESCE((SELECT MAX(id) FROM jobs WHERE state = 'succeeded'), 0)
                  ORDER BY id DESC",
@@ -296,7 +299,7 @@ impl JobQueue {
     pub fn last(&self) -> Result<Option<JobRow>> {
         self.conn
             .query_row(
-                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at FROM jobs
+                "SELECT id, kind, agent_id, session_id, state, attempts, last_error, updated_at, next_attempt_ms FROM jobs
                  ORDER BY id DESC LIMIT 1",
                 [],
                 job_row,
@@ -316,6 +319,12 @@ fn job_row(r: &rusqlite::Row<'_>) -> rusqlite::Result<JobRow> {
         attempts: r.get(5)?,
         last_error: r.get(6)?,
         updated_at: r.get(7)?,
+        retry_at: match (r.get::<_, String>(4)?.as_str(), r.get::<_, i64>(5)?) {
+            ("pending", attempts) if attempts > 0 => {
+                chrono::DateTime::from_timestamp_millis(r.get(8)?).map(crate::contract::format_ts)
+            }
+            _ => None,
+        },
     })
 }
 
@@ -342,5 +351,42 @@ mod tests {
         assert_eq!(q.failed_since_success().unwrap().len(), 2);
         job("succeeded");
         assert!(q.failed_since_success().unwrap().is_empty());
+    }
+
+    #[test]
+    fn a_job_waiting_to_be_tried_again_is_shown_with_its_reason_and_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let q = JobQueue::open(dir.path()).unwrap();
+        let now = Utc::now();
+        let fresh = q
+            .enqueue("session-end", ("default", "a"), "{}", now)
+            .unwrap();
+        let tried = q
+            .enqueue("session-end", ("default", "b"), "{}", now)
+            .unwrap();
+        let (claimed, _, _) = q
+            .claim("me", now, Duration::from_secs(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(claimed, fresh);
+        let (claimed, _, _) = q
+            .claim("me", now, Duration::from_secs(60))
+            .unwrap()
+            .unwrap();
+        assert_eq!(claimed, tried);
+        q.set_state(fresh, "succeeded", 0, None, now).unwrap();
+        let again = now + chrono::Duration::seconds(30);
+        q.set_state(tried, "pending", ms(again), Some("database is locked"), now)
+            .unwrap();
+        let attention = q.stats().unwrap().attention;
+        assert_eq!(attention.len(), 1, "{attention:?}");
+        assert_eq!(
+            attention[0].last_error.as_deref(),
+            Some("database is locked")
+        );
+        assert_eq!(
+            attention[0].retry_at.as_deref(),
+            Some(contract::format_ts(again).as_str())
+        );
     }
 }
