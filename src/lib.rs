@@ -22,6 +22,7 @@ pub mod error;
 
 pub mod contract;
 pub mod files;
+pub mod harness;
 pub mod lock;
 
 pub mod config;

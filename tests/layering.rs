@@ -8,7 +8,10 @@ use std::path::{Path, PathBuf};
 /// Each top-level module and its layer, bottom first. A module may import
 /// modules of lower layers, and of its own layer as long as no cycle forms.
 const LAYERS: &[(&str, &[&str])] = &[
-    ("contracts", &["error", "contract", "files", "lock"]),
+    (
+        "contracts",
+        &["error", "contract", "files", "harness", "lock"],
+    ),
     ("configuration", &["config"]),
     (
         "stages",

@@ -252,7 +252,7 @@ pub enum Command {
     Harvest {
         /// Only this harness (repeatable): claude-code, codex, openclaw, pi.
         #[arg(long = "harness", value_name = "HARNESS", value_parser = parse_harness())]
-        harnesses: Vec<crate::harvest::Harness>,
+        harnesses: Vec<crate::harness::Harness>,
         /// Look no further back: 7d, 24h, 2w, a date or an RFC 3339 time (else harvest.max_age_days).
         #[arg(long)]
         since: Option<String>,
@@ -274,7 +274,7 @@ pub enum Command {
     Connect {
         /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline or pi (the table below).
         #[arg(value_parser = parse_target())]
-        harness: crate::connect::Target,
+        harness: crate::harness::Harness,
         /// Say which files would change, and how; write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -304,7 +304,7 @@ pub enum Command {
     Disconnect {
         /// claude-code, codex, openclaw, gemini-cli, qwen-code, opencode, copilot-cli, cline or pi.
         #[arg(value_parser = parse_target())]
-        harness: crate::connect::Target,
+        harness: crate::harness::Harness,
         /// Say which files would change, and how; write nothing.
         #[arg(long)]
         dry_run: bool,
@@ -504,8 +504,8 @@ fn one_of<T: Clone + Send + Sync + 'static>(
     })
 }
 
-pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::harvest::Harness> {
-    one_of(&crate::config::HARNESSES, crate::harvest::Harness::parse)
+pub fn parse_harness() -> impl clap::builder::TypedValueParser<Value = crate::harness::Harness> {
+    one_of(&crate::config::HARNESSES, crate::harness::Harness::parse)
 }
 
 /// What `connect` does for each harness, and where it cannot.
@@ -538,7 +538,7 @@ Examples:
   memsync connect gemini-cli
   memsync connect openclaw --json";
 
-pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::connect::Target> {
+pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::harness::Harness> {
     one_of(
         &[
             "claude-code",
@@ -551,7 +551,7 @@ pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::con
             "cline",
             "pi",
         ],
-        crate::connect::Target::parse,
+        crate::harness::Harness::parse,
     )
 }
 

@@ -181,9 +181,10 @@ pub fn hook(
     harness: &str,
     agent_id: &str,
 ) -> Result<String> {
-    use crate::jobs::hook::{self, Harness, HookAction};
+    use crate::harness::Harness;
+    use crate::jobs::hook::{self, HookAction};
     let harness =
-        Harness::parse(harness).ok_or_else(|| crate::error::HookError::UnknownHarness {
+        Harness::from_hook_arg(harness).ok_or_else(|| crate::error::HookError::UnknownHarness {
             harness: harness.to_string(),
             supported: hook::HOOK_HARNESSES,
         })?;
@@ -215,7 +216,7 @@ pub fn hook(
     let queue = crate::jobs::JobQueue::open(&root.join(crate::STATE_DIR))?;
     let copilot = settings.as_ref().ok().map_or_else(
         || places.env.home.as_ref().map(|h| h.join(".copilot")),
-        |s| crate::harvest::Harness::CopilotCli.home(&s.config.harvest, places.env),
+        |s| crate::harness::Harness::CopilotCli.home(&s.config.harvest, places.env),
     );
     let dirs = hook::HookDirs {
         home: places.env.home.as_deref(),

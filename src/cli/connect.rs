@@ -5,7 +5,8 @@
 use std::fmt::Write;
 
 use crate::config::{Env, Settings};
-use crate::connect::{Action, Doctor, Level, Places, Report, Target};
+use crate::connect::{Action, Doctor, Level, Places, Report};
+use crate::harness::Harness;
 use crate::harvest::memory::RestoreReport;
 
 /// What `connect` did: the harness's files wired, and its own memory
@@ -23,38 +24,23 @@ pub fn connect(
     settings: &Settings,
     env: &Env,
     places: &Places,
-    harness: Target,
+    harness: Harness,
     dry_run: bool,
     force: bool,
     restore: bool,
 ) -> crate::error::Result<Connected> {
     let report = crate::connect::connect(harness, places, dry_run, force)?;
-    let memory = match (restore, harvested(harness)) {
-        (true, Some(h)) => {
+    let memory = match restore && harness.keeps_own_memory() {
+        true => {
             let cwd = std::env::current_dir().unwrap_or_else(|_| settings.root.clone());
-            crate::harvest::memory::restore(settings, env, h, &cwd, dry_run)?
+            crate::harvest::memory::restore(settings, env, harness, &cwd, dry_run)?
         }
-        _ => RestoreReport {
+        false => RestoreReport {
             dry_run,
             ..Default::default()
         },
     };
     Ok(Connected { report, memory })
-}
-
-/// The harness whose memory folder `connect target` restores.
-fn harvested(target: Target) -> Option<crate::harvest::Harness> {
-    match target {
-        Target::ClaudeCode => Some(crate::harvest::Harness::ClaudeCode),
-        Target::Codex => Some(crate::harvest::Harness::Codex),
-        Target::OpenClaw
-        | Target::GeminiCli
-        | Target::QwenCode
-        | Target::Opencode
-        | Target::CopilotCli
-        | Target::Cline
-        | Target::Pi => None,
-    }
 }
 
 /// Has the workspace's daemon reload its settings (harvest and the mirror

@@ -15,11 +15,6 @@ use serde_yaml::Value;
 
 use super::{Config, MirrorConfig};
 
-/// The harnesses whose sessions only harvest brings in, so connecting one
-/// turns harvest on (`connect::Target::needs_harvest` says why each).
-pub const HARVESTED_HARNESSES: [&str; 6] =
-    ["codex", "openclaw", "qwen-code", "opencode", "cline", "pi"];
-
 /// The parts of connect's record that are settings.
 #[derive(Debug, Default, Deserialize)]
 #[serde(default)]
@@ -66,7 +61,11 @@ pub(super) fn apply(config: &mut Config, merged: &Value, root: &Path, record: &P
         .get("harvest")
         .and_then(|h| h.get("enabled"))
         .is_some();
-    if !user_set_harvest && HARVESTED_HARNESSES.iter().any(|h| here(h)) {
+    // Connecting a harness whose sessions only harvest brings in turns harvest on.
+    let harvested = crate::harness::Harness::ALL
+        .into_iter()
+        .filter(|h| h.needs_harvest());
+    if !user_set_harvest && harvested.map(|h| h.as_str()).any(here) {
         config.harvest.enabled = true;
         used = true;
     }

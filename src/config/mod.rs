@@ -15,7 +15,6 @@ use serde_yaml::Value;
 use crate::error::{ConfigError, Error, Result};
 
 mod connected;
-pub use connected::HARVESTED_HARNESSES;
 mod effective;
 mod numbers;
 mod sections;
@@ -59,17 +58,7 @@ pub struct ConfigSources {
 }
 
 /// The harnesses harvest reads, as `harvest.harnesses` and `--harness` name them.
-pub const HARNESSES: [&str; 9] = [
-    "claude-code",
-    "codex",
-    "openclaw",
-    "pi",
-    "gemini-cli",
-    "qwen-code",
-    "copilot-cli",
-    "opencode",
-    "cline",
-];
+pub use crate::harness::NAMES as HARNESSES;
 
 /// Every `harness` a capture may record (`capture session-end --harness`):
 /// the harvested ones, Aider (read from its history file), and `manual`.

@@ -24,64 +24,9 @@ pub use doctor::{Check, Doctor, HarnessReport, Level, doctor};
 pub use plans::{Places, shell_word};
 use record::Record;
 
+use crate::harness::Harness;
+
 use crate::error::{ConnectError, Error, Result};
-
-/// A harness `connect` knows how to wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Target {
-    ClaudeCode,
-    Codex,
-    #[serde(rename = "openclaw")]
-    OpenClaw,
-    GeminiCli,
-    QwenCode,
-    Opencode,
-    CopilotCli,
-    Cline,
-    Pi,
-}
-
-impl Target {
-    pub const ALL: [Target; 9] = [
-        Target::ClaudeCode,
-        Target::Codex,
-        Target::OpenClaw,
-        Target::GeminiCli,
-        Target::QwenCode,
-        Target::Opencode,
-        Target::CopilotCli,
-        Target::Cline,
-        Target::Pi,
-    ];
-
-    pub fn parse(s: &str) -> Option<Target> {
-        Target::ALL.into_iter().find(|t| t.as_str() == s)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Target::ClaudeCode => "claude-code",
-            Target::Codex => "codex",
-            Target::OpenClaw => "openclaw",
-            Target::GeminiCli => "gemini-cli",
-            Target::QwenCode => "qwen-code",
-            Target::Opencode => "opencode",
-            Target::CopilotCli => "copilot-cli",
-            Target::Cline => "cline",
-            Target::Pi => "pi",
-        }
-    }
-
-    /// Whether the harness's sessions need harvest by the daemon: Codex,
-    /// OpenClaw, opencode and Cline have no hook command memsync runs (Cline's
-    /// fire before its session is written whole), and qwen-code fires no end
-    /// of session in a non-interactive run (`qwen -p`), only at an
-    /// interactive exit, so its hooks capture those and harvest the rest.
-    pub fn needs_harvest(self) -> bool {
-        crate::config::HARVESTED_HARNESSES.contains(&self.as_str())
-    }
-}
 
 /// What happens to one file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
@@ -111,7 +56,7 @@ pub struct Change {
 /// What `connect` or `disconnect` did (or, with `--dry-run`, would do).
 #[derive(Debug, Clone, Serialize)]
 pub struct Report {
-    pub harness: Target,
+    pub harness: Harness,
     pub connect: bool,
     pub dry_run: bool,
     pub changes: Vec<Change>,
@@ -142,7 +87,7 @@ pub(crate) struct Edit {
 
 /// Wires `target` to the workspace in `places`.
 /// `force` replaces an MCP entry named `memsync` that memsync did not write.
-pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> Result<Report> {
+pub fn connect(target: Harness, places: &Places, dry_run: bool, force: bool) -> Result<Report> {
     let sentences = places
         .sentences
         .then(|| sentences_for(target))
@@ -203,7 +148,7 @@ pub fn connect(target: Target, places: &Places, dry_run: bool, force: bool) -> R
 pub fn recorded_workspace(env: &crate::config::Env) -> Option<PathBuf> {
     let record = Record::load(&env.connect_record()?).ok()?;
     let ws = &record.workspaces;
-    ws.get(Target::ClaudeCode.as_str())
+    ws.get(Harness::ClaudeCode.as_str())
         .or_else(|| ws.values().next())
         .cloned()
 }
@@ -211,7 +156,7 @@ pub fn recorded_workspace(env: &crate::config::Env) -> Option<PathBuf> {
 /// Takes out everything `connect target` added: a file memsync created and
 /// nobody edited since goes, a file it changed and nobody edited since gets
 /// its old bytes back, and otherwise only memsync's keys or block go.
-pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Report> {
+pub fn disconnect(target: Harness, places: &Places, dry_run: bool) -> Result<Report> {
     let mut record = Record::load(&places.record)?;
     record.adopt_unplaced(&places.workspace);
     let plan = plans::plan(target, places, &record, false, false)?;
@@ -278,10 +223,10 @@ pub fn disconnect(target: Target, places: &Places, dry_run: bool) -> Result<Repo
         record.harnesses.remove(target.as_str());
         record.workspaces.remove(target.as_str());
         record.memory_writes.remove(target.as_str());
-        if target == Target::ClaudeCode {
+        if target == Harness::ClaudeCode {
             record.hooks.clear();
         }
-        if target == Target::OpenClaw {
+        if target == Harness::OpenClaw {
             record.mirror = None;
         }
         if record
@@ -454,7 +399,7 @@ fn read_text(path: &Path) -> Result<Option<String>> {
 
 /// What `connect target --sentences` records: the harness as the sentence
 /// provider, with its program as found on PATH now.
-fn sentences_for(target: Target) -> Result<record::SentencesRecord> {
+fn sentences_for(target: Harness) -> Result<record::SentencesRecord> {
     use crate::config::SentenceProvider;
     let provider = SentenceProvider::parse(target.as_str())
         .filter(|p| crate::capture::model::harness::default_program(*p).is_some())
@@ -492,6 +437,6 @@ fn on_path(program: &str) -> Option<PathBuf> {
 
 /// Whether the person granted `target`'s agent the note-writing tools
 /// (`connect --memory-writes`).
-pub(crate) fn writes_granted(places: &Places, target: Target) -> bool {
+pub(crate) fn writes_granted(places: &Places, target: Harness) -> bool {
     Record::load(&places.record).is_ok_and(|r| r.memory_writes.contains(target.as_str()))
 }

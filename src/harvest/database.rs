@@ -20,11 +20,12 @@ use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::file::{Run, mtime, unchanged};
-use super::sources::{Harness, SessionFile};
+use super::sources::SessionFile;
 use super::{Entry, HarvestReport};
 use crate::capture::transcript::{self, Failure, Title, Transcript};
 use crate::contract;
 use crate::error::Result;
+use crate::harness::Harness;
 use crate::scan::FileStat;
 use crate::store::harvest::Watermark;
 use crate::store::openclaw::{DbSession, OpenClawDb, SessionDatabase};

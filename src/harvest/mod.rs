@@ -27,10 +27,10 @@ use serde::Serialize;
 
 use crate::config::{Env, Settings};
 use crate::error::Result;
+use crate::harness::Harness;
 use crate::pipeline::SyncOptions;
 use crate::store::harvest::{Watermark, Watermarks};
 pub(crate) use file::stat_of;
-pub use sources::Harness;
 
 /// What a run is asked to do.
 #[derive(Debug, Clone, Default)]

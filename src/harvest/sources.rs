@@ -26,54 +26,9 @@ use std::path::{Path, PathBuf};
 
 use crate::config::{Env, HarvestConfig};
 
-/// A harness whose session files harvest reads.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
-pub enum Harness {
-    ClaudeCode,
-    Codex,
-    // Its own spelling, as `--harness openclaw` takes it (not "open-claw").
-    #[serde(rename = "openclaw")]
-    OpenClaw,
-    Pi,
-    GeminiCli,
-    QwenCode,
-    CopilotCli,
-    Opencode,
-    Cline,
-}
+use crate::harness::Harness;
 
 impl Harness {
-    pub const ALL: [Harness; 9] = [
-        Harness::ClaudeCode,
-        Harness::Codex,
-        Harness::OpenClaw,
-        Harness::Pi,
-        Harness::GeminiCli,
-        Harness::QwenCode,
-        Harness::CopilotCli,
-        Harness::Opencode,
-        Harness::Cline,
-    ];
-
-    pub fn parse(s: &str) -> Option<Harness> {
-        Harness::ALL.into_iter().find(|h| h.as_str() == s)
-    }
-
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::Codex => "codex",
-            Harness::OpenClaw => "openclaw",
-            Harness::Pi => "pi",
-            Harness::GeminiCli => "gemini-cli",
-            Harness::QwenCode => "qwen-code",
-            Harness::CopilotCli => "copilot-cli",
-            Harness::Opencode => "opencode",
-            Harness::Cline => "cline",
-        }
-    }
-
     /// The harness's folder on this machine: the config, its variable, its default.
     pub fn home(self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         let none = None;

@@ -16,25 +16,13 @@ use serde_json::Value;
 
 use super::JobRequest;
 use crate::error::{Error, HookError, Result};
+use crate::harness::Harness;
 
 /// The longest payload accepted; a compaction summary is the largest part.
 const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
 
-/// Harnesses whose hooks `capture --hook` understands.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Harness {
-    ClaudeCode,
-    /// Its payloads are shaped like Claude Code's; its events are named its own way.
-    GeminiCli,
-    /// A Gemini CLI fork with Claude Code's events and payloads.
-    QwenCode,
-    /// GitHub Copilot CLI: camelCase events and fields, no event name in the
-    /// payload, no transcript path at `sessionEnd`.
-    CopilotCli,
-}
-
 /// What `capture --hook` takes, for its error message.
-pub const HOOK_HARNESSES: &str = "claude-code, gemini-cli, qwen-code, copilot-cli";
+pub const HOOK_HARNESSES: &str = crate::harness::HOOK_NAMES;
 
 /// The folders a payload's paths are resolved against.
 #[derive(Debug, Clone, Copy, Default)]
@@ -47,23 +35,14 @@ pub struct HookDirs<'a> {
 }
 
 impl Harness {
-    pub fn parse(s: &str) -> Option<Harness> {
-        match s {
-            "claude-code" | "claude" => Some(Harness::ClaudeCode),
-            "gemini-cli" | "gemini" => Some(Harness::GeminiCli),
-            "qwen-code" | "qwen" => Some(Harness::QwenCode),
-            "copilot-cli" | "copilot" => Some(Harness::CopilotCli),
-            _ => None,
-        }
-    }
-
-    fn name(self) -> &'static str {
-        match self {
-            Harness::ClaudeCode => "claude-code",
-            Harness::GeminiCli => "gemini-cli",
-            Harness::QwenCode => "qwen-code",
-            Harness::CopilotCli => "copilot-cli",
-        }
+    /// The harness a `capture --hook` argument names, when memsync takes its
+    /// hooks: Claude Code; Gemini CLI (payloads shaped like Claude Code's,
+    /// events named its own way); qwen-code (a Gemini CLI fork with Claude
+    /// Code's events and payloads); GitHub Copilot CLI (camelCase events and
+    /// fields, no event name in the payload, no transcript path at
+    /// `sessionEnd`).
+    pub fn from_hook_arg(s: &str) -> Option<Harness> {
+        Harness::parse_alias(s).filter(|h| h.has_hooks())
     }
 
     /// The event a payload comes from. Copilot CLI 1.0 names none: each of
@@ -292,7 +271,7 @@ pub fn interpret(
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
                 session_id,
-                harness: harness.name().into(),
+                harness: harness.as_str().into(),
                 transcript_path,
                 cwd: field("cwd", "cwd").map(String::from),
                 captured_at: now,

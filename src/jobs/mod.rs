@@ -18,6 +18,7 @@ use serde::{Deserialize, Serialize};
 use crate::capture;
 use crate::config::Settings;
 use crate::error::{Error, Result, UsageError};
+use crate::harness::Harness;
 use crate::store::jobs::ms;
 pub use crate::store::jobs::{JobQueue, JobRow, JobStats};
 
@@ -81,7 +82,7 @@ impl JobRequest {
                 cwd,
                 captured_at,
             } => {
-                if hook::Harness::parse(harness) == Some(hook::Harness::CopilotCli) {
+                if Harness::from_hook_arg(harness) == Some(Harness::CopilotCli) {
                     await_copilot_shutdown(transcript_path, COPILOT_SHUTDOWN_WAIT);
                 }
                 // After the wait: a clock read before it would put the

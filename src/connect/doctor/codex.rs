@@ -9,7 +9,7 @@ use std::path::Path;
 use super::{Check, broken, harvest_check, import_check, mcp_check, missing, ok, read, state};
 use crate::config::Settings;
 use crate::connect::{Places, edit};
-use crate::harvest::Harness;
+use crate::harness::Harness;
 
 /// Whether `memory_store` and `memory_correct` ask the person in Codex.
 fn codex_writes(config: &Path, text: &str) -> Check {
@@ -80,7 +80,7 @@ pub(super) fn openclaw_writes(entry: &serde_json::Value, places: &Places) -> Che
         ok(
             "memory writes: left out of OpenClaw's server (its agent would run them without asking; `connect openclaw --memory-writes` grants them)",
         )
-    } else if crate::connect::writes_granted(places, crate::connect::Target::OpenClaw) {
+    } else if crate::connect::writes_granted(places, crate::harness::Harness::OpenClaw) {
         ok("memory writes: granted by you (`connect openclaw --memory-writes`)")
     } else {
         broken(

@@ -28,8 +28,9 @@ pub(super) fn checks(
     checks.push(json_mcp_check(&settings_json, &text));
     let context = h.dir.join(h.context_file);
     checks.push(import_check(&context, &places.memory_md(&places.agent)));
-    if let Some(harness) = h.harvested {
-        checks.push(state(harvest_check(settings, places, harness, daemon)));
+    // Harvest brings the sessions its hooks cannot (qwen-code's `-p` runs).
+    if h.target.needs_harvest() {
+        checks.push(state(harvest_check(settings, places, h.target, daemon)));
     }
     checks
 }
@@ -60,7 +61,7 @@ pub(super) fn cline(settings: &Settings, places: &Places, daemon: bool) -> Vec<C
         state(harvest_check(
             settings,
             places,
-            crate::harvest::Harness::Cline,
+            crate::harness::Harness::Cline,
             daemon,
         )),
     ]

@@ -13,10 +13,9 @@ mod gemini;
 mod opencode;
 mod sentences;
 
-use super::{Target, edit};
+use super::{Harness, edit};
 use crate::config::Settings;
 use crate::error::Result;
-use crate::harvest::Harness;
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -42,7 +41,7 @@ pub struct Check {
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HarnessReport {
-    pub harness: Target,
+    pub harness: Harness,
     pub dir: std::path::PathBuf,
     /// Some part of memsync is wired into it.
     pub connected: bool,
@@ -79,15 +78,15 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
     let daemon_running = crate::service::daemon_running(settings);
     let mut harnesses = Vec::new();
     for (target, dir) in [
-        (Target::ClaudeCode, &places.claude_dir),
-        (Target::Codex, &places.codex_home),
-        (Target::OpenClaw, &places.openclaw_dir),
-        (Target::GeminiCli, &places.gemini_dir),
-        (Target::QwenCode, &places.qwen_dir),
-        (Target::Opencode, &places.opencode_data),
-        (Target::CopilotCli, &places.copilot_dir),
-        (Target::Cline, &places.cline_dir),
-        (Target::Pi, &places.pi_dir),
+        (Harness::ClaudeCode, &places.claude_dir),
+        (Harness::Codex, &places.codex_home),
+        (Harness::OpenClaw, &places.openclaw_dir),
+        (Harness::GeminiCli, &places.gemini_dir),
+        (Harness::QwenCode, &places.qwen_dir),
+        (Harness::Opencode, &places.opencode_data),
+        (Harness::CopilotCli, &places.copilot_dir),
+        (Harness::Cline, &places.cline_dir),
+        (Harness::Pi, &places.pi_dir),
     ] {
         if !dir.is_dir() {
             continue;
@@ -111,20 +110,20 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             continue;
         }
         let mut checks = match target {
-            Target::ClaudeCode => claude_code(settings, places),
-            Target::Codex => codex::checks(settings, places, daemon_running),
-            Target::OpenClaw => openclaw(settings, places, daemon_running),
-            Target::Opencode => opencode::checks(settings, places, daemon_running),
-            Target::CopilotCli => gemini::copilot(settings, places),
-            Target::Cline => gemini::cline(settings, places, daemon_running),
-            Target::Pi => vec![
+            Harness::ClaudeCode => claude_code(settings, places),
+            Harness::Codex => codex::checks(settings, places, daemon_running),
+            Harness::OpenClaw => openclaw(settings, places, daemon_running),
+            Harness::Opencode => opencode::checks(settings, places, daemon_running),
+            Harness::CopilotCli => gemini::copilot(settings, places),
+            Harness::Cline => gemini::cline(settings, places, daemon_running),
+            Harness::Pi => vec![
                 import_check(
                     &places.pi_dir.join("AGENTS.md"),
                     &places.memory_md(&places.agent),
                 ),
                 state(harvest_check(settings, places, Harness::Pi, daemon_running)),
             ],
-            Target::GeminiCli | Target::QwenCode => match places.settings_harness(target) {
+            Harness::GeminiCli | Harness::QwenCode => match places.settings_harness(target) {
                 Some(h) => gemini::checks(settings, places, &h, daemon_running),
                 None => Vec::new(),
             },
@@ -164,7 +163,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
 }
 
 /// How many notes the workspace holds from this harness's own memory.
-fn imported_memory(root: &Path, target: Target) -> String {
+fn imported_memory(root: &Path, target: Harness) -> String {
     let dir = root.join("notes").join(target.as_str());
     let n = walk_markdown(&dir);
     match n {
@@ -193,7 +192,7 @@ fn walk_markdown(dir: &Path) -> usize {
 /// The command that connects `target` to this workspace, naming it (so it
 /// holds whatever the environment says); never one that wires a harness to
 /// the demo.
-fn connect_fix(target: Target, workspace: &Path, demo: bool) -> String {
+fn connect_fix(target: Harness, workspace: &Path, demo: bool) -> String {
     if demo {
         return format!(
             "this is the demo workspace; connect your own: memsync init DIR && memsync --workspace DIR connect {}",

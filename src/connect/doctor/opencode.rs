@@ -16,7 +16,7 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
         Ok(None) => missing(format!("MCP server: not in {}", config.display())),
         Ok(Some(v)) => mcp_check(v["command"][0].as_str().unwrap_or_default()),
     };
-    let harness = crate::harvest::Harness::Opencode;
+    let harness = crate::harness::Harness::Opencode;
     vec![
         mcp,
         import_check(

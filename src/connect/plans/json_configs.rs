@@ -12,7 +12,7 @@
 use std::path::PathBuf;
 
 use super::{CLAUDE_CODE_EVENTS, Places, Plan, Record, may_replace, memory_block};
-use crate::connect::{Edit, Target, edit};
+use crate::connect::{Edit, Harness, edit};
 /// The Gemini CLI events memsync's hook handles: the end of a session and
 /// the moment before Gemini compresses the chat are captured (the second
 /// capture continues the first); a session's start gets the `context`
@@ -27,7 +27,7 @@ pub const QWEN_EVENTS: [&str; 4] = CLAUDE_CODE_EVENTS;
 /// without `type`, its settings are checked against a schema) in one
 /// `settings.json`, and a block in the context file it reads at start-up.
 pub(in crate::connect) struct SettingsHarness {
-    pub target: Target,
+    pub target: Harness,
     /// Its name in prose.
     pub name: &'static str,
     pub dir: PathBuf,
@@ -36,31 +36,27 @@ pub(in crate::connect) struct SettingsHarness {
     pub timeout: u64,
     pub context_file: &'static str,
     pub note: &'static str,
-    /// The harvest source that brings the sessions its hooks cannot.
-    pub harvested: Option<crate::harvest::Harness>,
 }
 
 impl Places {
-    pub(in crate::connect) fn settings_harness(&self, target: Target) -> Option<SettingsHarness> {
+    pub(in crate::connect) fn settings_harness(&self, target: Harness) -> Option<SettingsHarness> {
         match target {
-            Target::GeminiCli => Some(SettingsHarness {
+            Harness::GeminiCli => Some(SettingsHarness {
                 target,
                 name: "Gemini CLI",
                 dir: self.gemini_dir.clone(),
                 events: &GEMINI_EVENTS,
                 timeout: 30_000,
                 context_file: "GEMINI.md",
-                harvested: None,
                 note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`); a policy of memsync's lets its read-only MCP tools run without asking (`gemini -p` too), while memory_store and memory_correct still ask; the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
             }),
-            Target::QwenCode => Some(SettingsHarness {
+            Harness::QwenCode => Some(SettingsHarness {
                 target,
                 name: "qwen-code",
                 dir: self.qwen_dir.clone(),
                 events: &QWEN_EVENTS,
                 timeout: 30,
                 context_file: "QWEN.md",
-                harvested: Some(crate::harvest::Harness::QwenCode),
                 note: "qwen-code runs memsync's read-only MCP tools without asking (permissions.allow), `qwen -p` too, and asks before memory_store and memory_correct; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
             }),
             _ => None,
@@ -84,7 +80,7 @@ pub(super) fn settings_harness(
     let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
     // qwen-code reads Claude Code's `permissions.allow`: without it a `qwen -p`
     // run lists memsync's tools and declines every call (no one to ask).
-    let allow = h.target == Target::QwenCode;
+    let allow = h.target == Harness::QwenCode;
     plan.edits.push(Edit {
         path: h.dir.join("settings.json"),
         what: format!(
@@ -118,7 +114,7 @@ pub(super) fn settings_harness(
     });
     plan.edits
         .push(memory_block(places, h.dir.join(h.context_file), h.name));
-    if h.target == Target::GeminiCli {
+    if h.target == Harness::GeminiCli {
         plan.edits.push(gemini_policy(&h.dir));
     }
     plan.hook_command = Some(command);
@@ -185,7 +181,7 @@ impl Places {
 pub(super) fn opencode(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     use crate::connect::json5_mcp::OPENCODE;
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (ours, replace) = (args.clone(), may_replace(record, Target::Opencode, force));
+    let (ours, replace) = (args.clone(), may_replace(record, Harness::Opencode, force));
     plan.edits.push(Edit {
         path: places.opencode_json(),
         what: "the `memsync` MCP server (mcp.memsync, a local command)".into(),
@@ -210,7 +206,7 @@ pub(super) fn opencode(places: &Places, record: &Record, force: bool, plan: &mut
 pub const COPILOT_EVENTS: [&str; 3] = ["sessionEnd", "sessionStart", "userPromptSubmitted"];
 
 pub(super) fn copilot_cli(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
-    let target = Target::CopilotCli;
+    let target = Harness::CopilotCli;
     let command = places.hook_command(target);
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
     ours.push(command.clone());
@@ -257,7 +253,7 @@ pub(super) fn cline(places: &Places, record: &Record, force: bool, plan: &mut Pl
         places,
         record,
         force,
-        Target::Cline,
+        Harness::Cline,
         mcp_settings,
     ));
     plan.edits
@@ -274,7 +270,7 @@ fn mcp_servers_edit(
     places: &Places,
     record: &Record,
     force: bool,
-    target: Target,
+    target: Harness,
     path: PathBuf,
 ) -> Edit {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());

@@ -33,10 +33,9 @@ use std::path::{Path, PathBuf};
 use serde_yaml::Value;
 
 use super::record::Record;
-use super::{Edit, Target, edit, grants};
+use super::{Edit, Harness, edit, grants};
 use crate::config::{Env, MirrorConfig, Settings};
 use crate::error::{ConfigError, Error, Result};
-use crate::harvest::Harness;
 
 mod json_configs;
 
@@ -142,7 +141,7 @@ impl Places {
     }
 
     /// The command a harness's hooks run (`capture --hook <harness>`).
-    pub fn hook_command(&self, harness: Target) -> String {
+    pub fn hook_command(&self, harness: Harness) -> String {
         let mut words = vec![
             shell_word(&self.exe.to_string_lossy()),
             "--workspace".into(),
@@ -213,7 +212,7 @@ pub(super) struct Plan {
 }
 
 pub(super) fn plan(
-    target: Target,
+    target: Harness,
     places: &Places,
     record: &Record,
     connecting: bool,
@@ -226,14 +225,14 @@ pub(super) fn plan(
         notes: Vec::new(),
     };
     match target {
-        Target::ClaudeCode => claude_code(places, record, force, &mut plan),
-        Target::Codex => codex(places, record, force, &mut plan),
-        Target::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
-        Target::Opencode => opencode(places, record, force, &mut plan),
-        Target::CopilotCli => copilot_cli(places, record, force, &mut plan),
-        Target::Cline => cline(places, record, force, &mut plan),
-        Target::Pi => pi(places, &mut plan),
-        Target::GeminiCli | Target::QwenCode => {
+        Harness::ClaudeCode => claude_code(places, record, force, &mut plan),
+        Harness::Codex => codex(places, record, force, &mut plan),
+        Harness::OpenClaw => openclaw(places, record, connecting, force, &mut plan),
+        Harness::Opencode => opencode(places, record, force, &mut plan),
+        Harness::CopilotCli => copilot_cli(places, record, force, &mut plan),
+        Harness::Cline => cline(places, record, force, &mut plan),
+        Harness::Pi => pi(places, &mut plan),
+        Harness::GeminiCli | Harness::QwenCode => {
             if let Some(h) = places.settings_harness(target) {
                 settings_harness(h, places, record, force, &mut plan);
             }
@@ -253,7 +252,7 @@ fn empty_text(text: &str) -> bool {
 /// Whether `connect` may replace an MCP entry named `memsync` with other
 /// arguments: `--force`, or memsync wrote it (this harness is connected, to
 /// another workspace or from another binary).
-fn may_replace(record: &Record, target: Target, force: bool) -> bool {
+fn may_replace(record: &Record, target: Harness, force: bool) -> bool {
     force || record.harnesses.contains(target.as_str())
 }
 
@@ -268,7 +267,7 @@ pub const CLAUDE_CODE_EVENTS: [&str; 4] = [
 ];
 
 fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
-    let command = places.hook_command(Target::ClaudeCode);
+    let command = places.hook_command(Harness::ClaudeCode);
     let mut ours: Vec<String> = record.hooks.iter().cloned().collect();
     ours.push(command.clone());
     let hook = command.clone();
@@ -286,7 +285,10 @@ fn claude_code(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
         new_mode: 0o644,
     });
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (ours, replace) = (args.clone(), may_replace(record, Target::ClaudeCode, force));
+    let (ours, replace) = (
+        args.clone(),
+        may_replace(record, Harness::ClaudeCode, force),
+    );
     plan.edits.push(Edit {
         path: places.claude_json.clone(),
         what: "the `memsync` MCP server (user scope)".into(),
@@ -386,7 +388,7 @@ fn pi(places: &Places, plan: &mut Plan) {
 
 fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
-    let (ours, replace) = (args.clone(), may_replace(record, Target::Codex, force));
+    let (ours, replace) = (args.clone(), may_replace(record, Harness::Codex, force));
     let grant = places.memory_writes;
     plan.edits.push(Edit {
         path: places.codex_home.join("config.toml"),
@@ -487,7 +489,7 @@ fn openclaw_mcp(places: &Places, record: &Record, connecting: bool, force: bool,
         args.push("--read-only".into());
     }
     let exe = places.exe.to_string_lossy().into_owned();
-    let (ours, replace) = (args.clone(), may_replace(record, Target::OpenClaw, force));
+    let (ours, replace) = (args.clone(), may_replace(record, Harness::OpenClaw, force));
     let what = match places.memory_writes {
         true => "the `memsync` MCP server (mcp.servers.memsync), its note-writing tools granted",
         false => {

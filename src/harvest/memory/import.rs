@@ -12,7 +12,7 @@ use super::{ImportReport, MemoryEntry, display_path, read_place};
 use crate::config::{Env, Settings};
 use crate::contract;
 use crate::error::{Error, Result};
-use crate::harvest::Harness;
+use crate::harness::Harness;
 use crate::note::imported::{self, Imported};
 use crate::store::copies::{MemoryCopies, MemoryCopy};
 

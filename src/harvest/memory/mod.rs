@@ -24,7 +24,7 @@ use serde::Serialize;
 pub use import::import;
 pub use restore::restore;
 
-use crate::harvest::Harness;
+use crate::harness::Harness;
 
 /// One harness file and its note.
 #[derive(Debug, Clone, Serialize, PartialEq)]

@@ -14,7 +14,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::harvest::Harness;
+use crate::harness::Harness;
 
 /// One file of a harness's own memory.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,0 +1,161 @@
+//! The agent programs memsync knows, under one identity: each harness's name
+//! as the CLI, the configs and the artifacts spell it, the other names a
+//! person may type for it, and what memsync does with it (hooks, harvest,
+//! connect). Every stage that knows something of a harness (its reader, its
+//! session folders, its connect plan, its doctor checks) finds it here by
+//! this one type; adding a harness starts with a variant here.
+//!
+//! Owns: the names and the table of what each harness supports. Must not:
+//! know a harness's files, payloads or settings (the stages do).
+
+use serde::Serialize;
+
+/// One agent program memsync reads, connects or takes hooks from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Harness {
+    ClaudeCode,
+    Codex,
+    // Its own spelling, as `--harness openclaw` takes it (not "open-claw").
+    #[serde(rename = "openclaw")]
+    OpenClaw,
+    Pi,
+    GeminiCli,
+    QwenCode,
+    CopilotCli,
+    Opencode,
+    Cline,
+}
+
+impl Harness {
+    /// Every harness, in the order harvest reads them.
+    pub const ALL: [Harness; 9] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::OpenClaw,
+        Harness::Pi,
+        Harness::GeminiCli,
+        Harness::QwenCode,
+        Harness::CopilotCli,
+        Harness::Opencode,
+        Harness::Cline,
+    ];
+
+    /// The order `connect`, `disconnect` and `doctor` list them in.
+    pub const CONNECT_ORDER: [Harness; 9] = [
+        Harness::ClaudeCode,
+        Harness::Codex,
+        Harness::OpenClaw,
+        Harness::GeminiCli,
+        Harness::QwenCode,
+        Harness::Opencode,
+        Harness::CopilotCli,
+        Harness::Cline,
+        Harness::Pi,
+    ];
+
+    /// Its name (`claude-code`, `openclaw`, …).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude-code",
+            Harness::Codex => "codex",
+            Harness::OpenClaw => "openclaw",
+            Harness::Pi => "pi",
+            Harness::GeminiCli => "gemini-cli",
+            Harness::QwenCode => "qwen-code",
+            Harness::CopilotCli => "copilot-cli",
+            Harness::Opencode => "opencode",
+            Harness::Cline => "cline",
+        }
+    }
+
+    /// The harness a name means: its own name only.
+    pub fn parse(s: &str) -> Option<Harness> {
+        Harness::ALL.into_iter().find(|h| h.as_str() == s)
+    }
+
+    /// The harness a name or a short name means (`claude`, `gemini`,
+    /// `qwen`, `copilot`), as hook commands written by hand spell it.
+    pub fn parse_alias(s: &str) -> Option<Harness> {
+        Harness::parse(s).or(match s {
+            "claude" => Some(Harness::ClaudeCode),
+            "gemini" => Some(Harness::GeminiCli),
+            "qwen" => Some(Harness::QwenCode),
+            "copilot" => Some(Harness::CopilotCli),
+            _ => None,
+        })
+    }
+
+    /// Whether `capture --hook` takes its hook payloads.
+    pub fn has_hooks(self) -> bool {
+        matches!(
+            self,
+            Harness::ClaudeCode | Harness::GeminiCli | Harness::QwenCode | Harness::CopilotCli
+        )
+    }
+
+    /// Whether `connect` restores the memory of its own that harvest imports
+    /// (Claude Code's per-project `memory/`, Codex's memories; OpenClaw's
+    /// workspace gets the mirror instead).
+    pub fn keeps_own_memory(self) -> bool {
+        matches!(self, Harness::ClaudeCode | Harness::Codex)
+    }
+
+    /// Whether its sessions need the daemon's harvest once connected: Codex,
+    /// OpenClaw, opencode and Cline have no hook command memsync runs
+    /// (Cline's fire before its session is written whole), pi has no hooks
+    /// at all, and qwen-code fires no end of session in a non-interactive
+    /// run (`qwen -p`), only at an interactive exit, so its hooks capture
+    /// those and harvest the rest.
+    pub fn needs_harvest(self) -> bool {
+        matches!(
+            self,
+            Harness::Codex
+                | Harness::OpenClaw
+                | Harness::QwenCode
+                | Harness::Opencode
+                | Harness::Cline
+                | Harness::Pi
+        )
+    }
+}
+
+/// Every harness's name, in [`Harness::ALL`]'s order.
+pub const NAMES: [&str; 9] = [
+    "claude-code",
+    "codex",
+    "openclaw",
+    "pi",
+    "gemini-cli",
+    "qwen-code",
+    "copilot-cli",
+    "opencode",
+    "cline",
+];
+
+/// The names of the harnesses whose hooks `capture --hook` takes.
+pub const HOOK_NAMES: &str = "claude-code, gemini-cli, qwen-code, copilot-cli";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_name_list_agrees_with_the_table() {
+        let names: Vec<&str> = Harness::ALL.iter().map(|h| h.as_str()).collect();
+        assert_eq!(names, NAMES);
+        let hooks: Vec<&str> = Harness::ALL
+            .iter()
+            .filter(|h| h.has_hooks())
+            .map(|h| h.as_str())
+            .collect();
+        assert_eq!(hooks.join(", "), HOOK_NAMES);
+        for h in Harness::ALL {
+            assert_eq!(Harness::parse(h.as_str()), Some(h));
+            assert_eq!(Harness::parse_alias(h.as_str()), Some(h));
+            assert!(Harness::CONNECT_ORDER.contains(&h));
+        }
+        assert_eq!(Harness::parse_alias("claude"), Some(Harness::ClaudeCode));
+        assert_eq!(Harness::parse("claude"), None);
+    }
+}
