@@ -133,6 +133,10 @@ pub const NAMES: [&str; 9] = [
     "cline",
 ];
 
+/// The names `capture session-end --harness` takes besides the harnesses':
+/// Aider (read from its history file) and `manual`.
+pub const CAPTURE_ONLY_NAMES: [&str; 2] = ["aider", "manual"];
+
 /// The names of the harnesses whose hooks `capture --hook` takes.
 pub const HOOK_NAMES: &str = "claude-code, gemini-cli, qwen-code, copilot-cli";
 

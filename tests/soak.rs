@@ -137,7 +137,16 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
         .and_then(|m| m.parse().ok())
         .unwrap_or(60);
     let tmp = tempfile::tempdir().unwrap();
-    let (_remote, a, b) = two_clones(tmp.path(), "# Memory\n\nCurated by hand.\n");
+    // Kept for a look when MEMSYNC_SOAK_KEEP is set.
+    let tmp_path = tmp.path().to_path_buf();
+    let _removed_at_end = match std::env::var_os("MEMSYNC_SOAK_KEEP") {
+        Some(_) => {
+            eprintln!("soak workspace kept at {}", tmp.keep().display());
+            None
+        }
+        None => Some(tmp),
+    };
+    let (_remote, a, b) = two_clones(&tmp_path, "# Memory\n\nCurated by hand.\n");
     let config = std::fs::read_to_string(a.join("memsync.yaml")).unwrap();
     std::fs::write(
         a.join("memsync.yaml"),

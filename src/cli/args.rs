@@ -402,7 +402,9 @@ pub enum CaptureAction {
         #[arg(long)]
         project: Option<String>,
         /// Else detected from the transcript's format, else `manual`.
-        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(crate::config::CAPTURE_HARNESSES))]
+        #[arg(long, value_parser = clap::builder::PossibleValuesParser::new(
+            crate::harness::NAMES.into_iter().chain(crate::harness::CAPTURE_ONLY_NAMES),
+        ))]
         harness: Option<String>,
         /// When the session started; else taken from the transcript.
         #[arg(long, value_name = "RFC3339", value_parser = parse_now)]

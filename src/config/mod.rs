@@ -60,22 +60,6 @@ pub struct ConfigSources {
 /// The harnesses harvest reads, as `harvest.harnesses` and `--harness` name them.
 pub use crate::harness::NAMES as HARNESSES;
 
-/// Every `harness` a capture may record (`capture session-end --harness`):
-/// the harvested ones, Aider (read from its history file), and `manual`.
-pub const CAPTURE_HARNESSES: [&str; 11] = [
-    "claude-code",
-    "codex",
-    "openclaw",
-    "pi",
-    "gemini-cli",
-    "qwen-code",
-    "copilot-cli",
-    "opencode",
-    "cline",
-    "aider",
-    "manual",
-];
-
 /// The environment that decides the config file and workspace root; passed in so
 /// tests need not mutate the process environment.
 #[derive(Debug, Clone, Default)]
