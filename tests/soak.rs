@@ -6,6 +6,10 @@
 //! stay flat, they commit at least once per `git.commit_max_delay_seconds`,
 //! and both clones end with the same MEMORY.md.
 //!
+//! Each clone's person runs one git command at a time (an agent's commit and
+//! a pull started together in one repository race inside git itself: the
+//! first short runs lost sessions that way, with memsync not involved).
+//!
 //! Not part of `.ci/run` (an hour): run it with
 //! `MEMSYNC_SOAK_MINUTES=60 cargo test --release --test soak -- --ignored --nocapture`
 //! (any number of minutes; 5 is a quick look).
@@ -79,6 +83,7 @@ fn agent(
     pace: Duration,
     stop: Arc<AtomicBool>,
     ledger: Arc<Mutex<(Vec<String>, Vec<String>)>>,
+    person: Arc<Mutex<()>>,
 ) -> std::thread::JoinHandle<()> {
     std::thread::spawn(move || {
         let inputs = tempfile::tempdir().unwrap();
@@ -93,9 +98,12 @@ fn agent(
                 ledger.lock().unwrap().1.push(doomed);
             }
             // The daemon may be committing too: a busy index is tried next round.
-            let _ = try_git(&root, &["add", "-A"]).and_then(|_| {
-                try_git(&root, &["commit", "-q", "-m", &format!("agent {name} {i}")])
-            });
+            {
+                let _person = person.lock().unwrap();
+                let _ = try_git(&root, &["add", "-A"]).and_then(|_| {
+                    try_git(&root, &["commit", "-q", "-m", &format!("agent {name} {i}")])
+                });
+            }
             i += 1;
             std::thread::sleep(pace);
         }
@@ -103,15 +111,25 @@ fn agent(
 }
 
 /// A person pulling and pushing `root` every few seconds; counts failures.
-fn puller(root: PathBuf, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<usize> {
+/// The person runs one git command at a time: a commit and a pull started
+/// together in one repository race inside git itself (the merge checks out
+/// a tree computed from the HEAD before the commit, deleting the commit's
+/// new files, then fails to move HEAD), whatever memsync does.
+fn puller(
+    root: PathBuf,
+    stop: Arc<AtomicBool>,
+    person: Arc<Mutex<()>>,
+) -> std::thread::JoinHandle<usize> {
     std::thread::spawn(move || {
         let mut failed = 0;
         while !stop.load(Ordering::Relaxed) {
+            let _person = person.lock().unwrap();
             if try_git(&root, &["pull", "-q", "--no-edit", "origin", "main"]).is_err()
                 || try_git(&root, &["push", "-q", "origin", "main"]).is_err()
             {
                 failed += 1;
             }
+            drop(_person);
             std::thread::sleep(Duration::from_secs(4));
         }
         failed
@@ -163,6 +181,8 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
     let daemons = [Daemon::start(&a), Daemon::start(&b)];
     let stop = Arc::new(AtomicBool::new(false));
     let ledger = Arc::new(Mutex::new((Vec::new(), Vec::new())));
+    // One person per clone, running one git command at a time.
+    let people = [Arc::new(Mutex::new(())), Arc::new(Mutex::new(()))];
     let agents = [
         agent(
             a.clone(),
@@ -170,6 +190,7 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
             Duration::from_secs(1),
             stop.clone(),
             ledger.clone(),
+            people[0].clone(),
         ),
         agent(
             b.clone(),
@@ -177,11 +198,12 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
             Duration::from_secs(3),
             stop.clone(),
             ledger.clone(),
+            people[1].clone(),
         ),
     ];
     let pullers = [
-        puller(a.clone(), stop.clone()),
-        puller(b.clone(), stop.clone()),
+        puller(a.clone(), stop.clone(), people[0].clone()),
+        puller(b.clone(), stop.clone(), people[1].clone()),
     ];
 
     let mut samples: [Vec<Sample>; 2] = [Vec::new(), Vec::new()];
@@ -250,6 +272,18 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
         std::fs::read(b.join("MEMORY.md")).unwrap(),
         "the clones render different bytes"
     );
+    let commits = daemon_commits(&a);
+    let during: Vec<u64> = commits
+        .into_iter()
+        .filter(|t| (started..=ended).contains(t))
+        .collect();
+    let gaps = during.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
+    eprintln!(
+        "daemon a: {} commits, longest gap {gaps} s (max delay {MAX_DELAY_SECONDS} s)",
+        during.len()
+    );
+    assert!(!during.is_empty(), "the daemon never committed");
+    assert!(gaps <= 2 * MAX_DELAY_SECONDS, "no commit for {gaps} s");
     for (name, s) in ["a", "b"].iter().zip(&samples) {
         let fds: Vec<f64> = s.iter().map(|x| x.fds as f64).collect();
         let rss: Vec<f64> = s.iter().map(|x| x.rss_kib as f64).collect();
@@ -267,16 +301,4 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
         );
         assert!(rss_last <= rss_first * 1.1, "daemon {name}: memory climbs");
     }
-    let commits = daemon_commits(&a);
-    let during: Vec<u64> = commits
-        .into_iter()
-        .filter(|t| (started..=ended).contains(t))
-        .collect();
-    let gaps = during.windows(2).map(|w| w[1] - w[0]).max().unwrap_or(0);
-    eprintln!(
-        "daemon a: {} commits, longest gap {gaps} s (max delay {MAX_DELAY_SECONDS} s)",
-        during.len()
-    );
-    assert!(!during.is_empty(), "the daemon never committed");
-    assert!(gaps <= 2 * MAX_DELAY_SECONDS, "no commit for {gaps} s");
 }
