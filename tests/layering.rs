@@ -181,11 +181,10 @@ fn modules_import_only_downward() {
     assert!(upward.is_empty(), "upward imports:\n{}", upward.join("\n"));
 }
 
-#[test]
-fn no_two_modules_import_each_other_even_through_others() {
-    let edges = graph();
+/// The first cycle in a graph of `(importer, imported)` edges, as a path.
+fn first_cycle<'a>(edges: impl Iterator<Item = (&'a str, &'a str)>) -> Option<String> {
     let mut next: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
-    for (from, to) in edges.keys() {
+    for (from, to) in edges {
         next.entry(from).or_default().push(to);
     }
     // Depth-first search from every module; a path back to it is a cycle.
@@ -194,7 +193,9 @@ fn no_two_modules_import_each_other_even_through_others() {
         let mut seen = BTreeSet::new();
         while let Some((at, path)) = stack.pop() {
             for &to in next.get(at).into_iter().flatten() {
-                assert!(to != *start, "import cycle: {} → {start}", path.join(" → "));
+                if to == *start {
+                    return Some(format!("{} → {start}", path.join(" → ")));
+                }
                 if seen.insert(to) {
                     let mut p = path.clone();
                     p.push(to);
@@ -203,6 +204,196 @@ fn no_two_modules_import_each_other_even_through_others() {
             }
         }
     }
+    None
+}
+
+#[test]
+fn no_two_modules_import_each_other_even_through_others() {
+    let edges = graph();
+    let cycle = first_cycle(edges.keys().map(|(a, b)| (a.as_str(), b.as_str())));
+    assert!(
+        cycle.is_none(),
+        "import cycle: {}",
+        cycle.unwrap_or_default()
+    );
+}
+
+/// A file's module path: `src/cli/render.rs` is `cli::render`, `src/cli/mod.rs` is `cli`.
+fn module_path(path: &Path) -> Option<Vec<String>> {
+    let rel = path.strip_prefix(src()).ok()?.with_extension("");
+    let mut parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    if parts.last().is_some_and(|p| p == "mod") {
+        parts.pop();
+    }
+    (parts != ["lib"] && parts != ["main"]).then_some(parts)
+}
+
+#[derive(PartialEq)]
+enum Token {
+    Word(String),
+    Path,
+    Open,
+    Close,
+    Comma,
+    Other,
+}
+
+fn tokens(code: &str) -> Vec<Token> {
+    let mut out = Vec::new();
+    let mut chars = code.chars().peekable();
+    while let Some(c) = chars.next() {
+        out.push(match c {
+            c if c.is_ascii_alphanumeric() || c == '_' => {
+                let mut word = c.to_string();
+                while let Some(&n) = chars
+                    .peek()
+                    .filter(|n| n.is_ascii_alphanumeric() || **n == '_')
+                {
+                    word.push(n);
+                    chars.next();
+                }
+                Token::Word(word)
+            }
+            ':' if chars.peek() == Some(&':') => {
+                chars.next();
+                Token::Path
+            }
+            '{' => Token::Open,
+            '}' => Token::Close,
+            ',' => Token::Comma,
+            c if c.is_whitespace() => continue,
+            _ => Token::Other,
+        });
+    }
+    out
+}
+
+/// The paths a `use` tree or path expression starting at `at` names, groups
+/// expanded, each after `prefix`; and where it ends.
+fn path_tree(t: &[Token], mut at: usize, prefix: Vec<String>) -> (Vec<Vec<String>>, usize) {
+    let mut path = prefix;
+    while let Some(Token::Word(w)) = t.get(at) {
+        path.push(w.clone());
+        if t.get(at + 1) != Some(&Token::Path) {
+            return (vec![path], at + 1);
+        }
+        at += 2;
+    }
+    if t.get(at) != Some(&Token::Open) {
+        return (vec![path], at);
+    }
+    let mut found = Vec::new();
+    at += 1;
+    while at < t.len() && t[at] != Token::Close {
+        let (inner, end) = path_tree(t, at, path.clone());
+        found.extend(inner);
+        at = end.max(at + 1);
+        while at < t.len() && !matches!(t[at], Token::Comma | Token::Close) {
+            at += 1; // `as name`
+        }
+        if t.get(at) == Some(&Token::Comma) {
+            at += 1;
+        }
+    }
+    (found, at + 1)
+}
+
+/// Every path a file's code names through `crate::`, `super::` or `self::`, made absolute.
+fn named_paths(code: &str, module: &[String]) -> Vec<Vec<String>> {
+    let t = tokens(code);
+    let mut found = Vec::new();
+    for at in 0..t.len() {
+        let Token::Word(w) = &t[at] else { continue };
+        let starts = matches!(w.as_str(), "crate" | "super" | "self")
+            && t.get(at + 1) == Some(&Token::Path)
+            && (at == 0 || t[at - 1] != Token::Path);
+        if !starts {
+            continue;
+        }
+        for path in path_tree(&t, at, Vec::new()).0 {
+            let mut base = module.to_vec();
+            let mut rest = path.as_slice();
+            while let Some((first, tail)) = rest.split_first() {
+                match first.as_str() {
+                    "crate" => base.clear(),
+                    "super" => drop(base.pop()),
+                    "self" => {}
+                    _ => break,
+                }
+                rest = tail;
+            }
+            base.extend(rest.iter().cloned());
+            found.push(base);
+        }
+    }
+    found
+}
+
+/// Every (importer, imported) pair between source files' modules. A module
+/// using its own ancestors is Rust's nesting, not a dependency between peers.
+fn file_graph() -> BTreeSet<(String, String)> {
+    let mut files = Vec::new();
+    rust_files(&src(), &mut files);
+    let modules: BTreeMap<Vec<String>, PathBuf> = files
+        .iter()
+        .filter_map(|f| Some((module_path(f)?, f.clone())))
+        .collect();
+    let mut edges = BTreeSet::new();
+    for (module, file) in &modules {
+        let text = std::fs::read_to_string(file).expect("read source");
+        for path in named_paths(&code(&text), module) {
+            let Some(to) = (1..=path.len())
+                .rev()
+                .map(|n| &path[..n])
+                .find(|p| modules.contains_key(*p))
+            else {
+                continue;
+            };
+            if !module.starts_with(to) {
+                edges.insert((module.join("::"), to.join("::")));
+            }
+        }
+    }
+    edges
+}
+
+#[test]
+fn no_two_files_import_each_other_even_through_others() {
+    let edges = file_graph();
+    assert!(
+        edges.len() > 300,
+        "the scanner lost the imports: {}",
+        edges.len()
+    );
+    let cycle = first_cycle(edges.iter().map(|(a, b)| (a.as_str(), b.as_str())));
+    assert!(
+        cycle.is_none(),
+        "import cycle: {}",
+        cycle.unwrap_or_default()
+    );
+}
+
+#[test]
+fn the_file_scanner_resolves_super_self_and_groups() {
+    let module = ["cli".to_string(), "render".to_string()];
+    let found = named_paths(
+        "use super::{terminal::shown, units};\nuse crate::a::{b as c, d::{e}};\nself::f();",
+        &module,
+    );
+    let want: Vec<Vec<String>> = [
+        vec!["cli", "terminal", "shown"],
+        vec!["cli", "units"],
+        vec!["a", "b"],
+        vec!["a", "d", "e"],
+        vec!["cli", "render", "f"],
+    ]
+    .into_iter()
+    .map(|p| p.into_iter().map(String::from).collect())
+    .collect();
+    assert_eq!(found, want);
 }
 
 #[test]

@@ -11,6 +11,7 @@ use serde_json::json;
 
 use super::args::{CaptureAction, Cli, Command, GitAction};
 use super::render;
+use super::terminal::json;
 use crate::config::{Env, Settings};
 use crate::error::{Error, ExitStatus, Result, STDOUT};
 
@@ -23,11 +24,6 @@ fn write_stdout(bytes: &[u8]) -> Result<()> {
     out.write_all(bytes)
         .and_then(|()| out.flush())
         .map_err(|e| Error::io(STDOUT, e))
-}
-
-/// A report as JSON; our reports always serialize.
-pub(super) fn json(value: &impl serde::Serialize) -> serde_json::Value {
-    serde_json::to_value(value).unwrap_or_default()
 }
 
 /// A sync-like report: JSON with every problem (streamed), or the text `text` makes.

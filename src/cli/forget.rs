@@ -5,8 +5,8 @@ use std::fmt::Write as _;
 
 use chrono::{DateTime, Utc};
 
-use super::dispatch::json;
-use super::render::{self, shown};
+use super::render;
+use super::terminal::{json, shown};
 use crate::config::Settings;
 use crate::error::ExitStatus;
 use crate::error::Result;

@@ -19,11 +19,11 @@ pub(super) fn run(command: &Command, settings: &Settings) -> Result<(serde_json:
             entries.sort_by(|a, b| a.at.cmp(&b.at));
             let skip = entries.len().saturating_sub(*lines);
             let entries: Vec<JournalEntry> = entries.into_iter().skip(skip).collect();
-            Ok((super::dispatch::json(&entries), render_log(&entries)))
+            Ok((super::terminal::json(&entries), render_log(&entries)))
         }
         _ => {
             let keys = crate::config::effective(settings)?;
-            Ok((super::dispatch::json(&keys), render_config(&keys)))
+            Ok((super::terminal::json(&keys), render_config(&keys)))
         }
     }
 }

@@ -21,6 +21,7 @@ mod render_search;
 mod render_status;
 mod service;
 pub mod status;
+mod terminal;
 mod units;
 
 pub use dispatch::run;

@@ -3,7 +3,7 @@
 
 use std::fmt::Write as _;
 
-use super::render::shown;
+use super::terminal::shown;
 use crate::harvest::memory::{ImportReport, MemoryEntry, RestoreReport};
 
 /// Harvest's lines on memory files; nothing when there was nothing to do.

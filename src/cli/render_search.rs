@@ -4,7 +4,7 @@
 
 use std::fmt::Write;
 
-use super::render::{shown, shown_keeping};
+use super::terminal::{shown, shown_keeping};
 
 /// A snippet with its matches in bold (terminal) or `**` (anywhere else).
 fn highlight(snippet: &str, color: bool) -> String {

@@ -6,8 +6,9 @@
 use std::fmt::Write as _;
 use std::path::PathBuf;
 
-use super::render::{memory_md_account, shown};
+use super::render::memory_md_account;
 use super::status::{ProjectionStatus, Status};
+use super::terminal::shown;
 
 pub fn render_status(s: &Status) -> String {
     let mut out = String::new();

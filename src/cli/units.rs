@@ -2,7 +2,7 @@
 //!
 //! Owns: those two wordings. Must not: decide what is reported.
 
-use super::render::shown;
+use super::terminal::shown;
 
 /// `512 B`, `152 KiB`, `31.1 MiB`, `2.4 GiB`.
 pub(super) fn human_bytes(n: u64) -> String {

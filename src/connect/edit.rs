@@ -107,7 +107,7 @@ pub fn require_strict_json(path: &Path, text: &str) -> Result<()> {
     }
 }
 
-fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
+pub(super) fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
     ConnectError::Unreadable {
         path: path.to_path_buf(),
         reason: format!("{}; left untouched", reason.into()),
@@ -206,7 +206,7 @@ pub fn set_json_mcp(
 }
 
 /// The conflict of an MCP entry named `memsync` that memsync did not write.
-fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
+pub(super) fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
     ConnectError::Conflict {
         path: path.to_path_buf(),
         reason: format!(
@@ -247,114 +247,6 @@ pub fn is_empty_json(text: &str) -> bool {
 pub(super) fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
     text.parse::<toml_edit::DocumentMut>()
         .map_err(|e| unreadable(path, format!("not valid TOML: {}", e.to_string().trim())))
-}
-
-/// The `[mcp_servers.memsync]` table of a Codex config, as (command, args).
-pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)>> {
-    let doc = parse_toml(path, text)?;
-    let Some(server) = doc
-        .get("mcp_servers")
-        .and_then(|t| t.get("memsync"))
-        .and_then(|s| s.as_table_like())
-    else {
-        return Ok(None);
-    };
-    let command = server
-        .get("command")
-        .and_then(|c| c.as_str())
-        .unwrap_or_default()
-        .to_string();
-    let args = server
-        .get("args")
-        .and_then(|a| a.as_array())
-        .map(|a| {
-            a.iter()
-                .filter_map(|v| v.as_str().map(String::from))
-                .collect()
-        })
-        .unwrap_or_default();
-    Ok(Some((command, args)))
-}
-
-/// Sets `[mcp_servers.memsync]`; comments and the order of everything else
-/// survive. An entry of that name with other arguments is the user's (see
-/// `set_claude_mcp`).
-/// `grant_writes`: the person grants the note-writing tools
-/// (`connect --memory-writes`); else they keep the mode they have, or ask.
-pub fn set_codex_mcp(
-    path: &Path,
-    text: &str,
-    (exe, args): (&str, &[String]),
-    replace: bool,
-    grant_writes: bool,
-) -> Result<String> {
-    use super::grants::{WRITE_TOOLS, codex_approval};
-    let writes_as_asked = WRITE_TOOLS.iter().all(|t| {
-        let mode = codex_approval(path, text, t).ok().flatten();
-        match grant_writes {
-            true => mode.as_deref() == Some("approve"),
-            false => mode.is_some(),
-        }
-    });
-    let granted = super::grants::codex_unapproved(path, text)?.is_empty() && writes_as_asked;
-    let person = |tool: &str| match grant_writes {
-        true => Some("approve".to_string()),
-        false => codex_approval(path, text, tool)
-            .ok()
-            .flatten()
-            .filter(|m| m == "approve" || m == "prompt"),
-    };
-    let tools = super::grants::codex_tools(&person);
-    match codex_mcp(path, text)? {
-        Some((c, a)) if c == exe && a == args && granted => return Ok(text.to_string()),
-        Some((_, a)) if !replace && a != args => return Err(foreign_entry(path, "codex")),
-        _ => {}
-    }
-    let mut doc = parse_toml(path, text)?;
-    let servers = doc
-        .entry("mcp_servers")
-        .or_insert_with(|| {
-            let mut t = toml_edit::Table::new();
-            t.set_implicit(true);
-            toml_edit::Item::Table(t)
-        })
-        .as_table_mut()
-        .ok_or_else(|| unreadable(path, "`mcp_servers` is not a table"))?;
-    let mut server = toml_edit::Table::new();
-    server.insert("command", toml_edit::value(exe));
-    let mut list = toml_edit::Array::new();
-    for a in args {
-        list.push(a.as_str());
-    }
-    server.insert("args", toml_edit::value(list));
-    server.insert("tools", toml_edit::Item::Table(tools));
-    server.decor_mut().set_prefix(
-        "\n# Added by `memsync connect codex`; `memsync disconnect codex` removes it.\n",
-    );
-    servers.insert("memsync", toml_edit::Item::Table(server));
-    Ok(doc.to_string())
-}
-
-/// Takes `[mcp_servers.memsync]` out when it runs `args`, and `mcp_servers`
-/// if that left it empty.
-pub fn remove_codex_mcp(path: &Path, text: &str, args: &[String]) -> Result<String> {
-    if codex_mcp(path, text)?.is_some_and(|(_, a)| a != args) {
-        return Ok(text.to_string());
-    }
-    let mut doc = parse_toml(path, text)?;
-    let Some(servers) = doc
-        .get_mut("mcp_servers")
-        .and_then(|t| t.as_table_like_mut())
-    else {
-        return Ok(text.to_string());
-    };
-    if servers.remove("memsync").is_none() {
-        return Ok(text.to_string());
-    }
-    if servers.is_empty() {
-        doc.remove("mcp_servers");
-    }
-    Ok(doc.to_string())
 }
 
 #[cfg(test)]
@@ -415,7 +307,6 @@ mod tests {
     fn broken_json_and_toml_are_refused() {
         assert!(add_hooks(Path::new(P), "{ \"hooks\": ", &["SessionEnd"], ("x", 30)).is_err());
         assert!(add_hooks(Path::new(P), "[1]", &["SessionEnd"], ("x", 30)).is_err());
-        assert!(set_codex_mcp(Path::new("c.toml"), "[a\nb = ", ("m", &[]), false, false).is_err());
     }
 
     /// Gemini CLI, qwen-code and Copilot CLI read comments and trailing
@@ -434,29 +325,6 @@ mod tests {
         assert!(require_strict_json(Path::new(P), text).is_err());
         let args = ["mcp".to_string()];
         assert!(set_claude_mcp(Path::new(P), text, ("m", &args), false).is_err());
-    }
-
-    #[test]
-    fn codex_table_keeps_comments_and_goes_cleanly() {
-        let text = "# my codex\nmodel = \"o3\" # fast\n\n[mcp_servers.other]\ncommand = \"x\"\n";
-        let args = ["mcp".to_string()];
-        let added = set_codex_mcp(
-            Path::new("c.toml"),
-            text,
-            ("/bin/memsync", &args),
-            false,
-            false,
-        )
-        .unwrap();
-        assert!(added.starts_with(text.trim_end()), "{added}");
-        assert_eq!(
-            codex_mcp(Path::new("c.toml"), &added).unwrap(),
-            Some(("/bin/memsync".into(), vec!["mcp".into()]))
-        );
-        assert_eq!(
-            remove_codex_mcp(Path::new("c.toml"), &added, &args).unwrap(),
-            text
-        );
     }
 
     #[test]

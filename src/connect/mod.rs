@@ -9,6 +9,7 @@
 //! syncs it afterwards), write through a dangling symlink, into a read-only
 //! file or anything but a regular file, or replace an entry it did not write.
 
+pub mod codex_mcp;
 mod doctor;
 pub mod edit;
 pub mod grants;

@@ -8,7 +8,7 @@ use std::path::Path;
 
 use super::{Check, broken, harvest_check, import_check, mcp_check, missing, ok, read, state};
 use crate::config::Settings;
-use crate::connect::{Places, edit};
+use crate::connect::{Places, codex_mcp};
 use crate::harness::Harness;
 
 /// Whether `memory_store` and `memory_correct` ask the person in Codex.
@@ -36,7 +36,7 @@ fn codex_writes(config: &Path, text: &str) -> Check {
 pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let config = places.codex_home.join("config.toml");
     let text = read(&config).unwrap_or_default();
-    let mut checks = vec![match edit::codex_mcp(&config, &text) {
+    let mut checks = vec![match codex_mcp::codex_mcp(&config, &text) {
         Err(e) => broken(crate::error::message(&e), None),
         Ok(None) => missing(format!("MCP server: not in {}", config.display())),
         Ok(Some((command, _))) => mcp_check(&command),
@@ -54,7 +54,11 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
             )),
         },
     );
-    if edit::codex_mcp(&config, &text).ok().flatten().is_some() {
+    if codex_mcp::codex_mcp(&config, &text)
+        .ok()
+        .flatten()
+        .is_some()
+    {
         checks.push(codex_writes(&config, &text));
     }
     checks.push(import_check(

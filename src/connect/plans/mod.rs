@@ -33,7 +33,7 @@ use std::path::{Path, PathBuf};
 use serde_yaml::Value;
 
 use super::record::Record;
-use super::{Edit, Harness, edit, grants};
+use super::{Edit, Harness, codex_mcp, edit, grants};
 use crate::config::{Env, MirrorConfig, Settings};
 use crate::error::{ConfigError, Error, Result};
 
@@ -397,8 +397,8 @@ fn codex(places: &Places, record: &Record, force: bool, plan: &mut Plan) {
             false => "the memsync MCP server and its tools' approval modes (read-only tools: approve; memory_store, memory_correct: prompt) ([mcp_servers.memsync])",
         }
         .into(),
-        apply: Box::new(move |p, t| edit::set_codex_mcp(p, t, (&exe, &args), replace, grant)),
-        undo: Box::new(move |p, t| edit::remove_codex_mcp(p, t, &ours)),
+        apply: Box::new(move |p, t| codex_mcp::set_codex_mcp(p, t, (&exe, &args), replace, grant)),
+        undo: Box::new(move |p, t| codex_mcp::remove_codex_mcp(p, t, &ours)),
         empty: empty_text,
         whole: true,
         // MCP servers' `env` tables hold tokens.
