@@ -120,6 +120,12 @@ impl Harness {
     }
 }
 
+impl std::fmt::Display for Harness {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Every harness's name, in [`Harness::ALL`]'s order.
 pub const NAMES: [&str; 9] = [
     "claude-code",
@@ -131,6 +137,19 @@ pub const NAMES: [&str; 9] = [
     "copilot-cli",
     "opencode",
     "cline",
+];
+
+/// Every harness's name, in [`Harness::CONNECT_ORDER`].
+pub const CONNECT_NAMES: [&str; 9] = [
+    "claude-code",
+    "codex",
+    "openclaw",
+    "gemini-cli",
+    "qwen-code",
+    "opencode",
+    "copilot-cli",
+    "cline",
+    "pi",
 ];
 
 /// The names `capture session-end --harness` takes besides the harnesses':
@@ -148,6 +167,8 @@ mod tests {
     fn every_name_list_agrees_with_the_table() {
         let names: Vec<&str> = Harness::ALL.iter().map(|h| h.as_str()).collect();
         assert_eq!(names, NAMES);
+        let connect: Vec<&str> = Harness::CONNECT_ORDER.iter().map(|h| h.as_str()).collect();
+        assert_eq!(connect, CONNECT_NAMES);
         let hooks: Vec<&str> = Harness::ALL
             .iter()
             .filter(|h| h.has_hooks())

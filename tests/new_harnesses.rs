@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::{harness_sample as sample, run_at};
 use memsync::capture::transcript::{self, Format};
+use memsync::harness::Harness;
 
 const NOW: &str = "2026-11-27T12:00:00Z";
 
@@ -32,14 +33,20 @@ fn session_files(dir: &Path) -> Vec<PathBuf> {
 #[test]
 fn each_sample_is_claimed_by_its_own_reader_and_no_other() {
     let expected = [
-        ("gemini-cli-0.61.0/chats", Format::GeminiCli),
-        ("qwen-code-0.24.4", Format::QwenCode),
-        ("copilot-cli-1.0.102", Format::CopilotCli),
-        ("opencode-1.18.33", Format::Opencode),
-        ("cline-3.0.65", Format::Cline),
-        ("claude-code-2.1.332/transcripts", Format::ClaudeCode),
-        ("codex-0.169.0", Format::Codex),
-        ("pi-0.73.1", Format::Pi),
+        (
+            "gemini-cli-0.61.0/chats",
+            Format::Harness(Harness::GeminiCli),
+        ),
+        ("qwen-code-0.24.4", Format::Harness(Harness::QwenCode)),
+        ("copilot-cli-1.0.102", Format::Harness(Harness::CopilotCli)),
+        ("opencode-1.18.33", Format::Harness(Harness::Opencode)),
+        ("cline-3.0.65", Format::Harness(Harness::Cline)),
+        (
+            "claude-code-2.1.332/transcripts",
+            Format::Harness(Harness::ClaudeCode),
+        ),
+        ("codex-0.169.0", Format::Harness(Harness::Codex)),
+        ("pi-0.73.1", Format::Harness(Harness::Pi)),
     ];
     let mut checked = 0;
     for (rel, format) in expected {
@@ -326,7 +333,7 @@ fn an_opencode_export_is_read_as_the_session_it_holds_not_refused() {
     let export = tmp.path().join("export.json");
     std::fs::write(&export, opencode_export(&rows, session)).unwrap();
     let t = transcript::read(&std::fs::read_to_string(&export).unwrap());
-    assert_eq!(t.format, Format::Opencode);
+    assert_eq!(t.format, Format::Harness(Harness::Opencode));
     assert_eq!(t.session_id.as_deref(), Some(session));
     let c = captured(&export);
     assert!(c.manifest().contains("harness: \"opencode\""));
@@ -420,7 +427,7 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     std::fs::write(&chat, gemini_document(&turns)).unwrap();
     common::set_mtime_at(&chat, "2026-11-20T09:01:01Z");
     let t = transcript::read(&std::fs::read_to_string(&chat).unwrap());
-    assert_eq!(t.format, Format::GeminiCli);
+    assert_eq!(t.format, Format::Harness(Harness::GeminiCli));
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
     assert!(run_at(&ws, NOW, &["init"]).status.success());
@@ -490,7 +497,7 @@ const COPILOT_LEGACY: &str = r#"{
 #[test]
 fn an_older_copilot_cli_session_document_is_read_and_harvested_not_refused() {
     let t = transcript::read(COPILOT_LEGACY);
-    assert_eq!(t.format, Format::CopilotCli);
+    assert_eq!(t.format, Format::Harness(Harness::CopilotCli));
     assert_eq!(
         t.session_id.as_deref(),
         Some("7f3c2a10-5b1e-4c8a-9d2f-1a2b3c4d5e6f")

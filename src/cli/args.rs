@@ -542,17 +542,7 @@ Examples:
 
 pub fn parse_target() -> impl clap::builder::TypedValueParser<Value = crate::harness::Harness> {
     one_of(
-        &[
-            "claude-code",
-            "codex",
-            "openclaw",
-            "gemini-cli",
-            "qwen-code",
-            "opencode",
-            "copilot-cli",
-            "cline",
-            "pi",
-        ],
+        &crate::harness::CONNECT_NAMES,
         crate::harness::Harness::parse,
     )
 }

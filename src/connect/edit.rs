@@ -11,6 +11,7 @@ use jsonc_parser::ParseOptions;
 use jsonc_parser::cst::{CstInputValue, CstObject, CstRootNode};
 
 use crate::error::{ConnectError, Result};
+use crate::harness::Harness;
 
 mod hooks;
 
@@ -143,7 +144,7 @@ pub fn set_claude_mcp(
     replace: bool,
 ) -> Result<String> {
     require_strict_json(path, text)?;
-    set_json_mcp(path, text, command, replace, "claude-code")
+    set_json_mcp(path, text, command, replace, Harness::ClaudeCode)
 }
 
 /// Sets `mcpServers.memsync` in `harness`'s JSON settings: Claude Code's
@@ -156,14 +157,14 @@ pub fn set_json_mcp(
     text: &str,
     (exe, args): (&str, &[String]),
     replace: bool,
-    harness: &str,
+    harness: Harness,
 ) -> Result<String> {
     let typed = match harness {
-        "claude-code" => Some("stdio"),
-        "copilot-cli" => Some("local"),
+        Harness::ClaudeCode => Some("stdio"),
+        Harness::CopilotCli => Some("local"),
         _ => None,
     };
-    let listed = harness == "copilot-cli";
+    let listed = harness == Harness::CopilotCli;
     let mut wanted = serde_json::json!({ "command": exe, "args": args, "env": {} });
     if let Some(kind) = typed {
         wanted["type"] = kind.into();
@@ -174,7 +175,7 @@ pub fn set_json_mcp(
     match claude_mcp(path, text)? {
         Some(e) if e == wanted => return Ok(text.to_string()),
         Some(e) if !replace && e["args"] != wanted["args"] => {
-            return Err(foreign_entry(path, harness));
+            return Err(foreign_entry(path, harness.as_str()));
         }
         _ => {}
     }

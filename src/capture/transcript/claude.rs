@@ -9,6 +9,7 @@ use serde_json::Value;
 
 use super::compaction::CONTINUED;
 use super::{Format, Role, Title, Transcript, clean, set_once, str_at, text_of, tools};
+use crate::harness::Harness;
 
 /// Line types that carry no conversation.
 const BOOKKEEPING: &[&str] = &[
@@ -36,7 +37,7 @@ const BOOKKEEPING: &[&str] = &[
 ];
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::ClaudeCode, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::ClaudeCode), keep);
     let mut seen = HashSet::new();
     let mut main_lines = 0usize;
     let mut sidechain_lines = 0usize;

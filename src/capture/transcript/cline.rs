@@ -11,6 +11,7 @@
 use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+use crate::harness::Harness;
 
 /// Whether a JSON document is a Cline session.
 pub(super) fn is_cline(doc: &Value) -> bool {
@@ -20,7 +21,7 @@ pub(super) fn is_cline(doc: &Value) -> bool {
 }
 
 pub(super) fn read(doc: &Value, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::Cline, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::Cline), keep);
     set_once(&mut t.session_id, str_at(doc, "sessionId"));
     t.project = str_at(doc, "system_prompt").and_then(|p| working_directory(&p));
     if doc["origin"].get("mode").and_then(Value::as_str) == Some("subagent") {

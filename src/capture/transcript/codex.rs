@@ -14,6 +14,7 @@
 use serde_json::{Value, json};
 
 use super::{Format, Role, Transcript, clean, str_at, text_of, tools};
+use crate::harness::Harness;
 
 /// Whether a rollout's last line ends a turn and no process holds the file
 /// open for writing: `codex exec` wrote its end and exited (Linux; elsewhere
@@ -31,9 +32,9 @@ pub fn turn_over(rollout: &std::path::Path) -> bool {
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut r = Rollout {
-        t: Transcript::bounded(Format::Codex, keep),
+        t: Transcript::bounded(Format::Harness(Harness::Codex), keep),
         items: None,
-        responses: Transcript::bounded(Format::Codex, keep),
+        responses: Transcript::bounded(Format::Harness(Harness::Codex), keep),
         events: false,
         metas: 0,
         copy: ForkCopy::None,
@@ -114,9 +115,9 @@ impl Rollout {
             }
             ("event_msg", "item_completed") => {
                 let keep = self.t.budget.keep;
-                let items = self
-                    .items
-                    .get_or_insert_with(|| Transcript::bounded(Format::Codex, keep));
+                let items = self.items.get_or_insert_with(|| {
+                    Transcript::bounded(Format::Harness(Harness::Codex), keep)
+                });
                 completed_item(items, &p["item"]);
             }
             ("response_item", _) => self.response_item(p),

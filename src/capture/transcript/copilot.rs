@@ -16,9 +16,10 @@ use std::path::Path;
 use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
+use crate::harness::Harness;
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::CopilotCli, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::CopilotCli), keep);
     // Tool names by call id: a completion names only the call.
     let mut calls_by_id = std::collections::HashMap::new();
     for line in lines {
@@ -84,7 +85,7 @@ pub(super) fn is_legacy(doc: &Value) -> bool {
 /// function with its arguments as a JSON string, which `tool_use` reads).
 /// Tool results are left out.
 pub(super) fn read_legacy(doc: &Value, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::CopilotCli, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::CopilotCli), keep);
     t.session_id = str_at(doc, "sessionId");
     if let Some(start) = doc.get("startTime").and_then(Value::as_str) {
         t.note_time(start);

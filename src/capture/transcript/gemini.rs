@@ -16,9 +16,10 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
+use crate::harness::Harness;
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::GeminiCli, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::GeminiCli), keep);
     let mut order: Vec<String> = Vec::new();
     let mut latest: HashMap<String, Value> = HashMap::new();
     let mut add = |v: Value, order: &mut Vec<String>| {

@@ -42,6 +42,8 @@ pub use source::{id_in_name, read, read_from};
 use chrono::{DateTime, Utc};
 use serde_json::Value;
 
+use crate::harness::Harness;
+
 pub use aider::COMMIT as AIDER_COMMIT;
 pub use facts::{Failure, Title, main_of};
 pub use tools::{ToolKind, ToolUse};
@@ -117,22 +119,14 @@ pub struct CompactionNote {
     print: String,
 }
 
-/// Which shape the transcript was read as.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize)]
-#[serde(rename_all = "kebab-case")]
+/// Which shape the transcript was read as: a harness's own session log, or
+/// one of the shapes no harness owns.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Format {
+    Harness(Harness),
     Plain,
     Messages,
-    ClaudeCode,
-    Codex,
-    OpenClaw,
-    Pi,
     Aider,
-    GeminiCli,
-    QwenCode,
-    CopilotCli,
-    Opencode,
-    Cline,
     /// JSON lines no reader recognised.
     Unknown,
 }
@@ -141,16 +135,8 @@ impl Format {
     /// The `harness` value a capture records when none is given.
     pub fn harness(self) -> Option<&'static str> {
         match self {
-            Format::ClaudeCode => Some("claude-code"),
-            Format::Codex => Some("codex"),
-            Format::OpenClaw => Some("openclaw"),
-            Format::Pi => Some("pi"),
+            Format::Harness(h) => Some(h.as_str()),
             Format::Aider => Some("aider"),
-            Format::GeminiCli => Some("gemini-cli"),
-            Format::QwenCode => Some("qwen-code"),
-            Format::CopilotCli => Some("copilot-cli"),
-            Format::Opencode => Some("opencode"),
-            Format::Cline => Some("cline"),
             Format::Plain | Format::Messages | Format::Unknown => None,
         }
     }

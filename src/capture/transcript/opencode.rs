@@ -15,6 +15,7 @@ use std::collections::HashMap;
 use serde_json::Value;
 
 use super::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
+use crate::harness::Harness;
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut skipped = 0;
@@ -33,7 +34,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
 /// The session of rows already parsed (a harvested database's, or an
 /// export's).
 fn read_rows(rows: Vec<Value>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::Opencode, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::Opencode), keep);
     let mut messages: Vec<Value> = Vec::new();
     let mut parts: HashMap<String, Vec<Value>> = HashMap::new();
     for v in rows {

@@ -15,9 +15,10 @@ use serde_json::Value;
 use crate::contract::RequestSource;
 
 use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+use crate::harness::Harness;
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::Pi, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::Pi), keep);
     let mut entries = Vec::new();
     for line in lines {
         match serde_json::from_str::<Value>(line.as_ref()) {
@@ -44,7 +45,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
             t.note_time(ts);
         }
         if is_openclaw(v) {
-            t.format = Format::OpenClaw;
+            t.format = Format::Harness(Harness::OpenClaw);
         }
         let on_path = match (&active, v.get("id").and_then(Value::as_str)) {
             (Some(path), Some(id)) if v.get("parentId").is_some() => path.contains(id),

@@ -14,9 +14,10 @@ use serde_json::Value;
 
 use super::gemini::{parts_calls, parts_text};
 use super::{Format, Role, Transcript, clean, set_once, str_at};
+use crate::harness::Harness;
 
 pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
-    let mut t = Transcript::bounded(Format::QwenCode, keep);
+    let mut t = Transcript::bounded(Format::Harness(Harness::QwenCode), keep);
     let mut seen = HashSet::new();
     for line in lines {
         let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {

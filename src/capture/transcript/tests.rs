@@ -23,7 +23,7 @@ fn claude_code_lines_become_messages_with_tool_calls() {
 {"type":"user","uuid":"u-3","sessi
 "#;
     let t = read(jsonl);
-    assert_eq!(t.format, Format::ClaudeCode);
+    assert_eq!(t.format, Format::Harness(Harness::ClaudeCode));
     assert_eq!(t.session_id.as_deref(), Some("5d3c"));
     assert_eq!(t.project.as_deref(), Some("/home/ana/shop"));
     assert_eq!(t.skipped_lines, 1, "the half-written last line");
@@ -60,7 +60,7 @@ fn codex_prefers_event_messages_and_keeps_only_readable_compactions() {
 {"timestamp":"2026-03-02T11:00:01.000Z","type":"compacted","payload":{"message":"","replacement_history":[{"type":"compaction","summary":"Retry limits moved to config."}]}}
 "#;
     let t = read(jsonl);
-    assert_eq!(t.format, Format::Codex);
+    assert_eq!(t.format, Format::Harness(Harness::Codex));
     assert_eq!(t.session_id.as_deref(), Some("0195f1c2"));
     assert_eq!(t.messages.len(), 2);
     assert_eq!(t.commands(), vec!["rg pay"]);
@@ -87,7 +87,7 @@ fn openclaw_and_pi_read_the_active_branch_without_heartbeats() {
 {"type":"compaction","id":"d2","parentId":"d1","timestamp":"2026-03-02T09:00:08.000Z","summary":"## Goal\nretries"}
 "###;
     let t = read(oc);
-    assert_eq!(t.format, Format::OpenClaw);
+    assert_eq!(t.format, Format::Harness(Harness::OpenClaw));
     assert_eq!(t.session_id.as_deref(), Some("7b1e"));
     assert_eq!(
         t.to_markdown(),
@@ -101,7 +101,7 @@ fn openclaw_and_pi_read_the_active_branch_without_heartbeats() {
 {"type":"message","timestamp":"2025-11-20T23:33:54.572Z","message":{"role":"assistant","content":[{"type":"text","text":"Reading."},{"type":"toolCall","id":"t1","name":"read","arguments":{"path":"packages/coding-agent/docs/theme.md"}}]}}
 "#;
     let t = read(old_pi);
-    assert_eq!(t.format, Format::Pi);
+    assert_eq!(t.format, Format::Harness(Harness::Pi));
     assert_eq!(t.first(Role::User), Some("port user-message-selector.ts"));
     assert_eq!(t.files(), vec!["packages/coding-agent/docs/theme.md"]);
 }
@@ -115,7 +115,7 @@ fn an_openclaw_command_and_its_status_card_are_neither_request_nor_report() {
 {"type":"message","id":"a4","parentId":"a3","message":{"role":"assistant","content":[{"type":"text","text":"🦞 OpenClaw 2026.3.1\n🧠 Model: anthropic/claude\n🧮 Tokens: 12k in / 1k out"}],"provider":"openclaw","model":"gateway-injected","excludeFromContext":true,"__openclaw":{"contextFreeCommand":true}}}
 "###;
     let t = read(oc);
-    assert_eq!(t.format, Format::OpenClaw);
+    assert_eq!(t.format, Format::Harness(Harness::OpenClaw));
     assert_eq!(
         t.last(Role::Assistant),
         Some("Added a retry with backoff to fetch.py.")

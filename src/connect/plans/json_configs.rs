@@ -77,7 +77,7 @@ pub(super) fn settings_harness(
     let hook = command.clone();
     let (exe, args) = (places.exe.to_string_lossy().into_owned(), places.mcp_args());
     let (our_args, replace) = (args.clone(), may_replace(record, h.target, force));
-    let (events, timeout, harness) = (h.events, h.timeout, h.target.as_str());
+    let (events, timeout, harness) = (h.events, h.timeout, h.target);
     // qwen-code reads Claude Code's `permissions.allow`: without it a `qwen -p`
     // run lists memsync's tools and declines every call (no one to ask).
     let allow = h.target == Harness::QwenCode;
@@ -278,9 +278,7 @@ fn mcp_servers_edit(
     Edit {
         path,
         what: "the `memsync` MCP server (mcpServers)".into(),
-        apply: Box::new(move |p, t| {
-            edit::set_json_mcp(p, t, (&exe, &args), replace, target.as_str())
-        }),
+        apply: Box::new(move |p, t| edit::set_json_mcp(p, t, (&exe, &args), replace, target)),
         undo: Box::new(move |p, t| edit::remove_claude_mcp(p, t, &our_args)),
         empty: edit::is_empty_json,
         whole: true,
