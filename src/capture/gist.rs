@@ -257,7 +257,7 @@ fn list(first: &str, n: usize) -> String {
 /// The first sentence or line of a text, without markdown decoration, leading
 /// politeness or `@` file mentions.
 fn gist(text: &str) -> String {
-    let text = past_preamble(text);
+    let text = brief_task(past_preamble(text));
     let line = prose_lines(text).next().unwrap_or_default();
     let mut out = first_sentence(unmarked(line));
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
@@ -448,6 +448,98 @@ fn past_preamble(text: &str) -> &str {
     }
 }
 
+/// A brief written in sections (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what
+/// to fix)`, `## Deliverables`) asks in the section that names the task, not
+/// in the rules that come first: the text from that section's first line, when
+/// there is one; the text itself otherwise.
+fn brief_task(text: &str) -> &str {
+    const TASK: &[&str] = &[
+        "task",
+        "goal",
+        "objective",
+        "problem",
+        "issue",
+        "fix",
+        "bug",
+        "what to",
+        "request",
+        "feature",
+        "context",
+        "background",
+        "want",
+        "todo",
+        "to do",
+        "ask",
+    ];
+    const RULES: &[&str] = &[
+        "rule",
+        "negotiable",
+        "constraint",
+        "requirement",
+        "style",
+        "format",
+        "output",
+        "guideline",
+        "quality",
+        "acceptance",
+        "role",
+        "persona",
+        "tool",
+    ];
+    let headings: Vec<(usize, &str)> = text
+        .lines()
+        .scan(0, |at, line| {
+            let start = *at;
+            *at += line.len() + 1;
+            Some((start, line.trim()))
+        })
+        .filter(|(_, line)| is_section_heading(line))
+        .collect();
+    if headings.len() < 2 {
+        return text;
+    }
+    let task = headings.iter().find(|(_, h)| {
+        let h = h.to_lowercase();
+        TASK.iter().any(|w| h.contains(w)) && !RULES.iter().any(|w| h.contains(w))
+    });
+    let Some(&(at, heading)) = task else {
+        return text;
+    };
+    let body = text[at + heading.len()..].trim_start_matches(|c: char| c != '\n');
+    match prose_lines(body).next() {
+        Some(first) if !is_section_heading(first) => {
+            let line = body.trim_start();
+            // "A) Analytics mode: …" is an item of the section, its letter no word.
+            let mut chars = line.chars();
+            match (chars.next(), chars.next(), chars.next()) {
+                (Some(c), Some(')' | '.'), Some(' ')) if c.is_ascii_uppercase() => {
+                    line[3..].trim_start()
+                }
+                _ => line,
+            }
+        }
+        _ => text,
+    }
+}
+
+/// A section heading of a brief: a markdown heading, or a short line in
+/// capitals (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what to fix)`).
+fn is_section_heading(line: &str) -> bool {
+    if let Some(rest) = line.strip_prefix('#') {
+        return !rest.trim_start_matches('#').trim().is_empty();
+    }
+    let head = line
+        .split('(')
+        .next()
+        .unwrap_or_default()
+        .trim_end_matches([':', ' ']);
+    let letters = head.chars().filter(|c| c.is_alphabetic()).count();
+    letters >= 4
+        && head.split_whitespace().count() <= 5
+        && head.chars().all(|c| !c.is_alphabetic() || c.is_uppercase())
+        && !line.ends_with('.')
+}
+
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
 fn first_sentence(line: &str) -> String {
     let mut end = line.len();
@@ -495,6 +587,14 @@ mod tests {
             (
                 "You are right, the cache is stale.",
                 "You are right, the cache is stale.",
+            ),
+            (
+                "You are Claude in my editor.\n\nNON-NEGOTIABLES\n1) Small steps.\n\nPROJECT CONTEXT (what to fix)\nA) Analytics mode: the overlay does not show on uploads.\nB) Drop the level selector.",
+                "Analytics mode: the overlay does not show on uploads.",
+            ),
+            (
+                "## Rules\n- be terse\n## Task\nAdd dark mode to the settings page.\n",
+                "Add dark mode to the settings page.",
             ),
             (
                 "```rust\nfn main() {}\n```\nwhy does this not compile?",

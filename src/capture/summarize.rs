@@ -132,13 +132,13 @@ pub fn extractive(t: &Transcript) -> String {
 /// them; the first is the one the session's work followed ([`lead`]).
 pub fn requests(t: &Transcript) -> Vec<String> {
     let mut out: Vec<String> = Vec::new();
-    // Tool calls the agent made answering each request in `out`.
-    let mut work: Vec<usize> = Vec::new();
+    // What the agent did answering each request in `out`.
+    let mut replies: Vec<Reply> = Vec::new();
     let mut answering: Option<usize> = None;
     for m in &t.messages {
         if m.role != Role::User {
             if let Some(i) = answering {
-                work[i] += m.tools.len();
+                replies[i].take(m);
             }
             continue;
         }
@@ -154,11 +154,11 @@ pub fn requests(t: &Transcript) -> Vec<String> {
         };
         answering = Some(out.iter().position(|r| *r == text).unwrap_or_else(|| {
             out.push(text);
-            work.push(0);
+            replies.push(Reply::default());
             out.len() - 1
         }));
     }
-    if let Some(i) = lead(&out, &work)
+    if let Some(i) = lead(&out, &replies)
         && i > 0
     {
         let first = out.remove(i);
@@ -167,19 +167,50 @@ pub fn requests(t: &Transcript) -> Vec<String> {
     out
 }
 
+/// What the agent did for one request: its tool calls, those that changed
+/// or ran something, and the words of its last answer.
+#[derive(Debug, Default, Clone, Copy)]
+struct Reply {
+    tools: usize,
+    acting: usize,
+    answer_words: usize,
+}
+
+impl Reply {
+    fn take(&mut self, m: &crate::capture::transcript::Message) {
+        use crate::capture::transcript::ToolKind;
+        self.tools += m.tools.len();
+        self.acting += (m.tools.iter())
+            .filter(|t| matches!(t.kind, ToolKind::Change | ToolKind::Command))
+            .count();
+        if !m.text.trim().is_empty() {
+            self.answer_words = crate::sentence::word_count(&m.text);
+        }
+    }
+
+    /// A remark's reply: no tool at all, or only looking (an agent that
+    /// reads its notes at every turn) before an answer of a few words
+    /// ("Oui, Nacer.").
+    fn is_remarks(self) -> bool {
+        self.tools == 0 || (self.acting == 0 && self.answer_words <= REMARK_WORDS)
+    }
+}
+
 /// Words under which a request nothing was done for reads as a remark
 /// ("what can you do?", "are you there?") rather than the session's point.
 const REMARK_WORDS: usize = 6;
 
 /// The request the session's work followed: the first that says something
 /// on its own (a one-word answer or a greeting is no request), unless it is
-/// a short remark that set no tool to work and a later request did.
-fn lead(requests: &[String], work: &[usize]) -> Option<usize> {
+/// a short remark that set nothing to work and a later request did.
+fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     let first = requests.iter().position(|r| substantive(r))?;
-    if work[first] > 0 || crate::sentence::word_count(&requests[first]) > REMARK_WORDS {
+    if !replies[first].is_remarks() || crate::sentence::word_count(&requests[first]) > REMARK_WORDS
+    {
         return Some(first);
     }
-    let worked = (first + 1..requests.len()).find(|&i| work[i] > 0 && substantive(&requests[i]));
+    let worked =
+        (first + 1..requests.len()).find(|&i| replies[i].tools > 0 && substantive(&requests[i]));
     Some(worked.unwrap_or(first))
 }
 
@@ -421,6 +452,34 @@ mod tests {
                 let t = session(&turns);
                 assert_eq!(requests(&t)[0], ask, "{remark}");
             }
+        }
+    }
+
+    #[test]
+    fn a_remark_answered_in_a_word_after_only_looking_is_still_a_remark() {
+        let requests = ["Anna tu es la ?".to_string(), "make the promo image".into()];
+        let looked = Reply {
+            tools: 5,
+            acting: 0,
+            answer_words: 2,
+        };
+        let worked = Reply {
+            tools: 3,
+            acting: 2,
+            answer_words: 40,
+        };
+        assert_eq!(lead(&requests, &[looked, worked]), Some(1));
+        // Something changed or ran, or a real answer: the first ask was the work.
+        let ran = Reply {
+            acting: 1,
+            ..looked
+        };
+        let explained = Reply {
+            answer_words: 30,
+            ..looked
+        };
+        for first in [ran, explained] {
+            assert_eq!(lead(&requests, &[first, worked]), Some(0));
         }
     }
 
