@@ -198,8 +198,10 @@ pub fn openclaw_user(text: &str) -> Option<String> {
     if out == "[media attached]" {
         return keep(out);
     }
-    // A harness prompt or heartbeat behind `System:` notices is still the harness's.
-    person(&out).filter(|p| !is_harness_prompt(p) && !is_heartbeat(p))
+    // A harness prompt or heartbeat behind `System:` notices is still the
+    // harness's, and so is a reminder below the lines of the notice it repeats.
+    let reminder = |p: &str| p.lines().any(|l| l.starts_with(CRON_REMINDER));
+    person(&out).filter(|p| !is_harness_prompt(p) && !is_heartbeat(p) && !reminder(p))
 }
 
 /// Lines OpenClaw puts before a person's message about the run, not from them.
@@ -225,9 +227,26 @@ const HARNESS_PROMPTS: &[&str] = &[
     "Run the following periodic tasks",
     "Reply with OK. Do not use tools.",
     "Reply with the single word OK.",
+    // A cron reminder (after the `System:` notice that repeats it) and the
+    // start-up check of a workspace's BOOT.md.
+    CRON_REMINDER,
+    BOOT_CHECK,
     // The first message of a bot hatched in the TUI.
     "Wake up, my friend!",
 ];
+
+const CRON_REMINDER: &str = "A scheduled reminder has been triggered.";
+const BOOT_CHECK: &str = "You are running a boot check.";
+
+/// Whether a user turn is a chore the harness sets its agent on schedule (a
+/// heartbeat poll, a cron reminder, a boot check): what the agent runs for
+/// it (forty calendar lookups) is no part of the person's thread.
+pub fn is_chore(text: &str) -> bool {
+    let (body, _) = strip_untrusted_envelopes(text.trim());
+    body.lines()
+        .map(str::trim_start)
+        .any(|l| is_heartbeat(l) || l.starts_with(CRON_REMINDER) || l.starts_with(BOOT_CHECK))
+}
 
 /// Whether a user turn is one of the harness's own prompts.
 fn is_harness_prompt(text: &str) -> bool {

@@ -49,10 +49,15 @@ const HARNESS_LINES: &[&str] = &[
 /// The person's words without the envelopes before them.
 pub fn unwrap(text: &str) -> String {
     let mut rest = text.trim_start();
+    let mut described = false;
     loop {
         let before = rest;
         if let Some(after) = leading_envelope(rest) {
             rest = after.trim_start();
+        }
+        if let Some((after, image)) = media_understanding(rest) {
+            rest = after.trim_start();
+            described |= image;
         }
         // A queue's separators: `---`, `Queued #1`.
         for marker in ["---", "Queued #"] {
@@ -64,12 +69,28 @@ pub fn unwrap(text: &str) -> String {
             break;
         }
     }
+    // What a model saw in the picture follows the person's words.
+    if described && let Some((words, _)) = rest.split_once("Description:") {
+        rest = words;
+    }
     rest.lines()
         .filter(|l| !HARNESS_LINES.iter().any(|h| l.trim_start().starts_with(h)))
         .collect::<Vec<_>>()
         .join("\n")
         .trim()
         .to_string()
+}
+
+/// The text after the mark of a bridge's media understanding (`[Image]
+/// User text: …`, `[Audio]\nTranscript: …`), and whether a model's
+/// description of a picture or video follows the words.
+fn media_understanding(text: &str) -> Option<(&str, bool)> {
+    let (kind, rest) = ["[Image]", "[Video]", "[Audio]", "[Document]", "[File]"]
+        .iter()
+        .find_map(|k| Some((*k, text.strip_prefix(k)?)))?;
+    let rest = rest.trim_start();
+    let rest = rest.strip_prefix("User text:").unwrap_or(rest);
+    Some((rest, matches!(kind, "[Image]" | "[Video]")))
 }
 
 /// The text after a leading `[…]` that is an envelope, not the person's.
@@ -135,6 +156,10 @@ mod tests {
             (
                 "[System: restarted] [Feishu 张三 2026-03-01 09:00] 部署到测试环境",
                 "部署到测试环境",
+            ),
+            (
+                "[Image] User text: [Telegram Akan (@ak) id:76 +7m Fri 2026-02-20 09:12 GMT+1] build me a LinkedIn agent Description: Screenshot of a chat.",
+                "build me a LinkedIn agent",
             ),
             (
                 "Summarise the run.\nFull transcript available at: /tmp/x.output",

@@ -30,6 +30,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
         }
     }
     let active = active_path(&entries);
+    let mut chore = false;
     let forked_at = fork_instant(&entries);
     for v in &entries {
         let at = v.get("timestamp").and_then(Value::as_str);
@@ -52,7 +53,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
             _ => true,
         };
         if on_path {
-            entry(&mut t, v);
+            entry(&mut t, v, &mut chore);
         }
     }
     t
@@ -106,7 +107,9 @@ fn is_openclaw(v: &Value) -> bool {
             && str_at(v, "cwd").is_some_and(|c| c.contains("/.openclaw")))
 }
 
-fn entry(t: &mut Transcript, v: &Value) {
+/// `chore`: the newest person's turn was a chore of the harness's
+/// ([`clean::is_chore`]), so the agent's tool calls after it are left out.
+fn entry(t: &mut Transcript, v: &Value, chore: &mut bool) {
     let at = v.get("timestamp").and_then(Value::as_str);
     match v.get("type").and_then(Value::as_str).unwrap_or_default() {
         "session" => {
@@ -119,7 +122,7 @@ fn entry(t: &mut Transcript, v: &Value) {
                 super::id_in_name(path).unwrap_or(parent)
             });
         }
-        "message" => message(t, &v["message"]),
+        "message" => message(t, &v["message"], chore),
         "compaction" => {
             if let Some(summary) = str_at(v, "summary") {
                 t.push_compaction(&summary, at);
@@ -161,7 +164,7 @@ fn request_source(m: &Value, raw: Option<&str>) -> RequestSource {
     }
 }
 
-fn message(t: &mut Transcript, m: &Value) {
+fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
     // A command and its reply that OpenClaw keeps out of the model's context
     // (`/status` and its card, `/help`): the harness talking, not the person
     // asking or the agent reporting.
@@ -176,6 +179,7 @@ fn message(t: &mut Transcript, m: &Value) {
                 .as_deref()
                 .and_then(clean::openclaw_user)
                 .filter(|s| !clean::is_control_command(s));
+            *chore = cleaned.is_none() && text.as_deref().is_some_and(clean::is_chore);
             match cleaned {
                 Some(text) => {
                     let from = request_source(m, text_of(&m["content"]).as_deref());
@@ -183,6 +187,15 @@ fn message(t: &mut Transcript, m: &Value) {
                     t.push(Role::User, text, Vec::new(), None)
                 }
                 None => t.dropped_turns += 1,
+            }
+        }
+        // What the agent ran for a chore is no part of the person's thread;
+        // what it said (a heartbeat that found something to tell) may be
+        // all the session holds, so its words stay.
+        Some("toolResult") if *chore => {}
+        Some("assistant") if *chore => {
+            if let Some(text) = text.as_deref().and_then(clean::assistant) {
+                t.push(Role::Assistant, text, Vec::new(), None);
             }
         }
         Some("assistant") => {
@@ -218,11 +231,14 @@ fn message(t: &mut Transcript, m: &Value) {
 
 /// Whether OpenClaw marked a message as a context-free command or its reply
 /// (`excludeFromContext`, `__openclaw.contextFreeCommand`).
+/// Older versions (2026.2) mark the gateway's own replies (the `/status`
+/// card, the `/models` list) only by their model, `gateway-injected`.
 fn is_context_free_command(m: &Value) -> bool {
     m.get("excludeFromContext").and_then(Value::as_bool) == Some(true)
         || m.pointer("/__openclaw/contextFreeCommand")
             .and_then(Value::as_bool)
             == Some(true)
+        || m.get("model").and_then(Value::as_str) == Some("gateway-injected")
 }
 
 /// The ids on the path from the active leaf to the root, when the entries form

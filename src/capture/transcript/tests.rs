@@ -107,6 +107,31 @@ fn openclaw_and_pi_read_the_active_branch_without_heartbeats() {
 }
 
 #[test]
+fn an_openclaw_chore_and_what_the_agent_ran_for_it_stay_out_of_the_persons_thread() {
+    let oc = r###"{"type":"session","version":3,"id":"7b1f","timestamp":"2026-02-20T09:00:00.000Z","cwd":"/home/ak/.openclaw/workspace"}
+{"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"System: [2026-02-20 06:35:17 GMT+1] Cron (error): Backup done\n\n- **Datum:** 20.02.2026\n\nA scheduled reminder has been triggered. The reminder content is:\n\nBackup done"}}
+{"type":"message","id":"a2","parentId":"a1","message":{"role":"assistant","content":[{"type":"text","text":"NO_REPLY"}]}}
+{"type":"message","id":"a3","parentId":"a2","message":{"role":"user","content":"[Image] User text: [Telegram Ak (@ak) id:76 +7m Fri 2026-02-20 09:12 GMT+1] can I run Windows on the VPS? Description: A screenshot."}}
+{"type":"message","id":"a4","parentId":"a3","message":{"role":"assistant","content":[{"type":"text","text":"Hard on a VPS: use the Chrome extension locally."}]}}
+{"type":"message","id":"a5","parentId":"a4","message":{"role":"user","content":"Read HEARTBEAT.md if it exists (workspace context). Follow it strictly. If nothing needs attention, reply HEARTBEAT_OK."}}
+{"type":"message","id":"a6","parentId":"a5","message":{"role":"assistant","content":[{"type":"toolCall","id":"c1","name":"exec","arguments":{"command":"gog calendar list"}}]}}
+{"type":"message","id":"a7","parentId":"a6","message":{"role":"assistant","content":[{"type":"text","text":"HEARTBEAT_OK"}]}}
+{"type":"message","id":"a8","parentId":"a7","message":{"role":"assistant","content":[{"type":"text","text":"Providers:\n- anthropic (3)"}],"provider":"openclaw","model":"gateway-injected"}}
+"###;
+    let t = read(oc);
+    assert_eq!(t.first(Role::User), Some("can I run Windows on the VPS?"));
+    assert_eq!(
+        t.last(Role::Assistant),
+        Some("Hard on a VPS: use the Chrome extension locally.")
+    );
+    assert!(
+        t.messages.iter().all(|m| m.tools.is_empty()),
+        "{:?}",
+        t.messages
+    );
+}
+
+#[test]
 fn an_openclaw_command_and_its_status_card_are_neither_request_nor_report() {
     let oc = r###"{"type":"session","version":3,"id":"7b1f","timestamp":"2026-03-02T09:00:00.000Z","cwd":"/home/ana/.openclaw/workspace"}
 {"type":"message","id":"a1","parentId":null,"message":{"role":"user","content":"Add a retry to the fetcher in fetch.py"}}
