@@ -13,6 +13,7 @@
 //! (the gist does) or do I/O.
 
 mod commit;
+mod conclusion;
 mod errand;
 pub(super) mod lead;
 mod manners;
@@ -280,7 +281,8 @@ fn answer(messages: &[Message]) -> String {
 
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
-    let report = without_thinking(last.report());
+    let whole = without_thinking(last.report());
+    let report = conclusion::conclusion(&whole, is_heading).unwrap_or(&whole);
     // Headings (`## Changes`, `**Summary**`) and rules (`---`) are structure,
     // not what was done; they may also open a paragraph that holds more.
     let paras: Vec<&str> = report
