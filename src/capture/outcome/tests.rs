@@ -104,6 +104,19 @@ fn narration_in_any_language_gives_way_to_the_result_that_follows() {
             "现在让我检查一下当前的工作空间文件状态。",
             "工作空间的文件都在，没有被修改。",
         ),
+        (
+            "Je vais vous aider à harmoniser la navigation.",
+            "La navigation utilise maintenant les slashs finaux.",
+        ),
+        ("Ich werde die Tests ausführen.", "Alle Tests laufen durch."),
+        (
+            "Voy a revisar el archivo.",
+            "El archivo tenía un error de sintaxis.",
+        ),
+        (
+            "Tôi sẽ kiểm tra tệp cấu hình.",
+            "Đã sửa cổng trong tệp cấu hình.",
+        ),
     ] {
         assert!(is_narration(narration), "{narration}");
         assert!(!is_narration(result), "{result}");

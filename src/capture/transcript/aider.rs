@@ -148,7 +148,13 @@ fn flush_user(t: &mut Transcript, user: &mut Vec<&str>) {
     let request = if ASKING.contains(&first) {
         text[first.len()..].trim().to_string()
     } else if clean::is_control_command(&text) || text.starts_with('/') && !text.contains(' ') {
-        String::new()
+        // "/add src/blog/" and then a whole prompt in the same input: Aider
+        // took the prompt for the command's file names, but the words below
+        // the command line are what the person asked.
+        match text.split_once('\n') {
+            Some((_, below)) if crate::sentence::word_count(below) >= 8 => below.trim().to_string(),
+            _ => String::new(),
+        }
     } else {
         text
     };

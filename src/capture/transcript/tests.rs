@@ -188,6 +188,22 @@ fn json_no_reader_knows_is_not_understood() {
 }
 
 #[test]
+fn an_aider_prompt_typed_below_a_command_line_is_still_the_persons_request() {
+    let md = "# aider chat started at 2026-04-07 00:11:11\n\n#### /add src/content/blog/  \n####   \n#### Haiku, write 3 Markdown articles in src/content/blog on local visibility in the 28.  \n#### - Médiamétrie (Dec. 2025): 42.4 million unique visitors.  \n> No files matched 'Haiku,'.\n\n#### /add src/pages/  \n> Added src/pages/index.astro to the chat\n";
+    let t = read(md);
+    let asks: Vec<&str> = (t.messages.iter())
+        .filter(|m| m.role == Role::User)
+        .map(|m| m.text.as_str())
+        .collect();
+    assert_eq!(asks.len(), 1, "{asks:?}");
+    assert!(
+        asks[0].starts_with("Haiku, write 3 Markdown articles"),
+        "{asks:?}"
+    );
+    assert!(asks[0].contains("Médiamétrie"));
+}
+
+#[test]
 fn aider_skips_reasoning_blocks_and_answers_to_its_prompts_and_keeps_its_commits() {
     let md = "# aider chat started at 2026-04-22 22:40:12\n\n#### Why does dictation paste the same text twice?\n\n> Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: y\n#### Add file to the chat? (Y)es/(N)o/(A)ll/(S)kip all/(D)on't ask again [Yes]: all\n\n<thinking-content-7bbe>\n\nHere's a thinking process:\n\n1. Understand the request.\n</thinking-content-7bbe>\n\nThe hotkey handler fires twice; the report explains why.\n\n> Applied edit to -> Swift binary sends CGEvent\n> Applied edit to ./report-dictation.md\n> Commit f8bf6e6 docs: add the dictation duplication report\n";
     let t = read(md);
