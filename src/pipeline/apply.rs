@@ -232,8 +232,10 @@ pub(super) fn refresh_sessions(
 /// Hands the pages freed since the last batch back to the system. glibc
 /// keeps what the reading threads freed in their arenas, so a first build of
 /// a big workspace grew by half again over what it held at any moment.
-/// Only big reads call it: a daemon event frees next to nothing.
-pub(super) fn release_freed_memory() {
+/// Big reads call it, and the daemon once a batch is done: what a full
+/// scan of the tree freed would otherwise stay with it, growing with the
+/// workspace.
+pub fn release_freed_memory() {
     #[cfg(all(target_os = "linux", target_env = "gnu"))]
     // SAFETY: malloc_trim only returns free pages; it touches no live memory.
     unsafe {

@@ -30,6 +30,7 @@ mod read;
 pub use options::{Progress, SyncOptions, SyncReport};
 
 use apply::*;
+pub use apply::release_freed_memory;
 use kept::*;
 use notes::*;
 use read::*;

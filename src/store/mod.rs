@@ -186,6 +186,12 @@ impl Index {
         database_header(&self.path).is_some()
     }
 
+    /// Hands the page cache back: an idle daemon should hold what it needs,
+    /// not every page its busiest batch read (the cache grows with the index).
+    pub fn release_cache(&self) {
+        let _ = self.conn.release_memory();
+    }
+
     /// Closes this connection now (the `Index` is unusable until replaced):
     /// closing deletes `index.db-wal` by name, so it must happen before a new
     /// file takes that name.

@@ -245,6 +245,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 _ = jobs.recv() => Wake::Jobs,
                 _ = tokio::time::sleep_until(deadline) => Wake::Timer,
             };
+            let settled = !matches!(wake, Wake::Event(_));
             let handled = match wake {
                 Wake::Event(event) => {
                     self.gather(event);
@@ -262,25 +263,16 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             if let Err(e) = handled {
                 self.survive(e)?;
             }
+            if settled {
+                self.index.release_cache();
+                pipeline::release_freed_memory();
+            }
             if watchdog.is_some() {
                 let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Watchdog]);
             }
         }
         tracing::info!("stopping");
         let _ = sd_notify::notify(false, &[sd_notify::NotifyState::Stopping]);
-        Ok(())
-    }
-
-    /// The index is derived, so no failure of it stops the daemon: it is
-    /// reopened (set aside first when damaged) and the next batch is a full
-    /// one. Anything else (a configuration that no longer loads) does.
-    fn survive(&mut self, e: Error) -> Result<()> {
-        if !matches!(e, Error::Store(_)) {
-            return Err(e);
-        }
-        tracing::error!(error = %e, "index failed; reopening it and reconciling in full");
-        let damaged = crate::store::is_damage(&e);
-        self.reopen_index(damaged);
         Ok(())
     }
 

@@ -8,6 +8,19 @@
 use super::*;
 
 impl<L: Fn() -> Result<Settings>> Daemon<L> {
+    /// The index is derived, so no failure of it stops the daemon: it is
+    /// reopened (set aside first when damaged) and the next batch is a full
+    /// one. Anything else (a configuration that no longer loads) does.
+    pub(super) fn survive(&mut self, e: Error) -> Result<()> {
+        if !matches!(e, Error::Store(_)) {
+            return Err(e);
+        }
+        tracing::error!(error = %e, "index failed; reopening it and reconciling in full");
+        let damaged = crate::store::is_damage(&e);
+        self.reopen_index(damaged);
+        Ok(())
+    }
+
     /// Git holds the index, or a merge, rebase, cherry-pick or revert is in
     /// progress: rendering now could make git's next step refuse, so wait.
     /// A git command running in the work tree counts too: a pull's fetch
