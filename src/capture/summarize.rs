@@ -135,6 +135,7 @@ pub fn requests(t: &Transcript) -> Vec<String> {
     // What the agent did answering each request in `out`.
     let mut replies: Vec<Reply> = Vec::new();
     let mut answering: Option<usize> = None;
+    let owner = owner(t);
     for m in &t.messages {
         if m.role != Role::User {
             if let Some(i) = answering {
@@ -143,6 +144,11 @@ pub fn requests(t: &Transcript) -> Vec<String> {
             continue;
         }
         answering = None;
+        // In a chat where others write too (OpenClaw's one session for every
+        // direct message), their words are not the person's requests.
+        if owner.is_some() && m.sender.is_some() && m.sender.as_deref() != owner {
+            continue;
+        }
         let text = match clean::template_input(&m.text) {
             Some(typed) if typed.is_empty() => continue,
             Some(typed) => typed,
@@ -165,6 +171,17 @@ pub fn requests(t: &Transcript) -> Vec<String> {
         out.insert(0, first);
     }
     out
+}
+
+/// Who the person is in a chat several people wrote into: the sender of most
+/// messages (the one the agent works for); `None` when one or none wrote.
+fn owner(t: &Transcript) -> Option<&str> {
+    let mut counts: std::collections::BTreeMap<&str, usize> = Default::default();
+    for s in t.messages.iter().filter_map(|m| m.sender.as_deref()) {
+        *counts.entry(s).or_default() += 1;
+    }
+    let most = counts.iter().max_by_key(|(_, n)| **n).map(|(s, _)| *s);
+    if counts.len() > 1 { most } else { None }
 }
 
 /// What the agent did for one request: its tool calls, those that changed
@@ -453,6 +470,33 @@ mod tests {
                 assert_eq!(requests(&t)[0], ask, "{remark}");
             }
         }
+    }
+
+    #[test]
+    fn in_a_chat_others_write_into_the_request_is_the_persons_who_sent_most() {
+        let line = |id: &str, role: &str, text: &str| {
+            serde_json::json!({"type": "message", "id": id, "message": {"role": role,
+                "content": [{"type": "text", "text": text}]}})
+            .to_string()
+        };
+        let boss = |at: &str, text: &str| format!("[WhatsApp +5193 {at} UTC] {text}");
+        let lines = [
+            r#"{"type":"session","version":3,"id":"s1","timestamp":"2026-02-03T17:00:00.000Z","cwd":"/w"}"#.to_string(),
+            line("u1", "user", "[WhatsApp +5916 +36s 2026-02-03 17:25 UTC] Buenas tardes, soy Anabel del hospedaje, en qué les puedo ayudar"),
+            line("a1", "assistant", "Soy Anna de NeuraWeb."),
+            line("u2", "user", &boss("2026-02-03 17:26", "mets à jour les statuts des contacts dans la base")),
+            line("a2", "assistant", "Statuts mis à jour."),
+            line("u3", "user", &boss("2026-02-03 17:40", "puis fais une image promotionnelle")),
+            line("a3", "assistant", "Image faite."),
+        ];
+        let t = crate::capture::transcript::read(&lines.join("\n"));
+        let asks = requests(&t);
+        assert_eq!(asks[0], "mets à jour les statuts des contacts dans la base");
+        assert!(!asks.iter().any(|a| a.contains("Anabel")), "{asks:?}");
+        // One sender alone is the person, whatever the envelope says.
+        let alone =
+            crate::capture::transcript::read(&[lines[0].clone(), lines[1].clone()].join("\n"));
+        assert!(requests(&alone)[0].contains("Anabel"));
     }
 
     #[test]

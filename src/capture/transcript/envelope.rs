@@ -81,6 +81,37 @@ pub fn unwrap(text: &str) -> String {
         .to_string()
 }
 
+/// Who a chat bridge's envelope says sent the message: the words between
+/// the network's name and the time (`[WhatsApp +51935507781 +2m 2026-02-03
+/// 17:30 UTC]` gives `+51935507781`, a Telegram one `Ana (@ana) id:8812`).
+pub fn sender(text: &str) -> Option<String> {
+    text.lines().find_map(|line| {
+        let line = line.trim_start();
+        let line = media_understanding(line).map_or(line, |(rest, _)| rest.trim_start());
+        let inner = &line[1..line.find(']').filter(|_| line.starts_with('['))?];
+        let lower = inner.to_lowercase();
+        let network = NETWORKS
+            .iter()
+            .find(|n| lower.starts_with(*n) && lower[n.len()..].starts_with(' '))?;
+        let words: Vec<&str> = inner[network.len()..]
+            .split_whitespace()
+            .take_while(|w| !is_time_word(w))
+            .collect();
+        (!words.is_empty()).then(|| words.join(" "))
+    })
+}
+
+/// A word of an envelope's time: `+2m`, `+36s`, `Fri`, `2026-02-03`.
+fn is_time_word(word: &str) -> bool {
+    const DAYS: &[&str] = &["Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"];
+    let delta = word.strip_prefix('+').is_some_and(|d| {
+        d.len() <= 4
+            && d.ends_with(['s', 'm', 'h', 'd'])
+            && d[..d.len() - 1].bytes().all(|b| b.is_ascii_digit())
+    });
+    delta || DAYS.contains(&word) || has_date_time(&format!("{word} 00:00"))
+}
+
 /// The text after the mark of a bridge's media understanding (`[Image]
 /// User text: …`, `[Audio]\nTranscript: …`), and whether a model's
 /// description of a picture or video follows the words.
@@ -167,6 +198,28 @@ mod tests {
             ),
         ] {
             assert_eq!(unwrap(wrapped), words, "{wrapped}");
+        }
+    }
+
+    #[test]
+    fn the_sender_is_read_from_a_bridges_envelope() {
+        for (text, want) in [
+            (
+                "System: [2026-02-03 17:23:11 UTC] WhatsApp gateway connected.\n\n[WhatsApp +51935507781 2026-02-03 17:24 UTC] Anna tu es la ?",
+                Some("+51935507781"),
+            ),
+            (
+                "[WhatsApp +59168779297 +36s 2026-02-03 17:25 UTC] Buenas tardes",
+                Some("+59168779297"),
+            ),
+            (
+                "[Image] User text: [Telegram Akan (@ak) id:76 +7m Fri 2026-02-20 09:12 GMT+1] hi",
+                Some("Akan (@ak) id:76"),
+            ),
+            ("[Thu 2026-03-05 21:54 GMT+8] 帮我整理一下周报", None),
+            ("fix the parser", None),
+        ] {
+            assert_eq!(sender(text).as_deref(), want, "{text}");
         }
     }
 

@@ -78,6 +78,9 @@ pub struct Message {
     /// Left out to keep the transcript in its budget: the digest its
     /// rendering had, for the capture cursor.
     elided: Option<String>,
+    /// Who sent a person's message through a chat bridge (`+51935507781`,
+    /// `id:7627639740`), when the envelope says.
+    pub sender: Option<String>,
 }
 
 impl Message {
@@ -356,6 +359,13 @@ impl Transcript {
         }
     }
 
+    /// Records who sent the newest message, when it is a person's.
+    fn note_sender(&mut self, sender: Option<String>) {
+        if let Some(last) = self.messages.last_mut().filter(|m| m.role == Role::User) {
+            last.sender = last.sender.take().or(sender);
+        }
+    }
+
     fn note_time(&mut self, ts: &str) {
         let Some(ts) = crate::contract::parse_ts(ts) else {
             return;
@@ -408,6 +418,7 @@ impl Transcript {
             id,
             report_from,
             elided: None,
+            sender: None,
         };
         let bytes = message.bytes();
         self.messages.push(message);

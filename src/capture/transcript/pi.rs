@@ -184,7 +184,12 @@ fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
                 Some(text) => {
                     let from = request_source(m, text_of(&m["content"]).as_deref());
                     t.request_source = t.request_source.max(from);
-                    t.push(Role::User, text, Vec::new(), None)
+                    t.push(Role::User, text, Vec::new(), None);
+                    t.note_sender(
+                        text_of(&m["content"])
+                            .as_deref()
+                            .and_then(super::envelope::sender),
+                    );
                 }
                 None => t.dropped_turns += 1,
             }
