@@ -152,6 +152,9 @@ pub fn requests(t: &Transcript) -> Vec<String> {
         let text = match clean::template_input(&m.text) {
             Some(typed) if typed.is_empty() => continue,
             Some(typed) => typed,
+            // A command's arguments may be a whole pasted document
+            // (`/plan # Phase 3: …`): the person typed the command.
+            None if m.text.starts_with('/') => m.text.trim().to_string(),
             None if clean::looks_like_template(&m.text) => match clean::closing_question(&m.text) {
                 Some(question) => question,
                 None => continue,
@@ -497,6 +500,20 @@ mod tests {
         let alone =
             crate::capture::transcript::read(&[lines[0].clone(), lines[1].clone()].join("\n"));
         assert!(requests(&alone)[0].contains("Anabel"));
+    }
+
+    #[test]
+    fn a_command_whose_arguments_are_a_pasted_document_is_the_request() {
+        let section = "Every run records its hit rate and rank quality.\n".repeat(20);
+        let plan = format!(
+            "/zibe-plan # Phase 3 Code Prompt: Evaluation and Calibration\n\n## Purpose\n{section}\n## Scope\n{section}\n## Success condition\nPhase 3 succeeds when the evaluation beats chance."
+        );
+        let t = session(&[
+            ("/zibe-check", 0),
+            (&plan, 5),
+            ("before we decide, examine how this happened", 2),
+        ]);
+        assert_eq!(requests(&t)[0], plan.trim());
     }
 
     #[test]
