@@ -134,6 +134,21 @@ fn malformed_syntax_is_answered_as_words_with_a_note_never_exit_2() {
 }
 
 #[test]
+fn prefixes_no_session_holds_all_of_find_the_sessions_holding_some_with_a_note() {
+    let ws = workspace();
+    // `zoo*` and `quokk*` are in s-2; `giraffe*` is in no session.
+    assert_eq!(ids(&search_json(&ws, &["quokk* zoo*"])), ["s-2"]);
+    let hits = search_json(&ws, &["quokk* giraffe*"]);
+    assert_eq!(ids(&hits), ["s-2"]);
+    ws.cli(&["search", "quokk* giraffe*"])
+        .success()
+        .stderr(predicates::str::contains("no session holds every word"));
+    // What the person wrote as an operator or phrase is kept as written.
+    assert!(search_json(&ws, &["quokk* AND giraffe*"]).is_empty());
+    assert!(search_json(&ws, &["\"quokka giraffe\""]).is_empty());
+}
+
+#[test]
 fn a_query_with_no_word_in_it_is_a_usage_error_never_an_index_error() {
     let ws = workspace();
     for q in ["🔥", "\"", "*", "-", "()", "^", "\"\""] {

@@ -157,6 +157,20 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
     // would change its next answer. Opening a hit (`open`, `memory_get`) is.
     let notes = notes::notes(index, q, &reading)?;
     match candidates(index, cfg, q, &reading, now) {
+        // No session holds every word and prefix: the ones holding most of them.
+        Ok(hits) if hits.is_empty() && reading.explicit => {
+            let Some(any) = query::any_of(&q.text, q.kind) else {
+                return Ok(Found {
+                    hits,
+                    notes,
+                    note: None,
+                });
+            };
+            let hits = candidates(index, cfg, q, &any, now)?;
+            let note = (!hits.is_empty())
+                .then(|| "no session holds every word; these hold some of them".to_string());
+            Ok(Found { hits, notes, note })
+        }
         Ok(hits) => Ok(Found {
             hits,
             notes,

@@ -305,6 +305,36 @@ fn explicit(text: &str, kind: Option<ArtifactKind>) -> Option<String> {
     })
 }
 
+/// Explicit syntax that is only words and prefixes (`Caroline*
+/// relationship* status*`), read so that any of them may match: the
+/// fallback when no session holds them all. `None` for anything with
+/// phrases, operators, groups or columns, which the person meant as written.
+pub fn any_of(text: &str, kind: Option<ArtifactKind>) -> Option<Reading> {
+    let pieces = pieces(text)?;
+    let cols = Columns::of(kind);
+    let mut terms: Vec<String> = Vec::new();
+    let mut words = Vec::new();
+    for piece in &pieces {
+        match piece {
+            Piece::Bare("AND" | "OR" | "NOT" | "NEAR") => return None,
+            Piece::Bare(w) if w.chars().any(cjk::is_bigram_script) => return None,
+            Piece::Bare(w) => {
+                terms.push(cols.plain(w));
+                words.push(w.to_string());
+            }
+            Piece::Star => terms.last_mut()?.push('*'),
+            _ => return None,
+        }
+    }
+    (terms.len() > 1).then(|| Reading {
+        fts: terms.join(" OR "),
+        terms,
+        words,
+        span: None,
+        explicit: false,
+    })
+}
+
 /// Explicit syntax cut into pieces; `None` for what is not well formed
 /// (an unclosed quote or group).
 fn pieces(text: &str) -> Option<Vec<Piece<'_>>> {
