@@ -29,8 +29,8 @@ mod read;
 
 pub use options::{Progress, SyncOptions, SyncReport};
 
-use apply::*;
 pub use apply::release_freed_memory;
+use apply::*;
 use kept::*;
 use notes::*;
 use read::*;
