@@ -188,13 +188,7 @@ pub fn offer(
         if offer.tokens.len() == MAX_SESSIONS || given.contains(&h.token) {
             continue;
         }
-        let line = format!(
-            "- {} {}: \"{}\" (token {})\n",
-            h.membership_ts.get(..10).unwrap_or(&h.membership_ts),
-            project_name(h.project.as_deref()),
-            context::inert(&h.sentence),
-            h.token
-        );
+        let line = offer_line(&h);
         let cost = context::tokens(&line);
         if used + cost > BUDGET_TOKENS {
             break;
@@ -213,6 +207,36 @@ pub fn offer(
         write_record(&path, &all)?;
     }
     Ok(offer)
+}
+
+/// One offered session: its day, project and sentence, and the words of it
+/// that matched the prompt (`«hello.py»`) when the sentence does not show
+/// them, so the model can tell why it is offered.
+fn offer_line(h: &Hit) -> String {
+    let sentence = context::inert(&h.sentence);
+    let snippet: String = (h.snippet.chars())
+        .map(|c| match c {
+            crate::search::MARK_START => crate::search::MATCH_OPEN,
+            crate::search::MARK_END => crate::search::MATCH_CLOSE,
+            c => c,
+        })
+        .collect();
+    let snippet = context::inert(&snippet);
+    let lower = sentence.to_lowercase();
+    let marked: Vec<&str> = (snippet.split(crate::search::MATCH_OPEN).skip(1))
+        .filter_map(|rest| rest.split(crate::search::MATCH_CLOSE).next())
+        .collect();
+    let shown = marked.iter().all(|w| lower.contains(&w.to_lowercase()));
+    let matched = match marked.is_empty() || shown {
+        true => String::new(),
+        false => format!("; matched: \"{snippet}\""),
+    };
+    format!(
+        "- {} {}: \"{sentence}\"{matched} (token {})\n",
+        h.membership_ts.get(..10).unwrap_or(&h.membership_ts),
+        project_name(h.project.as_deref()),
+        h.token
+    )
 }
 
 /// The prompt as the person typed it: what a harness puts around it (Gemini

@@ -84,6 +84,39 @@ fn a_prompt_about_an_earlier_session_gets_its_record_framed_as_a_record() {
 }
 
 #[test]
+fn an_offer_shows_the_words_that_matched_when_its_sentence_does_not() {
+    let ws = workspace(15);
+    let mut burrow = session("default", "burrow-1", now() - Duration::days(3));
+    for c in [burrow.summary.as_mut(), burrow.transcript.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some("Tidied the enclosure scripts and their logs.".into());
+    }
+    burrow.transcript.as_mut().unwrap().body =
+        "user: the wombat burrow sensor reads zero after midnight\nassistant: recalibrated the burrow sensor\n".into();
+    ws.add(&burrow);
+    ws.sync();
+    let text = offered(&prompt_hook(
+        &ws,
+        "h1",
+        "why does the wombat burrow sensor read zero after midnight?",
+    ));
+    let line = text.lines().find(|l| l.contains("burrow-1")).expect(&text);
+    assert!(
+        line.contains("matched: \"") && line.contains("«wombat»"),
+        "{text}"
+    );
+    // A sentence that already shows every matched word needs no quote.
+    let text = offered(&prompt_hook(&ws, "h2", "the quokka gate latch"));
+    let line = text
+        .lines()
+        .find(|l| l.contains("quokka enclosure"))
+        .expect(&text);
+    assert!(!line.contains("matched:"), "{text}");
+}
+
+#[test]
 fn an_unrelated_prompt_gets_nothing_at_all() {
     let ws = workspace(15);
     for prompt in [
