@@ -36,7 +36,7 @@ fn the_validation_set_is_captured_or_refused_as_labelled_with_no_credential_writ
     // 72 unfound ("Médiamétrie" in an Aider chat).
     let score = &v.score;
     assert!(
-        score.request >= 23 && score.outcome >= 23 && score.clean >= 24,
+        score.request >= 24 && score.outcome >= 23 && score.clean >= 24,
         "fewer sentences name their session than before:\n{score}"
     );
     assert!(v.unfound.is_empty(), "{:#?}", v.unfound);

@@ -267,6 +267,19 @@ fn gist(text: &str) -> String {
     {
         out = format!("{out} {}", first_sentence(unmarked(next)));
     }
+    // "Update the function above in src/rate.rs\nhide SEASON rows when …":
+    // a line that ends unfinished goes on in the next line of its paragraph.
+    if out == unmarked(line)
+        && !out.ends_with(['.', '!', '?', '。', '！', '？', ':', '：'])
+        && let Some(next) = text
+            .split_once(line)
+            .and_then(|(_, rest)| rest.strip_prefix('\n'))
+            .and_then(|rest| rest.lines().next())
+            .map(str::trim)
+            .filter(|n| !n.is_empty() && unmarked(n) == *n && !n.starts_with("```"))
+    {
+        out = format!("{out} — {}", first_sentence(next));
+    }
     // "Fantastic, well reported. I could use help with …" and "How could I
     // solve this issue.\nGitHub CLI authentication expired …" say their
     // point in the next sentence: thanks give way to it, a question that
@@ -595,6 +608,10 @@ mod tests {
             (
                 "## Rules\n- be terse\n## Task\nAdd dark mode to the settings page.\n",
                 "Add dark mode to the settings page.",
+            ),
+            (
+                "Update the function above in src/rate.rs\nhide the SEASON rows when a stay has an EVENT",
+                "Update the function above in src/rate.rs — hide the SEASON rows when a stay has an EVENT",
             ),
             (
                 "```rust\nfn main() {}\n```\nwhy does this not compile?",
