@@ -28,24 +28,35 @@ use common::gitrepo::{capture, commit_all, git, memsync, try_git, two_clones};
 /// The daemons' longest wait for quiet before they commit anyway.
 const MAX_DELAY_SECONDS: u64 = 60;
 
-/// One reading of a daemon's open files and resident memory.
+/// One reading of a daemon's open files and resident memory: all of it
+/// (`VmRSS`), and its anonymous part (`RssAnon`: the heap and stacks, what
+/// a leak or state kept without bound grows). The rest is the binary's
+/// code paged in as more of it runs (bounded by its size, shared, and the
+/// kernel's to drop) and the index's mapped WAL index.
 #[derive(Debug, Clone, Copy)]
 struct Sample {
     fds: usize,
     rss_kib: u64,
+    anon_kib: u64,
 }
 
 fn sample(pid: i32) -> Option<Sample> {
     let fds = std::fs::read_dir(format!("/proc/{pid}/fd")).ok()?.count();
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
-    let rss_kib = status
-        .lines()
-        .find_map(|l| l.strip_prefix("VmRSS:"))?
-        .split_whitespace()
-        .next()?
-        .parse()
-        .ok()?;
-    Some(Sample { fds, rss_kib })
+    let kib = |key: &str| -> Option<u64> {
+        status
+            .lines()
+            .find_map(|l| l.strip_prefix(key))?
+            .split_whitespace()
+            .next()?
+            .parse()
+            .ok()
+    };
+    Some(Sample {
+        fds,
+        rss_kib: kib("VmRSS:")?,
+        anon_kib: kib("RssAnon:")?,
+    })
 }
 
 /// The mean of the first and of the last tenth of `values`.
@@ -284,21 +295,28 @@ fn two_clones_an_agent_and_pulls_lose_nothing_and_the_daemons_stay_flat() {
     );
     assert!(!during.is_empty(), "the daemon never committed");
     assert!(gaps <= 2 * MAX_DELAY_SECONDS, "no commit for {gaps} s");
+    let mut climbs = Vec::new();
     for (name, s) in ["a", "b"].iter().zip(&samples) {
-        let fds: Vec<f64> = s.iter().map(|x| x.fds as f64).collect();
-        let rss: Vec<f64> = s.iter().map(|x| x.rss_kib as f64).collect();
-        let (fd_first, fd_last) = first_and_last(&fds);
-        let (rss_first, rss_last) = first_and_last(&rss);
+        let series = |f: fn(&Sample) -> u64| -> (f64, f64) {
+            first_and_last(&s.iter().map(|x| f(x) as f64).collect::<Vec<_>>())
+        };
+        let (fd_first, fd_last) = series(|x| x.fds as u64);
+        let (rss_first, rss_last) = series(|x| x.rss_kib);
+        let (anon_first, anon_last) = series(|x| x.anon_kib);
         eprintln!(
-            "daemon {name}: open files {fd_first:.1} -> {fd_last:.1}, RSS {:.1} -> {:.1} MiB ({} samples)",
+            "daemon {name}: open files {fd_first:.1} -> {fd_last:.1}, RSS {:.1} -> {:.1} MiB, of it anonymous {:.2} -> {:.2} MiB ({} samples)",
             rss_first / 1024.0,
             rss_last / 1024.0,
+            anon_first / 1024.0,
+            anon_last / 1024.0,
             s.len()
         );
-        assert!(
-            fd_last <= fd_first * 1.1 + 1.0,
-            "daemon {name}: open files climb"
-        );
-        assert!(rss_last <= rss_first * 1.1, "daemon {name}: memory climbs");
+        if fd_last > fd_first * 1.1 + 1.0 {
+            climbs.push(format!("daemon {name}: open files climb"));
+        }
+        if anon_last > anon_first * 1.1 {
+            climbs.push(format!("daemon {name}: memory climbs"));
+        }
     }
+    assert!(climbs.is_empty(), "{climbs:?}");
 }
