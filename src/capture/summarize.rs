@@ -208,11 +208,14 @@ impl Reply {
         }
     }
 
-    /// A remark's reply: no tool at all, or only looking (an agent that
-    /// reads its notes at every turn) before an answer of a few words
-    /// ("Oui, Nacer.").
-    fn is_remarks(self) -> bool {
-        self.tools == 0 || (self.acting == 0 && self.answer_words <= REMARK_WORDS)
+    /// Whether `request` and this reply were an exchange of remarks: no tool
+    /// at all, or, for a question ("Anna tu es la ?"), only looking (an
+    /// agent that reads its notes at every turn) before an answer of a few
+    /// words ("Oui, Nacer."). A command (`/shop:fix 412`, "check the logs")
+    /// the agent looked into is work, however short its answer.
+    fn is_remarks(self, request: &str) -> bool {
+        let question = request.trim_end().ends_with(['?', '？']) && !request.starts_with('/');
+        self.tools == 0 || (question && self.acting == 0 && self.answer_words <= REMARK_WORDS)
     }
 }
 
@@ -225,7 +228,8 @@ const REMARK_WORDS: usize = 6;
 /// a short remark that set nothing to work and a later request did.
 fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     let first = requests.iter().position(|r| substantive(r))?;
-    if !replies[first].is_remarks() || crate::sentence::word_count(&requests[first]) > REMARK_WORDS
+    if !replies[first].is_remarks(&requests[first])
+        || crate::sentence::word_count(&requests[first]) > REMARK_WORDS
     {
         return Some(first);
     }
@@ -541,6 +545,11 @@ mod tests {
         };
         for first in [ran, explained] {
             assert_eq!(lead(&requests, &[first, worked]), Some(0));
+        }
+        // A command the agent looked into is work, however short the answer.
+        for command in ["/shop:fix 412", "check the logs"] {
+            let requests = [command.to_string(), "make the promo image".into()];
+            assert_eq!(lead(&requests, &[looked, worked]), Some(0), "{command}");
         }
     }
 
