@@ -9,8 +9,9 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use memsync::capture::{self, SessionEnd, sanitize, transcript};
+use memsync::capture::{self, SessionEnd, sanitize};
 use memsync::config::{Env, Settings};
+use memsync::transcript;
 
 const RUNS: usize = 5;
 const BUDGET: Duration = Duration::from_millis(100);

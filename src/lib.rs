@@ -33,6 +33,7 @@ pub mod parse;
 pub mod repo;
 pub mod scan;
 pub mod sentence;
+pub mod transcript;
 pub mod validate;
 
 pub mod store;

@@ -244,7 +244,7 @@ fn offer_line(h: &Hit) -> String {
 /// not theirs, and would match every session the digest names.
 fn typed(prompt: &str) -> String {
     const INJECTED: &[&str] = &["hook_context", "system-reminder", "session_context"];
-    crate::capture::transcript::clean::strip_blocks(prompt, INJECTED)
+    crate::transcript::clean::strip_blocks(prompt, INJECTED)
         .trim()
         .to_string()
 }

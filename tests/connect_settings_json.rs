@@ -235,8 +235,8 @@ fn memsyncs_own_recall_in_a_gemini_turn_is_never_taken_for_the_request() {
         "content": "Added hello.py."
     });
     let text = format!("{line}\n{reply}\n");
-    let t = memsync::capture::transcript::read(&text);
-    let request = t.first(memsync::capture::transcript::Role::User).unwrap();
+    let t = memsync::transcript::read(&text);
+    let request = t.first(memsync::transcript::Role::User).unwrap();
     assert_eq!(request, "Add a hello world script");
 }
 

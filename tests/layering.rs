@@ -16,7 +16,14 @@ const LAYERS: &[(&str, &[&str])] = &[
     (
         "stages",
         &[
-            "parse", "note", "sentence", "scan", "validate", "compose", "repo",
+            "parse",
+            "note",
+            "sentence",
+            "scan",
+            "validate",
+            "compose",
+            "repo",
+            "transcript",
         ],
     ),
     ("store", &["store"]),

@@ -10,8 +10,8 @@ mod common;
 use std::path::{Path, PathBuf};
 
 use common::{harness_sample as sample, run_at};
-use memsync::capture::transcript::{self, Format};
 use memsync::harness::Harness;
+use memsync::transcript::{self, Format};
 
 const NOW: &str = "2026-11-27T12:00:00Z";
 

@@ -6,10 +6,11 @@
 //! both); a failing case is shrunk and saved under
 //! `tests/properties.proptest-regressions`.
 
-use memsync::capture::{sanitize, transcript};
+use memsync::capture::sanitize;
 use memsync::contract::{body_sha256, normalize_body};
 use memsync::parse::{extract_wikilinks, parse_document};
 use memsync::sentence::neutralise;
+use memsync::transcript;
 use proptest::prelude::*;
 
 mod common;

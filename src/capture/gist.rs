@@ -12,8 +12,8 @@
 use super::clip::clip_words;
 use super::outcome::{Commit, Outcome, is_courtesy, lead, only_words};
 use super::summarize;
-use super::transcript::{Role, Transcript};
 use crate::sentence::{self, word_count};
+use crate::transcript::{Role, Transcript};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
@@ -206,7 +206,7 @@ fn plural(n: usize) -> &'static str {
 /// the files it read.
 fn touched(t: &Transcript) -> Option<String> {
     let changed = t.changed_files();
-    if let Some(main) = super::transcript::main_of(&changed) {
+    if let Some(main) = crate::transcript::main_of(&changed) {
         return Some(format!("changed {}", list(main, changed.len())));
     }
     if let Some(cmd) = t.commands().into_iter().find(|c| c.len() <= 60) {
@@ -571,8 +571,8 @@ fn first_sentence(line: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::capture::transcript;
     use crate::config::SentenceConfig;
+    use crate::transcript;
 
     #[test]
     fn a_request_is_read_past_list_markers_lone_paths_role_preambles_and_code() {

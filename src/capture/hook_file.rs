@@ -7,8 +7,8 @@
 //! capture's reader does) or write anything.
 
 use super::SessionEnd;
-use super::transcript::Transcript;
 use crate::error::{CaptureError, Error, Result};
+use crate::transcript::Transcript;
 
 /// Why a transcript could not be read. A hook's path that is not a regular
 /// file, or not the user's to read, is refused for good: retrying a FIFO or

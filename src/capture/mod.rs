@@ -23,9 +23,10 @@ mod reading;
 pub mod sanitize;
 mod session_end;
 pub mod summarize;
-pub mod transcript;
+
 mod writer;
 
+use crate::transcript;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

@@ -6,8 +6,8 @@
 
 use std::path::Path;
 
-use super::transcript::{self, Transcript};
 use crate::error::{Error, Result};
+use crate::transcript::{self, Transcript};
 
 /// A transcript file (or stdin for `-`), read a line at a time; one
 /// session's rows of an opencode database (`session_id`'s, else the newest).

@@ -19,7 +19,6 @@ use std::path::Path;
 
 use chrono::{DateTime, Duration, Utc};
 
-use super::transcript::{self, KNOWN_FORMATS, Transcript};
 use super::writer::{OnDisk, Produced, SessionFiles, Target, Writer};
 use super::{
     CaptureReport, Outcome, SANITIZER_VERSION, SessionEnd, failpoint, fit, gist,
@@ -29,6 +28,7 @@ use crate::compose::{self, ImmutableFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{CaptureError, Error, Result};
+use crate::transcript::{self, KNOWN_FORMATS, Transcript};
 
 /// The repository an Aider chat history belongs to: the folder holding it
 /// (Aider writes `.aider.chat.history.md` at the repository's root).

@@ -29,7 +29,7 @@ pub(super) struct OnDisk {
     pub(super) captured_at: Option<DateTime<Utc>>,
     pub(super) frontmatter: Mapping,
     pub(super) body_sha256: Option<String>,
-    /// A compaction's [`fingerprint`](super::transcript::compaction::fingerprint).
+    /// A compaction's [`fingerprint`](crate::transcript::compaction::fingerprint).
     pub(super) summary_print: Option<String>,
 }
 
@@ -97,7 +97,7 @@ impl SessionFiles {
                         doc.frontmatter,
                         Some(contract::body_sha256(doc.body)),
                         (parsed.kind == ArtifactKind::Compaction)
-                            .then(|| super::transcript::compaction::fingerprint(doc.body))
+                            .then(|| crate::transcript::compaction::fingerprint(doc.body))
                             .flatten(),
                     ),
                     Err(_) => (Mapping::new(), None, None),
@@ -127,7 +127,7 @@ impl SessionFiles {
     /// Whether the session holds a compaction with this summary already (the
     /// hook's copy, when the transcript's arrives, or the other way round).
     pub(super) fn has_compaction(&self, body: &str) -> bool {
-        let print = super::transcript::compaction::fingerprint(body);
+        let print = crate::transcript::compaction::fingerprint(body);
         print.is_some()
             && self
                 .of_kind(ArtifactKind::Compaction)

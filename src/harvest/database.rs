@@ -22,7 +22,6 @@ use std::path::{Path, PathBuf};
 use super::file::{Run, mtime, unchanged};
 use super::sources::SessionFile;
 use super::{Entry, HarvestReport};
-use crate::capture::transcript::{self, Failure, Title, Transcript};
 use crate::contract;
 use crate::error::Result;
 use crate::harness::Harness;
@@ -30,6 +29,7 @@ use crate::scan::FileStat;
 use crate::store::harvest::Watermark;
 use crate::store::openclaw::{DbSession, OpenClawDb, SessionDatabase};
 use crate::store::opencode::OpencodeDb;
+use crate::transcript::{self, Failure, Title, Transcript};
 
 /// Statuses that say the run itself did not finish well.
 const UNFINISHED: [&str; 3] = ["failed", "killed", "timeout"];

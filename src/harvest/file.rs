@@ -12,12 +12,13 @@ use globset::GlobSet;
 
 use super::sources::SessionFile;
 use super::{Entry, HarvestReport};
-use crate::capture::{self, Outcome, transcript};
+use crate::capture::{self, Outcome};
 use crate::config::{Config, Settings, glob_set};
 use crate::contract;
 use crate::error::{Error, Result};
 use crate::scan::FileStat;
 use crate::store::harvest::{Watermark, Watermarks};
+use crate::transcript;
 
 /// How much of a file's end its watermark digests.
 const TAIL_BYTES: u64 = 4096;

@@ -284,9 +284,9 @@ pub fn interpret(
                 agent_id: agent_id.to_string(),
                 session_id: session_id()?,
                 // The model's raw text: its `<summary>`, then its `<analysis>`.
-                body: crate::capture::sanitize::sanitize(
-                    &crate::capture::transcript::compaction::kept(summary),
-                )
+                body: crate::capture::sanitize::sanitize(&crate::transcript::compaction::kept(
+                    summary,
+                ))
                 .text,
                 captured_at: now,
             }))

@@ -280,7 +280,7 @@ fn window(text: impl std::io::BufRead, (start, end): (Option<u32>, Option<u32>))
     let last = end.map_or(usize::MAX, |e| e as usize);
     let mut out = String::new();
     let (mut n, mut shown, mut next) = (0, 0, None);
-    for line in crate::capture::transcript::LineReader::new(text, REPLY_BYTES) {
+    for line in crate::transcript::LineReader::new(text, REPLY_BYTES) {
         n += 1;
         if n < first {
             continue;

@@ -5,8 +5,8 @@
 //! Owns: reading a commit subject out of a turn. Must not: word or clip it
 //! (the sentence and the summary do).
 
-use super::super::transcript::{AIDER_COMMIT, Message, Role};
 use crate::sentence::word_count;
+use crate::transcript::{AIDER_COMMIT, Message, Role};
 
 /// A commit that seals a session's work.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -23,7 +23,7 @@ pub use commit::Commit;
 pub(crate) use manners::{is_acknowledgement, is_courtesy, only_words, past_acknowledging_clause};
 pub use narration::is_narration;
 
-use super::transcript::{Message, Role, Transcript, clean};
+use crate::transcript::{Message, Role, Transcript, clean};
 
 /// What came of a session, decided once: the sentence and the summary both
 /// word this, so they cannot disagree.

@@ -1,7 +1,7 @@
 //! How the outcome is chosen, one behaviour per test.
 
 use super::*;
-use crate::capture::transcript::read;
+use crate::transcript::read;
 
 fn outcome(t: &Transcript) -> String {
     decide(t).report
