@@ -11,7 +11,6 @@ use std::time::{Duration, Instant};
 
 use memsync::capture::{self, SessionEnd, sanitize};
 use memsync::config::{Env, Settings};
-use memsync::transcript;
 
 const RUNS: usize = 5;
 const BUDGET: Duration = Duration::from_millis(100);
@@ -80,7 +79,7 @@ fn main() {
 /// The median time to sanitize the whole rendered transcript of `file`.
 fn sanitize_time(file: &Path) -> Duration {
     let text = std::fs::read_to_string(file).expect("session file");
-    let t = transcript::read(&text);
+    let t = memsync::harnesses::read(&text);
     let rendered = t.render(0..t.messages.len());
     let mut times: Vec<Duration> = (0..RUNS)
         .map(|_| {

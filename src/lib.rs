@@ -34,6 +34,8 @@ pub mod repo;
 pub mod scan;
 pub mod sentence;
 pub mod transcript;
+
+pub mod harnesses;
 pub mod validate;
 
 pub mod store;

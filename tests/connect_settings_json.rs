@@ -235,7 +235,7 @@ fn memsyncs_own_recall_in_a_gemini_turn_is_never_taken_for_the_request() {
         "content": "Added hello.py."
     });
     let text = format!("{line}\n{reply}\n");
-    let t = memsync::transcript::read(&text);
+    let t = memsync::harnesses::read(&text);
     let request = t.first(memsync::transcript::Role::User).unwrap();
     assert_eq!(request, "Add a hello world script");
 }

@@ -26,6 +26,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "transcript",
         ],
     ),
+    ("harnesses", &["harnesses"]),
     ("store", &["store"]),
     ("projection", &["project"]),
     ("pipeline", &["pipeline"]),
@@ -380,6 +381,42 @@ fn no_two_files_import_each_other_even_through_others() {
         cycle.is_none(),
         "import cycle: {}",
         cycle.unwrap_or_default()
+    );
+}
+
+/// The harness folder a module belongs to (`harnesses::codex::reader` →
+/// `codex`); none for the registry itself.
+fn harness_folder(module: &str) -> Option<&str> {
+    let mut parts = module.split("::");
+    (parts.next() == Some("harnesses")).then_some(())?;
+    parts.next().filter(|f| !["read", "tests"].contains(f))
+}
+
+#[test]
+fn a_harness_folder_is_reached_only_through_the_registry_and_never_from_another_folder() {
+    let edges = file_graph();
+    let folders: BTreeSet<&str> = edges
+        .iter()
+        .flat_map(|(a, b)| [a, b])
+        .filter_map(|m| harness_folder(m))
+        .collect();
+    assert!(folders.len() >= 8, "the scanner lost the folders: {folders:?}");
+    let offenders: Vec<String> = edges
+        .iter()
+        .filter(|(from, to)| {
+            let Some(folder) = harness_folder(to) else {
+                return false;
+            };
+            match harness_folder(from) {
+                Some(own) => own != folder,
+                None => !from.starts_with("harnesses"),
+            }
+        })
+        .map(|(from, to)| format!("{from} -> {to}"))
+        .collect();
+    assert!(
+        offenders.is_empty(),
+        "a harness folder reached around the registry: {offenders:?}"
     );
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use common::{harness_sample as sample, run_at};
 use memsync::harness::Harness;
-use memsync::transcript::{self, Format};
+use memsync::transcript::Format;
 
 const NOW: &str = "2026-11-27T12:00:00Z";
 
@@ -53,7 +53,7 @@ fn each_sample_is_claimed_by_its_own_reader_and_no_other() {
         let Some(dir) = sample(rel) else { return };
         for file in session_files(&dir) {
             let text = std::fs::read_to_string(&file).unwrap();
-            let t = transcript::read(&text);
+            let t = memsync::harnesses::read(&text);
             assert_eq!(t.format, format, "{}", file.display());
             assert!(t.understood(), "{}: nothing read", file.display());
             assert!(t.session_id.is_some(), "{}: no session id", file.display());
@@ -332,7 +332,7 @@ fn an_opencode_export_is_read_as_the_session_it_holds_not_refused() {
     let session = "ses_dea23fd5fffeCl8f891mhV7r2E";
     let export = tmp.path().join("export.json");
     std::fs::write(&export, opencode_export(&rows, session)).unwrap();
-    let t = transcript::read(&std::fs::read_to_string(&export).unwrap());
+    let t = memsync::harnesses::read(&std::fs::read_to_string(&export).unwrap());
     assert_eq!(t.format, Format::Harness(Harness::Opencode));
     assert_eq!(t.session_id.as_deref(), Some(session));
     let c = captured(&export);
@@ -426,7 +426,7 @@ fn an_older_gemini_document_is_read_and_its_rewrites_are_a_growing_session_not_a
     ];
     std::fs::write(&chat, gemini_document(&turns)).unwrap();
     common::set_mtime_at(&chat, "2026-11-20T09:01:01Z");
-    let t = transcript::read(&std::fs::read_to_string(&chat).unwrap());
+    let t = memsync::harnesses::read(&std::fs::read_to_string(&chat).unwrap());
     assert_eq!(t.format, Format::Harness(Harness::GeminiCli));
     let ws = tmp.path().join("ws");
     std::fs::create_dir_all(&ws).unwrap();
@@ -496,7 +496,7 @@ const COPILOT_LEGACY: &str = r#"{
 
 #[test]
 fn an_older_copilot_cli_session_document_is_read_and_harvested_not_refused() {
-    let t = transcript::read(COPILOT_LEGACY);
+    let t = memsync::harnesses::read(COPILOT_LEGACY);
     assert_eq!(t.format, Format::Harness(Harness::CopilotCli));
     assert_eq!(
         t.session_id.as_deref(),

@@ -10,7 +10,6 @@ use memsync::capture::sanitize;
 use memsync::contract::{body_sha256, normalize_body};
 use memsync::parse::{extract_wikilinks, parse_document};
 use memsync::sentence::neutralise;
-use memsync::transcript;
 use proptest::prelude::*;
 
 mod common;
@@ -62,7 +61,7 @@ proptest! {
     #[test]
     fn the_transcript_reader_never_panics_and_counts_every_line(lines in proptest::collection::vec(markdownish(), 0..12)) {
         let jsonl = format!("{{\"role\":\"user\",\"content\":\"hi\"}}\n{}", lines.join("\n"));
-        let t = transcript::read(&jsonl);
+        let t = memsync::harnesses::read(&jsonl);
         prop_assert!(t.skipped_lines + t.messages.len() <= jsonl.lines().count());
     }
 

@@ -572,7 +572,6 @@ fn first_sentence(line: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::SentenceConfig;
-    use crate::transcript;
 
     #[test]
     fn a_request_is_read_past_list_markers_lone_paths_role_preambles_and_code() {
@@ -668,7 +667,7 @@ mod tests {
 
     #[test]
     fn a_session_sentence_says_request_place_and_outcome_and_passes_the_floor() {
-        let t = transcript::read(concat!(
+        let t = crate::harnesses::read(concat!(
             r#"{"type":"user","uuid":"u1","sessionId":"s","cwd":"/w/agentcmd","message":{"role":"user","content":"please move the + button to the right of the search in @apps/app/src/client/components/AppInnerSidebar.tsx"}}"#,
             "\n",
             r#"{"type":"assistant","uuid":"a1","sessionId":"s","message":{"id":"m1","role":"assistant","content":[{"type":"tool_use","id":"t","name":"Edit","input":{"file_path":"/w/agentcmd/apps/app/src/client/components/CommandMenu.tsx"}},{"type":"text","text":"Moved the plus button next to the search box. The tests pass."}]}}"#,
@@ -705,7 +704,7 @@ mod tests {
                 {"id": "2", "timestamp": "2025-10-05T07:11:31.572Z", "type": "gemini", "content": "I'll run `cargo clippy` first."},
                 {"id": "3", "timestamp": "2025-10-05T07:16:07.473Z", "type": "gemini", "content": said},
             ]});
-            let t = transcript::read(&doc.to_string());
+            let t = crate::harnesses::read(&doc.to_string());
             let s = compose(&t, None).unwrap();
             assert!(s.contains("about src/pricing.rs and 1 more file"), "{s}");
             assert_eq!(
@@ -718,7 +717,7 @@ mod tests {
 
     #[test]
     fn a_session_without_a_request_has_no_sentence() {
-        let t = transcript::read(
+        let t = crate::harnesses::read(
             "{\"type\":\"session\",\"version\":3,\"id\":\"h\",\"cwd\":\"/home/d\"}\n{\"type\":\"message\",\"id\":\"a\",\"parentId\":null,\"message\":{\"role\":\"user\",\"content\":\"[OpenClaw heartbeat poll]\"}}\n",
         );
         assert_eq!(compose(&t, Some("/home/d")), None);
@@ -746,7 +745,7 @@ mod tests {
                 "message": {"role": role, "content": content}})
             .to_string()
         };
-        transcript::read(&format!(
+        crate::harnesses::read(&format!(
             "{}\n{}",
             line("user", "u1", serde_json::json!(request)),
             line(

@@ -7,7 +7,7 @@
 use std::path::Path;
 
 use crate::error::{Error, Result};
-use crate::transcript::{self, Transcript};
+use crate::transcript::Transcript;
 
 /// A transcript file (or stdin for `-`), read a line at a time; one
 /// session's rows of an opencode database (`session_id`'s, else the newest).
@@ -17,13 +17,13 @@ pub(super) fn read_transcript(
     (keep, max): (usize, u64),
 ) -> Result<std::io::Result<Transcript>> {
     if path == Path::new("-") {
-        return Ok(transcript::read_from(std::io::stdin().lock(), keep));
+        return Ok(crate::harnesses::read_from(std::io::stdin().lock(), keep));
     }
     if let Some(rows) = crate::store::opencode::session_rows(path, session_id, max)? {
-        return Ok(transcript::read_from(&rows[..], keep));
+        return Ok(crate::harnesses::read_from(&rows[..], keep));
     }
     let file = crate::files::open_file(path).map_err(|e| Error::io(path, e))?;
-    Ok(transcript::read_from(
+    Ok(crate::harnesses::read_from(
         std::io::BufReader::with_capacity(64 * 1024, file),
         keep,
     ))

@@ -455,7 +455,7 @@ mod tests {
             );
         }
         let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        crate::transcript::read(&text.join("\n"))
+        crate::harnesses::read(&text.join("\n"))
     }
 
     #[test]
@@ -496,12 +496,12 @@ mod tests {
             line("u3", "user", &boss("2026-02-03 17:40", "puis fais une image promotionnelle")),
             line("a3", "assistant", "Image faite."),
         ];
-        let t = crate::transcript::read(&lines.join("\n"));
+        let t = crate::harnesses::read(&lines.join("\n"));
         let asks = requests(&t);
         assert_eq!(asks[0], "mets à jour les statuts des contacts dans la base");
         assert!(!asks.iter().any(|a| a.contains("Anabel")), "{asks:?}");
         // One sender alone is the person, whatever the envelope says.
-        let alone = crate::transcript::read(&[lines[0].clone(), lines[1].clone()].join("\n"));
+        let alone = crate::harnesses::read(&[lines[0].clone(), lines[1].clone()].join("\n"));
         assert!(requests(&alone)[0].contains("Anabel"));
     }
 
@@ -600,7 +600,7 @@ mod tests {
 
     #[test]
     fn extractive_summary_lists_request_files_commands_and_outcome() {
-        let t = crate::transcript::read(
+        let t = crate::harnesses::read(
             "{\"role\":\"user\",\"content\":\"1\"}\n{\"role\":\"user\",\"content\":\"Fix the retry in src/pay.rs please\"}\n{\"role\":\"assistant\",\"content\":\"Done: backoff added.\\n\\nTests pass.\"}\n",
         );
         assert_eq!(
@@ -611,7 +611,7 @@ mod tests {
 
     #[test]
     fn the_summary_and_the_sentence_name_the_same_closing_commit() {
-        let t = crate::transcript::read(
+        let t = crate::harnesses::read(
             "# aider chat started at 2026-04-22 22:40:12\n\n#### Write the dictation report\n\nThe report is in report.md.\n\n> Applied edit to report.md\n> Commit f8bf6e6 docs: add the dictation duplication report\n",
         );
         let summary = extractive(&t);
@@ -630,7 +630,7 @@ mod tests {
 
     #[test]
     fn the_summary_and_the_sentence_name_the_same_proposed_commit_message() {
-        let t = crate::transcript::read(
+        let t = crate::harnesses::read(
             "{\"role\":\"user\",\"content\":\"add pagination to the /orders endpoint\"}\n{\"role\":\"assistant\",\"content\":\"Here's the commit message:\\n\\nfeat(orders): paginate /orders with limit and cursor\"}\n",
         );
         let summary = extractive(&t);

@@ -29,7 +29,7 @@ use crate::scan::FileStat;
 use crate::store::harvest::Watermark;
 use crate::store::openclaw::{DbSession, OpenClawDb, SessionDatabase};
 use crate::store::opencode::OpencodeDb;
-use crate::transcript::{self, Failure, Title, Transcript};
+use crate::transcript::{Failure, Title, Transcript};
 
 /// Statuses that say the run itself did not finish well.
 const UNFINISHED: [&str; 3] = ["failed", "killed", "timeout"];
@@ -144,7 +144,7 @@ impl Run<'_> {
         };
         let keep = crate::capture::transcript_budget(self.settings);
         // Reading bytes held in memory cannot fail.
-        let Ok(mut t) = transcript::read_from(&events[..], keep) else {
+        let Ok(mut t) = crate::harnesses::read_from(&events[..], keep) else {
             report.busy += 1;
             return Ok(());
         };

@@ -223,7 +223,7 @@ impl Run<'_> {
     fn in_workspace(&self, f: &SessionFile) -> bool {
         let read = crate::files::open_file(&f.path).ok().and_then(|file| {
             let keep = capture::transcript_budget(self.settings);
-            transcript::read_from(std::io::BufReader::new(file), keep).ok()
+            crate::harnesses::read_from(std::io::BufReader::new(file), keep).ok()
         });
         let Some(id) = read
             .and_then(|t| t.session_id)
@@ -284,7 +284,8 @@ impl Run<'_> {
         // Read a line at a time, within the transcript budget: memory follows
         // the budget, not the file (a daemon harvests every interval).
         let keep = capture::transcript_budget(self.settings);
-        let read = transcript::read_from(std::io::BufReader::with_capacity(64 * 1024, &file), keep);
+        let read =
+            crate::harnesses::read_from(std::io::BufReader::with_capacity(64 * 1024, &file), keep);
         let (Ok(t), Ok(tail)) = (read, tail_digest(&file, stat.size)) else {
             report.busy += 1;
             return Ok(());

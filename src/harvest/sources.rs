@@ -74,12 +74,7 @@ impl SessionFile {
     /// (Copilot CLI's `session.shutdown`; Codex's end of a turn once no
     /// process holds the rollout open), so it need not go quiet first.
     pub fn ended_by_harness(&self) -> bool {
-        use crate::transcript::{codex_turn_over, copilot_shut_down};
-        match self.harness {
-            Harness::CopilotCli => copilot_shut_down(&self.path),
-            Harness::Codex => codex_turn_over(&self.path),
-            _ => false,
-        }
+        crate::harnesses::ended_in_file(self.harness, &self.path)
     }
 }
 

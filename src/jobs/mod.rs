@@ -128,7 +128,9 @@ const COPILOT_SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 /// then the capture takes what is there.
 fn await_copilot_shutdown(events: &Path, limit: Duration) {
     let deadline = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < deadline && !crate::transcript::copilot_shut_down(events) {
+    while std::time::Instant::now() < deadline
+        && !crate::harnesses::ended_in_file(crate::harness::Harness::CopilotCli, events)
+    {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -319,7 +321,10 @@ mod tests {
         let events = dir.path().join("events.jsonl");
         let start = "{\"type\":\"session.start\",\"data\":{}}\n";
         std::fs::write(&events, start).expect("write");
-        assert!(!crate::transcript::copilot_shut_down(&events));
+        assert!(!crate::harnesses::ended_in_file(
+            crate::harness::Harness::CopilotCli,
+            &events
+        ));
         let late = events.clone();
         let writer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
@@ -329,7 +334,10 @@ mod tests {
         let began = std::time::Instant::now();
         await_copilot_shutdown(&events, Duration::from_secs(10));
         writer.join().expect("writer");
-        assert!(crate::transcript::copilot_shut_down(&events));
+        assert!(crate::harnesses::ended_in_file(
+            crate::harness::Harness::CopilotCli,
+            &events
+        ));
         assert!(
             began.elapsed() < Duration::from_secs(5),
             "{:?}",

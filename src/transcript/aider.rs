@@ -14,7 +14,7 @@ use super::{Format, Role, ToolKind, ToolUse, Transcript, clean};
 const HEADER: &str = "# aider chat started at ";
 
 /// Whether `text` is an Aider chat history.
-pub(super) fn is_aider(text: &str) -> bool {
+pub(crate) fn is_aider(text: &str) -> bool {
     text.lines()
         .take(20)
         .any(|l| l.trim_start().starts_with(HEADER))
@@ -23,7 +23,7 @@ pub(super) fn is_aider(text: &str) -> bool {
 /// Commands whose arguments are a request (`/ask why does it fail?`).
 const ASKING: &[&str] = &["/ask", "/code", "/architect", "/context"];
 
-pub(super) fn read(text: &str, keep: usize) -> Transcript {
+pub(crate) fn read(text: &str, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Aider, keep);
     let mut user: Vec<&str> = Vec::new();
     let mut answer: Vec<&str> = Vec::new();

@@ -21,7 +21,7 @@ static SPEAKER: LazyLock<Regex> = LazyLock::new(|| {
 });
 
 /// The turns of `text` when it is a dialogue; `None` when it is not.
-pub(super) fn read(text: &str, keep: usize) -> Option<Transcript> {
+pub(crate) fn read(text: &str, keep: usize) -> Option<Transcript> {
     let first = text.lines().find(|l| !l.trim().is_empty())?;
     speaker(first)?;
     let mut turns: Vec<(Option<Role>, Vec<&str>)> = Vec::new();

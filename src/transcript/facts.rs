@@ -95,7 +95,7 @@ impl Transcript {
 impl Transcript {
     /// Marks the newest call of tool `name` as one that failed: a file it
     /// meant to change was not changed (it stays in the transcript).
-    pub(super) fn call_failed(&mut self, name: &str) {
+    pub(crate) fn call_failed(&mut self, name: &str) {
         let call = self
             .messages
             .iter_mut()
@@ -108,7 +108,7 @@ impl Transcript {
     }
 
     /// Notes that a tool call or the model request failed with `output`.
-    pub(super) fn note_failure(&mut self, output: &str) {
+    pub(crate) fn note_failure(&mut self, output: &str) {
         // Notices a harness writes as a failed result are not the work failing:
         // a transcript repair, a sibling call cancelled for another's error
         // (noted already), the person declining a call.
@@ -188,7 +188,7 @@ fn is_incidental(path: &str) -> bool {
 
 /// The line of a failed call's output that names the error: a traceback's
 /// last `SomethingError: …`, an `error:`/`fatal:` line, else the last line.
-pub(super) fn error_line(output: &str) -> Option<String> {
+pub(crate) fn error_line(output: &str) -> Option<String> {
     let lines: Vec<&str> = output
         .lines()
         .map(str::trim)

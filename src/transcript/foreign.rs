@@ -13,7 +13,7 @@ pub type Foreign = &'static str;
 
 /// A binary file: a NUL byte, or bytes that are not UTF-8 text, in its first
 /// lines (the lines are decoded lossily, so those show as U+FFFD).
-pub(super) fn binary(head: &[String]) -> Option<Foreign> {
+pub(crate) fn binary(head: &[String]) -> Option<Foreign> {
     let first = head.first()?;
     if first.starts_with("SQLite format 3") {
         return Some("an SQLite database (binary)");
@@ -32,7 +32,7 @@ pub(super) fn binary(head: &[String]) -> Option<Foreign> {
 }
 
 /// JSONL that is not a session memsync reads, from its lines' shape.
-pub(super) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
+pub(crate) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
     // One line holding the whole chat.
     if head.len() != 1 {
         return None;
@@ -91,7 +91,7 @@ fn chat_list(v: &Value) -> bool {
 
 /// Text that is not a transcript memsync reads: a JSON document over several
 /// lines, or a chat exported to Markdown.
-pub(super) fn text(text: &str) -> Option<Foreign> {
+pub(crate) fn text(text: &str) -> Option<Foreign> {
     let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
     if first == "{" || first == "[" || first.starts_with("{\"") || first.starts_with("[{") {
         if let Some(what) = serde_json::from_str::<Value>(text)

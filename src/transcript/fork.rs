@@ -13,7 +13,7 @@ use super::{Role, Transcript};
 impl Transcript {
     /// Every message read so far is the fork's copy of `parent`'s, and so
     /// is the time it spans: the fork starts with what follows.
-    pub(super) fn copied_so_far(&mut self, parent: Option<String>) {
+    pub(crate) fn copied_so_far(&mut self, parent: Option<String>) {
         self.copied = self.messages.len();
         self.started_at = None;
         if self.forked_from.is_none() {
@@ -22,7 +22,7 @@ impl Transcript {
     }
 
     /// Leaves out the messages the fork copied, and a failure among them.
-    pub(super) fn drop_copied(&mut self) {
+    pub(crate) fn drop_copied(&mut self) {
         let copied = std::mem::take(&mut self.copied).min(self.messages.len());
         if copied == 0 {
             return;

@@ -8,7 +8,7 @@ use serde_json::Value;
 use super::{Format, Role, Transcript, text_of};
 
 /// `{"role": "user", "content": …}` lines.
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub(crate) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Unknown, keep);
     for line in lines {
         let Ok(v) = serde_json::from_str::<Value>(line.as_ref()) else {

@@ -1,43 +1,34 @@
-//! Reads a session as a harness wrote it and finds the conversation in it:
-//! the person's requests, the agent's answers, its tool calls (name and
-//! target, never the output) and the harness's compactions, with what the
-//! harness injected (IDE preambles, metadata wrappers, slash-command markup,
-//! reminders, heartbeats) dropped or unwrapped. One reader per harness:
-//! [`claude`] (Claude Code), [`codex`], [`pi`] (pi and OpenClaw, which writes
-//! pi's format), [`aider`], [`dialogue`] (`user:`/`assistant:` text), and the
-//! [`generic`] `{"role","content"}` JSONL, and plain text here. See HARNESS_FORMATS.md; unknown or half-written lines are
-//! skipped and counted, never fatal.
+//! The conversation a session holds, whoever wrote it: the person's
+//! requests, the agent's answers, its tool calls (name and target, never the
+//! output) and the harness's compactions, with what a harness injected (IDE
+//! preambles, metadata wrappers, slash-command markup, reminders,
+//! heartbeats) dropped or unwrapped by the cleaners here. Each harness's own
+//! reader lives in its folder (`src/harnesses/<name>/reader.rs`) and builds a
+//! [`Transcript`] with this module's parts; the shapes no harness owns are
+//! read here: [`aider`], [`dialogue`] (`user:`/`assistant:` text), the
+//! [`generic`] `{"role","content"}` JSONL, and plain text. See
+//! HARNESS_FORMATS.md; unknown or half-written lines are skipped and
+//! counted, never fatal.
 //!
-//! Owns: turning transcript text into a [`Transcript`] and rendering it as
-//! markdown. Must not: do I/O or sanitize (the caller sanitizes what it renders).
+//! Owns: the [`Transcript`] model, the cleaners, and rendering it as
+//! markdown. Must not: know one harness's lines, do I/O beyond a line
+//! reader, or sanitize (the caller sanitizes what it renders).
 
-mod aider;
-mod claude;
+pub mod aider;
 pub mod clean;
-mod cline;
-mod codex;
 pub mod compaction;
-mod copilot;
-
-pub use codex::turn_over as codex_turn_over;
-pub use copilot::shut_down as copilot_shut_down;
-mod dialogue;
-mod envelope;
-mod facts;
-mod foreign;
+pub mod dialogue;
+pub mod envelope;
+pub mod facts;
+pub mod foreign;
 mod fork;
-mod gemini;
-mod generic;
-mod lines;
-mod opencode;
-mod pi;
-mod qwen;
+pub mod generic;
+pub mod lines;
+pub mod parts;
 mod render;
-mod source;
 pub mod tools;
 
 pub use lines::{CutLine, LineReader};
-pub use source::{id_in_name, read, read_from};
 
 use chrono::{DateTime, Utc};
 use serde_json::Value;
@@ -103,7 +94,7 @@ impl Message {
             .is_some_and(|after| !after.trim().is_empty())
     }
 
-    fn bytes(&self) -> usize {
+    pub(crate) fn bytes(&self) -> usize {
         self.text.len()
             + self
                 .tools
@@ -216,18 +207,37 @@ struct Budget {
 pub const UNBOUNDED: usize = usize::MAX;
 
 impl Transcript {
-    fn new(format: Format) -> Transcript {
+    /// The bytes of conversation this transcript may keep.
+    pub(crate) fn budget_keep(&self) -> usize {
+        self.budget.keep
+    }
+
+    /// Takes `other`'s conversation (messages, budget, what was left out or
+    /// dropped, the failure) in place of this one's, keeping this one's facts
+    /// (ids, times, project): a reader that read two views of one session
+    /// keeps the better one.
+    pub(crate) fn take_conversation(&mut self, other: Transcript) {
+        (self.messages, self.budget, self.elided, self.elided_bytes) = (
+            other.messages,
+            other.budget,
+            other.elided,
+            other.elided_bytes,
+        );
+        (self.dropped_turns, self.failure) = (other.dropped_turns, other.failure);
+    }
+
+    pub(crate) fn new(format: Format) -> Transcript {
         Transcript::bounded(format, UNBOUNDED)
     }
 
     /// A file of a format memsync does not read: nothing in it is read.
-    fn foreign(what: foreign::Foreign) -> Transcript {
+    pub(crate) fn foreign(what: foreign::Foreign) -> Transcript {
         let mut t = Transcript::new(Format::Unknown);
         t.foreign = Some(what);
         t
     }
 
-    pub(super) fn bounded(format: Format, keep: usize) -> Transcript {
+    pub(crate) fn bounded(format: Format, keep: usize) -> Transcript {
         Transcript {
             format,
             plain: None,
@@ -352,7 +362,7 @@ impl Transcript {
     }
 
     /// Notes a time given in milliseconds since the epoch.
-    fn note_ms(&mut self, ms: i64) {
+    pub(crate) fn note_ms(&mut self, ms: i64) {
         if let Some(at) = DateTime::<Utc>::from_timestamp_millis(ms) {
             self.started_at = Some(self.started_at.map_or(at, |s| s.min(at)));
             self.ended_at = Some(self.ended_at.map_or(at, |e| e.max(at)));
@@ -360,13 +370,13 @@ impl Transcript {
     }
 
     /// Records who sent the newest message, when it is a person's.
-    fn note_sender(&mut self, sender: Option<String>) {
+    pub(crate) fn note_sender(&mut self, sender: Option<String>) {
         if let Some(last) = self.messages.last_mut().filter(|m| m.role == Role::User) {
             last.sender = last.sender.take().or(sender);
         }
     }
 
-    fn note_time(&mut self, ts: &str) {
+    pub(crate) fn note_time(&mut self, ts: &str) {
         let Some(ts) = crate::contract::parse_ts(ts) else {
             return;
         };
@@ -376,7 +386,13 @@ impl Transcript {
 
     /// Appends a message, joining it to the previous one when both belong to
     /// the same streamed response (or are tool-only steps of one agent turn).
-    fn push(&mut self, role: Role, text: String, tools: Vec<ToolUse>, id: Option<String>) {
+    pub(crate) fn push(
+        &mut self,
+        role: Role,
+        text: String,
+        tools: Vec<ToolUse>,
+        id: Option<String>,
+    ) {
         if text.trim().is_empty() && tools.is_empty() {
             return;
         }
@@ -428,7 +444,7 @@ impl Transcript {
     /// Counts `bytes` more of the newest message (of `role`) and leaves out
     /// the oldest messages while over the budget; never the first request,
     /// the first answer or the newest message.
-    fn note_kept(&mut self, role: Role, bytes: usize) {
+    pub(crate) fn note_kept(&mut self, role: Role, bytes: usize) {
         let newest = self.messages.len() - 1;
         let slot = &mut self.budget.first[role as usize];
         if slot.is_none() && !self.messages[newest].text.is_empty() {
@@ -452,7 +468,7 @@ impl Transcript {
     }
 
     /// Adds a compaction's summary unless it says nothing or repeats an earlier one.
-    fn push_compaction(&mut self, text: &str, at: Option<&str>) {
+    pub(crate) fn push_compaction(&mut self, text: &str, at: Option<&str>) {
         let text = compaction::kept(text);
         let Some(print) = compaction::fingerprint(&text) else {
             return;
@@ -472,7 +488,7 @@ impl Transcript {
 }
 
 /// Cuts `text` to `cap` bytes (at a character boundary) with a marker.
-pub(super) fn cut_message(text: &mut String, cap: usize) {
+pub(crate) fn cut_message(text: &mut String, cap: usize) {
     if text.len() <= cap {
         return;
     }
@@ -485,14 +501,14 @@ pub(super) fn cut_message(text: &mut String, cap: usize) {
     text.push_str(&format!(" [… {cut} bytes cut by memsync]"));
 }
 
-fn str_at(v: &Value, key: &str) -> Option<String> {
+pub(crate) fn str_at(v: &Value, key: &str) -> Option<String> {
     v.get(key)
         .and_then(Value::as_str)
         .filter(|s| !s.trim().is_empty())
         .map(str::to_string)
 }
 
-fn set_once(slot: &mut Option<String>, value: Option<String>) {
+pub(crate) fn set_once(slot: &mut Option<String>, value: Option<String>) {
     if slot.is_none() {
         *slot = value;
     }
@@ -500,7 +516,7 @@ fn set_once(slot: &mut Option<String>, value: Option<String>) {
 
 /// The text of a content value: a string, or the `text` blocks of a block list
 /// (tool results, thinking and images are not text).
-fn text_of(content: &Value) -> Option<String> {
+pub(crate) fn text_of(content: &Value) -> Option<String> {
     let text = match content {
         Value::String(s) => s.clone(),
         Value::Array(blocks) => blocks
@@ -520,5 +536,20 @@ fn text_of(content: &Value) -> Option<String> {
     (!trimmed.is_empty()).then(|| trimmed.to_string())
 }
 
-#[cfg(test)]
-mod tests;
+/// The session id a harness put in the file's name (`rollout-…-<uuid>.jsonl`,
+/// `<uuid>.jsonl`): the last UUID in it.
+pub fn id_in_name(path: &std::path::Path) -> Option<String> {
+    let stem = path.file_stem()?.to_string_lossy();
+    let bytes = stem.as_bytes();
+    let shape = |s: &[u8]| {
+        s.len() == 36
+            && s.iter().enumerate().all(|(i, b)| match i {
+                8 | 13 | 18 | 23 => *b == b'-',
+                _ => b.is_ascii_hexdigit(),
+            })
+    };
+    (0..bytes.len().saturating_sub(35))
+        .rev()
+        .find(|&i| shape(&bytes[i..i + 36]))
+        .map(|i| stem[i..i + 36].to_string())
+}

@@ -8,7 +8,7 @@ use super::{Message, Transcript};
 
 /// How a message's tool calls are laid out.
 #[derive(Clone, Copy)]
-pub(super) enum Layout {
+pub(crate) enum Layout {
     /// Where they happened, paths relative to the project: what a person reads.
     AsHappened,
     /// After all of the text, paths as recorded: the form capture cursors digest.

@@ -1,7 +1,7 @@
 //! How the outcome is chosen, one behaviour per test.
 
 use super::*;
-use crate::transcript::read;
+use crate::harnesses::read;
 
 fn outcome(t: &Transcript) -> String {
     decide(t).report

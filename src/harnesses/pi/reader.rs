@@ -14,10 +14,10 @@ use serde_json::Value;
 
 use crate::contract::RequestSource;
 
-use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 use crate::harness::Harness;
+use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::Pi), keep);
     let mut entries = Vec::new();
     for line in lines {
@@ -82,7 +82,7 @@ fn slim(v: &mut Value) {
         let error = failed
             .then(|| m.get("content").and_then(text_of))
             .flatten()
-            .and_then(|output| super::facts::error_line(&output));
+            .and_then(|output| crate::transcript::facts::error_line(&output));
         match error {
             Some(line) => m.insert("content".into(), Value::String(line)),
             None => m.remove("content"),
@@ -119,7 +119,7 @@ fn entry(t: &mut Transcript, v: &Value, chore: &mut bool) {
             // person's session that goes on from there, not a sub-agent's.
             t.forked_from = str_at(v, "parentSession").map(|parent| {
                 let path = std::path::Path::new(&parent);
-                super::id_in_name(path).unwrap_or(parent)
+                crate::transcript::id_in_name(path).unwrap_or(parent)
             });
         }
         "message" => message(t, &v["message"], chore),
@@ -188,7 +188,7 @@ fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
                     t.note_sender(
                         text_of(&m["content"])
                             .as_deref()
-                            .and_then(super::envelope::sender),
+                            .and_then(crate::transcript::envelope::sender),
                     );
                 }
                 None => t.dropped_turns += 1,

@@ -15,10 +15,10 @@ use std::path::Path;
 
 use serde_json::Value;
 
-use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
 use crate::harness::Harness;
+use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, tools};
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::CopilotCli), keep);
     // Tool names by call id: a completion names only the call.
     let mut calls_by_id = std::collections::HashMap::new();
@@ -76,7 +76,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
 }
 
 /// Whether a JSON document is a session of the Copilot CLI before 1.0.
-pub(super) fn is_legacy(doc: &Value) -> bool {
+pub fn is_legacy(doc: &Value) -> bool {
     doc.get("sessionId").is_some() && doc.get("chatMessages").is_some_and(Value::is_array)
 }
 
@@ -84,7 +84,7 @@ pub(super) fn is_legacy(doc: &Value) -> bool {
 /// and the agent's messages, and the agent's tool calls (`tool_calls`, each a
 /// function with its arguments as a JSON string, which `tool_use` reads).
 /// Tool results are left out.
-pub(super) fn read_legacy(doc: &Value, keep: usize) -> Transcript {
+pub fn read_legacy(doc: &Value, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::CopilotCli), keep);
     t.session_id = str_at(doc, "sessionId");
     if let Some(start) = doc.get("startTime").and_then(Value::as_str) {
@@ -156,5 +156,6 @@ fn is_bookkeeping(kind: &str) -> bool {
 /// `session.shutdown`. Read from the file's end only (the shutdown event
 /// carries the session's usage, a few KB), so it is cheap on a long session.
 pub fn shut_down(events: &Path) -> bool {
-    super::lines::last_event(events).is_some_and(|(_, event)| event["type"] == "session.shutdown")
+    crate::transcript::lines::last_event(events)
+        .is_some_and(|(_, event)| event["type"] == "session.shutdown")
 }

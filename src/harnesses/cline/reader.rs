@@ -10,17 +10,17 @@
 
 use serde_json::Value;
 
-use super::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 use crate::harness::Harness;
+use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
 
 /// Whether a JSON document is a Cline session.
-pub(super) fn is_cline(doc: &Value) -> bool {
+pub fn is_cline(doc: &Value) -> bool {
     doc.get("messages").is_some_and(Value::is_array)
         && (doc.get("origin").is_some() || doc.get("system_prompt").is_some())
         && doc.get("sessionId").is_some()
 }
 
-pub(super) fn read(doc: &Value, keep: usize) -> Transcript {
+pub fn read(doc: &Value, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::Cline), keep);
     set_once(&mut t.session_id, str_at(doc, "sessionId"));
     t.project = str_at(doc, "system_prompt").and_then(|p| working_directory(&p));

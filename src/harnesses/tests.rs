@@ -1,6 +1,8 @@
 //! Unit tests of the transcript readers: one per wrapper, drop rule and format quirk.
 
-use super::*;
+use super::read;
+use crate::harness::Harness;
+use crate::transcript::*;
 
 #[test]
 fn plain_text_is_kept_as_it_is() {
@@ -285,13 +287,13 @@ fn the_main_changed_file_is_the_first_one_that_is_not_incidental() {
         .join("\n"),
     );
     assert_eq!(
-        super::facts::main_of(&t.changed_files()),
+        crate::transcript::facts::main_of(&t.changed_files()),
         Some("scripts/backup.py")
     );
     // Only incidental files: the first of them.
     let t = read(&[ask.to_string(), write("1", "/w/shop/.gitignore")].join("\n"));
     assert_eq!(
-        super::facts::main_of(&t.changed_files()),
+        crate::transcript::facts::main_of(&t.changed_files()),
         Some(".gitignore")
     );
 }

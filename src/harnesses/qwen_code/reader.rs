@@ -12,11 +12,11 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::gemini::{parts_calls, parts_text};
-use super::{Format, Role, Transcript, clean, set_once, str_at};
 use crate::harness::Harness;
+use crate::transcript::parts::{parts_calls, parts_text};
+use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at};
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::QwenCode), keep);
     let mut seen = HashSet::new();
     for line in lines {

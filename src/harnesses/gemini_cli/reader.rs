@@ -15,10 +15,12 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Format, Role, Transcript, clean, set_once, str_at, tools};
-use crate::harness::Harness;
+use crate::transcript::parts::parts_text;
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+use crate::harness::Harness;
+use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, tools};
+
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::GeminiCli), keep);
     let mut order: Vec<String> = Vec::new();
     let mut latest: HashMap<String, Value> = HashMap::new();
@@ -65,7 +67,7 @@ pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -
 
 /// Whether a JSON document is a Gemini CLI chat as versions before the
 /// JSONL chats wrote it (`session-<date>-<id8>.json`, rewritten in place).
-pub(super) fn is_document(doc: &Value) -> bool {
+pub fn is_document(doc: &Value) -> bool {
     doc.get("sessionId").is_some()
         && doc.get("projectHash").is_some()
         && doc.get("messages").is_some_and(Value::is_array)
@@ -73,7 +75,7 @@ pub(super) fn is_document(doc: &Value) -> bool {
 
 /// Such a document: its header fields and its messages, read as the lines
 /// of a JSONL chat are.
-pub(super) fn read_document(doc: &Value, keep: usize) -> Transcript {
+pub fn read_document(doc: &Value, keep: usize) -> Transcript {
     let header = serde_json::json!({
         "sessionId": doc["sessionId"],
         "projectHash": doc["projectHash"],
@@ -163,37 +165,6 @@ fn call_output(call: &Value) -> String {
     from_result
         .or_else(|| str_at(call, "resultDisplay"))
         .unwrap_or_else(|| "no output".to_string())
-}
-
-/// The text of a Gemini `content`: a string, or `parts` whose `text` is not
-/// the model's thought (function calls and responses are not text).
-pub(super) fn parts_text(content: &Value) -> String {
-    match content {
-        Value::String(s) => s.trim().to_string(),
-        Value::Array(parts) => parts
-            .iter()
-            .filter(|p| p.get("thought").and_then(Value::as_bool) != Some(true))
-            .filter_map(|p| p.get("text").and_then(Value::as_str))
-            .map(str::trim)
-            .filter(|s| !s.is_empty())
-            .collect::<Vec<_>>()
-            .join("\n\n"),
-        _ => String::new(),
-    }
-}
-
-/// The tool calls among Gemini `parts` (`functionCall {name, args}`).
-pub(super) fn parts_calls(parts: &Value) -> Vec<tools::ToolUse> {
-    parts
-        .as_array()
-        .into_iter()
-        .flatten()
-        .filter_map(|p| p.get("functionCall"))
-        .flat_map(|c| {
-            let name = c.get("name").and_then(Value::as_str).unwrap_or("tool");
-            tools::tool_use(name, &c["args"])
-        })
-        .collect()
 }
 
 /// The first of the "Workspace Directories" a session context lists.

@@ -3,39 +3,21 @@
 //! that format's reader. Plain text keeps its opening and its newest lines.
 //!
 //! Owns: format detection and the bounded plain-text form. Must not: know a
-//! format's entries (the readers do).
+//! format's entries (each harness's reader and the transcript stage do).
 
 use std::io::BufRead;
 
 use serde_json::Value;
 
-use super::{
-    Format, LineReader, Transcript, UNBOUNDED, aider, claude, cline, codex, copilot, cut_message,
-    dialogue, foreign, gemini, generic, opencode, pi, qwen,
+use super::{claude_code, cline, codex, copilot_cli, gemini_cli, opencode, pi, qwen_code};
+use crate::transcript::{
+    Format, LineReader, Transcript, UNBOUNDED, aider, cut_message, dialogue, foreign, generic,
 };
 
 /// Reads a transcript held in memory, whole.
 pub fn read(text: &str) -> Transcript {
     // Reading from a byte slice cannot fail.
     read_from(text.as_bytes(), UNBOUNDED).unwrap_or_else(|_| Transcript::new(Format::Unknown))
-}
-
-/// The session id a harness put in the file's name (`rollout-…-<uuid>.jsonl`,
-/// `<uuid>.jsonl`): the last UUID in it.
-pub fn id_in_name(path: &std::path::Path) -> Option<String> {
-    let stem = path.file_stem()?.to_string_lossy();
-    let bytes = stem.as_bytes();
-    let shape = |s: &[u8]| {
-        s.len() == 36
-            && s.iter().enumerate().all(|(i, b)| match i {
-                8 | 13 | 18 | 23 => *b == b'-',
-                _ => b.is_ascii_hexdigit(),
-            })
-    };
-    (0..bytes.len().saturating_sub(35))
-        .rev()
-        .find(|&i| shape(&bytes[i..i + 36]))
-        .map(|i| stem[i..i + 36].to_string())
 }
 
 /// Lines looked at to tell the format.
@@ -81,13 +63,13 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
                 .chain(lines.by_ref())
                 .filter(|l| !l.trim().is_empty());
             match reader {
-                JsonlReader::Codex => codex::read(all, keep),
-                JsonlReader::Pi => pi::read(all, keep),
-                JsonlReader::ClaudeCode => claude::read(all, keep),
-                JsonlReader::GeminiCli => gemini::read(all, keep),
-                JsonlReader::QwenCode => qwen::read(all, keep),
-                JsonlReader::CopilotCli => copilot::read(all, keep),
-                JsonlReader::Opencode => opencode::read(all, keep),
+                JsonlReader::Codex => codex::reader::read(all, keep),
+                JsonlReader::Pi => pi::reader::read(all, keep),
+                JsonlReader::ClaudeCode => claude_code::reader::read(all, keep),
+                JsonlReader::GeminiCli => gemini_cli::reader::read(all, keep),
+                JsonlReader::QwenCode => qwen_code::reader::read(all, keep),
+                JsonlReader::CopilotCli => copilot_cli::reader::read(all, keep),
+                JsonlReader::Opencode => opencode::reader::read(all, keep),
                 JsonlReader::Generic => generic::read(all, keep),
             }
         }
@@ -165,16 +147,16 @@ fn json_document(text: &str, keep: usize) -> Option<Transcript> {
 /// The session a JSON document holds, when it is one of the formats above
 /// (on one line or spread over many).
 fn document(doc: &Value, keep: usize) -> Option<Transcript> {
-    if cline::is_cline(doc) {
-        return Some(cline::read(doc, keep));
+    if cline::reader::is_cline(doc) {
+        return Some(cline::reader::read(doc, keep));
     }
-    if gemini::is_document(doc) {
-        return Some(gemini::read_document(doc, keep));
+    if gemini_cli::reader::is_document(doc) {
+        return Some(gemini_cli::reader::read_document(doc, keep));
     }
-    if copilot::is_legacy(doc) {
-        return Some(copilot::read_legacy(doc, keep));
+    if copilot_cli::reader::is_legacy(doc) {
+        return Some(copilot_cli::reader::read_legacy(doc, keep));
     }
-    opencode::is_export(doc).then(|| opencode::read_export(doc, keep))
+    opencode::reader::is_export(doc).then(|| opencode::reader::read_export(doc, keep))
 }
 
 enum JsonlReader {

@@ -14,10 +14,10 @@ use std::collections::HashMap;
 
 use serde_json::Value;
 
-use super::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
 use crate::harness::Harness;
+use crate::transcript::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut skipped = 0;
     let rows: Vec<Value> = lines
         .filter_map(|line| {
@@ -72,7 +72,7 @@ fn read_rows(rows: Vec<Value>, keep: usize) -> Transcript {
 
 /// Whether a JSON document is what `opencode export` writes: the session's
 /// `info` and its `messages`, each with its own `info` (the role) and `parts`.
-pub(super) fn is_export(doc: &Value) -> bool {
+pub fn is_export(doc: &Value) -> bool {
     doc["info"].get("id").is_some()
         && doc["messages"].as_array().is_some_and(|ms| {
             !ms.is_empty()
@@ -84,7 +84,7 @@ pub(super) fn is_export(doc: &Value) -> bool {
 
 /// An `opencode export` document, read as the rows harvest gives [`read`],
 /// without a round trip through text.
-pub(super) fn read_export(doc: &Value, keep: usize) -> Transcript {
+pub fn read_export(doc: &Value, keep: usize) -> Transcript {
     let info = &doc["info"];
     let session = str_at(info, "id").unwrap_or_default();
     let mut rows = vec![serde_json::json!({

@@ -13,14 +13,14 @@
 
 use serde_json::{Value, json};
 
-use super::{Format, Role, Transcript, clean, str_at, text_of, tools};
 use crate::harness::Harness;
+use crate::transcript::{Format, Role, Transcript, clean, str_at, text_of, tools};
 
 /// Whether a rollout's last line ends a turn and no process holds the file
 /// open for writing: `codex exec` wrote its end and exited (Linux; elsewhere
 /// harvest waits for `idle_minutes`).
 pub fn turn_over(rollout: &std::path::Path) -> bool {
-    super::lines::last_event(rollout).is_some_and(|(file, event)| {
+    crate::transcript::lines::last_event(rollout).is_some_and(|(file, event)| {
         event["type"] == "event_msg"
             && matches!(
                 event["payload"]["type"].as_str(),
@@ -30,7 +30,7 @@ pub fn turn_over(rollout: &std::path::Path) -> bool {
     })
 }
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut r = Rollout {
         t: Transcript::bounded(Format::Harness(Harness::Codex), keep),
         items: None,
@@ -114,7 +114,7 @@ impl Rollout {
                 }
             }
             ("event_msg", "item_completed") => {
-                let keep = self.t.budget.keep;
+                let keep = self.t.budget_keep();
                 let items = self.items.get_or_insert_with(|| {
                     Transcript::bounded(Format::Harness(Harness::Codex), keep)
                 });
@@ -235,9 +235,7 @@ impl Rollout {
             _ => Some(responses),
         };
         if let Some(s) = source {
-            (t.messages, t.budget, t.elided, t.elided_bytes) =
-                (s.messages, s.budget, s.elided, s.elided_bytes);
-            (t.dropped_turns, t.failure) = (s.dropped_turns, s.failure);
+            t.take_conversation(s);
         }
         t
     }

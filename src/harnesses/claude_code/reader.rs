@@ -7,9 +7,9 @@ use std::collections::HashSet;
 
 use serde_json::Value;
 
-use super::compaction::CONTINUED;
-use super::{Format, Role, Title, Transcript, clean, set_once, str_at, text_of, tools};
 use crate::harness::Harness;
+use crate::transcript::compaction::CONTINUED;
+use crate::transcript::{Format, Role, Title, Transcript, clean, set_once, str_at, text_of, tools};
 
 /// Line types that carry no conversation.
 const BOOKKEEPING: &[&str] = &[
@@ -36,7 +36,7 @@ const BOOKKEEPING: &[&str] = &[
     "file-history-delta",
 ];
 
-pub(super) fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
+pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::ClaudeCode), keep);
     let mut seen = HashSet::new();
     let mut main_lines = 0usize;
