@@ -385,11 +385,13 @@ fn no_two_files_import_each_other_even_through_others() {
 }
 
 /// The harness folder a module belongs to (`harnesses::codex::reader` →
-/// `codex`); none for the registry itself.
+/// `codex`); none for the registry's own files (`harnesses::listing`).
 fn harness_folder(module: &str) -> Option<&str> {
     let mut parts = module.split("::");
     (parts.next() == Some("harnesses")).then_some(())?;
-    parts.next().filter(|f| !["read", "tests"].contains(f))
+    parts
+        .next()
+        .filter(|f| src().join("harnesses").join(f).is_dir())
 }
 
 #[test]
@@ -400,7 +402,10 @@ fn a_harness_folder_is_reached_only_through_the_registry_and_never_from_another_
         .flat_map(|(a, b)| [a, b])
         .filter_map(|m| harness_folder(m))
         .collect();
-    assert!(folders.len() >= 8, "the scanner lost the folders: {folders:?}");
+    assert!(
+        folders.len() >= 8,
+        "the scanner lost the folders: {folders:?}"
+    );
     let offenders: Vec<String> = edges
         .iter()
         .filter(|(from, to)| {

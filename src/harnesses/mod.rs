@@ -15,6 +15,8 @@ pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod gemini_cli;
+pub mod listing;
+pub mod openclaw;
 pub mod opencode;
 pub mod pi;
 pub mod qwen_code;
@@ -22,18 +24,68 @@ mod read;
 
 pub use read::{read, read_from};
 
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
+use crate::config::{Env, HarvestConfig};
 use crate::harness::Harness;
 
-/// Whether the harness marked the session in `path` ended in the file
-/// itself (Copilot CLI's `session.shutdown`; Codex's end of a turn once no
-/// process holds the rollout open), so it need not go quiet first.
-pub fn ended_in_file(harness: Harness, path: &Path) -> bool {
+/// What every harness's folder answers for its program. A new harness
+/// implements this in its folder and is registered in [`program`].
+pub trait Program: Sync {
+    /// Its folder on this machine: the machine config's `harvest.*_dir`,
+    /// else its own variable, else its default under the home folder.
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf>;
+
+    /// Its session files under `home`, in any order.
+    fn session_files(&self, _home: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    /// The memsync agent a session file belongs to, where the harness's
+    /// layout says (OpenClaw's per-agent folders); else the configured one.
+    fn agent_of(&self, _session_file: &Path) -> Option<String> {
+        None
+    }
+
+    /// Its session databases under `home`, each with the memsync agent its
+    /// sessions belong to.
+    fn session_databases(&self, _home: &Path, _default_agent: &str) -> Vec<(PathBuf, String)> {
+        Vec::new()
+    }
+
+    /// Whether the harness marked the session in `path` ended in the file
+    /// itself, so it need not go quiet first.
+    fn ended_in_file(&self, _path: &Path) -> bool {
+        false
+    }
+}
+
+/// The folder that answers for `harness`.
+pub fn program(harness: Harness) -> &'static dyn Program {
     match harness {
-        Harness::CopilotCli => copilot_cli::reader::shut_down(path),
-        Harness::Codex => codex::reader::turn_over(path),
-        _ => false,
+        Harness::ClaudeCode => &claude_code::ClaudeCode,
+        Harness::Codex => &codex::Codex,
+        Harness::OpenClaw => &openclaw::OpenClaw,
+        Harness::Pi => &pi::Pi,
+        Harness::GeminiCli => &gemini_cli::GeminiCli,
+        Harness::QwenCode => &qwen_code::QwenCode,
+        Harness::CopilotCli => &copilot_cli::CopilotCli,
+        Harness::Opencode => &opencode::Opencode,
+        Harness::Cline => &cline::Cline,
+    }
+}
+
+impl Harness {
+    /// The harness's folder on this machine: the config, its variable, its default.
+    pub fn home(self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        program(self).home(cfg, env)
+    }
+
+    /// Whether the harness marked the session in `path` ended in the file
+    /// itself (Copilot CLI's `session.shutdown`; Codex's end of a turn once
+    /// no process holds the rollout open).
+    pub fn ended_in_file(self, path: &Path) -> bool {
+        program(self).ended_in_file(path)
     }
 }
 

@@ -129,7 +129,7 @@ const COPILOT_SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
 fn await_copilot_shutdown(events: &Path, limit: Duration) {
     let deadline = std::time::Instant::now() + limit;
     while std::time::Instant::now() < deadline
-        && !crate::harnesses::ended_in_file(crate::harness::Harness::CopilotCli, events)
+        && !crate::harness::Harness::CopilotCli.ended_in_file(events)
     {
         std::thread::sleep(Duration::from_millis(50));
     }
@@ -321,10 +321,7 @@ mod tests {
         let events = dir.path().join("events.jsonl");
         let start = "{\"type\":\"session.start\",\"data\":{}}\n";
         std::fs::write(&events, start).expect("write");
-        assert!(!crate::harnesses::ended_in_file(
-            crate::harness::Harness::CopilotCli,
-            &events
-        ));
+        assert!(!crate::harness::Harness::CopilotCli.ended_in_file(&events));
         let late = events.clone();
         let writer = std::thread::spawn(move || {
             std::thread::sleep(Duration::from_millis(300));
@@ -334,10 +331,7 @@ mod tests {
         let began = std::time::Instant::now();
         await_copilot_shutdown(&events, Duration::from_secs(10));
         writer.join().expect("writer");
-        assert!(crate::harnesses::ended_in_file(
-            crate::harness::Harness::CopilotCli,
-            &events
-        ));
+        assert!(crate::harness::Harness::CopilotCli.ended_in_file(&events));
         assert!(
             began.elapsed() < Duration::from_secs(5),
             "{:?}",

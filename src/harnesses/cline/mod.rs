@@ -1,7 +1,38 @@
-//! Cline: what memsync knows of it. Its reader turns its `<id>.messages.json` document into a
-//! transcript.
+//! Cline: where it keeps its sessions on this machine and how to read one
+//! ([`reader`]). What it shares with another harness lives in the
+//! transcript stage, never in that harness's folder.
 //!
-//! Owns: Cline's own formats. Must not: import another harness's folder
-//! (shared shapes live in the transcript stage).
+//! Owns: Cline's folders, formats and end markers. Must not: import another
+//! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod reader;
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+use super::listing::{is_file, subdirs};
+use crate::config::{Env, HarvestConfig};
+
+/// Cline: `~/.cline`, its sessions in `data/sessions/<id>/<id>.messages.json`
+/// (one JSON document, rewritten whole as the session grows).
+pub struct Cline;
+
+impl Program for Cline {
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        cfg.cline_dir
+            .clone()
+            .or(None)
+            .or_else(|| env.home.as_ref().map(|h| h.join(".cline")))
+    }
+
+    fn session_files(&self, home: &Path) -> Vec<PathBuf> {
+        subdirs(&home.join("data").join("sessions"))
+            .into_iter()
+            .filter_map(|session| {
+                let id = session.file_name()?.to_string_lossy().into_owned();
+                let messages = session.join(format!("{id}.messages.json"));
+                is_file(&messages).then_some(messages)
+            })
+            .collect()
+    }
+}

@@ -1,7 +1,44 @@
-//! Codex: what memsync knows of it. Its reader turns its rollout JSONL (`sessions/YYYY/MM/DD/rollout-*.jsonl`), and when a rollout says its turn is over into a
-//! transcript.
+//! Codex: where it keeps its sessions on this machine and how to read one
+//! ([`reader`]). What it shares with another harness lives in the
+//! transcript stage, never in that harness's folder.
 //!
-//! Owns: Codex's own formats. Must not: import another harness's folder
-//! (shared shapes live in the transcript stage).
+//! Owns: Codex's folders, formats and end markers. Must not: import another
+//! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod reader;
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+use super::listing::{jsonl, subdirs};
+use crate::config::{Env, HarvestConfig};
+
+/// Codex: `$CODEX_HOME` or `~/.codex`, its rollouts in
+/// `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
+pub struct Codex;
+
+impl Program for Codex {
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        cfg.codex_home
+            .clone()
+            .or(env.codex_home.clone())
+            .or_else(|| env.home.as_ref().map(|h| h.join(".codex")))
+    }
+
+    fn session_files(&self, home: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        for year in subdirs(&home.join("sessions")) {
+            for month in subdirs(&year) {
+                for day in subdirs(&month) {
+                    out.extend(jsonl(&day, "rollout-"));
+                }
+            }
+        }
+        out.extend(jsonl(&home.join("archived_sessions"), "rollout-"));
+        out
+    }
+
+    fn ended_in_file(&self, path: &Path) -> bool {
+        reader::turn_over(path)
+    }
+}

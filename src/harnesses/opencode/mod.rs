@@ -1,7 +1,35 @@
-//! opencode: what memsync knows of it. Its reader turns the rows of its database as JSON lines, and an `opencode export` into a
-//! transcript.
+//! opencode: where it keeps its sessions on this machine and how to read one
+//! ([`reader`]). What it shares with another harness lives in the
+//! transcript stage, never in that harness's folder.
 //!
-//! Owns: opencode's own formats. Must not: import another harness's folder
-//! (shared shapes live in the transcript stage).
+//! Owns: opencode's folders, formats and end markers. Must not: import another
+//! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod reader;
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+use super::listing::is_file;
+use crate::config::{Env, HarvestConfig};
+
+/// opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, its
+/// sessions in its database `opencode.db`.
+pub struct Opencode;
+
+impl Program for Opencode {
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        cfg.opencode_dir
+            .clone()
+            .or_else(|| env.xdg_data_home.as_ref().map(|d| d.join("opencode")))
+            .or_else(|| env.home.as_ref().map(|h| h.join(".local/share/opencode")))
+    }
+
+    fn session_databases(&self, home: &Path, default_agent: &str) -> Vec<(PathBuf, String)> {
+        let db = home.join("opencode.db");
+        match is_file(&db) {
+            true => vec![(db, default_agent.to_string())],
+            false => Vec::new(),
+        }
+    }
+}

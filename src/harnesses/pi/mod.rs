@@ -1,7 +1,34 @@
-//! pi: what memsync knows of it. Its reader turns its session JSONL, which OpenClaw writes too into a
-//! transcript.
+//! pi: where it keeps its sessions on this machine and how to read one
+//! ([`reader`]). What it shares with another harness lives in the
+//! transcript stage, never in that harness's folder.
 //!
-//! Owns: pi's own formats. Must not: import another harness's folder
-//! (shared shapes live in the transcript stage).
+//! Owns: pi's folders, formats and end markers. Must not: import another
+//! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod reader;
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+use super::listing::{jsonl, subdirs};
+use crate::config::{Env, HarvestConfig};
+
+/// pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, its sessions in
+/// `sessions/<cwd-slug>/*.jsonl`.
+pub struct Pi;
+
+impl Program for Pi {
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        cfg.pi_dir
+            .clone()
+            .or(env.pi_coding_agent_dir.clone())
+            .or_else(|| env.home.as_ref().map(|h| h.join(".pi/agent")))
+    }
+
+    fn session_files(&self, home: &Path) -> Vec<PathBuf> {
+        subdirs(&home.join("sessions"))
+            .iter()
+            .flat_map(|dir| jsonl(dir, ""))
+            .collect()
+    }
+}

@@ -1,7 +1,33 @@
-//! qwen-code: what memsync knows of it. Its reader turns its chat JSONL (Claude Code's envelope around Gemini-style parts) into a
-//! transcript.
+//! qwen-code: where it keeps its sessions on this machine and how to read one
+//! ([`reader`]). What it shares with another harness lives in the
+//! transcript stage, never in that harness's folder.
 //!
-//! Owns: qwen-code's own formats. Must not: import another harness's folder
-//! (shared shapes live in the transcript stage).
+//! Owns: qwen-code's folders, formats and end markers. Must not: import another
+//! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod reader;
+
+use std::path::{Path, PathBuf};
+
+use super::Program;
+use super::listing::{jsonl, subdirs};
+use crate::config::{Env, HarvestConfig};
+
+/// qwen-code: `~/.qwen`, its chats in `projects/<cwd-slug>/chats/*.jsonl`.
+pub struct QwenCode;
+
+impl Program for QwenCode {
+    fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
+        cfg.qwen_dir
+            .clone()
+            .or(None)
+            .or_else(|| env.home.as_ref().map(|h| h.join(".qwen")))
+    }
+
+    fn session_files(&self, home: &Path) -> Vec<PathBuf> {
+        subdirs(&home.join("projects"))
+            .iter()
+            .flat_map(|project| jsonl(&project.join("chats"), ""))
+            .collect()
+    }
+}

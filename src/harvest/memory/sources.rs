@@ -33,7 +33,7 @@ pub fn list(harness: Harness, home: &Path, openclaw_workspace: Option<&Path>) ->
     let mut out = Vec::new();
     match harness {
         Harness::ClaudeCode => {
-            for dir in crate::harvest::sources::subdirs(&home.join("projects")) {
+            for dir in crate::harnesses::listing::subdirs(&home.join("projects")) {
                 let memory = dir.join("memory");
                 for (path, file) in markdown(&memory, 3) {
                     out.push(MemoryFile {
