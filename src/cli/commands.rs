@@ -214,13 +214,11 @@ pub fn hook(
         Err(_) => crate::config::CaptureConfig::default().hook_idle_ms,
     });
     let queue = crate::jobs::JobQueue::open(&root.join(crate::STATE_DIR))?;
-    let copilot = settings.as_ref().ok().map_or_else(
-        || places.env.home.as_ref().map(|h| h.join(".copilot")),
-        |s| crate::harness::Harness::CopilotCli.home(&s.config.harvest, places.env),
-    );
+    let harvest = settings.as_ref().map(|s| s.config.harvest.clone());
+    let harness_home = harness.home(&harvest.unwrap_or_default(), places.env);
     let dirs = hook::HookDirs {
         home: places.env.home.as_deref(),
-        copilot: copilot.as_deref(),
+        harness_home: harness_home.as_deref(),
     };
     let action = hook::read_payload(std::io::stdin(), idle)
         .and_then(|payload| hook::interpret(harness, &payload, agent_id, now, dirs));

@@ -15,6 +15,7 @@ pub mod cline;
 pub mod codex;
 pub mod copilot_cli;
 pub mod gemini_cli;
+pub mod hooks;
 pub mod listing;
 pub mod openclaw;
 pub mod opencode;
@@ -22,9 +23,12 @@ pub mod pi;
 pub mod qwen_code;
 mod read;
 
+pub use hooks::HookEvent;
 pub use read::{read, read_from};
 
 use std::path::{Path, PathBuf};
+
+use serde_json::Value;
 
 use crate::config::{Env, HarvestConfig};
 use crate::harness::Harness;
@@ -57,6 +61,30 @@ pub trait Program: Sync {
     /// itself, so it need not go quiet first.
     fn ended_in_file(&self, _path: &Path) -> bool {
         false
+    }
+
+    /// The hook event a payload comes from ("" when it names none).
+    fn hook_event(&self, payload: &Value) -> String {
+        hooks::named_event(payload).unwrap_or_default()
+    }
+
+    /// What memsync does at `event`; `None` when the harness's hooks have
+    /// no such event (acknowledged, nothing done). Only a harness whose
+    /// hooks memsync takes ([`Harness::has_hooks`]) answers.
+    fn hook_role(&self, _event: &str, _payload: &Value) -> Option<HookEvent> {
+        None
+    }
+
+    /// What memsync answers a start or prompt event with, as the harness reads it.
+    fn context_reply(&self, event: &str, text: &str) -> Value {
+        hooks::nested_reply(event, text)
+    }
+
+    /// The session's log when an end payload names no file: where the
+    /// harness keeps session `session_id` under its folder `home`, or why
+    /// that cannot be told.
+    fn session_log(&self, _session_id: &str, _home: Option<&Path>) -> Result<PathBuf, String> {
+        Err("payload has no transcript_path".into())
     }
 }
 

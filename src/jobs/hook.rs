@@ -17,6 +17,7 @@ use serde_json::Value;
 use super::JobRequest;
 use crate::error::{Error, HookError, Result};
 use crate::harness::Harness;
+use crate::harnesses::{HookEvent, program};
 
 /// The longest payload accepted; a compaction summary is the largest part.
 const MAX_PAYLOAD_BYTES: usize = 8 * 1024 * 1024;
@@ -29,93 +30,22 @@ pub const HOOK_HARNESSES: &str = crate::harness::HOOK_NAMES;
 pub struct HookDirs<'a> {
     /// `~` of older Claude Code examples' `~/...` transcript paths.
     pub home: Option<&'a Path>,
-    /// Copilot CLI's folder (`~/.copilot`), which holds
-    /// `session-state/<sessionId>/events.jsonl`.
-    pub copilot: Option<&'a Path>,
+    /// The harness's own folder, where a payload that names only its
+    /// session finds the session's log.
+    pub harness_home: Option<&'a Path>,
 }
 
 impl Harness {
     /// The harness a `capture --hook` argument names, when memsync takes its
-    /// hooks: Claude Code; Gemini CLI (payloads shaped like Claude Code's,
-    /// events named its own way); qwen-code (a Gemini CLI fork with Claude
-    /// Code's events and payloads); GitHub Copilot CLI (camelCase events and
-    /// fields, no event name in the payload, no transcript path at
-    /// `sessionEnd`).
+    /// hooks (each harness's folder says what its events mean).
     pub fn from_hook_arg(s: &str) -> Option<Harness> {
         Harness::parse_alias(s).filter(|h| h.has_hooks())
     }
 
-    /// The event a payload comes from. Copilot CLI 1.0 names none: each of
-    /// its events sends fields of its own (`source` at sessionStart, `prompt`
-    /// at userPromptSubmitted, `stopReason` at agentStop, `reason` at sessionEnd).
-    fn event_of(self, payload: &Value) -> String {
-        let named = ["hook_event_name", "hookEventName"]
-            .iter()
-            .find_map(|k| payload.get(*k).and_then(Value::as_str));
-        if let Some(name) = named.filter(|n| !n.trim().is_empty()) {
-            return name.to_string();
-        }
-        if self != Harness::CopilotCli {
-            return String::new();
-        }
-        let has = |k: &str| payload.get(k).is_some();
-        let event = if has("source") || has("initialPrompt") {
-            "sessionStart"
-        } else if has("prompt") {
-            "userPromptSubmitted"
-        } else if has("stopReason") {
-            "agentStop"
-        } else if has("reason") {
-            "sessionEnd"
-        } else {
-            ""
-        };
-        event.to_string()
-    }
-
-    /// What memsync answers a start or prompt event with, as the harness
-    /// reads it: Claude Code, Gemini CLI and qwen-code take
-    /// `hookSpecificOutput.additionalContext`, Copilot CLI a top-level
-    /// `additionalContext` (it ignores the nested one).
+    /// What memsync answers a start or prompt event with, as the harness reads it.
     pub fn context_reply(self, event: &str, text: &str) -> Value {
-        match self {
-            Harness::CopilotCli => serde_json::json!({ "additionalContext": text }),
-            _ => serde_json::json!({
-                "hookSpecificOutput": {
-                    "hookEventName": event,
-                    "additionalContext": text,
-                }
-            }),
-        }
+        program(self).context_reply(event, text)
     }
-
-    /// The harness's event for a memsync action: Gemini CLI captures at
-    /// `SessionEnd` and before it compresses the chat (`PreCompress`: what is
-    /// there so far, which the next capture continues), and asks at
-    /// `SessionStart` and before each prompt's turn (`BeforeAgent`);
-    /// qwen-code's events are Claude Code's.
-    fn role_of(self, event: &str) -> Option<EventRole> {
-        use EventRole::*;
-        match (self, event) {
-            (_, "SessionEnd") => Some(End),
-            (Harness::ClaudeCode | Harness::QwenCode, "PostCompact") => Some(Compacted),
-            (Harness::GeminiCli, "PreCompress") | (Harness::CopilotCli, "sessionEnd") => Some(End),
-            (_, "SessionStart") | (Harness::CopilotCli, "sessionStart") => Some(Start),
-            (Harness::ClaudeCode | Harness::QwenCode, "UserPromptSubmit")
-            | (Harness::GeminiCli, "BeforeAgent")
-            | (Harness::CopilotCli, "userPromptSubmitted") => Some(Prompt),
-            _ => None,
-        }
-    }
-}
-
-/// What memsync does at a harness's event.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum EventRole {
-    End,
-    Compacted,
-    Start,
-    Prompt,
 }
 
 /// What a hook event asks for.
@@ -232,24 +162,15 @@ pub fn interpret(
             .find_map(|k| payload.get(*k).and_then(Value::as_str))
             .filter(|s| !s.trim().is_empty())
     };
-    let event = harness.event_of(payload);
+    let program = program(harness);
+    let event = program.hook_event(payload);
     let event = event.as_str();
     let session_id = || {
         field("session_id", "sessionId")
             .map(String::from)
             .ok_or_else(|| bad_payload(format!("{event} payload has no session_id")))
     };
-    if harness == Harness::GeminiCli
-        && event == "PreCompress"
-        && field("trigger", "trigger") == Some("auto")
-    {
-        // Gemini CLI 0.61 sends it before every model call, compressing or
-        // not: no compaction, and its chat is captured whole at SessionEnd.
-        return Ok(HookAction::Ignore(
-            "PreCompress (auto, before a model call)".into(),
-        ));
-    }
-    let Some(role) = harness.role_of(event) else {
+    let Some(role) = program.hook_role(event, payload) else {
         return Ok(HookAction::Ignore(if event.is_empty() {
             "(no hook_event_name)".into()
         } else {
@@ -257,16 +178,14 @@ pub fn interpret(
         }));
     };
     match role {
-        EventRole::End => {
+        HookEvent::Skip(why) => Ok(HookAction::Ignore(why.into())),
+        HookEvent::End => {
             let session_id = session_id()?;
             let transcript_path = match field("transcript_path", "transcriptPath") {
                 Some(path) => expand_home(path, dirs.home),
-                None if harness == Harness::CopilotCli => copilot_events(&session_id, dirs)?,
-                None => {
-                    return Err(bad_payload(format!(
-                        "{event} payload has no transcript_path"
-                    )));
-                }
+                None => program
+                    .session_log(&session_id, dirs.harness_home)
+                    .map_err(|why| bad_payload(format!("{event} {why}")))?,
             };
             Ok(HookAction::Enqueue(JobRequest::SessionEnd {
                 agent_id: agent_id.to_string(),
@@ -277,7 +196,7 @@ pub fn interpret(
                 captured_at: now,
             }))
         }
-        EventRole::Compacted => {
+        HookEvent::Compacted => {
             let summary = field("compact_summary", "compactSummary")
                 .ok_or_else(|| bad_payload("PostCompact payload has no compact_summary"))?;
             Ok(HookAction::Enqueue(JobRequest::Compaction {
@@ -291,38 +210,17 @@ pub fn interpret(
                 captured_at: now,
             }))
         }
-        EventRole::Start => Ok(HookAction::Context {
+        HookEvent::Start => Ok(HookAction::Context {
             cwd: field("cwd", "cwd").map(PathBuf::from),
             event: event.to_string(),
         }),
-        EventRole::Prompt => Ok(HookAction::Prompt {
+        HookEvent::Prompt => Ok(HookAction::Prompt {
             prompt: field("prompt", "prompt").unwrap_or_default().to_string(),
             session_id: field("session_id", "sessionId").map(String::from),
             cwd: field("cwd", "cwd").map(PathBuf::from),
             event: event.to_string(),
         }),
     }
-}
-
-/// Where Copilot CLI keeps the session's events: its payload names only the
-/// session, and that name becomes a path, so it must be one plain name.
-fn copilot_events(session_id: &str, dirs: HookDirs<'_>) -> Result<PathBuf> {
-    let plain = session_id.len() <= 128
-        && session_id
-            .chars()
-            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
-    if !plain {
-        return Err(bad_payload(format!(
-            "sessionEnd payload's sessionId `{session_id}` is not a plain session name"
-        )));
-    }
-    let dir = dirs.copilot.ok_or_else(|| {
-        bad_payload("sessionEnd payload has no transcript path and Copilot CLI's folder is unknown (HOME is not set)")
-    })?;
-    Ok(dir
-        .join("session-state")
-        .join(session_id)
-        .join("events.jsonl"))
 }
 
 /// Older Claude Code examples show `~/...` transcript paths.
@@ -396,7 +294,7 @@ mod tests {
             now,
             HookDirs {
                 home: Some(Path::new("/home/u")),
-                copilot: None,
+                harness_home: None,
             },
         )
         .unwrap();
@@ -441,7 +339,7 @@ mod tests {
         let now = Utc::now();
         let dirs = HookDirs {
             home: None,
-            copilot: Some(Path::new("/home/dev/.copilot")),
+            harness_home: Some(Path::new("/home/dev/.copilot")),
         };
         let id = "ba00e506-c38f-48e6-b10d-245d837d4a8b";
         let at = |v: serde_json::Value| interpret(Harness::CopilotCli, &v, "default", now, dirs);

@@ -242,3 +242,19 @@ pub fn release_freed_memory() {
         libc::malloc_trim(0);
     }
 }
+
+/// Asks the allocator to keep a long-running process's heap as small as
+/// what it holds. glibc gives each thread that ever allocates an arena of
+/// its own, which keeps its freed pages; and it raises its threshold for
+/// mapping big blocks to the largest block freed so far, so a day's log or
+/// a full scan's buffers, once freed, are carved from the heap from then
+/// on and leave holes `malloc_trim` cannot return. One arena and a fixed
+/// threshold keep what the daemon holds at rest to what it uses.
+pub fn keep_heap_compact() {
+    #[cfg(all(target_os = "linux", target_env = "gnu"))]
+    // SAFETY: mallopt only changes allocator settings, before any thread starts.
+    unsafe {
+        libc::mallopt(libc::M_ARENA_MAX, 1);
+        libc::mallopt(libc::M_MMAP_THRESHOLD, 64 * 1024);
+    }
+}

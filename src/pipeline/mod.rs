@@ -29,8 +29,8 @@ mod read;
 
 pub use options::{Progress, SyncOptions, SyncReport};
 
-pub use apply::release_freed_memory;
 use apply::*;
+pub use apply::{keep_heap_compact, release_freed_memory};
 use kept::*;
 use notes::*;
 use read::*;

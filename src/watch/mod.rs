@@ -41,6 +41,7 @@ const HELD_FILES: &str = "held-files.json";
 
 /// Runs the daemon until SIGTERM or SIGINT. `load` reads the settings (again on SIGHUP).
 pub fn run(load: impl Fn() -> Result<Settings>) -> Result<()> {
+    pipeline::keep_heap_compact();
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()

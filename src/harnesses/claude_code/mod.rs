@@ -9,7 +9,10 @@ pub mod reader;
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::Program;
+use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
 
@@ -31,5 +34,13 @@ impl Program for ClaudeCode {
             .iter()
             .flat_map(|dir| jsonl(dir, ""))
             .collect()
+    }
+
+    fn hook_role(&self, event: &str, _payload: &Value) -> Option<HookEvent> {
+        hooks::common_event(event).or(match event {
+            "PostCompact" => Some(HookEvent::Compacted),
+            "UserPromptSubmit" => Some(HookEvent::Prompt),
+            _ => None,
+        })
     }
 }

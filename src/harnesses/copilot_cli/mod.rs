@@ -9,7 +9,10 @@ pub mod reader;
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::Program;
+use super::hooks::{self, HookEvent};
 use super::listing::{files, is_file, subdirs};
 use crate::config::{Env, HarvestConfig};
 
@@ -38,5 +41,63 @@ impl Program for CopilotCli {
 
     fn ended_in_file(&self, path: &Path) -> bool {
         reader::shut_down(path)
+    }
+
+    /// 1.0 names no event: each of its events sends fields of its own
+    /// (`source` at sessionStart, `prompt` at userPromptSubmitted,
+    /// `stopReason` at agentStop, `reason` at sessionEnd).
+    fn hook_event(&self, payload: &Value) -> String {
+        if let Some(named) = hooks::named_event(payload) {
+            return named;
+        }
+        let has = |k: &str| payload.get(k).is_some();
+        let event = if has("source") || has("initialPrompt") {
+            "sessionStart"
+        } else if has("prompt") {
+            "userPromptSubmitted"
+        } else if has("stopReason") {
+            "agentStop"
+        } else if has("reason") {
+            "sessionEnd"
+        } else {
+            ""
+        };
+        event.to_string()
+    }
+
+    fn hook_role(&self, event: &str, _payload: &Value) -> Option<HookEvent> {
+        hooks::common_event(event).or(match event {
+            "sessionEnd" => Some(HookEvent::End),
+            "sessionStart" => Some(HookEvent::Start),
+            "userPromptSubmitted" => Some(HookEvent::Prompt),
+            _ => None,
+        })
+    }
+
+    /// A top-level `additionalContext`: it ignores the nested one.
+    fn context_reply(&self, _event: &str, text: &str) -> Value {
+        serde_json::json!({ "additionalContext": text })
+    }
+
+    /// Its `sessionEnd` payload names only the session, and that name becomes
+    /// a path (`session-state/<sessionId>/events.jsonl`), so it must be one
+    /// plain name.
+    fn session_log(&self, session_id: &str, home: Option<&Path>) -> Result<PathBuf, String> {
+        let plain = session_id.len() <= 128
+            && session_id
+                .chars()
+                .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+        if !plain {
+            return Err(format!(
+                "payload's sessionId `{session_id}` is not a plain session name"
+            ));
+        }
+        let home = home.ok_or(
+            "payload has no transcript path and Copilot CLI's folder is unknown (HOME is not set)",
+        )?;
+        Ok(home
+            .join("session-state")
+            .join(session_id)
+            .join("events.jsonl"))
     }
 }

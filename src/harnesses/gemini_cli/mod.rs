@@ -9,7 +9,10 @@ pub mod reader;
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::Program;
+use super::hooks::{self, HookEvent};
 use super::listing::{files, jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
 
@@ -33,5 +36,22 @@ impl Program for GeminiCli {
             out.extend(files(&chats, "session-", ".json"));
         }
         out
+    }
+
+    /// It captures at `SessionEnd` and before it compresses the chat
+    /// (`PreCompress`: what is there so far, which the next capture
+    /// continues), and asks at `SessionStart` and before each prompt's turn
+    /// (`BeforeAgent`).
+    fn hook_role(&self, event: &str, payload: &Value) -> Option<HookEvent> {
+        hooks::common_event(event).or(match event {
+            // 0.61 sends an automatic one before every model call, compressing
+            // or not: no compaction, and its chat is captured whole at SessionEnd.
+            "PreCompress" if payload.get("trigger").and_then(Value::as_str) == Some("auto") => {
+                Some(HookEvent::Skip("PreCompress (auto, before a model call)"))
+            }
+            "PreCompress" => Some(HookEvent::End),
+            "BeforeAgent" => Some(HookEvent::Prompt),
+            _ => None,
+        })
     }
 }

@@ -9,7 +9,10 @@ pub mod reader;
 
 use std::path::{Path, PathBuf};
 
+use serde_json::Value;
+
 use super::Program;
+use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
 
@@ -29,5 +32,14 @@ impl Program for QwenCode {
             .iter()
             .flat_map(|project| jsonl(&project.join("chats"), ""))
             .collect()
+    }
+
+    /// Its events are Claude Code's (a Gemini CLI fork that kept them).
+    fn hook_role(&self, event: &str, _payload: &Value) -> Option<HookEvent> {
+        hooks::common_event(event).or(match event {
+            "PostCompact" => Some(HookEvent::Compacted),
+            "UserPromptSubmit" => Some(HookEvent::Prompt),
+            _ => None,
+        })
     }
 }
