@@ -48,3 +48,27 @@ pub fn files<'a>(
         })
         .map(|e| e.path())
 }
+
+/// The regular `*.md` files below `dir` (hidden ones left out), at most
+/// `depth` folders deep, with their `/`-separated paths inside it.
+pub fn markdown(dir: &Path, depth: usize) -> Vec<(PathBuf, String)> {
+    let mut out = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return out;
+    };
+    for e in entries.flatten() {
+        let name = e.file_name().to_string_lossy().into_owned();
+        if name.starts_with('.') {
+            continue;
+        }
+        let Ok(kind) = e.file_type() else { continue };
+        if kind.is_file() && name.ends_with(".md") {
+            out.push((e.path(), name));
+        } else if kind.is_dir() && depth > 1 {
+            for (p, inner) in markdown(&e.path(), depth - 1) {
+                out.push((p, format!("{name}/{inner}")));
+            }
+        }
+    }
+    out
+}

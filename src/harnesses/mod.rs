@@ -86,6 +86,52 @@ pub trait Program: Sync {
     fn session_log(&self, _session_id: &str, _home: Option<&Path>) -> Result<PathBuf, String> {
         Err("payload has no transcript_path".into())
     }
+
+    /// The memory the harness writes itself under its folder `home`
+    /// (OpenClaw's is its `workspace`'s MEMORY.md), by path.
+    fn memory_files(&self, _home: &Path, _workspace: Option<&Path>) -> Vec<OwnMemory> {
+        Vec::new()
+    }
+
+    /// The project a folder of its memory is about.
+    fn memory_project(&self, _project_dir: &Path) -> Option<String> {
+        None
+    }
+
+    /// Where its memory file `file` goes back under `home`, for the
+    /// project whose folder on this machine is `project` (when known).
+    fn memory_place(&self, _home: &Path, _file: &str, _project: Option<&Path>) -> MemoryPlace {
+        MemoryPlace::Nowhere
+    }
+
+    /// The project folders the harness knows on this machine (`user_home`
+    /// is the person's home), where a project is looked for by its remote.
+    fn known_projects(&self, _home: &Path, _user_home: Option<&Path>) -> Vec<PathBuf> {
+        Vec::new()
+    }
+}
+
+/// One file of the memory a harness writes itself.
+#[derive(Debug, Clone, PartialEq)]
+pub struct OwnMemory {
+    pub path: PathBuf,
+    /// Its path inside the harness's memory folder (`/`-separated).
+    pub file: String,
+    /// The harness's folder for the project this memory is about, whose
+    /// sessions name the project ([`Program::memory_project`]).
+    pub project_dir: Option<PathBuf>,
+}
+
+/// Where an imported note goes back into a harness's own memory.
+#[derive(Debug, Clone, PartialEq)]
+pub enum MemoryPlace {
+    /// This file.
+    At(PathBuf),
+    /// The harness keeps memory per project: the place follows once the
+    /// project's folder on this machine is found.
+    PerProject,
+    /// The harness's memory is not written back.
+    Nowhere,
 }
 
 /// The folder that answers for `harness`.

@@ -13,7 +13,8 @@ use serde_json::Value;
 
 use super::Program;
 use super::hooks::{self, HookEvent};
-use super::listing::{jsonl, subdirs};
+use super::listing::{jsonl, markdown, subdirs};
+use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
 
 /// Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, its sessions in
@@ -36,11 +37,107 @@ impl Program for ClaudeCode {
             .collect()
     }
 
+    /// `projects/<slug>/memory/**/*.md`: a `MEMORY.md` index and topic
+    /// files per project.
+    fn memory_files(&self, home: &Path, _workspace: Option<&Path>) -> Vec<OwnMemory> {
+        let mut out = Vec::new();
+        for dir in subdirs(&home.join("projects")) {
+            for (path, file) in markdown(&dir.join("memory"), 3) {
+                out.push(OwnMemory {
+                    path,
+                    file,
+                    project_dir: Some(dir.clone()),
+                });
+            }
+        }
+        out
+    }
+
+    /// The first `cwd` of the newest session file in the project's folder.
+    fn memory_project(&self, project_dir: &Path) -> Option<String> {
+        let mut sessions: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(project_dir)
+            .ok()?
+            .flatten()
+            .filter(|e| e.file_name().to_string_lossy().ends_with(".jsonl"))
+            .filter_map(|e| Some((e.metadata().ok()?.modified().ok()?, e.path())))
+            .collect();
+        sessions.sort();
+        sessions.iter().rev().find_map(|(_, p)| first_cwd(p))
+    }
+
+    fn memory_place(&self, home: &Path, file: &str, project: Option<&Path>) -> MemoryPlace {
+        match project {
+            Some(dir) => MemoryPlace::At(
+                home.join("projects")
+                    .join(slug(dir))
+                    .join("memory")
+                    .join(file),
+            ),
+            None => MemoryPlace::PerProject,
+        }
+    }
+
+    /// The `projects` of `.claude.json`, in the home folder or its own.
+    fn known_projects(&self, home: &Path, user_home: Option<&Path>) -> Vec<PathBuf> {
+        let files = [
+            user_home.map(|h| h.join(".claude.json")),
+            Some(home.join(".claude.json")),
+        ];
+        let mut out = Vec::new();
+        for path in files.iter().flatten() {
+            let Ok(text) = crate::files::read_text_at(path) else {
+                continue;
+            };
+            let Ok(v) = serde_json::from_str::<Value>(&text) else {
+                continue;
+            };
+            if let Some(projects) = v.get("projects").and_then(|p| p.as_object()) {
+                out.extend(projects.keys().map(PathBuf::from).filter(|p| p.is_dir()));
+            }
+        }
+        out
+    }
+
     fn hook_role(&self, event: &str, _payload: &Value) -> Option<HookEvent> {
         hooks::common_event(event).or(match event {
             "PostCompact" => Some(HookEvent::Compacted),
             "UserPromptSubmit" => Some(HookEvent::Prompt),
             _ => None,
         })
+    }
+}
+
+/// Its folder name for a project path: every character but ASCII letters
+/// and digits made `-`.
+fn slug(project: &Path) -> String {
+    project
+        .to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
+}
+
+fn first_cwd(path: &Path) -> Option<String> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path).ok()?;
+    let reader = std::io::BufReader::new(file.take(256 * 1024));
+    reader
+        .lines()
+        .take(200)
+        .map_while(Result::ok)
+        .find_map(|line| {
+            let v: Value = serde_json::from_str(&line).ok()?;
+            v.get("cwd")?.as_str().map(str::to_string)
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_project_path_becomes_claude_codes_folder_name() {
+        assert_eq!(slug(Path::new("/home/dev/proj1")), "-home-dev-proj1");
+        assert_eq!(slug(Path::new("/a/my_app.v2")), "-a-my-app-v2");
     }
 }

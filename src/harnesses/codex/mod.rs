@@ -10,7 +10,8 @@ pub mod reader;
 use std::path::{Path, PathBuf};
 
 use super::Program;
-use super::listing::{jsonl, subdirs};
+use super::listing::{jsonl, markdown, subdirs};
+use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
 
 /// Codex: `$CODEX_HOME` or `~/.codex`, its rollouts in
@@ -36,6 +37,23 @@ impl Program for Codex {
         }
         out.extend(jsonl(&home.join("archived_sessions"), "rollout-"));
         out
+    }
+
+    /// `memories/*.md`: its consolidated memory (the per-rollout summaries
+    /// below it are sessions memsync captures itself).
+    fn memory_files(&self, home: &Path, _workspace: Option<&Path>) -> Vec<OwnMemory> {
+        markdown(&home.join("memories"), 1)
+            .into_iter()
+            .map(|(path, file)| OwnMemory {
+                path,
+                file,
+                project_dir: None,
+            })
+            .collect()
+    }
+
+    fn memory_place(&self, home: &Path, file: &str, _project: Option<&Path>) -> MemoryPlace {
+        MemoryPlace::At(home.join("memories").join(file))
     }
 
     fn ended_in_file(&self, path: &Path) -> bool {

@@ -8,8 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use super::Program;
 use super::listing::{is_file, jsonl, subdirs};
+use super::{OwnMemory, Program};
 use crate::config::{Env, HarvestConfig};
 
 /// OpenClaw's agent database file name (2026.9 and later). Its incognito
@@ -41,6 +41,22 @@ impl Program for OpenClaw {
     fn agent_of(&self, session_file: &Path) -> Option<String> {
         let agent = session_file.parent()?.parent()?.file_name()?;
         Some(agent_id(&agent.to_string_lossy()))
+    }
+
+    /// The curated text of its workspace's `MEMORY.md` (outside memsync's
+    /// block, which the importer leaves out).
+    fn memory_files(&self, _home: &Path, workspace: Option<&Path>) -> Vec<OwnMemory> {
+        let Some(path) = workspace.map(|ws| ws.join("MEMORY.md")) else {
+            return Vec::new();
+        };
+        match is_file(&path) {
+            true => vec![OwnMemory {
+                path,
+                file: "MEMORY.md".into(),
+                project_dir: None,
+            }],
+            false => Vec::new(),
+        }
     }
 
     fn session_databases(&self, home: &Path, _default_agent: &str) -> Vec<(PathBuf, String)> {

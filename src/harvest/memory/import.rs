@@ -211,7 +211,7 @@ impl Run<'_> {
         self.projects
             .entry(dir.clone())
             .or_insert_with(|| {
-                let project = sources::claude_project(dir);
+                let project = crate::harnesses::program(f.harness).memory_project(dir);
                 let remote = project
                     .as_deref()
                     .and_then(|p| sources::remote_of(Path::new(p)));

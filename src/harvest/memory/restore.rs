@@ -13,6 +13,7 @@ use crate::config::{Env, Settings};
 use crate::contract;
 use crate::error::{Error, Result};
 use crate::harness::Harness;
+use crate::harnesses::{MemoryPlace, program};
 use crate::note::imported::{self, Imported};
 use crate::store::copies::{MemoryCopies, MemoryCopy};
 
@@ -32,9 +33,10 @@ pub fn restore(
     let Some(home) = harness.home(&settings.config.harvest, env) else {
         return Ok(report);
     };
-    if !matches!(harness, Harness::ClaudeCode | Harness::Codex) {
+    if !harness.keeps_own_memory() {
         return Ok(report);
     }
+    let program = program(harness);
     let notes = imported_notes(&settings.root, harness);
     if notes.is_empty() {
         return Ok(report);
@@ -43,10 +45,7 @@ pub fn restore(
     let known = copies.all()?;
     let mut places = Places {
         cwd,
-        claude_json: [
-            env.home.as_ref().map(|h| h.join(".claude.json")),
-            Some(home.join(".claude.json")),
-        ],
+        known: program.known_projects(&home, env.home.as_deref()),
         found: HashMap::new(),
     };
     for (note, meta, body) in notes {
@@ -56,25 +55,25 @@ pub fn restore(
             note: note.clone(),
             reason: reason.map(String::from),
         };
-        let target = match harness {
-            Harness::Codex => home.join("memories").join(&meta.file),
-            _ => match places.project_here(&meta) {
-                Some(dir) => home
-                    .join("projects")
-                    .join(sources::claude_slug(&dir))
-                    .join("memory")
-                    .join(&meta.file),
-                None => {
-                    let why = format!(
-                        "no folder of project {} on this machine (by path or git remote)",
-                        meta.project.as_deref().unwrap_or("?")
-                    );
-                    report
-                        .no_project_here
-                        .push(entry(Path::new(""), Some(&why)));
-                    continue;
-                }
-            },
+        let place = match program.memory_place(&home, &meta.file, None) {
+            MemoryPlace::PerProject => places
+                .project_here(&meta)
+                .map(|dir| program.memory_place(&home, &meta.file, Some(&dir))),
+            place => Some(place),
+        };
+        let target = match place {
+            Some(MemoryPlace::At(target)) => target,
+            Some(MemoryPlace::Nowhere | MemoryPlace::PerProject) => continue,
+            None => {
+                let why = format!(
+                    "no folder of project {} on this machine (by path or git remote)",
+                    meta.project.as_deref().unwrap_or("?")
+                );
+                report
+                    .no_project_here
+                    .push(entry(Path::new(""), Some(&why)));
+                continue;
+            }
         };
         let place = target.to_string_lossy().into_owned();
         let current = read_place(&target).map_err(|e| Error::io(&target, e))?;
@@ -173,7 +172,8 @@ fn safe_file(file: &str) -> bool {
 /// Finds where a project is on this machine.
 struct Places<'a> {
     cwd: &'a Path,
-    claude_json: [Option<PathBuf>; 2],
+    /// The project folders the harness knows on this machine.
+    known: Vec<PathBuf>,
     found: HashMap<(Option<String>, Option<String>), Option<PathBuf>>,
 }
 
@@ -211,23 +211,6 @@ impl Places<'_> {
         {
             return Some(p);
         }
-        self.claude_projects().into_iter().find(|d| by_remote(d))
-    }
-
-    /// The project folders Claude Code knows on this machine (`.claude.json`).
-    fn claude_projects(&self) -> Vec<PathBuf> {
-        let mut out = Vec::new();
-        for path in self.claude_json.iter().flatten() {
-            let Ok(text) = crate::files::read_text_at(path) else {
-                continue;
-            };
-            let Ok(v) = serde_json::from_str::<serde_json::Value>(&text) else {
-                continue;
-            };
-            if let Some(projects) = v.get("projects").and_then(|p| p.as_object()) {
-                out.extend(projects.keys().map(PathBuf::from).filter(|p| p.is_dir()));
-            }
-        }
-        out
+        self.known.iter().find(|d| by_remote(d)).cloned()
     }
 }
