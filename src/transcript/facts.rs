@@ -132,26 +132,22 @@ impl Transcript {
 }
 
 /// Of the files a session changed (in order), the one it was about: the
-/// first that is not a file that comes along with any work (a dotfile, a
-/// lock file, the agent's own memory and instruction notes), else the first.
+/// first that is not a file that comes along with any work; else the first
+/// of the project's own tooling (a dotfile, a lock file, a dot folder such
+/// as `.adr/`); the agent's own memory and instruction notes only when it
+/// changed nothing else.
 pub fn main_of(changed: &[String]) -> Option<&str> {
-    let main = changed.iter().find(|f| !is_incidental(f));
-    main.or(changed.first()).map(String::as_str)
+    changed
+        .iter()
+        .min_by_key(|f| incidence(f))
+        .map(String::as_str)
 }
 
-/// A file changed beside the work rather than as it: `.gitignore`, a lock
-/// file, `MEMORY.md`, a daily log, an agent's instruction file.
-fn is_incidental(path: &str) -> bool {
-    const NAMES: &[&str] = &[
-        "package-lock.json",
-        "yarn.lock",
-        "pnpm-lock.yaml",
-        "cargo.lock",
-        "poetry.lock",
-        "uv.lock",
-        "gemfile.lock",
-        "go.sum",
-        "composer.lock",
+/// How far a changed file is from the work: 0 the work itself, 1 the
+/// project's tooling beside it, 2 the agent's own state (its memory, its
+/// instruction and persona files, anything in its home folder).
+fn incidence(path: &str) -> u8 {
+    const AGENT_NOTES: &[&str] = &[
         "memory.md",
         "agents.md",
         "claude.md",
@@ -164,6 +160,17 @@ fn is_incidental(path: &str) -> bool {
         "bootstrap.md",
         "todo.md",
     ];
+    const LOCKS: &[&str] = &[
+        "package-lock.json",
+        "yarn.lock",
+        "pnpm-lock.yaml",
+        "cargo.lock",
+        "poetry.lock",
+        "uv.lock",
+        "gemfile.lock",
+        "go.sum",
+        "composer.lock",
+    ];
     let name = path
         .rsplit(['/', '\\'])
         .next()
@@ -172,18 +179,32 @@ fn is_incidental(path: &str) -> bool {
     let daily_log = name.len() == 13
         && name.ends_with(".md")
         && name[..10].chars().filter(char::is_ascii_digit).count() == 8;
-    // A dot folder holds tooling and agent state (`.learnings/`, `.specify/`),
+    let folders: Vec<&str> = path.split(['/', '\\']).rev().skip(1).collect();
+    // A program keeps its state in a dot folder at the top of the home
+    // folder (`~/.claude/`, `/home/ana/.codex/`), an agent its notes in `memory/`.
+    let agent_home = home_dot_folder(path);
+    if agent_home || AGENT_NOTES.contains(&name.as_str()) || daily_log || path.contains("memory/") {
+        return 2;
+    }
+    // A dot folder holds tooling and project state (`.learnings/`, `.specify/`),
     // except the CI a repository keeps in `.github/`.
-    let dot_folder = path
-        .split(['/', '\\'])
-        .rev()
-        .skip(1)
-        .any(|c| c.starts_with('.') && c.len() > 2 && c != ".github");
-    name.starts_with('.')
-        || dot_folder
-        || NAMES.contains(&name.as_str())
-        || daily_log
-        || path.contains("memory/")
+    let dot_folder = folders
+        .iter()
+        .any(|c| c.starts_with('.') && c.len() > 2 && *c != ".github");
+    u8::from(name.starts_with('.') || dot_folder || LOCKS.contains(&name.as_str()))
+}
+
+/// Whether `path` lies in a dot folder at the top of a home folder
+/// (`~/.x/`, `/home/<user>/.x/`, `/Users/<user>/.x/`, `/root/.x/`).
+fn home_dot_folder(path: &str) -> bool {
+    let parts: Vec<&str> = path.split(['/', '\\']).collect();
+    let dot_at = match parts.as_slice() {
+        ["~", ..] => 1,
+        ["", "root", ..] => 2,
+        ["", "home" | "Users", _, ..] => 3,
+        _ => return false,
+    };
+    parts.len() > dot_at + 1 && parts[dot_at].starts_with('.') && parts[dot_at].len() > 1
 }
 
 /// The line of a failed call's output that names the error: a traceback's
@@ -205,4 +226,51 @@ pub(crate) fn error_line(output: &str) -> Option<String> {
     let line = lines.iter().rev().find(names_error).or(lines.last())?;
     let line: String = line.chars().take(160).collect();
     Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::main_of;
+
+    /// The class: a session whose changes mix the work, the project's
+    /// tooling and the agent's own state, in any order, under any home.
+    #[test]
+    fn the_main_file_is_the_work_then_the_projects_tooling_and_the_agents_own_notes_last() {
+        let homes = ["/home/ana", "/Users/bo", "/root", "~"];
+        for home in homes {
+            let agent = [
+                format!("{home}/.claude/projects/-p/memory/feedback.md"),
+                format!("{home}/.codex/memories/notes.md"),
+                format!("{home}/proj/MEMORY.md"),
+                format!("{home}/proj/memory/2026-03-02.md"),
+            ];
+            let tooling = [
+                format!("{home}/proj/.adr/ADR-0001-choose-the-router.md"),
+                format!("{home}/proj/Cargo.lock"),
+                format!("{home}/proj/.gitignore"),
+            ];
+            let work = format!("{home}/proj/src/router.rs");
+            for a in &agent {
+                for t in &tooling {
+                    let orders = [
+                        vec![a.clone(), t.clone(), work.clone()],
+                        vec![t.clone(), a.clone(), work.clone()],
+                        vec![work.clone(), a.clone(), t.clone()],
+                    ];
+                    for changed in orders {
+                        assert_eq!(main_of(&changed), Some(work.as_str()), "{changed:?}");
+                    }
+                    for changed in [vec![a.clone(), t.clone()], vec![t.clone(), a.clone()]] {
+                        assert_eq!(main_of(&changed), Some(t.as_str()), "{changed:?}");
+                    }
+                }
+                assert_eq!(main_of(std::slice::from_ref(a)), Some(a.as_str()));
+            }
+        }
+        // `.github/` is the repository's CI: work, not tooling.
+        let ci = "/home/ana/proj/.github/workflows/ci.yml".to_string();
+        let lock = "/home/ana/proj/Cargo.lock".to_string();
+        assert_eq!(main_of(&[lock, ci.clone()]), Some(ci.as_str()));
+        assert_eq!(main_of(&[]), None);
+    }
 }

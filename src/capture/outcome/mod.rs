@@ -18,6 +18,7 @@ mod errand;
 pub(super) mod lead;
 mod manners;
 mod narration;
+mod sections;
 
 pub use commit::Commit;
 pub(crate) use manners::{is_acknowledgement, is_courtesy, only_words, past_acknowledging_clause};
@@ -283,6 +284,9 @@ fn answer(messages: &[Message]) -> String {
 fn answer_of(last: &Message) -> String {
     let whole = without_thinking(last.report());
     let report = conclusion::conclusion(&whole, is_heading).unwrap_or(&whole);
+    if let Some(outline) = sections::outline(report) {
+        return outline;
+    }
     // Headings (`## Changes`, `**Summary**`) and rules (`---`) are structure,
     // not what was done; they may also open a paragraph that holds more.
     let paras: Vec<&str> = report
