@@ -78,8 +78,8 @@ struct Daemon<L> {
     state: DaemonState,
     _lock: DaemonLock,
     next_full: Instant,
-    /// Paths seen while git held `.git/index.lock`; reconciled once it is gone.
-    deferred: bool,
+    /// What arrived while git held `.git/index.lock`; reconciled once it is gone.
+    deferred: Option<reconcile::Deferred>,
     /// Files that failed validation while still being written, retried with backoff.
     retry: Option<Retry>,
     /// The thread draining the capture job queue, while it runs.
@@ -184,7 +184,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             state,
             _lock: lock,
             next_full,
-            deferred: false,
+            deferred: None,
             retry: None,
             jobs: None,
             git_dir: None,
@@ -218,7 +218,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let mut jobs = signal(SignalKind::user_defined1()).map_err(|e| Error::io("<signal>", e))?;
         if self.git_busy() {
             // Mid-merge or mid-rebase: rendering now could stop git's next step.
-            self.deferred = true;
+            self.deferred = Some(reconcile::Deferred::full("git finished"));
             self.state.last_batch = Some("start-up: waiting for git to finish".into());
             self.save_state()?;
         } else {
@@ -287,7 +287,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             let wait = (at - now).to_std().unwrap_or_default() + Duration::from_millis(5);
             next = next.min(Instant::now() + wait);
         }
-        if self.deferred {
+        if self.deferred.is_some() {
             next = next.min(Instant::now() + Duration::from_millis(250));
         }
         if let Some(r) = &self.retry {
@@ -374,7 +374,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let done = self.reconcile_events();
         let declined = match &done {
             Err(e) => Some(format!("its reconcile failed: {e}")),
-            Ok(()) if self.deferred => Some("git is at work in the repository".into()),
+            Ok(()) if self.deferred.is_some() => Some("git is at work in the repository".into()),
             Ok(()) if self.watcher.is_none() => Some("it is not watching".into()),
             Ok(()) => None,
         };
@@ -434,7 +434,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             return Ok(());
         }
         if self.git_busy() {
-            self.deferred = true;
+            self.deferred
+                .get_or_insert_default()
+                .add(paths, full_reason);
             return Ok(());
         }
         match full_reason {
@@ -481,9 +483,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         {
             return self.settle(r.paths, r.attempt);
         }
-        if self.deferred && !self.git_busy() {
-            self.deferred = false;
-            return self.full("git finished");
+        if self.deferred.is_some() && !self.git_busy() {
+            return self.after_git();
         }
         if Instant::now() >= self.next_full || self.watcher.is_none() {
             return self.full("the periodic reconcile");

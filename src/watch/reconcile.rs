@@ -7,6 +7,28 @@
 
 use super::*;
 
+/// What arrived while git held the repository.
+#[derive(Debug, Default)]
+pub(super) struct Deferred {
+    pub paths: BTreeSet<String>,
+    /// Why a full reconcile is owed instead, when one is.
+    pub full: Option<&'static str>,
+}
+
+impl Deferred {
+    pub fn full(reason: &'static str) -> Deferred {
+        Deferred {
+            paths: BTreeSet::new(),
+            full: Some(reason),
+        }
+    }
+
+    pub fn add(&mut self, paths: BTreeSet<String>, full: Option<&'static str>) {
+        self.paths.extend(paths);
+        self.full = self.full.or(full);
+    }
+}
+
 impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// The index is derived, so no failure of it stops the daemon: it is
     /// reopened (set aside first when damaged) and the next batch is a full
@@ -281,6 +303,24 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let report = pipeline::sync_with(&mut self.index, &self.settings, self.rendered_at, opts);
         self.schedule_retry(&report, 0);
         self.record(reason, report)
+    }
+
+    /// Git has let go of the repository: reconcile what arrived meanwhile,
+    /// only those paths unless something owed a full reconcile (a directory
+    /// event, a rescan flag, git busy at start-up), and bring back what its
+    /// pull put aside. An agent committing every second would otherwise cost
+    /// a walk of the whole workspace each time.
+    pub(super) fn after_git(&mut self) -> Result<()> {
+        let Some(deferred) = self.deferred.take() else {
+            return Ok(());
+        };
+        match deferred.full {
+            Some(reason) => self.full(reason),
+            None => {
+                self.restore_stashes();
+                self.paths(deferred.paths.into_iter().collect())
+            }
+        }
     }
 
     pub(super) fn paths(&mut self, paths: Vec<String>) -> Result<()> {
