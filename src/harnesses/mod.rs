@@ -134,6 +134,20 @@ pub enum MemoryPlace {
     Nowhere,
 }
 
+/// A harness's folder: the machine config's setting, else its own
+/// variable, else `default` under the home folder.
+fn home_of(
+    configured: Option<&PathBuf>,
+    var: Option<&PathBuf>,
+    env: &Env,
+    default: &str,
+) -> Option<PathBuf> {
+    configured
+        .or(var)
+        .cloned()
+        .or_else(|| env.home.as_ref().map(|h| h.join(default)))
+}
+
 /// The folder that answers for `harness`.
 pub fn program(harness: Harness) -> &'static dyn Program {
     match harness {

@@ -24,10 +24,12 @@ pub struct ClaudeCode;
 
 impl Program for ClaudeCode {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.claude_code_dir
-            .clone()
-            .or(env.claude_config_dir.clone())
-            .or_else(|| env.home.as_ref().map(|h| h.join(".claude")))
+        super::home_of(
+            cfg.claude_code_dir.as_ref(),
+            env.claude_config_dir.as_ref(),
+            env,
+            ".claude",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -19,10 +19,7 @@ pub struct Cline;
 
 impl Program for Cline {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.cline_dir
-            .clone()
-            .or(None)
-            .or_else(|| env.home.as_ref().map(|h| h.join(".cline")))
+        super::home_of(cfg.cline_dir.as_ref(), None, env, ".cline")
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -20,10 +20,12 @@ pub struct Codex;
 
 impl Program for Codex {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.codex_home
-            .clone()
-            .or(env.codex_home.clone())
-            .or_else(|| env.home.as_ref().map(|h| h.join(".codex")))
+        super::home_of(
+            cfg.codex_home.as_ref(),
+            env.codex_home.as_ref(),
+            env,
+            ".codex",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -23,10 +23,7 @@ pub struct CopilotCli;
 
 impl Program for CopilotCli {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.copilot_dir
-            .clone()
-            .or(None)
-            .or_else(|| env.home.as_ref().map(|h| h.join(".copilot")))
+        super::home_of(cfg.copilot_dir.as_ref(), None, env, ".copilot")
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

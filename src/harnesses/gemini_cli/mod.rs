@@ -22,10 +22,7 @@ pub struct GeminiCli;
 
 impl Program for GeminiCli {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.gemini_dir
-            .clone()
-            .or(None)
-            .or_else(|| env.home.as_ref().map(|h| h.join(".gemini")))
+        super::home_of(cfg.gemini_dir.as_ref(), None, env, ".gemini")
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

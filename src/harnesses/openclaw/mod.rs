@@ -24,10 +24,12 @@ pub struct OpenClaw;
 
 impl Program for OpenClaw {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.openclaw_dir
-            .clone()
-            .or(env.openclaw_state_dir.clone())
-            .or_else(|| env.home.as_ref().map(|h| h.join(".openclaw")))
+        super::home_of(
+            cfg.openclaw_dir.as_ref(),
+            env.openclaw_state_dir.as_ref(),
+            env,
+            ".openclaw",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -19,10 +19,12 @@ pub struct Pi;
 
 impl Program for Pi {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.pi_dir
-            .clone()
-            .or(env.pi_coding_agent_dir.clone())
-            .or_else(|| env.home.as_ref().map(|h| h.join(".pi/agent")))
+        super::home_of(
+            cfg.pi_dir.as_ref(),
+            env.pi_coding_agent_dir.as_ref(),
+            env,
+            ".pi/agent",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -21,10 +21,7 @@ pub struct QwenCode;
 
 impl Program for QwenCode {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.qwen_dir
-            .clone()
-            .or(None)
-            .or_else(|| env.home.as_ref().map(|h| h.join(".qwen")))
+        super::home_of(cfg.qwen_dir.as_ref(), None, env, ".qwen")
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {
