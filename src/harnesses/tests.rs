@@ -348,3 +348,32 @@ fn a_codex_line_stamped_after_the_forks_instant_is_the_forks_own() {
     assert_eq!(t.forked_from.as_deref(), Some("parent"));
     assert_eq!(t.to_markdown(), "## User\n\nNow add jitter");
 }
+
+/// qwen-code before its JSONL chats kept Gemini CLI's one-document chat,
+/// with the model's turns typed after itself; they are the model's answers.
+#[test]
+fn an_older_qwen_code_document_keeps_the_models_answers_and_is_qwen_codes() {
+    for (model_type, harness) in [("qwen", Harness::QwenCode), ("gemini", Harness::GeminiCli)] {
+        let doc = serde_json::json!({
+            "sessionId": "7d1f2c3a-0000-4000-8000-000000000001",
+            "projectHash": "ab12",
+            "startTime": "2025-09-01T10:00:00.000Z",
+            "lastUpdated": "2025-09-01T10:05:00.000Z",
+            "messages": [
+                {"id": "m1", "timestamp": "2025-09-01T10:00:01.000Z", "type": "user",
+                 "content": "Rename the helper to parse_config and update its callers"},
+                {"id": "m2", "timestamp": "2025-09-01T10:04:00.000Z", "type": model_type,
+                 "content": "Renamed it and updated the 4 callers; the tests pass.",
+                 "tokens": {"input": 10, "output": 5, "cached": 0, "thoughts": 0, "total": 15},
+                 "model": "qwen3-coder-plus"}
+            ]
+        });
+        for text in [doc.to_string(), serde_json::to_string_pretty(&doc).unwrap()] {
+            let t = read(&text);
+            assert_eq!(t.format, Format::Harness(harness), "{model_type}");
+            let roles: Vec<Role> = t.messages.iter().map(|m| m.role).collect();
+            assert_eq!(roles, vec![Role::User, Role::Assistant], "{model_type}");
+            assert!(t.messages[1].text.contains("updated the 4 callers"));
+        }
+    }
+}

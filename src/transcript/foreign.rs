@@ -120,10 +120,39 @@ pub(crate) fn text(text: &str) -> Option<Foreign> {
         return Some("an HTML page");
     }
     let head: Vec<&str> = text.lines().take(400).collect();
+    if is_log(&head) {
+        return Some(LOG);
+    }
     EXPORTS
         .iter()
         .find(|(is, _)| is(first, &head))
         .map(|(_, what)| *what)
+}
+
+const LOG: Foreign = "a program's log (timestamped lines with levels such as [INFO]), not a conversation: capture the session file the harness keeps instead (`memsync harvest` finds them)";
+
+/// Lines a program logs: most of the first lines carry a level (`[INFO]`,
+/// `DEBUG`, `level=warn`) near their start, after a timestamp or alone.
+fn is_log(head: &[&str]) -> bool {
+    let lines: Vec<&str> = head
+        .iter()
+        .map(|l| l.trim())
+        .filter(|l| !l.is_empty())
+        .take(40)
+        .collect();
+    let logged = lines.iter().filter(|l| is_log_line(l)).count();
+    logged >= 3 && logged * 10 >= lines.len() * 7
+}
+
+/// A line that names its level within its first few words.
+fn is_log_line(line: &str) -> bool {
+    const LEVELS: [&str; 9] = [
+        "TRACE", "DEBUG", "INFO", "NOTICE", "WARN", "WARNING", "ERROR", "FATAL", "CRITICAL",
+    ];
+    line.split(|c: char| c.is_whitespace() || matches!(c, '[' | ']' | '|' | ':' | '='))
+        .filter(|w| !w.is_empty())
+        .take(5)
+        .any(|w| LEVELS.contains(&w) || w.strip_prefix("level").is_some_and(str::is_empty))
 }
 
 /// Conversations rendered as text by a harness or an exporter, each told by
@@ -222,6 +251,38 @@ mod tests {
         // A note that only mentions Claude Code is text memsync reads.
         let note = "Tried Claude Code v2.1 today.\n\n● a bullet of mine\n";
         assert_eq!(text(note), None);
+    }
+
+    /// The class: a program's log, whatever its timestamp and level marks;
+    /// a conversation quoting a few log lines stays a conversation.
+    #[test]
+    fn a_programs_log_is_told_by_its_levels_and_a_conversation_quoting_one_is_not() {
+        let shapes = [
+            |i: usize, level: &str| format!("2026-03-02T09:00:{i:02}.120Z [{level}] step {i} done"),
+            |i: usize, level: &str| format!("[{level}] 09:00:{i:02} step {i} done"),
+            |i: usize, level: &str| format!("{level} 2026-03-02 09:00:{i:02},120 worker: step {i}"),
+            |i: usize, level: &str| {
+                format!(
+                    "time=2026-03-02T09:00:{i:02}Z level={} msg=\"step {i}\"",
+                    level.to_lowercase()
+                )
+            },
+            |i: usize, level: &str| format!("09:00:{i:02} | {level} | step {i}"),
+        ];
+        let levels = ["INFO", "DEBUG", "WARN", "ERROR"];
+        for shape in shapes {
+            let log: Vec<String> = (0..12).map(|i| shape(i, levels[i % 4])).collect();
+            assert_eq!(text(&log.join("\n")), Some(LOG), "{}", log[0]);
+        }
+        let chat = "user: the build fails, here is the output\n\
+            ERROR: linker `cc` not found\n\
+            INFO: retrying\n\
+            assistant: Install build-essential, then run cargo build again.\n\
+            user: that fixed it, thanks\n\
+            assistant: Good. The linker was the only thing missing.\n";
+        assert_eq!(text(chat), None);
+        let notes = "# Notes\n\nAt a high level the cache is fine.\nThe error level is low.\n";
+        assert_eq!(text(notes), None);
     }
 
     #[test]

@@ -74,7 +74,9 @@ pub fn is_document(doc: &Value) -> bool {
 }
 
 /// Such a document: its header fields and its messages, read as the lines
-/// of a JSONL chat are.
+/// of a JSONL chat are. qwen-code, a fork, wrote the same document before
+/// its own JSONL chats, naming the model's turns after itself (`"qwen"`):
+/// those turns are the model's too, and the session is qwen-code's.
 pub fn read_document(doc: &Value, keep: usize) -> Transcript {
     let header = serde_json::json!({
         "sessionId": doc["sessionId"],
@@ -85,8 +87,20 @@ pub fn read_document(doc: &Value, keep: usize) -> Transcript {
     let lines = std::iter::once(header)
         .chain(doc["messages"].as_array().cloned().unwrap_or_default())
         .map(|v| v.to_string());
-    read(lines, keep)
+    let mut t = read(lines, keep);
+    let by_fork = doc["messages"]
+        .as_array()
+        .into_iter()
+        .flatten()
+        .any(|m| m["type"] == FORK_MODEL_TURN);
+    if by_fork {
+        t.format = Format::Harness(Harness::QwenCode);
+    }
+    t
 }
+
+/// The type qwen-code's older documents give the model's turns.
+const FORK_MODEL_TURN: &str = "qwen";
 
 fn header(t: &mut Transcript, v: &Value) {
     set_once(&mut t.session_id, str_at(v, "sessionId"));
@@ -116,7 +130,7 @@ fn message(t: &mut Transcript, m: &Value) {
                 None => t.dropped_turns += 1,
             }
         }
-        "gemini" => {
+        "gemini" | FORK_MODEL_TURN => {
             let mut calls = Vec::new();
             for call in m
                 .get("toolCalls")
