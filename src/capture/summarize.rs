@@ -194,6 +194,12 @@ struct Reply {
     tools: usize,
     acting: usize,
     answer_words: usize,
+    /// Its last answer asked the person something ("a fixed 50 per page, or
+    /// a `limit` parameter?"): what they said next answers it.
+    asked: bool,
+    /// Its last words only announced what it would do ("Let me first check
+    /// …"): it had not answered yet.
+    announced: bool,
 }
 
 impl Reply {
@@ -205,6 +211,9 @@ impl Reply {
             .count();
         if !m.text.trim().is_empty() {
             self.answer_words = crate::sentence::word_count(&m.text);
+            let text = m.text.trim_end();
+            self.asked = text.ends_with(['?', '？']) || text.contains("? ") || text.contains('？');
+            self.announced = super::outcome::is_narration(text);
         }
     }
 
@@ -219,6 +228,28 @@ impl Reply {
     }
 }
 
+impl Reply {
+    /// Whether `request` only had the agent look around and answer briefly:
+    /// no change, no command, a short answer that neither asked back nor
+    /// only announced more (a run stopped there was corrected, not
+    /// finished), and no question the answer was the point of (a diagnosis
+    /// or a review is long, and stays).
+    fn prepared(self, request: &str) -> bool {
+        let question = request.trim_end().ends_with(['?', '？']);
+        self.tools > 0
+            && self.acting == 0
+            && self.answer_words <= PREPARED_WORDS
+            && !question
+            && !self.asked
+            && !self.announced
+            && !request.starts_with('/')
+    }
+}
+
+/// Words an answer to a look-around request stays under when it only
+/// prepared the work ("It uses basicConfig at INFO.").
+const PREPARED_WORDS: usize = 40;
+
 /// Words under which a request nothing was done for reads as a remark
 /// ("what can you do?", "are you there?") rather than the session's point.
 const REMARK_WORDS: usize = 6;
@@ -228,14 +259,20 @@ const REMARK_WORDS: usize = 6;
 /// a short remark that set nothing to work and a later request did.
 fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     let first = requests.iter().position(|r| substantive(r))?;
-    if !replies[first].is_remarks(&requests[first])
-        || crate::sentence::word_count(&requests[first]) > REMARK_WORDS
-    {
-        return Some(first);
+    let later = |worked: fn(&Reply) -> bool| {
+        (first + 1..requests.len()).find(|&i| worked(&replies[i]) && substantive(&requests[i]))
+    };
+    let remark = replies[first].is_remarks(&requests[first])
+        && crate::sentence::word_count(&requests[first]) <= REMARK_WORDS;
+    if remark {
+        return Some(later(|r| r.tools > 0).unwrap_or(first));
     }
-    let worked =
-        (first + 1..requests.len()).find(|&i| replies[i].tools > 0 && substantive(&requests[i]));
-    Some(worked.unwrap_or(first))
+    // "Look at the logging setup" (read, "It uses basicConfig.") then
+    // "switch it to JSON logging" (edits): the look prepared the work.
+    if replies[first].prepared(&requests[first]) {
+        return Some(later(|r| r.acting > 0).unwrap_or(first));
+    }
+    Some(first)
 }
 
 /// Whether a request says something on its own (three words, six CJK
@@ -526,11 +563,13 @@ mod tests {
             tools: 5,
             acting: 0,
             answer_words: 2,
+            ..Reply::default()
         };
         let worked = Reply {
             tools: 3,
             acting: 2,
             answer_words: 40,
+            ..Reply::default()
         };
         assert_eq!(lead(&requests, &[looked, worked]), Some(1));
         // Something changed or ran, or a real answer: the first ask was the work.
@@ -545,11 +584,26 @@ mod tests {
         for first in [ran, explained] {
             assert_eq!(lead(&requests, &[first, worked]), Some(0));
         }
-        // A command the agent looked into is work, however short the answer.
-        for command in ["/shop:fix 412", "check the logs"] {
-            let requests = [command.to_string(), "make the promo image".into()];
-            assert_eq!(lead(&requests, &[looked, worked]), Some(0), "{command}");
-        }
+        // A slash command the agent looked into is work, however short the
+        // answer; a plain "check the logs" it answered in a few words only
+        // prepared the work a later request did.
+        let requests = ["/shop:fix 412".to_string(), "make the promo image".into()];
+        assert_eq!(lead(&requests, &[looked, worked]), Some(0));
+        let requests = ["check the logs".to_string(), "make the promo image".into()];
+        assert_eq!(lead(&requests, &[looked, worked]), Some(1));
+        // Unless the agent asked something back: the next words answer it.
+        let asked = Reply {
+            asked: true,
+            ..looked
+        };
+        assert_eq!(lead(&requests, &[asked, worked]), Some(0));
+        // Or only announced more before the person stepped in: they corrected
+        // the first ask, and it stays the request.
+        let announced = Reply {
+            announced: true,
+            ..looked
+        };
+        assert_eq!(lead(&requests, &[announced, worked]), Some(0));
     }
 
     #[test]

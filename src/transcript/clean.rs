@@ -338,7 +338,7 @@ pub fn is_control_command(text: &str) -> bool {
 }
 
 /// `[Request interrupted by user]` and friends: markers, not requests.
-fn is_interruption(text: &str) -> bool {
+pub fn is_interruption(text: &str) -> bool {
     text.starts_with("[Request interrupted by user")
 }
 
@@ -397,6 +397,9 @@ fn trailing<'a, 'b>(lines: &'b [&'a str], keep: impl Fn(&str) -> bool) -> &'b [&
 /// A message that opens with prose keeps its opening.
 pub fn after_paste(text: &str) -> Option<String> {
     let text = text.trim();
+    if let Some(asked) = after_fenced_paste(text) {
+        return Some(asked);
+    }
     let first = text.lines().next().unwrap_or_default();
     if text.len() < 1200 || is_prose_line(first) {
         return None;
@@ -411,6 +414,43 @@ pub fn after_paste(text: &str) -> Option<String> {
     let question = tail.join("\n");
     (!tail.is_empty() && question.len() <= 2000 && head.len() >= 8 && prose * 3 < head.len())
         .then_some(question)
+}
+
+/// What a person asked around a fenced paste that a few words led into:
+/// the prose after the last fence when both ask a question ("have you seen
+/// this code?", a block, "why does it give the wrong total?"), else the
+/// lead-in and that prose together ("Refactor this function:", a block,
+/// "keep the public API the same"), when the lead-in is one short line and
+/// the prose after the paste asks or the lead-in was six words at most.
+fn after_fenced_paste(text: &str) -> Option<String> {
+    let fences: Vec<usize> = text
+        .match_indices("```")
+        .map(|(i, _)| i)
+        .filter(|&i| i == 0 || text[..i].ends_with('\n'))
+        .collect();
+    let (&open, &close) = (fences.first()?, fences.last()?);
+    if !fences.len().is_multiple_of(2) || close == open {
+        return None;
+    }
+    let before = text[..open].trim();
+    // The closing fence's line (it may carry nothing else), then the prose.
+    let after = text[close..]
+        .split_once('\n')
+        .map_or("", |(_, rest)| rest)
+        .trim();
+    let question = |t: &str| t.ends_with(['?', '？']);
+    let lead_words = crate::sentence::word_count(before);
+    let fits = lead_words <= 12
+        && !before.contains('\n')
+        && crate::sentence::word_count(after) >= 3
+        && after.len() <= 2000
+        && !after.to_lowercase().starts_with("thank");
+    match () {
+        _ if !fits => None,
+        _ if before.is_empty() || question(before) && question(after) => Some(after.to_string()),
+        _ if lead_words <= 6 || question(after) => Some(format!("{before} … {after}")),
+        _ => None,
+    }
 }
 
 /// A line of words, not of a log, code or a table: it opens with a letter,
@@ -596,6 +636,63 @@ mod tests {
         assert_eq!(
             openclaw_user(t).as_deref(),
             Some("deploy the bot to staging")
+        );
+    }
+
+    /// The class: a few words, a fenced paste (any language, any length),
+    /// then what the person asks about it.
+    #[test]
+    fn the_ask_around_a_fenced_paste_is_kept_and_a_vague_lead_in_is_not() {
+        let pastes = [
+            "```python\ndef total(xs):\n    return sum(xs[:-1])\n```",
+            "```\nTraceback (most recent call last):\n  File \"a.py\", line 3\nKeyError: 'id'\n```",
+            "```rust\nfn main() {\n    let v: Vec<u8> = Vec::new();\n    v[0];\n}\n```",
+        ];
+        for paste in pastes {
+            let ask =
+                |lead: &str, after: &str| after_paste(&format!("{lead}\n\n{paste}\n\n{after}"));
+            // A question about the paste, then the real question: the real one.
+            for lead in [
+                "have you seen this code?",
+                "can you look at this?",
+                "你看过这段代码吗？",
+            ] {
+                assert_eq!(
+                    ask(lead, "why does it give the wrong total?").as_deref(),
+                    Some("why does it give the wrong total?")
+                );
+            }
+            // A short lead-in and an instruction after: both, in order.
+            assert_eq!(
+                ask("Refactor this function:", "keep the public API the same").as_deref(),
+                Some("Refactor this function: … keep the public API the same")
+            );
+            assert_eq!(
+                ask("look at this:", "it crashes on empty input, fix it").as_deref(),
+                Some("look at this: … it crashes on empty input, fix it")
+            );
+            // Nothing asked after the paste, or only thanks: the message stands.
+            assert_eq!(
+                ask(
+                    "Fix the off-by-one in this function please",
+                    "thanks a lot for this"
+                ),
+                None
+            );
+            assert_eq!(after_paste(&format!("Fix this function:\n\n{paste}")), None);
+            // A long opening that says what it wants is the ask itself.
+            assert_eq!(
+                ask(
+                    "This function is meant to sum every item of the list it gets",
+                    "it still has to work on empty lists"
+                ),
+                None
+            );
+        }
+        // An unclosed fence is not a paste with prose after it.
+        assert_eq!(
+            after_paste("look:\n\n```\ncode\nmore code and why is it slow?"),
+            None
         );
     }
 }

@@ -173,6 +173,9 @@ pub struct Transcript {
     copied: usize,
     /// Turns the reader dropped as harness noise (heartbeats, injected context).
     pub dropped_turns: usize,
+    /// How many messages there were when the person stopped the agent's run
+    /// (Claude Code's `[Request interrupted by user]`), the newest time.
+    pub stopped_at: Option<usize>,
     /// The newest tool call or model request that failed, and how many
     /// messages there were when it did: the outcome of a session that ends
     /// without an answer.
@@ -208,6 +211,11 @@ pub const UNBOUNDED: usize = usize::MAX;
 
 impl Transcript {
     /// The bytes of conversation this transcript may keep.
+    /// Notes that the person stopped the agent's run here.
+    pub(crate) fn note_stop(&mut self) {
+        self.stopped_at = Some(self.messages.len());
+    }
+
     pub(crate) fn budget_keep(&self) -> usize {
         self.budget.keep
     }
@@ -256,6 +264,7 @@ impl Transcript {
             copied: 0,
             title: None,
             failure: None,
+            stopped_at: None,
             request_source: Default::default(),
             dropped_turns: 0,
             cut_lines: Vec::new(),

@@ -122,7 +122,10 @@ fn asks_back(answer: &str) -> bool {
 /// A report that says what was done: not empty, not a failure, not an
 /// announcement.
 fn is_result(report: &str) -> bool {
-    !report.is_empty() && !report.starts_with("failed: ") && !is_narration(report)
+    !report.is_empty()
+        && !report.starts_with("failed: ")
+        && report != STOPPED
+        && !is_narration(report)
 }
 
 /// The agent's last report: its final turn's text after its last tool call,
@@ -162,7 +165,32 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         {
             format!("failed: {}", failure.error)
         }
+        _ if stopped_unreported(t, messages) => STOPPED.to_string(),
         _ => answer,
+    }
+}
+
+/// What came of a run the person stopped before the agent said what it did.
+const STOPPED: &str = "stopped by the person before the agent reported a result";
+
+/// Whether the person stopped the agent's run in the thread of their last
+/// request and no answer came after, while the agent had only announced
+/// what it would do (or said nothing): "I'll conduct a comprehensive
+/// review…" and an interruption is a cancelled run, not a review.
+fn stopped_unreported(t: &Transcript, messages: &[Message]) -> bool {
+    let Some(at) = t.stopped_at.filter(|&at| at <= messages.len()) else {
+        return false;
+    };
+    let thread = messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    let spoke_after = messages[at..]
+        .iter()
+        .any(|m| m.role == Role::Assistant && !m.text.trim().is_empty());
+    at >= thread && !spoke_after && {
+        let last = answer(&messages[thread..]);
+        last.is_empty() || is_narration(&last) || !reported(messages, thread)
     }
 }
 

@@ -128,6 +128,9 @@ fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
         return;
     }
     set_once(&mut t.project, str_at(v, "cwd"));
+    if text.as_deref().is_some_and(clean::is_interruption) {
+        t.note_stop();
+    }
     match text.as_deref().and_then(clean::claude_user) {
         Some(text) => t.push(Role::User, text, Vec::new(), str_at(v, "uuid")),
         // Tool results come back as user lines: not a turn of the person's.
