@@ -83,21 +83,34 @@ fn span_at(bare: &[String], raw: &[&str], i: usize, now: DateTime<Utc>) -> Optio
             return Some((Span::days(day, day)?, 1));
         }
         "last" | "past" | "this" => {
-            let (back, len) = match next(1)?.as_str() {
-                "week" => (7, 7),
-                "month" => (30, 30),
-                "year" => (365, 365),
-                "night" => (0, 1),
-                _ => return None,
+            if let Some(found) = named_stretch(&word, next(1)?.as_str(), today) {
+                return Some(found);
+            }
+            // "last Saturday", "this past Friday".
+            let at = if next(1).as_deref() == Some("past") {
+                2
+            } else {
+                1
             };
-            // "last week" is loosely the one before this one: reach back twice as far.
-            let reach = if word == "last" { back + len } else { len };
-            return Some((Span::days(today - Duration::days(reach), today)?, 2));
+            let day = weekday_before(&next(at)?, today)?;
+            return Some((Span::days(day, day)?, at + 1));
+        }
+        "on" if next(1).is_some_and(|w| weekday(&w).is_some()) => {
+            let day = weekday_before(&next(1)?, today)?;
+            return Some((Span::days(day, day)?, 2));
         }
         _ => {}
     }
-    if let Some(span) = ago(&word, next(1).as_deref(), next(2).as_deref(), today) {
-        return Some((span, 3));
+    if let Some((span, used)) = ago(bare, i, today) {
+        return Some((span, used));
+    }
+    // "Saturday", written as a name.
+    // Its short form alone ("Sat down", "Sun Microsystems") is no day.
+    if raw[i].starts_with(char::is_uppercase)
+        && word.len() > 3
+        && let Some(day) = weekday_before(&word, today)
+    {
+        return Some((Span::days(day, day)?, 1));
     }
     // "May I ask…", "May we…": a question's first word before a pronoun is the verb.
     let verb_at_start = i == 0
@@ -129,28 +142,161 @@ fn span_at(bare: &[String], raw: &[&str], i: usize, now: DateTime<Utc>) -> Optio
     None
 }
 
-/// "3 days ago", "a week ago", "two months ago": a stretch around that time.
-fn ago(n: &str, unit: Option<&str>, ago: Option<&str>, today: NaiveDate) -> Option<Span> {
-    if ago != Some("ago") {
-        return None;
+/// "last week", "this month", "last year", "last weekend", "last night",
+/// "the past month":
+/// a calendar year or month as a person means it ("last year" is the year
+/// before this one), a week loosely (the one before this one, so reach back
+/// two), the latest weekend before today, or the night before.
+fn named_stretch(which: &str, unit: &str, today: NaiveDate) -> Option<(Span, usize)> {
+    // "the past week/month/year": that many days back to today.
+    if which == "past" {
+        let days = match unit {
+            "week" => 7,
+            "month" => 30,
+            "year" => 365,
+            _ => return None,
+        };
+        return Some((Span::days(today - Duration::days(days), today)?, 2));
     }
-    let count: i64 = match n {
-        "a" | "an" | "one" => 1,
-        "two" => 2,
-        "three" => 3,
-        "few" | "several" => 3,
-        n => n.parse().ok()?,
-    };
-    let days = match unit?.trim_end_matches('s') {
-        "day" => 1,
-        "week" => 7,
-        "month" => 30,
-        "year" => 365,
+    let last = which == "last";
+    let (first, end) = match unit {
+        "week" => (today - Duration::days(if last { 14 } else { 7 }), today),
+        "month" => {
+            let this = today.with_day(1)?;
+            match last {
+                true => (
+                    this.checked_sub_months(chrono::Months::new(1))?,
+                    this.pred_opt()?,
+                ),
+                false => (this, today),
+            }
+        }
+        "year" => {
+            let year = today.year() - i32::from(last);
+            let end = if last {
+                NaiveDate::from_ymd_opt(year, 12, 31)?
+            } else {
+                today
+            };
+            (NaiveDate::from_ymd_opt(year, 1, 1)?, end)
+        }
+        "weekend" => {
+            let sunday = weekday_before("sunday", today + Duration::days(i64::from(!last)))?;
+            (sunday.pred_opt()?, sunday)
+        }
+        "night" => (today.pred_opt()?, today),
         _ => return None,
     };
-    let centre = today - Duration::days(count.checked_mul(days)?);
-    let half = Duration::days((days / 2).max(1));
-    Span::days(centre - half, centre + half)
+    Some((Span::days(first, end)?, 2))
+}
+
+const WEEKDAYS: [&str; 7] = [
+    "monday",
+    "tuesday",
+    "wednesday",
+    "thursday",
+    "friday",
+    "saturday",
+    "sunday",
+];
+
+/// The weekday a word names (`saturday`, `sat`), Monday 0.
+fn weekday(word: &str) -> Option<u32> {
+    let lower = word.to_lowercase();
+    let at = WEEKDAYS
+        .iter()
+        .position(|d| *d == lower || (lower.len() == 3 && d.starts_with(&lower)))?;
+    Some(at as u32)
+}
+
+/// The latest day before `today` that is the weekday `word` names.
+fn weekday_before(word: &str, today: NaiveDate) -> Option<NaiveDate> {
+    let wanted = weekday(word)?;
+    let now = today.weekday().num_days_from_monday();
+    let back = (now + 7 - wanted) % 7;
+    Some(today - Duration::days(i64::from(if back == 0 { 7 } else { back })))
+}
+
+/// How many a count phrase says, and its words: "3", "ten", "a", "a couple
+/// of", "a few", "several".
+fn count_at(bare: &[String], i: usize) -> Option<(f64, usize)> {
+    const NUMBERS: [&str; 21] = [
+        "zero",
+        "one",
+        "two",
+        "three",
+        "four",
+        "five",
+        "six",
+        "seven",
+        "eight",
+        "nine",
+        "ten",
+        "eleven",
+        "twelve",
+        "thirteen",
+        "fourteen",
+        "fifteen",
+        "sixteen",
+        "seventeen",
+        "eighteen",
+        "nineteen",
+        "twenty",
+    ];
+    let word = |k: usize| bare.get(i + k).map(|w| w.to_lowercase());
+    let first = word(0)?;
+    let second = word(1);
+    match (first.as_str(), second.as_deref()) {
+        ("a", Some("couple")) if word(2).as_deref() == Some("of") => Some((2.0, 3)),
+        ("couple", Some("of")) => Some((2.0, 2)),
+        ("a", Some("few")) => Some((3.0, 2)),
+        ("few" | "several", _) => Some((3.0, 1)),
+        ("a" | "an", _) => Some((1.0, 1)),
+        ("thirty", _) => Some((30.0, 1)),
+        (n, _) => {
+            let count = NUMBERS
+                .iter()
+                .position(|w| *w == n)
+                .map(|k| k as f64)
+                .or_else(|| n.parse::<u32>().ok().map(f64::from))?;
+            Some((count, 1))
+        }
+    }
+}
+
+/// "3 days ago", "ten days ago", "a couple of weeks ago", "a week and a
+/// half ago", "one and a half months ago": a stretch around that time, and
+/// how many words said it.
+fn ago(bare: &[String], i: usize, today: NaiveDate) -> Option<(Span, usize)> {
+    let word = |k: usize| bare.get(i + k).map(|w| w.to_lowercase());
+    let (mut count, mut used) = count_at(bare, i)?;
+    let half = |at: usize| {
+        word(at).as_deref() == Some("and")
+            && word(at + 1).as_deref() == Some("a")
+            && word(at + 2).as_deref() == Some("half")
+    };
+    if half(used) {
+        count += 0.5;
+        used += 3;
+    }
+    let days = match word(used)?.trim_end_matches('s') {
+        "day" => 1.0,
+        "week" => 7.0,
+        "month" => 30.0,
+        "year" => 365.0,
+        _ => return None,
+    };
+    used += 1;
+    if half(used) {
+        count += 0.5;
+        used += 3;
+    }
+    if word(used).as_deref() != Some("ago") {
+        return None;
+    }
+    let centre = today - Duration::days((count * days).round() as i64);
+    let slack = Duration::days(((days / 2.0) as i64).max(1));
+    Some((Span::days(centre - slack, centre + slack)?, used + 1))
 }
 
 /// The month a word names: any case, except "May" and "March", which must be
@@ -263,5 +409,76 @@ mod tests {
         assert_eq!(take_span("the march of time", now()).0, None);
         assert_eq!(take_span("May I ask what we fixed?", now()).0, None);
         assert!(take_span("May 2026 was busy", now()).0.is_some());
+    }
+
+    /// The class: "<count> <unit>(s) ago" with every way a person says the
+    /// count, halves included; the words are taken out, the time kept.
+    #[test]
+    fn number_words_couples_and_halves_count_back() {
+        // now() is Friday 2026-11-20.
+        let counts = [
+            ("4", 4.0),
+            ("four", 4.0),
+            ("ten", 10.0),
+            ("twenty", 20.0),
+            ("a couple of", 2.0),
+            ("couple of", 2.0),
+            ("a few", 3.0),
+            ("several", 3.0),
+            ("a", 1.0),
+            ("one and a half", 1.5),
+        ];
+        for (count, n) in counts {
+            for (unit, days) in [("day", 1.0_f64), ("week", 7.0), ("month", 30.0)] {
+                let plural = if n == 1.0 {
+                    unit.to_string()
+                } else {
+                    format!("{unit}s")
+                };
+                let q = format!("the smoker I bought {count} {plural} ago for the patio");
+                let (span, rest) = take_span(&q, now());
+                let span = span.unwrap_or_else(|| panic!("{q}"));
+                let centre = now() - Duration::days((n * days).round() as i64);
+                assert!(span.holds(centre), "{q}");
+                assert_eq!(rest, "the smoker I bought for the patio", "{q}");
+            }
+        }
+        let (span, rest) = take_span("a week and a half ago we moved", now());
+        assert!(span.unwrap().holds(day("2026-11-10")));
+        assert_eq!(rest, "we moved");
+    }
+
+    #[test]
+    fn weekdays_weekends_and_calendar_years_are_what_a_person_means() {
+        // now() is Friday 2026-11-20.
+        for q in [
+            "what did I cook last Saturday",
+            "what did I cook on saturday",
+            "what did I cook Saturday",
+        ] {
+            let span = take_span(q, now()).0.unwrap_or_else(|| panic!("{q}"));
+            assert!(
+                span.holds(day("2026-11-14")) && !span.holds(day("2026-11-12")),
+                "{q}"
+            );
+        }
+        assert_eq!(
+            take_span("I cook saturday things", now()).0,
+            None,
+            "a lower-case name alone"
+        );
+        let weekend = take_span("the hike last weekend", now()).0.unwrap();
+        assert!(weekend.holds(day("2026-11-14")) && weekend.holds(day("2026-11-15")));
+        assert!(!weekend.holds(day("2026-11-18")));
+        let year = take_span("what we shipped last year", now()).0.unwrap();
+        assert!(year.holds(day("2025-06-01")) && !year.holds(day("2024-06-01")));
+        assert!(
+            !year.holds(day("2026-02-01")),
+            "last year is the calendar year"
+        );
+        let month = take_span("bills from last month", now()).0.unwrap();
+        assert!(month.holds(day("2026-10-15")) && !month.holds(day("2026-09-15")));
+        let past = take_span("in the past month", now()).0.unwrap();
+        assert!(past.holds(day("2026-11-01")) && past.holds(day("2026-10-25")));
     }
 }
