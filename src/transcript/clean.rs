@@ -75,6 +75,7 @@ const CLAUDE_BLOCKS: &[&str] = &[
     "ide_diagnostics",
     "user-prompt-submit-hook",
     "command-message",
+    "reminder",
 ];
 
 /// Codex context blocks injected as user messages.
@@ -284,6 +285,7 @@ const WRAPPING_BLOCKS: &[&str] = &[
     "environment_details",
     "system-reminder",
     "mode_notice",
+    "reminder",
 ];
 
 /// A user message of Gemini CLI, qwen-code, Copilot CLI, opencode or Cline:
@@ -316,7 +318,36 @@ pub fn assistant(text: &str) -> Option<String> {
     if matches!(t, "HEARTBEAT_OK" | "NO_REPLY" | "NO_REPLY.") || t.is_empty() {
         return None;
     }
-    keep(strip_blocks(t, &["system-reminder"]))
+    keep(without_reply_tags(&strip_blocks(t, &["system-reminder"])))
+}
+
+/// An answer without the reply directives an agent writes for its chat
+/// channel (OpenClaw's `[[reply_to_current]]`, `[[reply_to:4411]]`,
+/// `[[audio_as_voice]]`): instructions to the gateway, not words.
+fn without_reply_tags(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(open) = rest.find("[[") {
+        let Some(len) = rest[open..].find("]]") else {
+            break;
+        };
+        let inner = rest[open + 2..open + len].trim();
+        out.push_str(&rest[..open]);
+        let directive = inner == "reply_to_current"
+            || inner == "audio_as_voice"
+            || inner
+                .strip_prefix("reply_to:")
+                .is_some_and(|id| !id.contains(char::is_whitespace));
+        if !directive {
+            out.push_str(&rest[open..open + len + 2]);
+        }
+        rest = &rest[open + len + 2..];
+        if directive {
+            rest = rest.strip_prefix(' ').unwrap_or(rest);
+        }
+    }
+    out.push_str(rest);
+    out
 }
 
 /// Whether a user message is a harness heartbeat poll.
@@ -693,6 +724,60 @@ mod tests {
         assert_eq!(
             after_paste("look:\n\n```\ncode\nmore code and why is it slow?"),
             None
+        );
+    }
+
+    /// The class: channel text around the person's words and the agent's
+    /// answer (reply directives anywhere in an answer, a skill trigger line,
+    /// a reminder block), in each harness's cleaner; a wikilink stays.
+    #[test]
+    fn reply_directives_skill_triggers_and_reminders_are_no_ones_words() {
+        for tag in [
+            "[[reply_to_current]]",
+            "[[ reply_to_current ]]",
+            "[[reply_to:4411]]",
+            "[[audio_as_voice]]",
+        ] {
+            for answer in [
+                format!("{tag} Fixed the cron job; it runs at 7:00 now."),
+                format!("Fixed the cron job; {tag} it runs at 7:00 now."),
+                format!("Fixed the cron job; it runs at 7:00 now. {tag}"),
+            ] {
+                let got = assistant(&answer).unwrap();
+                assert!(
+                    !got.contains("reply_to") && !got.contains("audio_as"),
+                    "{got}"
+                );
+                assert!(
+                    got.contains("Fixed the cron job;") && got.contains("it runs at 7:00 now."),
+                    "{got}"
+                );
+            }
+        }
+        assert_eq!(
+            assistant("See [[notes/plan]] for the steps.").as_deref(),
+            Some("See [[notes/plan]] for the steps.")
+        );
+        let asked = "translate the release notes into German";
+        for trigger in [
+            "Use the \"translate\" skill for this request.",
+            "Use the `translate` skill for this request",
+        ] {
+            for text in [
+                format!("{trigger}\n\n{asked}"),
+                format!("{asked}\n\n{trigger}"),
+            ] {
+                assert_eq!(claude_user(&text).as_deref(), Some(asked), "{text}");
+                assert_eq!(agent_cli_user(&text).as_deref(), Some(asked), "{text}");
+            }
+        }
+        let reminded = format!("<reminder>Keep answers short.</reminder>\n{asked}");
+        assert_eq!(claude_user(&reminded).as_deref(), Some(asked));
+        assert_eq!(agent_cli_user(&reminded).as_deref(), Some(asked));
+        assert_eq!(
+            claude_user("Use the skill for this request wisely, it said").as_deref(),
+            Some("Use the skill for this request wisely, it said"),
+            "prose that starts alike stays"
         );
     }
 }

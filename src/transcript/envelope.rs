@@ -46,6 +46,15 @@ const HARNESS_LINES: &[&str] = &[
     "Read the output file to retrieve the result",
 ];
 
+/// `Use the "report" skill for this request.`: the line a harness adds when
+/// a skill is invoked for the person's words, not their words.
+fn is_skill_trigger(line: &str) -> bool {
+    let line = line.trim().trim_end_matches('.');
+    line.strip_prefix("Use the ")
+        .and_then(|rest| rest.strip_suffix(" skill for this request"))
+        .is_some_and(|name| name.len() > 2 && name.starts_with(['"', '`', '\'']))
+}
+
 /// The person's words without the envelopes before them.
 pub fn unwrap(text: &str) -> String {
     let mut rest = text.trim_start();
@@ -75,6 +84,7 @@ pub fn unwrap(text: &str) -> String {
     }
     rest.lines()
         .filter(|l| !HARNESS_LINES.iter().any(|h| l.trim_start().starts_with(h)))
+        .filter(|l| !is_skill_trigger(l))
         .collect::<Vec<_>>()
         .join("\n")
         .trim()
