@@ -18,6 +18,8 @@ pub enum FmValue {
     Int(i64),
     Bool(bool),
     List(Vec<String>),
+    /// A value a person wrote, written back as YAML.
+    Yaml(serde_yaml::Value),
 }
 
 impl FmValue {
@@ -47,12 +49,29 @@ pub fn render_document(fields: &[(&str, FmValue)], body: &str) -> String {
                     out.push_str(&format!("  - {}\n", json(item)));
                 }
             }
+            FmValue::Yaml(value) => out.push_str(&yaml_entry(key, value)),
         }
     }
     out.push_str("---\n");
     out.push_str(body.trim_end_matches(['\n', '\r']));
     out.push('\n');
     out
+}
+
+/// `key: value`, or `key:` and the value's lines indented under it.
+fn yaml_entry(key: &str, value: &serde_yaml::Value) -> String {
+    let text = serde_yaml::to_string(value).unwrap_or_else(|_| "null\n".into());
+    let nested = matches!(
+        value,
+        serde_yaml::Value::Sequence(s) if !s.is_empty()
+    ) || matches!(value, serde_yaml::Value::Mapping(m) if !m.is_empty());
+    match nested {
+        true => {
+            let lines: String = text.lines().map(|l| format!("  {l}\n")).collect();
+            format!("{key}:\n{lines}")
+        }
+        false => format!("{key}: {}\n", text.trim_end()),
+    }
 }
 
 /// The content of one immutable artifact before it is written.
@@ -252,6 +271,7 @@ impl NewSession {
                 updated_at,
                 revision,
                 idempotency_keys: Vec::new(),
+                kept: Vec::new(),
             },
             &body,
         )
@@ -382,6 +402,9 @@ pub struct ManifestFields {
     /// The compare-and-swap counter: every rewrite increments it.
     pub revision: i64,
     pub idempotency_keys: Vec<String>,
+    /// Properties a person added (`tags`, `reviewed: true`), kept as they are
+    /// when memsync rewrites the manifest.
+    pub kept: Vec<(String, serde_yaml::Value)>,
 }
 
 /// The text of a session manifest.
@@ -422,6 +445,12 @@ pub fn manifest_document(
         ("content_sha256", FmValue::Str(contract::body_sha256(body))),
         ("hash_scope", FmValue::Str(HASH_SCOPE.into())),
     ]);
+    let mut fields: Vec<(&str, FmValue)> = fields;
+    fields.extend(
+        m.kept
+            .iter()
+            .map(|(k, v)| (k.as_str(), FmValue::Yaml(v.clone()))),
+    );
     render_document(&fields, body)
 }
 

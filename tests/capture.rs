@@ -905,3 +905,44 @@ fn every_line_type_claude_code_2_1_331_writes_is_read_or_skipped_silently() {
         assert_eq!(report["skipped_lines"], 0, "{path}: {report}");
     }
 }
+
+/// Issue 67: properties a person adds to a manifest (Obsidian's `tags`,
+/// `aliases`, a property of their own, in any YAML shape) survive memsync's
+/// next rewrite of it, with their values; memsync's own keys are rewritten.
+#[test]
+fn properties_a_person_adds_to_a_manifest_survive_its_next_rewrite() {
+    let f = Fixture::new();
+    f.session_end(NOW, "s-1", &[]).success();
+    let manifest = f.find("manifest");
+    let text = f.read(&manifest);
+    let added = "tags:\n  - payments\n  - retry\naliases: [pay retry]\nreviewed: true\nrating: 4\nreview:\n  by: ana\n  on: 2026-11-21\n";
+    let edited = text.replacen("\n---\n", &format!("\n{added}---\n"), 1);
+    assert_ne!(edited, text, "the properties went into the frontmatter");
+    std::fs::write(f.root.join(&manifest), &edited).unwrap();
+    let body = f.input(
+        "c.md",
+        "Compacted: retry added to src/pay.rs, tests pending.",
+    );
+    f.cmd(LATER)
+        .args(["capture", "compaction", "--session-id", "s-1", "--body"])
+        .arg(&body)
+        .assert()
+        .success();
+    let after = f.read(&manifest);
+    assert_ne!(after, edited, "memsync rewrote the manifest");
+    let front = after.split("---\n").nth(1).unwrap();
+    let map: serde_yaml::Mapping = serde_yaml::from_str(front).unwrap();
+    let want: serde_yaml::Mapping = serde_yaml::from_str(added).unwrap();
+    for (key, value) in &want {
+        assert_eq!(map.get(key), Some(value), "{key:?} in\n{after}");
+    }
+    assert_eq!(map.get("revision").and_then(|v| v.as_i64()), Some(2));
+    assert!(
+        map.get("compaction_path")
+            .and_then(|v| v.as_str())
+            .is_some()
+    );
+    let out = f.cmd(LATER).arg("check").output().unwrap();
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(report.contains("0 errors"), "{report}");
+}

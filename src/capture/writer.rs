@@ -480,6 +480,13 @@ pub(super) fn manifest_fields(m: &OnDisk) -> ManifestFields {
             .and_then(Value::as_i64)
             .unwrap_or(0),
         idempotency_keys: m.strings("idempotency_keys"),
+        kept: m
+            .frontmatter
+            .iter()
+            .filter_map(|(k, v)| Some((k.as_str()?, v)))
+            .filter(|(k, _)| !crate::validate::is_manifest_key(k))
+            .map(|(k, v)| (k.to_string(), v.clone()))
+            .collect(),
     }
 }
 

@@ -180,6 +180,12 @@ const MANIFEST_KEYS: &[&str] = &[
     "memory_md_refs",
     "updated_at",
 ];
+/// Whether memsync owns `key` in a manifest (it rewrites those; a person's
+/// own properties it keeps).
+pub fn is_manifest_key(key: &str) -> bool {
+    MANIFEST_KEYS.contains(&key) || MANIFEST_OPTIONAL.contains(&key)
+}
+
 const MANIFEST_OPTIONAL: &[&str] = &[
     "revision",
     "summary_status",
