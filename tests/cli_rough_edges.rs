@@ -128,6 +128,14 @@ fn a_command_run_inside_a_workspace_finds_it_as_git_finds_its_repository() {
     let other = home.path("other");
     init(&home, "other");
     assert_eq!(status(&w, Some(&other)), other.display().to_string());
+    // A vault whose `memory/` a person moved away is still the workspace:
+    // its state and its MEMORY.md say so (issue 67, item 5).
+    if !w.join("MEMORY.md").is_file() {
+        std::fs::write(w.join("MEMORY.md"), "# Memory\n").unwrap();
+    }
+    std::fs::create_dir_all(w.join("notes")).unwrap();
+    std::fs::rename(w.join("memory"), w.join("archive-memory")).unwrap();
+    assert_eq!(status(&w.join("notes"), None), w.display().to_string());
 }
 
 /// `memsync config` prints the configuration in force with where each value

@@ -250,9 +250,11 @@ fn nearby_workspaces() -> String {
     }
 }
 
-/// A folder memsync has made a workspace of: its state and `memory/`.
+/// A folder memsync has made a workspace of: its state, and `memory/` or a
+/// MEMORY.md (a vault whose `memory/` a person moved away is still one).
 fn is_workspace(d: &Path) -> bool {
-    d.join(crate::STATE_DIR).is_dir() && d.join(crate::contract::MEMORY_DIR).is_dir()
+    d.join(crate::STATE_DIR).is_dir()
+        && (d.join(crate::contract::MEMORY_DIR).is_dir() || d.join("MEMORY.md").is_file())
 }
 
 /// The workspace `cwd` is in: it or the nearest folder above it that is one.
