@@ -189,6 +189,9 @@ fn config_prints_every_key_with_the_file_it_comes_from() {
         of("(workspace root)"),
         (w.display().to_string(), "--workspace".to_string())
     );
+    // An unset key says so, never `~`, which reads as the home folder.
+    assert_eq!(of("sentence.model").0, "null");
+    assert!(keys.iter().all(|k| k["value"] != "~"), "{keys:?}");
 }
 
 /// `man` searches `~/.local/share/man` only while `~/.local/bin` is on PATH:

@@ -94,7 +94,8 @@ fn lookup<'a>(value: &'a Value, dotted: &str) -> Option<&'a Value> {
 
 fn one_line(value: &Value) -> String {
     match value {
-        Value::Null => "~".to_string(),
+        // Not `~`, which reads as the home folder beside paths.
+        Value::Null => "null".to_string(),
         Value::String(s) => serde_json::to_string(s).unwrap_or_default(),
         Value::Sequence(_) | Value::Mapping(_) => serde_json::to_string(value).unwrap_or_default(),
         other => serde_yaml::to_string(other)
