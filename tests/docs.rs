@@ -161,7 +161,8 @@ fn only_the_development_page_names_the_shared_folder_a_clone_lacks() {
     assert!(dev.contains("does not") && dev.contains("../shared"));
 }
 
-/// The release binary carries no debuginfo (82 MB with it, 18 MB without).
+/// The release binary carries no debuginfo and no symbols (82 MB with
+/// debuginfo, 21.7 MB with symbols, 17.7 MB stripped).
 #[test]
 fn the_release_binary_carries_no_debuginfo() {
     let bin = std::path::Path::new(env!("CARGO_BIN_EXE_memsync"));
