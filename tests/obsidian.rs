@@ -409,6 +409,17 @@ fn a_session_deleted_to_the_trash_is_reported_and_can_be_forgotten_for_good() {
     )
     .success();
     assert!(with_rule(&root, "artifact.deleted").is_empty());
+    // The trash held the session's text: forgetting it empties that too.
+    let left: Vec<String> = std::fs::read_dir(root.join(".trash"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.contains(&token))
+        .collect();
+    assert!(
+        left.is_empty(),
+        "forgotten text left in the trash: {left:?}"
+    );
 }
 
 /// Moving `memory/` into another folder keeps every row (nothing is

@@ -61,6 +61,7 @@ pub fn forget(
     let (agent_id, token) = resolve(settings, &index, target, agent)?;
     let _lock = crate::capture::session_lock(settings, &agent_id, &token)?;
     let files = crate::capture::session_file_paths(&settings.root, &token)?;
+    let trashed = trashed_copies(&settings.root, &token);
     let session_ids = crate::capture::session_ids(&settings.root, &token)?;
     let tombstone = contract::tombstone_path(&agent_id, &token);
     let tombstone_abs = settings.root.join(&tombstone);
@@ -75,6 +76,16 @@ pub fn forget(
     crate::capture::failpoint("after-tombstone");
     let mut removed = Vec::new();
     for rel in &files {
+        let abs = settings.root.join(rel);
+        match std::fs::remove_file(&abs) {
+            Ok(()) => removed.push(rel.clone()),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+            Err(e) => return Err(Error::io(abs, e)),
+        }
+    }
+    // What Obsidian's "move to trash" put in the vault's `.trash/` holds the
+    // same text: forgotten too.
+    for rel in &trashed {
         let abs = settings.root.join(rel);
         match std::fs::remove_file(&abs) {
             Ok(()) => removed.push(rel.clone()),
@@ -122,7 +133,8 @@ pub struct ForgetPlan {
 pub fn plan(settings: &Settings, target: &str, agent: Option<&str>) -> Result<ForgetPlan> {
     let index = Index::open(&settings.index_path())?;
     let (agent_id, token) = resolve(settings, &index, target, agent)?;
-    let files = crate::capture::session_file_paths(&settings.root, &token)?;
+    let mut files = crate::capture::session_file_paths(&settings.root, &token)?;
+    files.extend(trashed_copies(&settings.root, &token));
     let tombstone = contract::tombstone_path(&agent_id, &token);
     let already_forgotten = settings.root.join(&tombstone).exists();
     Ok(ForgetPlan {
@@ -132,6 +144,30 @@ pub fn plan(settings: &Settings, target: &str, agent: Option<&str>) -> Result<Fo
         tombstone,
         already_forgotten,
     })
+}
+
+/// The session's files that Obsidian moved to the vault's trash
+/// (`.trash/`, its "move to Obsidian trash" setting), workspace-relative:
+/// regular `.md` files named for the session's token (Obsidian keeps a
+/// file's name, adding ` 1` when the trash holds one already), at most
+/// three folders deep; links are not followed.
+fn trashed_copies(root: &std::path::Path, token: &str) -> Vec<String> {
+    let mark = format!("--{token}--");
+    let mut out = Vec::new();
+    let mut dirs = vec![(root.join(".trash"), 0)];
+    while let Some((dir, depth)) = dirs.pop() {
+        for e in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let Ok(kind) = e.file_type() else { continue };
+            let name = e.file_name().to_string_lossy().into_owned();
+            if kind.is_dir() && depth < 3 {
+                dirs.push((e.path(), depth + 1));
+            } else if kind.is_file() && name.contains(&mark) && name.ends_with(".md") {
+                out.extend(crate::scan::relative(root, &e.path()));
+            }
+        }
+    }
+    out.sort();
+    out
 }
 
 /// The (agent, token) `target` names: a token as it is; else a session id or
