@@ -126,6 +126,36 @@ fn a_deleted_file_loses_its_rows_and_problems() {
         notice[0].reason
     );
     assert!(!ws.read("MEMORY.md").contains("session=deleted"));
+    assert!(
+        notice[0].reason.contains("left search"),
+        "{}",
+        notice[0].reason
+    );
+}
+
+/// One of a session's files deleted by hand: the notice says what is true,
+/// that the other files still hold the session (issue 67, item 4).
+#[test]
+fn a_notice_for_one_deleted_file_says_the_sessions_other_files_still_hold_it() {
+    let ws = Workspace::new();
+    let paths = ws.add(&session("default", "partly", ts("2026-11-19T10:00:00Z")));
+    ws.sync();
+    let summary = path_of(&paths, "summary");
+    ws.remove(&summary);
+    ws.sync();
+    let notice = ws.check().problems;
+    let deleted: Vec<_> = notice
+        .iter()
+        .filter(|p| p.rule == "artifact.deleted")
+        .collect();
+    assert_eq!(deleted.len(), 1, "{notice:?}");
+    assert!(
+        deleted[0].reason.contains("2 other file(s) still hold it")
+            && !deleted[0].reason.contains("left search"),
+        "{}",
+        deleted[0].reason
+    );
+    assert!(count(&ws, "SELECT COUNT(*) FROM artifacts") > 0);
 }
 
 fn mixed_workspace() -> Workspace {

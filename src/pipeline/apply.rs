@@ -79,6 +79,7 @@ pub(super) fn apply_deletions(
         .map(|(_, t)| t.as_str())
         .collect();
     let mut noticed: HashSet<String> = HashSet::new();
+    let mut notices = Vec::new();
     for path in changes
         .deleted
         .iter()
@@ -99,10 +100,15 @@ pub(super) fn apply_deletions(
             && !forgotten.contains(token.as_str())
             && noticed.insert(token.clone())
         {
-            let notice = deleted_by_hand(path, &agent, &token);
-            b.insert_problems(Phase::File, Some(&token), &[notice])?;
+            notices.push((path, agent, token.clone()));
         }
         touched.insert(token);
+    }
+    // Told once every deletion is applied: what the session still has left.
+    for (path, agent, token) in notices {
+        let left = b.session_paths(&agent, &token)?.len();
+        let notice = deleted_by_hand(path, &agent, &token, left);
+        b.insert_problems(Phase::File, Some(&token), &[notice])?;
     }
     Ok(())
 }
@@ -110,12 +116,18 @@ pub(super) fn apply_deletions(
 /// The notice of a session file deleted without `forget`: it left the index,
 /// search and MEMORY.md, and nothing keeps a clone, a pull or a re-capture
 /// from bringing it back.
-fn deleted_by_hand(path: &str, agent: &str, token: &str) -> Problem {
+fn deleted_by_hand(path: &str, agent: &str, token: &str, left: usize) -> Problem {
+    let what_left = match left {
+        0 => "its session left search, MEMORY.md and the daily log".to_string(),
+        n => format!(
+            "its session's {n} other file(s) still hold it, so search, MEMORY.md and the daily log keep it"
+        ),
+    };
     Problem::warning(
         path,
         DELETED_BY_HAND,
         format!(
-            "deleted by hand, not forgotten: its session left search, MEMORY.md and the daily log, but a pull or a clone can bring it back. To remove it for good: `memsync forget {token} --agent {agent} --reason …`; to undo: restore the file (Obsidian keeps it in .trash/; `git checkout -- '{path}'`)"
+            "deleted by hand, not forgotten: {what_left}, and a pull or a clone can bring the file back. To remove the session for good: `memsync forget {token} --agent {agent} --reason …`; to undo: restore the file (Obsidian keeps it in .trash/; `git checkout -- '{path}'`)"
         ),
     )
 }
