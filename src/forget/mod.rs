@@ -75,17 +75,9 @@ pub fn forget(
     };
     crate::capture::failpoint("after-tombstone");
     let mut removed = Vec::new();
-    for rel in &files {
-        let abs = settings.root.join(rel);
-        match std::fs::remove_file(&abs) {
-            Ok(()) => removed.push(rel.clone()),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-            Err(e) => return Err(Error::io(abs, e)),
-        }
-    }
     // What Obsidian's "move to trash" put in the vault's `.trash/` holds the
     // same text: forgotten too.
-    for rel in &trashed {
+    for rel in files.iter().chain(&trashed) {
         let abs = settings.root.join(rel);
         match std::fs::remove_file(&abs) {
             Ok(()) => removed.push(rel.clone()),

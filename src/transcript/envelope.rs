@@ -99,10 +99,7 @@ pub fn sender(text: &str) -> Option<String> {
         let line = line.trim_start();
         let line = media_understanding(line).map_or(line, |(rest, _)| rest.trim_start());
         let inner = &line[1..line.find(']').filter(|_| line.starts_with('['))?];
-        let lower = inner.to_lowercase();
-        let network = NETWORKS
-            .iter()
-            .find(|n| lower.starts_with(*n) && lower[n.len()..].starts_with(' '))?;
+        let network = network_of(inner, &[' '])?;
         let words: Vec<&str> = inner[network.len()..]
             .split_whitespace()
             .take_while(|w| !is_time_word(w))
@@ -147,10 +144,18 @@ fn leading_envelope(text: &str) -> Option<&str> {
         || lower.starts_with("queued messages")
         || lower.starts_with("system:")
         || lower.starts_with("heartbeat")
-        || NETWORKS
-            .iter()
-            .any(|n| lower.starts_with(n) && lower[n.len()..].starts_with([' ', ':']));
+        || network_of(inner, &[' ', ':']).is_some();
     envelope.then(|| &text[inner_end + 1..])
+}
+
+/// The chat network an envelope opens with (`WhatsApp +5916…`,
+/// `Telegram: …`), followed by one of `then`.
+fn network_of(inner: &str, then: &[char]) -> Option<&'static str> {
+    let lower = inner.to_lowercase();
+    NETWORKS
+        .iter()
+        .find(|n| lower.starts_with(*n) && lower[n.len()..].starts_with(then))
+        .copied()
 }
 
 /// `2026-02-09 18:46` or `2026-02-09T18:46` somewhere in the text.

@@ -181,15 +181,12 @@ fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
                 .filter(|s| !clean::is_control_command(s));
             *chore = cleaned.is_none() && text.as_deref().is_some_and(clean::is_chore);
             match cleaned {
-                Some(text) => {
-                    let from = request_source(m, text_of(&m["content"]).as_deref());
-                    t.request_source = t.request_source.max(from);
-                    t.push(Role::User, text, Vec::new(), None);
-                    t.note_sender(
-                        text_of(&m["content"])
-                            .as_deref()
-                            .and_then(crate::transcript::envelope::sender),
-                    );
+                Some(words) => {
+                    // The raw text, envelope and all, says who sent it and how.
+                    let raw = text.as_deref();
+                    t.request_source = t.request_source.max(request_source(m, raw));
+                    t.push(Role::User, words, Vec::new(), None);
+                    t.note_sender(raw.and_then(crate::transcript::envelope::sender));
                 }
                 None => t.dropped_turns += 1,
             }
