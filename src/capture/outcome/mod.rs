@@ -413,4 +413,6 @@ fn without_thinking(text: &str) -> String {
 }
 
 #[cfg(test)]
+mod stopped_tests;
+#[cfg(test)]
 mod tests;

@@ -1,0 +1,85 @@
+//! How the outcome of a run the person stopped is told.
+
+use super::*;
+use crate::harnesses::read;
+
+fn outcome(t: &Transcript) -> String {
+    decide(t).report
+}
+
+fn claude(lines: &[serde_json::Value]) -> Transcript {
+    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    read(&text.join("\n"))
+}
+
+fn assistant(uuid: &str, content: serde_json::Value) -> serde_json::Value {
+    serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": uuid,
+        "message": {"role": "assistant", "content": content}})
+}
+
+/// The class: the person stops the run (`[Request interrupted by user]`,
+/// with or without "for tool use") after the agent only announced what it
+/// would do, in any language, or after it called tools without a word; the
+/// outcome says the run was stopped. A result reported before the stop, or
+/// a new request answered after it, stays the outcome.
+#[test]
+fn a_run_the_person_stopped_before_any_result_is_reported_as_stopped() {
+    let user = |uuid: &str, text: &str| {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "user", "content": text}})
+    };
+    let said = |uuid: &str, text: &str| {
+        assistant(uuid, serde_json::json!([{"type": "text", "text": text}]))
+    };
+    let read_call = assistant(
+        "r",
+        serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Read",
+            "input": {"file_path": "/p/orm.py"}}]),
+    );
+    let announcements = [
+        "I'll conduct a comprehensive review of the ORM layer first.",
+        "Je vais d'abord examiner toute la couche ORM.",
+        "Let me start by reading the models.",
+    ];
+    for marker in [
+        "[Request interrupted by user]",
+        "[Request interrupted by user for tool use]",
+    ] {
+        for announced in announcements {
+            let t = claude(&[
+                user("u1", "Refactor the whole ORM layer to async"),
+                said("a1", announced),
+                read_call.clone(),
+                user("u2", marker),
+            ]);
+            assert_eq!(outcome(&t), STOPPED, "{announced} / {marker}");
+        }
+        let silent = claude(&[
+            user("u1", "Refactor the whole ORM layer to async"),
+            read_call.clone(),
+            user("u2", marker),
+        ]);
+        assert_eq!(outcome(&silent), STOPPED, "{marker}");
+        let reported = claude(&[
+            user("u1", "Refactor the whole ORM layer to async"),
+            read_call.clone(),
+            said(
+                "a1",
+                "Converted the 12 query helpers to async; the tests pass.",
+            ),
+            user("u2", marker),
+        ]);
+        assert_eq!(
+            outcome(&reported),
+            "Converted the 12 query helpers to async; the tests pass."
+        );
+        let went_on = claude(&[
+            user("u1", "Refactor the whole ORM layer to async"),
+            said("a1", "I'll conduct a comprehensive review first."),
+            user("u2", marker),
+            user("u3", "Just convert the session helper instead"),
+            said("a2", "Converted the session helper to async."),
+        ]);
+        assert_eq!(outcome(&went_on), "Converted the session helper to async.");
+    }
+}
