@@ -413,6 +413,4 @@ fn without_thinking(text: &str) -> String {
 }
 
 #[cfg(test)]
-mod stopped_tests;
-#[cfg(test)]
 mod tests;

@@ -580,3 +580,5 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
     let t = claude(&[ask, look, tool_error("r1", "Error: ffmpeg exited with 1")]);
     assert!(outcome(&t).starts_with("failed:"), "{}", outcome(&t));
 }
+
+mod stopped;

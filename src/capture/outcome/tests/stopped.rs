@@ -1,21 +1,7 @@
-//! How the outcome of a run the person stopped is told.
+//! How the outcome of a run the person stopped is told (the helpers are
+//! the outcome tests').
 
 use super::*;
-use crate::harnesses::read;
-
-fn outcome(t: &Transcript) -> String {
-    decide(t).report
-}
-
-fn claude(lines: &[serde_json::Value]) -> Transcript {
-    let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-    read(&text.join("\n"))
-}
-
-fn assistant(uuid: &str, content: serde_json::Value) -> serde_json::Value {
-    serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": uuid,
-        "message": {"role": "assistant", "content": content}})
-}
 
 /// The class: the person stops the run (`[Request interrupted by user]`,
 /// with or without "for tool use") after the agent only announced what it
