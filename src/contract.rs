@@ -428,6 +428,15 @@ pub fn yaml_too_deep(yaml: &str) -> Option<String> {
         .then(|| format!("nested {deepest} levels deep, over {MAX_YAML_NESTING}; not parsed"))
 }
 
+/// Where an agent's MEMORY.md lives, relative to the root.
+pub fn memory_md_path(agent_id: &str) -> String {
+    if agent_id == "default" {
+        "MEMORY.md".into()
+    } else {
+        format!("agents/{agent_id}/MEMORY.md")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,6 +34,7 @@ pub mod repo;
 pub mod scan;
 pub mod sentence;
 pub mod transcript;
+pub mod wiring;
 
 pub mod harnesses;
 pub mod validate;

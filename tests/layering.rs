@@ -24,6 +24,7 @@ const LAYERS: &[(&str, &[&str])] = &[
             "compose",
             "repo",
             "transcript",
+            "wiring",
         ],
     ),
     ("harnesses", &["harnesses"]),

@@ -188,7 +188,7 @@ async fn a_stored_note_is_sanitized_capped_and_budgeted() {
 
 #[test]
 fn connect_grants_only_the_read_only_tools() {
-    let granted = memsync::connect::grants::READ_ONLY_TOOLS;
+    let granted = memsync::wiring::grants::READ_ONLY_TOOLS;
     assert!(!granted.contains(&"memory_store") && !granted.contains(&"memory_correct"));
 }
 

@@ -9,21 +9,18 @@
 //! syncs it afterwards), write through a dangling symlink, into a read-only
 //! file or anything but a regular file, or replace an entry it did not write.
 
-pub mod codex_mcp;
 mod doctor;
-pub mod edit;
-pub mod grants;
-pub mod json5_mcp;
 mod plans;
-mod record;
 
 use std::path::{Path, PathBuf};
 
 use serde::Serialize;
 
+pub use crate::wiring::{Places, shell_word};
 pub use doctor::{Check, Doctor, HarnessReport, Level, doctor};
-pub use plans::{Places, shell_word};
-use record::Record;
+
+use crate::wiring::Edit;
+use crate::wiring::record::{self, Record};
 
 use crate::harness::Harness;
 
@@ -65,25 +62,18 @@ pub struct Report {
     pub notes: Vec<String>,
 }
 
-/// A file's new text from its path (for errors) and current text.
-type TextEdit = Box<dyn Fn(&Path, &str) -> Result<String>>;
-
 const MIRROR_BLOCK: &str = "memsync's ledger block (the mirror)";
 
-/// An edit memsync makes to one file, and how to take it back out.
-pub(crate) struct Edit {
-    path: PathBuf,
-    what: String,
-    apply: TextEdit,
-    undo: TextEdit,
-    /// When the undo leaves this, a file memsync created is removed.
-    empty: fn(&str) -> bool,
-    /// Disconnect takes all of memsync out of the file (false for the machine
-    /// config while another connected harness still needs its block).
-    whole: bool,
-    /// Mode of the file when memsync creates it (less the umask): 0600 for
-    /// the files harnesses keep secrets in, as the harnesses themselves do.
-    new_mode: u32,
+impl Places {
+    /// Every path `connect` reads or writes, resolved from the settings,
+    /// the environment and `--config`.
+    pub fn resolve(
+        settings: &crate::config::Settings,
+        env: &crate::config::Env,
+        config_flag: Option<&Path>,
+    ) -> Result<Places> {
+        plans::resolve(settings, env, config_flag)
+    }
 }
 
 /// Wires `target` to the workspace in `places`.

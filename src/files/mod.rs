@@ -5,6 +5,7 @@
 //! Owns: the file-system primitives every writer shares. Must not: know what
 //! a file means (projections, artifacts and state all call in here).
 
+pub mod block;
 mod held;
 mod replace;
 

@@ -1,6 +1,6 @@
 //! What memsync knows about each agent program, one folder per harness:
-//! its transcript reader, and (as they move here) its session folders, end
-//! markers, hook contract and connect plan. The stages hold the machinery
+//! its transcript reader, session folders, end markers, hook contract and
+//! connect plan. The stages hold the machinery
 //! (the transcript model, the sanitizer, the harvest loop, the settings
 //! editors) and reach a harness only through this registry; a folder never
 //! imports another folder. [`crate::harness::Harness`] is the identity every
@@ -32,6 +32,7 @@ use serde_json::Value;
 
 use crate::config::{Env, HarvestConfig};
 use crate::harness::Harness;
+use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 
 /// What every harness's folder answers for its program. A new harness
 /// implements this in its folder and is registered in [`program`].
@@ -108,6 +109,21 @@ pub trait Program: Sync {
     /// is the person's home), where a project is looked for by its remote.
     fn known_projects(&self, _home: &Path, _user_home: Option<&Path>) -> Vec<PathBuf> {
         Vec::new()
+    }
+
+    /// What `connect` changes in its files (and `disconnect` takes out):
+    /// its folder's `connect.rs`.
+    fn plan(&self, c: &Connecting, plan: &mut Plan);
+
+    /// The hook events memsync's hook handles for it (none: no hooks).
+    fn hook_events(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// Its one `settings.json` of hooks and MCP servers, for a harness that
+    /// keeps them so (Gemini CLI and its fork).
+    fn settings_json(&self, _places: &Places) -> Option<SettingsJson> {
+        None
     }
 }
 

@@ -8,6 +8,8 @@ use std::path::Path;
 use crate::error::{Error, Result};
 use crate::validate::Problem;
 
+pub use crate::files::block::{block_range_with, splice_with, unsplice};
+
 pub const BLOCK_BEGIN: &str = "<!-- memsync:begin";
 pub const BLOCK_END: &str = "<!-- memsync:end -->";
 
@@ -102,22 +104,6 @@ pub fn block_range(text: &str) -> Option<(usize, usize)> {
     block_range_with(text, BLOCK_BEGIN, BLOCK_END)
 }
 
-/// The byte range of a block between a line starting with `begin` and a line
-/// that is `end`; the same rule for every file memsync manages a block in.
-pub fn block_range_with(text: &str, begin_prefix: &str, end_line: &str) -> Option<(usize, usize)> {
-    let mut offset = 0;
-    let mut begin = None;
-    for line in text.split_inclusive('\n') {
-        if begin.is_none() && line.starts_with(begin_prefix) {
-            begin = Some(offset);
-        } else if begin.is_some() && line.trim_end() == end_line {
-            return begin.map(|b| (b, offset + line.len()));
-        }
-        offset += line.len();
-    }
-    None
-}
-
 /// The text before and after the managed block (everything, when there is none).
 pub fn outside_block(text: &str) -> (&str, &str) {
     match block_range(text) {
@@ -129,35 +115,6 @@ pub fn outside_block(text: &str) -> (&str, &str) {
 /// Replaces the managed block, or appends one after a blank line; every other byte stays.
 pub fn splice(existing: &str, block: &str) -> String {
     splice_with(existing, block, block_range(existing))
-}
-
-/// `splice` for a block found by `block_range_with`.
-pub fn splice_with(existing: &str, block: &str, range: Option<(usize, usize)>) -> String {
-    if let Some((b, e)) = range {
-        return format!("{}{block}{}", &existing[..b], &existing[e..]);
-    }
-    let mut out = existing.to_string();
-    if !out.is_empty() {
-        if !out.ends_with('\n') {
-            out.push('\n');
-        }
-        out.push('\n');
-    }
-    out.push_str(block);
-    out
-}
-
-/// Takes out the block at `range`, with the blank line `splice_with` put
-/// before a block it appended; every other byte stays.
-pub fn unsplice(existing: &str, (b, e): (usize, usize)) -> String {
-    let (mut head, tail) = (&existing[..b], &existing[e..]);
-    if tail.is_empty()
-        && let Some(h) = head.strip_suffix('\n')
-        && h.ends_with('\n')
-    {
-        head = h;
-    }
-    format!("{head}{tail}")
 }
 
 /// The lease on writing projections: two memsync processes never write them at once.

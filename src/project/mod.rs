@@ -57,14 +57,7 @@ pub struct RenderedFile {
     pub stat: FileStat,
 }
 
-/// Where an agent's MEMORY.md lives, relative to the root.
-pub fn memory_md_path(agent_id: &str) -> String {
-    if agent_id == "default" {
-        "MEMORY.md".into()
-    } else {
-        format!("agents/{agent_id}/MEMORY.md")
-    }
-}
+pub use crate::contract::memory_md_path;
 
 /// Where an agent's daily log for `day` lives, relative to the root.
 pub fn daily_log_path(agent_id: &str, day: NaiveDate) -> String {

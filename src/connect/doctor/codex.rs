@@ -8,12 +8,12 @@ use std::path::Path;
 
 use super::{Check, broken, harvest_check, import_check, mcp_check, missing, ok, read, state};
 use crate::config::Settings;
-use crate::connect::{Places, codex_mcp};
 use crate::harness::Harness;
+use crate::wiring::{Places, codex_mcp};
 
 /// Whether `memory_store` and `memory_correct` ask the person in Codex.
 fn codex_writes(config: &Path, text: &str) -> Check {
-    use crate::connect::grants::{WRITE_TOOLS, codex_approval};
+    use crate::wiring::grants::{WRITE_TOOLS, codex_approval};
     let modes: Vec<Option<String>> = WRITE_TOOLS
         .iter()
         .map(|t| codex_approval(config, text, t).ok().flatten())
@@ -34,7 +34,7 @@ fn codex_writes(config: &Path, text: &str) -> Check {
 }
 
 pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
-    let config = places.codex_home.join("config.toml");
+    let config = places.dir(Harness::Codex).join("config.toml");
     let text = read(&config).unwrap_or_default();
     let mut checks = vec![match codex_mcp::codex_mcp(&config, &text) {
         Err(e) => broken(crate::error::message(&e), None),
@@ -42,7 +42,7 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
         Ok(Some((command, _))) => mcp_check(&command),
     }];
     checks.push(
-        match crate::connect::grants::codex_unapproved(&config, &text) {
+        match crate::wiring::grants::codex_unapproved(&config, &text) {
             Err(e) => broken(crate::error::message(&e), None),
             Ok(lacking) if lacking.is_empty() => {
                 ok("read-only MCP tools: approved (`codex exec` may call them)".to_string())
@@ -62,7 +62,7 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
         checks.push(codex_writes(&config, &text));
     }
     checks.push(import_check(
-        &places.codex_home.join("AGENTS.md"),
+        &places.dir(Harness::Codex).join("AGENTS.md"),
         &places.memory_md(&places.agent),
     ));
     checks.push(state(harvest_check(

@@ -11,13 +11,15 @@ use super::{
     state,
 };
 use crate::config::Settings;
-use crate::connect::plans::{COPILOT_EVENTS, SettingsHarness};
-use crate::connect::{Places, edit};
+use crate::harness::Harness;
+use crate::harnesses::program;
+use crate::wiring::{Places, SettingsJson, edit};
 
 pub(super) fn checks(
     settings: &Settings,
     places: &Places,
-    h: &SettingsHarness,
+    target: Harness,
+    h: &SettingsJson,
     daemon: bool,
 ) -> Vec<Check> {
     let settings_json = h.dir.join("settings.json");
@@ -29,23 +31,25 @@ pub(super) fn checks(
     let context = h.dir.join(h.context_file);
     checks.push(import_check(&context, &places.memory_md(&places.agent)));
     // Harvest brings the sessions its hooks cannot (qwen-code's `-p` runs).
-    if h.target.needs_harvest() {
-        checks.push(state(harvest_check(settings, places, h.target, daemon)));
+    if target.needs_harvest() {
+        checks.push(state(harvest_check(settings, places, target, daemon)));
     }
     checks
 }
 
 pub(super) fn copilot(settings: &Settings, places: &Places) -> Vec<Check> {
-    let settings_json = places.copilot_dir.join("settings.json");
+    let dir = places.dir(Harness::CopilotCli);
+    let settings_json = dir.join("settings.json");
     let text = read(&settings_json).unwrap_or_default();
-    let mut checks = hook_checks(&settings_json, &text, &COPILOT_EVENTS);
+    let events = program(Harness::CopilotCli).hook_events();
+    let mut checks = hook_checks(&settings_json, &text, events);
     checks.push(state(last_job(settings)));
-    let mcp_config = places.copilot_dir.join("mcp-config.json");
+    let mcp_config = dir.join("mcp-config.json");
     checks.push(json_mcp_check(
         &mcp_config,
         &read(&mcp_config).unwrap_or_default(),
     ));
-    let instructions = places.copilot_dir.join("copilot-instructions.md");
+    let instructions = dir.join("copilot-instructions.md");
     checks.push(import_check(
         &instructions,
         &places.memory_md(&places.agent),
@@ -58,18 +62,13 @@ pub(super) fn cline(settings: &Settings, places: &Places, daemon: bool) -> Vec<C
     vec![
         json_mcp_check(&mcp_settings, &read(&mcp_settings).unwrap_or_default()),
         import_check(&places.cline_rules_file(), &places.memory_md(&places.agent)),
-        state(harvest_check(
-            settings,
-            places,
-            crate::harness::Harness::Cline,
-            daemon,
-        )),
+        state(harvest_check(settings, places, Harness::Cline, daemon)),
     ]
 }
 
 /// `mcpServers.memsync` in a JSON file: there, and running a program that exists.
 fn json_mcp_check(file: &std::path::Path, text: &str) -> Check {
-    match edit::claude_mcp(file, text) {
+    match edit::mcp_servers_entry(file, text) {
         Err(e) => broken(crate::error::message(&e), None),
         Ok(None) => missing(format!("MCP server: not in {}", file.display())),
         Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),

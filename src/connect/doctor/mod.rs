@@ -7,15 +7,16 @@ use std::path::Path;
 
 use serde::Serialize;
 
-use super::plans::Places;
 mod codex;
 mod gemini;
 mod opencode;
 mod sentences;
 
-use super::{Harness, edit};
+use super::Harness;
 use crate::config::Settings;
 use crate::error::Result;
+use crate::harnesses::program;
+use crate::wiring::{Places, edit, shell_word};
 
 /// How one check came out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
@@ -73,21 +74,12 @@ impl Doctor {
 const OPENCLAW_FILE_LIMIT: u64 = 12_000;
 
 pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
-    let record = super::record::Record::load(&places.record)?;
+    let record = crate::wiring::Record::load(&places.record)?;
     let demo = crate::example::is_demo(&settings.root);
     let daemon_running = crate::service::daemon_running(settings);
     let mut harnesses = Vec::new();
-    for (target, dir) in [
-        (Harness::ClaudeCode, &places.claude_dir),
-        (Harness::Codex, &places.codex_home),
-        (Harness::OpenClaw, &places.openclaw_dir),
-        (Harness::GeminiCli, &places.gemini_dir),
-        (Harness::QwenCode, &places.qwen_dir),
-        (Harness::Opencode, &places.opencode_data),
-        (Harness::CopilotCli, &places.copilot_dir),
-        (Harness::Cline, &places.cline_dir),
-        (Harness::Pi, &places.pi_dir),
-    ] {
+    for target in Harness::CONNECT_ORDER {
+        let dir = places.dir(target);
         if !dir.is_dir() {
             continue;
         }
@@ -104,7 +96,7 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
                 checks: vec![state(ok(format!(
                     "connected to another workspace, {}: `memsync --workspace {} doctor` checks it",
                     w.display(),
-                    super::plans::shell_word(&w.to_string_lossy())
+                    shell_word(&w.to_string_lossy())
                 )))],
             });
             continue;
@@ -118,13 +110,13 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             Harness::Cline => gemini::cline(settings, places, daemon_running),
             Harness::Pi => vec![
                 import_check(
-                    &places.pi_dir.join("AGENTS.md"),
+                    &places.dir(Harness::Pi).join("AGENTS.md"),
                     &places.memory_md(&places.agent),
                 ),
                 state(harvest_check(settings, places, Harness::Pi, daemon_running)),
             ],
-            Harness::GeminiCli | Harness::QwenCode => match places.settings_harness(target) {
-                Some(h) => gemini::checks(settings, places, &h, daemon_running),
+            Harness::GeminiCli | Harness::QwenCode => match program(target).settings_json(places) {
+                Some(h) => gemini::checks(settings, places, target, &h, daemon_running),
                 None => Vec::new(),
             },
         };
@@ -201,7 +193,7 @@ fn connect_fix(target: Harness, workspace: &Path, demo: bool) -> String {
     }
     format!(
         "memsync --workspace {} connect {}",
-        super::plans::shell_word(&workspace.to_string_lossy()),
+        shell_word(&workspace.to_string_lossy()),
         target.as_str()
     )
 }
@@ -280,17 +272,17 @@ fn first_word(command: &str) -> &str {
 
 fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
     let mut checks = Vec::new();
-    let settings_json = places.claude_dir.join("settings.json");
+    let settings_json = places.dir(Harness::ClaudeCode).join("settings.json");
     let text = read(&settings_json).unwrap_or_default();
     checks.extend(hook_checks(
         &settings_json,
         &text,
-        &super::plans::CLAUDE_CODE_EVENTS,
+        program(Harness::ClaudeCode).hook_events(),
     ));
-    checks.push(match super::grants::claude_allowed(&settings_json, &text) {
+    checks.push(match crate::wiring::grants::claude_allowed(&settings_json, &text) {
         Err(e) => broken(crate::error::message(&e), None),
         Ok(allowed) => {
-            let lacking: Vec<String> = super::grants::claude_rules()
+            let lacking: Vec<String> = crate::wiring::grants::claude_rules()
                 .into_iter()
                 .filter(|r| !allowed.contains(r))
                 .collect();
@@ -306,16 +298,14 @@ fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
         }
     });
     checks.push(state(last_job(settings)));
-    let claude_json = read(&places.claude_json).unwrap_or_default();
-    checks.push(match edit::claude_mcp(&places.claude_json, &claude_json) {
+    let user_config = places.claude_json();
+    let claude_json = read(&user_config).unwrap_or_default();
+    checks.push(match edit::mcp_servers_entry(&user_config, &claude_json) {
         Err(e) => broken(crate::error::message(&e), None),
-        Ok(None) => missing(format!(
-            "MCP server: not in {}",
-            places.claude_json.display()
-        )),
+        Ok(None) => missing(format!("MCP server: not in {}", user_config.display())),
         Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
     });
-    let claude_md = places.claude_dir.join("CLAUDE.md");
+    let claude_md = places.dir(Harness::ClaudeCode).join("CLAUDE.md");
     checks.push(match read(&claude_md).as_deref().and_then(edit::md_block_body) {
         Some(_) => import_check(&claude_md, &places.memory_md(&places.agent)),
         // Not a part of connect: its absence says nothing about being connected.
@@ -443,14 +433,7 @@ fn harvest_check(settings: &Settings, places: &Places, harness: Harness, daemon:
             Some(format!("add {name} to harvest.harnesses")),
         );
     }
-    let home = match harness {
-        Harness::Codex => &places.codex_home,
-        Harness::QwenCode => &places.qwen_dir,
-        Harness::Opencode => &places.opencode_data,
-        Harness::Cline => &places.cline_dir,
-        Harness::Pi => &places.pi_dir,
-        _ => &places.openclaw_dir,
-    };
+    let home = &places.dir(harness);
     let sessions = match crate::harvest::sessions_found(harness, home, &h.agent) {
         Ok(0) => return no_sessions(harness, home),
         Ok(n) => n,
@@ -509,14 +492,16 @@ fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
         Harness::OpenClaw,
         daemon,
     ))];
-    let config = places.openclaw_dir.join("openclaw.json");
+    let config = places.dir(Harness::OpenClaw).join("openclaw.json");
     if let Some(text) = read(&config) {
-        checks.push(match super::json5_mcp::OPENCLAW.get(&config, &text) {
-            Err(e) => broken(crate::error::message(&e), None),
-            Ok(None) => missing(format!("MCP server: not in {}", config.display())),
-            Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-        });
-        if let Ok(Some(entry)) = super::json5_mcp::OPENCLAW.get(&config, &text) {
+        checks.push(
+            match crate::wiring::json5_mcp::OPENCLAW.get(&config, &text) {
+                Err(e) => broken(crate::error::message(&e), None),
+                Ok(None) => missing(format!("MCP server: not in {}", config.display())),
+                Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
+            },
+        );
+        if let Ok(Some(entry)) = crate::wiring::json5_mcp::OPENCLAW.get(&config, &text) {
             checks.push(codex::openclaw_writes(&entry, places));
         }
     }

@@ -6,7 +6,7 @@
 use super::{Check, broken, harvest_check, import_check, mcp_check, missing, read, state};
 use crate::config::Settings;
 use crate::connect::Places;
-use crate::connect::json5_mcp::OPENCODE;
+use crate::wiring::json5_mcp::OPENCODE;
 
 pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
     let config = places.opencode_json();
@@ -20,7 +20,7 @@ pub(super) fn checks(settings: &Settings, places: &Places, daemon: bool) -> Vec<
     vec![
         mcp,
         import_check(
-            &places.opencode_config.join("AGENTS.md"),
+            &places.opencode_config().join("AGENTS.md"),
             &places.memory_md(&places.agent),
         ),
         state(harvest_check(settings, places, harness, daemon)),

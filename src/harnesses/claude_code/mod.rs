@@ -5,6 +5,7 @@
 //! Owns: Claude Code's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -16,6 +17,7 @@ use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, markdown, subdirs};
 use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, its sessions in
 /// `projects/<slug>/<id>.jsonl` (sub-agent files live one level deeper and
@@ -23,6 +25,14 @@ use crate::config::{Env, HarvestConfig};
 pub struct ClaudeCode;
 
 impl Program for ClaudeCode {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
+    fn hook_events(&self) -> &'static [&'static str] {
+        &connect::EVENTS
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.claude_code_dir.as_ref(),

@@ -5,6 +5,7 @@
 //! Owns: Cline's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -12,12 +13,17 @@ use std::path::{Path, PathBuf};
 use super::Program;
 use super::listing::{is_file, subdirs};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// Cline: `~/.cline`, its sessions in `data/sessions/<id>/<id>.messages.json`
 /// (one JSON document, rewritten whole as the session grows).
 pub struct Cline;
 
 impl Program for Cline {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(cfg.cline_dir.as_ref(), None, env, ".cline")
     }

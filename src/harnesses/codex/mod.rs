@@ -5,6 +5,7 @@
 //! Owns: Codex's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -13,12 +14,17 @@ use super::Program;
 use super::listing::{jsonl, markdown, subdirs};
 use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// Codex: `$CODEX_HOME` or `~/.codex`, its rollouts in
 /// `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
 pub struct Codex;
 
 impl Program for Codex {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.codex_home.as_ref(),

@@ -5,6 +5,7 @@
 //! Owns: GitHub Copilot CLI's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -15,6 +16,7 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{files, is_file, subdirs};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// GitHub Copilot CLI: `~/.copilot`, its sessions in
 /// `session-state/<session>/events.jsonl` (before 1.0,
@@ -22,6 +24,14 @@ use crate::config::{Env, HarvestConfig};
 pub struct CopilotCli;
 
 impl Program for CopilotCli {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
+    fn hook_events(&self) -> &'static [&'static str] {
+        &connect::EVENTS
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(cfg.copilot_dir.as_ref(), None, env, ".copilot")
     }

@@ -5,6 +5,7 @@
 //! Owns: Gemini CLI's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -15,12 +16,25 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{files, jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 
 /// Gemini CLI: `~/.gemini`, its chats in `tmp/<project>/chats/session-*.jsonl`
 /// (before 0.61, `session-*.json`, one JSON document a session).
 pub struct GeminiCli;
 
 impl Program for GeminiCli {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
+    fn hook_events(&self) -> &'static [&'static str] {
+        &connect::EVENTS
+    }
+
+    fn settings_json(&self, places: &Places) -> Option<SettingsJson> {
+        Some(connect::settings(places))
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(cfg.gemini_dir.as_ref(), None, env, ".gemini")
     }

@@ -6,11 +6,14 @@
 //! Owns: OpenClaw's folders and agent ids. Must not: import another
 //! harness's folder (the registry hands its files to pi's reader).
 
+pub mod connect;
+
 use std::path::{Path, PathBuf};
 
 use super::listing::{is_file, jsonl, subdirs};
 use super::{OwnMemory, Program};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// OpenClaw's agent database file name (2026.9 and later). Its incognito
 /// twin (`incognito-openclaw-agent.sqlite`) is never read: a person chose
@@ -23,6 +26,10 @@ pub const DATABASE: &str = "openclaw-agent.sqlite";
 pub struct OpenClaw;
 
 impl Program for OpenClaw {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.openclaw_dir.as_ref(),

@@ -5,6 +5,7 @@
 //! Owns: opencode's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -12,12 +13,17 @@ use std::path::{Path, PathBuf};
 use super::Program;
 use super::listing::is_file;
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, its
 /// sessions in its database `opencode.db`.
 pub struct Opencode;
 
 impl Program for Opencode {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         cfg.opencode_dir
             .clone()

@@ -5,6 +5,7 @@
 //! Owns: pi's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -12,12 +13,17 @@ use std::path::{Path, PathBuf};
 use super::Program;
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Plan};
 
 /// pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, its sessions in
 /// `sessions/<cwd-slug>/*.jsonl`.
 pub struct Pi;
 
 impl Program for Pi {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.pi_dir.as_ref(),

@@ -5,6 +5,7 @@
 //! Owns: qwen-code's folders, formats and end markers. Must not: import another
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
+pub mod connect;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -15,11 +16,24 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
+use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 
 /// qwen-code: `~/.qwen`, its chats in `projects/<cwd-slug>/chats/*.jsonl`.
 pub struct QwenCode;
 
 impl Program for QwenCode {
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        connect::plan(c, plan)
+    }
+
+    fn hook_events(&self) -> &'static [&'static str] {
+        &connect::EVENTS
+    }
+
+    fn settings_json(&self, places: &Places) -> Option<SettingsJson> {
+        Some(connect::settings(places))
+    }
+
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(cfg.qwen_dir.as_ref(), None, env, ".qwen")
     }

@@ -15,7 +15,7 @@ use crate::harness::Harness;
 
 mod hooks;
 
-use crate::project::file::{block_range_with, splice_with, unsplice};
+use crate::files::block::{block_range_with, splice_with, unsplice};
 pub use hooks::{add_flat_hooks, add_hooks, hook_commands, is_memsync_hook, remove_hooks};
 
 /// memsync's block in CLAUDE.md and AGENTS.md.
@@ -124,8 +124,8 @@ pub(super) fn remove_if_empty(object: &CstObject) {
     }
 }
 
-/// The `mcpServers.memsync` entry of a Claude Code user config, if any.
-pub fn claude_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> {
+/// The `mcpServers.memsync` entry of a JSON settings file, if any.
+pub fn mcp_servers_entry(path: &Path, text: &str) -> Result<Option<serde_json::Value>> {
     let root = parse_json(path, text)?;
     Ok(root
         .object_value()
@@ -134,37 +134,30 @@ pub fn claude_mcp(path: &Path, text: &str) -> Result<Option<serde_json::Value>> 
         .and_then(|p| p.to_serde_value()))
 }
 
-/// Sets `mcpServers.memsync` to a stdio server running `exe args`. An entry
-/// of that name memsync did not write (other arguments, and `replace` not
-/// given) is the user's: a conflict, never overwritten.
-pub fn set_claude_mcp(
-    path: &Path,
-    text: &str,
-    command: (&str, &[String]),
-    replace: bool,
-) -> Result<String> {
-    require_strict_json(path, text)?;
-    set_json_mcp(path, text, command, replace, Harness::ClaudeCode)
+/// The shape of the `mcpServers.memsync` entry one harness reads.
+#[derive(Debug, Clone, Copy)]
+pub struct McpEntry {
+    /// Whose file it is (named in a conflict's message).
+    pub harness: Harness,
+    /// The entry's `type`, for a harness that names it (`stdio`, `local`);
+    /// none where settings are checked against a schema without it.
+    pub kind: Option<&'static str>,
+    /// Whether the entry lists the tools offered to the model (all of them).
+    pub lists_tools: bool,
 }
 
-/// Sets `mcpServers.memsync` in `harness`'s JSON settings: Claude Code's
-/// entry names its `type`; Gemini CLI's and qwen-code's do not (their
-/// settings are checked against a schema); Copilot CLI's is `local` and
-/// lists the tools it offers the model (all: it asks before the ones that
-/// write, and runs the read-only ones without asking).
-pub fn set_json_mcp(
+/// Sets `mcpServers.memsync` to a server running `exe args`, in the shape
+/// `entry` says. An entry of that name memsync did not write (other
+/// arguments, and `replace` not given) is the user's: a conflict, never
+/// overwritten.
+pub fn set_mcp_servers_entry(
     path: &Path,
     text: &str,
     (exe, args): (&str, &[String]),
     replace: bool,
-    harness: Harness,
+    entry: McpEntry,
 ) -> Result<String> {
-    let typed = match harness {
-        Harness::ClaudeCode => Some("stdio"),
-        Harness::CopilotCli => Some("local"),
-        _ => None,
-    };
-    let listed = harness == Harness::CopilotCli;
+    let (typed, listed, harness) = (entry.kind, entry.lists_tools, entry.harness);
     let mut wanted = serde_json::json!({ "command": exe, "args": args, "env": {} });
     if let Some(kind) = typed {
         wanted["type"] = kind.into();
@@ -172,7 +165,7 @@ pub fn set_json_mcp(
     if listed {
         wanted["tools"] = serde_json::json!(["*"]);
     }
-    match claude_mcp(path, text)? {
+    match mcp_servers_entry(path, text)? {
         Some(e) if e == wanted => return Ok(text.to_string()),
         Some(e) if !replace && e["args"] != wanted["args"] => {
             return Err(foreign_entry(path, harness.as_str()));
@@ -220,8 +213,8 @@ pub(super) fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
 /// Takes `mcpServers.memsync` out when it runs `args` (memsync's entry for
 /// this workspace), and `mcpServers` if that left it empty. One with other
 /// arguments is the user's and stays.
-pub fn remove_claude_mcp(path: &Path, text: &str, args: &[String]) -> Result<String> {
-    if claude_mcp(path, text)?.is_some_and(|e| e["args"] != serde_json::json!(args)) {
+pub fn remove_mcp_servers_entry(path: &Path, text: &str, args: &[String]) -> Result<String> {
+    if mcp_servers_entry(path, text)?.is_some_and(|e| e["args"] != serde_json::json!(args)) {
         return Ok(text.to_string());
     }
     let root = parse_json(path, text)?;
@@ -324,8 +317,6 @@ mod tests {
             "{removed}"
         );
         assert!(require_strict_json(Path::new(P), text).is_err());
-        let args = ["mcp".to_string()];
-        assert!(set_claude_mcp(Path::new(P), text, ("m", &args), false).is_err());
     }
 
     #[test]

@@ -39,7 +39,7 @@ pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)
 
 /// Sets `[mcp_servers.memsync]`; comments and the order of everything else
 /// survive. An entry of that name with other arguments is the user's (see
-/// `set_claude_mcp`).
+/// `edit::set_mcp_servers_entry`).
 /// `grant_writes`: the person grants the note-writing tools
 /// (`connect --memory-writes`); else they keep the mode they have, or ask.
 pub fn set_codex_mcp(
