@@ -217,7 +217,7 @@ pub fn disconnect(target: Harness, places: &Places, dry_run: bool) -> Result<Rep
         if target == Harness::ClaudeCode {
             record.hooks.clear();
         }
-        if target == Harness::OpenClaw {
+        if plan.mirror.is_some() {
             record.mirror = None;
         }
         if record

@@ -115,6 +115,13 @@ pub trait Program: Sync {
     /// its folder's `connect.rs`.
     fn plan(&self, c: &Connecting, plan: &mut Plan);
 
+    /// How long a capture at its end hook waits for the end mark in the
+    /// session's file ([`Program::ended_in_file`]), for a program that runs
+    /// that hook before it has written the session's last events.
+    fn end_written_after_hook(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// The hook events memsync's hook handles for it (none: no hooks).
     fn hook_events(&self) -> &'static [&'static str] {
         &[]

@@ -82,8 +82,10 @@ impl JobRequest {
                 cwd,
                 captured_at,
             } => {
-                if Harness::from_hook_arg(harness) == Some(Harness::CopilotCli) {
-                    await_copilot_shutdown(transcript_path, COPILOT_SHUTDOWN_WAIT);
+                if let Some(h) = Harness::from_hook_arg(harness)
+                    && let Some(limit) = crate::harnesses::program(h).end_written_after_hook()
+                {
+                    await_end_in_file(h, transcript_path, limit);
                 }
                 // After the wait: a clock read before it would put the
                 // session's last events in the future, out of MEMORY.md's window.
@@ -119,18 +121,12 @@ impl JobRequest {
     }
 }
 
-/// How long a Copilot CLI capture waits for the session's last events.
-const COPILOT_SHUTDOWN_WAIT: Duration = Duration::from_secs(10);
-
-/// Copilot CLI 1.0 runs its sessionEnd hook before it has written the
-/// session's last events (the final reply among them); the file is whole
-/// once `session.shutdown` is its last line. Waits for that, within `limit`,
-/// then the capture takes what is there.
-fn await_copilot_shutdown(events: &Path, limit: Duration) {
+/// A harness that runs its end hook before it has written the session's
+/// last events (the final reply among them) marks the file whole itself.
+/// Waits for that mark, within `limit`, then the capture takes what is there.
+fn await_end_in_file(harness: Harness, events: &Path, limit: Duration) {
     let deadline = std::time::Instant::now() + limit;
-    while std::time::Instant::now() < deadline
-        && !crate::harness::Harness::CopilotCli.ended_in_file(events)
-    {
+    while std::time::Instant::now() < deadline && !harness.ended_in_file(events) {
         std::thread::sleep(Duration::from_millis(50));
     }
 }
@@ -329,7 +325,7 @@ mod tests {
             std::fs::write(&late, format!("{start}{end}")).expect("write");
         });
         let began = std::time::Instant::now();
-        await_copilot_shutdown(&events, Duration::from_secs(10));
+        await_end_in_file(Harness::CopilotCli, &events, Duration::from_secs(10));
         writer.join().expect("writer");
         assert!(crate::harness::Harness::CopilotCli.ended_in_file(&events));
         assert!(
@@ -339,7 +335,7 @@ mod tests {
         );
         let missing = dir.path().join("never.jsonl");
         let began = std::time::Instant::now();
-        await_copilot_shutdown(&missing, Duration::from_millis(200));
+        await_end_in_file(Harness::CopilotCli, &missing, Duration::from_millis(200));
         assert!(began.elapsed() >= Duration::from_millis(200));
     }
 

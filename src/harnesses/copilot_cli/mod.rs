@@ -50,6 +50,12 @@ impl Program for CopilotCli {
         reader::shut_down(path)
     }
 
+    /// 1.0 runs its sessionEnd hook before it has written the session's
+    /// last events; the file is whole once `session.shutdown` is its last line.
+    fn end_written_after_hook(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_secs(10))
+    }
+
     /// 1.0 names no event: each of its events sends fields of its own
     /// (`source` at sessionStart, `prompt` at userPromptSubmitted,
     /// `stopReason` at agentStop, `reason` at sessionEnd).
