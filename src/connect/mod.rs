@@ -425,9 +425,3 @@ fn on_path(program: &str) -> Option<PathBuf> {
         .map(|d| d.join(program))
         .find(|p| p.is_file())
 }
-
-/// Whether the person granted `target`'s agent the note-writing tools
-/// (`connect --memory-writes`).
-pub(crate) fn writes_granted(places: &Places, target: Harness) -> bool {
-    Record::load(&places.record).is_ok_and(|r| r.memory_writes.contains(target.as_str()))
-}

@@ -24,6 +24,8 @@ pub mod qwen_code;
 mod read;
 
 pub use hooks::HookEvent;
+/// A mirror is OpenClaw's workspace: its rule says when memsync may write there.
+pub use openclaw::workspace::{Readiness, readiness};
 pub use read::{read, read_from};
 
 use std::path::{Path, PathBuf};
@@ -32,7 +34,7 @@ use serde_json::Value;
 
 use crate::config::{Env, HarvestConfig};
 use crate::harness::Harness;
-use crate::wiring::{Connecting, Places, Plan, SettingsJson};
+use crate::wiring::{Check, Connecting, Doctoring, Places, Plan, SettingsJson};
 
 /// What every harness's folder answers for its program. A new harness
 /// implements this in its folder and is registered in [`program`].
@@ -121,6 +123,9 @@ pub trait Program: Sync {
     fn end_written_after_hook(&self) -> Option<std::time::Duration> {
         None
     }
+
+    /// What `doctor` checks of its wiring (its folder's `doctor.rs`).
+    fn doctor(&self, d: &Doctoring) -> Vec<Check>;
 
     /// The hook events memsync's hook handles for it (none: no hooks).
     fn hook_events(&self) -> &'static [&'static str] {

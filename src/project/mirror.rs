@@ -14,6 +14,7 @@ use super::RenderedFile;
 use super::file::{block_range, splice_with, unsplice};
 use crate::config::MirrorConfig;
 use crate::files::{Replaced, WhileHeld};
+use crate::harnesses::{Readiness, readiness};
 
 /// Copies the block of every file this pass rendered for a mirrored agent.
 /// A mirror that cannot be written is logged and retried on the next render
@@ -86,34 +87,6 @@ pub(super) fn mirror_missing(
                 tracing::warn!(file = %target.display(), error = %e, "mirror not written");
             }
         }
-    }
-}
-
-/// Whether a mirror folder may be written now.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Readiness {
-    Ready,
-    /// The folder does not exist, or holds nothing its harness wrote yet.
-    NotSetUp,
-    /// `BOOTSTRAP.md` is there: OpenClaw's first run has not finished.
-    FirstRun,
-}
-
-/// OpenClaw's rule, kept from the other side: its first run is pending
-/// while BOOTSTRAP.md exists, and a folder with no AGENTS.md, MEMORY.md or
-/// `memory/` has not been set up (it would seed BOOTSTRAP.md there, unless
-/// memsync's MEMORY.md were already in it).
-pub fn readiness(dir: &Path) -> Readiness {
-    if dir.join("BOOTSTRAP.md").exists() {
-        return Readiness::FirstRun;
-    }
-    let set_up = ["AGENTS.md", "MEMORY.md", "memory"]
-        .iter()
-        .any(|name| dir.join(name).exists());
-    if set_up {
-        Readiness::Ready
-    } else {
-        Readiness::NotSetUp
     }
 }
 

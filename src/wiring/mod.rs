@@ -4,11 +4,13 @@
 //! file it reads at start-up, and the record that makes each edit undoable.
 //!
 //! Owns: the file editors every harness shares, the shape of a plan
-//! (`Edit`, `Plan`) and where a plan's files are (`Places`). What one
+//! (`Edit`, `Plan`) and where a plan's files are (`Places`), and the checks
+//! `doctor` builds from (`Check`). What one
 //! harness changes is in its folder under `harnesses/`; `connect` applies
 //! the plan. Must not: write anything (the record saves only when `connect`
 //! asks), or name a harness: a harness is a value here.
 
+mod check;
 pub mod codex_mcp;
 pub mod edit;
 pub mod grants;
@@ -17,6 +19,10 @@ mod places;
 mod plan;
 pub mod record;
 
+pub use check::{
+    Check, Doctoring, Level, broken, hook_checks, import_check, mcp_check, mcp_servers_check,
+    missing, ok, program_exists, read, settings_json_checks, state,
+};
 pub use places::{Places, shell_word};
 pub use plan::{
     Connecting, Edit, McpEntry, Plan, SettingsJson, empty_text, list_words, mcp_servers_edit,

@@ -64,6 +64,12 @@ impl Places {
         words.join(" ")
     }
 
+    /// Whether the person granted `target`'s agent the note-writing tools
+    /// (`connect --memory-writes`), as the record says.
+    pub fn writes_granted(&self, target: Harness) -> bool {
+        super::Record::load(&self.record).is_ok_and(|r| r.memory_writes.contains(target.as_str()))
+    }
+
     /// The arguments of the MCP server entry.
     pub fn mcp_args(&self) -> Vec<String> {
         vec![

@@ -7,38 +7,14 @@ use std::path::Path;
 
 use serde::Serialize;
 
-mod codex;
-mod gemini;
-mod opencode;
 mod sentences;
 
 use super::Harness;
 use crate::config::Settings;
 use crate::error::Result;
 use crate::harnesses::program;
-use crate::wiring::{Places, edit, shell_word};
-
-/// How one check came out.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Serialize)]
-#[serde(rename_all = "lowercase")]
-pub enum Level {
-    Ok,
-    /// Not set up: fine unless the harness is meant to be connected.
-    Missing,
-    /// Set up but not working: doctor exits 1.
-    Broken,
-}
-
-#[derive(Debug, Clone, Serialize)]
-pub struct Check {
-    pub level: Level,
-    pub what: String,
-    /// The command that fixes it, when it is not ok.
-    pub fix: Option<String>,
-    /// A part `connect` sets up in the harness's own files (not a state check).
-    #[serde(skip)]
-    part: bool,
-}
+pub use crate::wiring::{Check, Level};
+use crate::wiring::{Doctoring, Places, broken, missing, ok, shell_word, state};
 
 #[derive(Debug, Clone, Serialize)]
 pub struct HarnessReport {
@@ -69,10 +45,6 @@ impl Doctor {
     }
 }
 
-/// OpenClaw injects each workspace file up to `agents.defaults.bootstrapMaxChars`
-/// characters; this is its default when unset.
-const OPENCLAW_FILE_LIMIT: u64 = 12_000;
-
 pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
     let record = crate::wiring::Record::load(&places.record)?;
     let demo = crate::example::is_demo(&settings.root);
@@ -101,25 +73,15 @@ pub fn doctor(settings: &Settings, places: &Places) -> Result<Doctor> {
             });
             continue;
         }
-        let mut checks = match target {
-            Harness::ClaudeCode => claude_code(settings, places),
-            Harness::Codex => codex::checks(settings, places, daemon_running),
-            Harness::OpenClaw => openclaw(settings, places, daemon_running),
-            Harness::Opencode => opencode::checks(settings, places, daemon_running),
-            Harness::CopilotCli => gemini::copilot(settings, places),
-            Harness::Cline => gemini::cline(settings, places, daemon_running),
-            Harness::Pi => vec![
-                import_check(
-                    &places.dir(Harness::Pi).join("AGENTS.md"),
-                    &places.memory_md(&places.agent),
-                ),
-                state(harvest_check(settings, places, Harness::Pi, daemon_running)),
-            ],
-            Harness::GeminiCli | Harness::QwenCode => match program(target).settings_json(places) {
-                Some(h) => gemini::checks(settings, places, target, &h, daemon_running),
-                None => Vec::new(),
-            },
-        };
+        let last_job = || last_job(settings);
+        let harvest = || harvest_check(settings, places, target, daemon_running);
+        let mut checks = program(target).doctor(&Doctoring {
+            target,
+            places,
+            settings,
+            last_job: &last_job,
+            harvest: &harvest,
+        });
         let connected = record.harnesses.contains(target.as_str())
             || checks.iter().any(|c| c.part && c.level != Level::Missing);
         checks.push(state(ok(imported_memory(&settings.root, target))));
@@ -198,15 +160,6 @@ fn connect_fix(target: Harness, workspace: &Path, demo: bool) -> String {
     )
 }
 
-fn check(level: Level, what: impl Into<String>, fix: Option<String>) -> Check {
-    Check {
-        level,
-        what: what.into(),
-        fix,
-        part: true,
-    }
-}
-
 /// Autostash entries holding only projections (lines an agent reads, hidden
 /// in git's stash) and a stuck `MERGE_AUTOSTASH` (every later pull fails);
 /// an entry of the person's own files is git's business, not memsync's.
@@ -227,110 +180,6 @@ fn git_stashes(root: &Path) -> Vec<Check> {
                 Some(fix),
             ))
         })
-        .collect()
-}
-
-fn ok(what: impl Into<String>) -> Check {
-    check(Level::Ok, what, None)
-}
-
-fn missing(what: impl Into<String>) -> Check {
-    check(Level::Missing, what, None)
-}
-
-fn broken(what: impl Into<String>, fix: Option<String>) -> Check {
-    check(Level::Broken, what, fix)
-}
-
-/// A check of how things run (the last job, harvest), not of a part connect writes.
-fn state(c: Check) -> Check {
-    Check { part: false, ..c }
-}
-
-fn read(path: &Path) -> Option<String> {
-    std::fs::read_to_string(path).ok()
-}
-
-/// The program a command line starts, if it is a path that exists.
-fn program_exists(program: &str) -> bool {
-    let program = program.trim_matches(['\'', '"']);
-    let path = Path::new(program);
-    if path.is_absolute() {
-        return path.is_file();
-    }
-    std::env::var_os("PATH")
-        .is_some_and(|paths| std::env::split_paths(&paths).any(|d| d.join(program).is_file()))
-}
-
-/// The program of a shell command line: a single-quoted word whole, else up to the first blank.
-fn first_word(command: &str) -> &str {
-    match command.strip_prefix('\'') {
-        Some(rest) => rest.split('\'').next().unwrap_or_default(),
-        None => command.split_whitespace().next().unwrap_or_default(),
-    }
-}
-
-fn claude_code(settings: &Settings, places: &Places) -> Vec<Check> {
-    let mut checks = Vec::new();
-    let settings_json = places.dir(Harness::ClaudeCode).join("settings.json");
-    let text = read(&settings_json).unwrap_or_default();
-    checks.extend(hook_checks(
-        &settings_json,
-        &text,
-        program(Harness::ClaudeCode).hook_events(),
-    ));
-    checks.push(match crate::wiring::grants::claude_allowed(&settings_json, &text) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(allowed) => {
-            let lacking: Vec<String> = crate::wiring::grants::claude_rules()
-                .into_iter()
-                .filter(|r| !allowed.contains(r))
-                .collect();
-            if lacking.is_empty() {
-                ok("read-only MCP tools: allowed without a prompt".to_string())
-            } else {
-                missing(format!(
-                    "read-only MCP tools: {} not in permissions.allow of {} (`claude -p` denies them)",
-                    lacking.join(", "),
-                    settings_json.display()
-                ))
-            }
-        }
-    });
-    checks.push(state(last_job(settings)));
-    let user_config = places.claude_json();
-    let claude_json = read(&user_config).unwrap_or_default();
-    checks.push(match edit::mcp_servers_entry(&user_config, &claude_json) {
-        Err(e) => broken(crate::error::message(&e), None),
-        Ok(None) => missing(format!("MCP server: not in {}", user_config.display())),
-        Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-    });
-    let claude_md = places.dir(Harness::ClaudeCode).join("CLAUDE.md");
-    checks.push(match read(&claude_md).as_deref().and_then(edit::md_block_body) {
-        Some(_) => import_check(&claude_md, &places.memory_md(&places.agent)),
-        // Not a part of connect: its absence says nothing about being connected.
-        None => state(ok("MEMORY.md is not imported into CLAUDE.md: the SessionStart digest and the per-prompt recall bring memory (connect --import-memory-md imports it)".to_string())),
-    });
-    checks
-}
-
-/// Whether each of `events` runs memsync's hook, and its program exists.
-fn hook_checks(settings_json: &Path, text: &str, events: &[&str]) -> Vec<Check> {
-    events
-        .iter()
-        .map(
-            |event| match edit::hook_commands(settings_json, text, event) {
-                Err(e) => broken(crate::error::message(&e), None),
-                Ok(commands) => match commands.iter().find(|c| edit::is_memsync_hook(c)) {
-                    Some(c) if program_exists(first_word(c)) => ok(format!("{event} hook: {c}")),
-                    Some(c) => broken(
-                        format!("{event} hook runs a program that does not exist: {c}"),
-                        None,
-                    ),
-                    None => missing(format!("{event} hook: not in {}", settings_json.display())),
-                },
-            },
-        )
         .collect()
 }
 
@@ -378,42 +227,6 @@ fn last_job_check(last: Result<Option<crate::store::jobs::JobRow>>) -> Check {
         )),
         Ok(None) => ok(NO_JOB_YET),
         Err(e) => broken(crate::error::message(&e), None),
-    }
-}
-
-fn mcp_check(command: &str) -> Check {
-    if program_exists(command) {
-        ok(format!("MCP server: {command} mcp"))
-    } else {
-        broken(
-            format!("MCP server points at {command}, which does not exist"),
-            None,
-        )
-    }
-}
-
-/// CLAUDE.md / AGENTS.md: memsync's block is there and the file it names exists.
-fn import_check(file: &Path, memory: &Path) -> Check {
-    let text = read(file).unwrap_or_default();
-    match edit::md_block_body(&text) {
-        None => missing(format!("{}: no memsync block", file.display())),
-        Some(body) if !body.contains(&*memory.to_string_lossy()) => broken(
-            format!(
-                "{}: memsync's block names another MEMORY.md than {}",
-                file.display(),
-                memory.display()
-            ),
-            None,
-        ),
-        Some(_) if memory.is_file() => ok(format!(
-            "{} points the agent at {}",
-            file.display(),
-            memory.display()
-        )),
-        Some(_) => broken(
-            format!("{} does not exist yet", memory.display()),
-            Some("memsync sync".into()),
-        ),
     }
 }
 
@@ -483,102 +296,4 @@ fn no_sessions(harness: Harness, home: &Path) -> Check {
             harness.as_str()
         )),
     )
-}
-
-fn openclaw(settings: &Settings, places: &Places, daemon: bool) -> Vec<Check> {
-    let mut checks = vec![state(harvest_check(
-        settings,
-        places,
-        Harness::OpenClaw,
-        daemon,
-    ))];
-    let config = places.dir(Harness::OpenClaw).join("openclaw.json");
-    if let Some(text) = read(&config) {
-        checks.push(
-            match crate::wiring::json5_mcp::OPENCLAW.get(&config, &text) {
-                Err(e) => broken(crate::error::message(&e), None),
-                Ok(None) => missing(format!("MCP server: not in {}", config.display())),
-                Ok(Some(v)) => mcp_check(v["command"].as_str().unwrap_or_default()),
-            },
-        );
-        if let Ok(Some(entry)) = crate::wiring::json5_mcp::OPENCLAW.get(&config, &text) {
-            checks.push(codex::openclaw_writes(&entry, places));
-        }
-    }
-    let workspace = places.openclaw_workspace();
-    let same = places.openclaw_mirror().is_none();
-    let memory = if same {
-        places.memory_md("default")
-    } else {
-        workspace.join("MEMORY.md")
-    };
-    let mirrored = same || settings.config.mirrors.iter().any(|m| m.dir == workspace);
-    if !mirrored {
-        checks.push(missing(format!(
-            "no mirror renders MEMORY.md into {}",
-            workspace.display()
-        )));
-        return checks;
-    }
-    if !same {
-        use crate::project::mirror::{Readiness, readiness};
-        match readiness(&workspace) {
-            Readiness::Ready => {}
-            Readiness::FirstRun => {
-                checks.push(state(ok(format!(
-                    "OpenClaw's first run is not over ({} is there): memsync writes MEMORY.md there once OpenClaw has removed it",
-                    workspace.join("BOOTSTRAP.md").display()
-                ))));
-                return checks;
-            }
-            Readiness::NotSetUp => {
-                checks.push(state(missing(format!(
-                    "OpenClaw has not set up {} yet: memsync writes MEMORY.md there once it has",
-                    workspace.display()
-                ))));
-                if let Some(c) = checks.last_mut() {
-                    c.fix =
-                        Some("start OpenClaw once; memsync writes there at its next sync".into());
-                }
-                return checks;
-            }
-        }
-    }
-    let (limit, from) = match places
-        .openclaw_setting("/agents/defaults/bootstrapMaxChars")
-        .and_then(|v| v.as_u64())
-    {
-        Some(n) => (n, "its agents.defaults.bootstrapMaxChars"),
-        None => (OPENCLAW_FILE_LIMIT, "its default limit"),
-    };
-    checks.push(match read(&memory) {
-        None => broken(
-            format!("{} does not exist yet", memory.display()),
-            Some("memsync sync".into()),
-        ),
-        Some(text) if text.chars().count() as u64 > limit => broken(
-            format!(
-                "{} has {} characters; OpenClaw reads the first {limit} ({from})",
-                memory.display(),
-                text.chars().count()
-            ),
-            Some("lower memory_md.budget_bytes".into()),
-        ),
-        Some(_) => ok(format!("OpenClaw reads {}", memory.display())),
-    });
-    checks
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_program_of_a_hook_command_keeps_a_quoted_path_whole() {
-        assert_eq!(
-            first_word("'/home/a b/memsync' --workspace x"),
-            "/home/a b/memsync"
-        );
-        assert_eq!(first_word("/usr/bin/memsync capture"), "/usr/bin/memsync");
-    }
 }

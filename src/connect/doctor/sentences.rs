@@ -5,8 +5,9 @@
 
 use chrono::{Duration, Utc};
 
-use super::{Check, broken, ok, program_exists, state};
+use super::Check;
 use crate::config::Settings;
+use crate::wiring::{broken, ok, program_exists, state};
 
 /// How many calls, all fallen back, make doctor call the provider broken.
 const ALL_FAILED_AFTER: i64 = 3;

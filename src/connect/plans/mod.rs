@@ -1,7 +1,6 @@
 //! What `connect` changes for a harness: the plan its folder makes
 //! (`harnesses/<name>/connect.rs`), and what every plan shares: a note when
-//! the machine config turns harvest off, whether a mirror's folder is ready,
-//! and taking out the block older memsyncs wrote into the machine config.
+//! the machine config turns harvest off, and taking out the block older memsyncs wrote into the machine config.
 //! Where the files are is resolved once (`Places::resolve`).
 //!
 //! Owns: the plan per harness. Must not: write anything.
@@ -72,35 +71,11 @@ pub(super) fn plan(
         force,
     };
     program(target).plan(&c, &mut plan);
-    if connecting {
-        mirror_readiness_note(&mut plan);
-    }
     if connecting && target.needs_harvest() {
         harvest_off_note(places, &mut plan);
     }
     legacy_machine_block(places, &mut plan);
     Ok(plan)
-}
-
-/// A note when the mirror's folder is not ready for memsync's files: the
-/// program that owns it has not set it up, or is in its first run.
-fn mirror_readiness_note(plan: &mut Plan) {
-    use crate::project::mirror::{Readiness, readiness};
-    let Some(mirror) = &plan.mirror else {
-        return;
-    };
-    let workspace = mirror.dir.clone();
-    match readiness(&workspace) {
-        Readiness::Ready => {}
-        Readiness::FirstRun => plan.notes.push(format!(
-            "OpenClaw's first run is not over ({} is there): memsync writes nothing into that folder until OpenClaw has removed it, so its first-run ritual still happens",
-            workspace.join("BOOTSTRAP.md").display()
-        )),
-        Readiness::NotSetUp => plan.notes.push(format!(
-            "OpenClaw has not set up {} yet: memsync writes nothing there until it has (start OpenClaw once), since a MEMORY.md there would make OpenClaw skip its first-run ritual",
-            workspace.display()
-        )),
-    }
 }
 
 /// The block older memsyncs wrote into their machine config, taken out

@@ -6,6 +6,7 @@
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod connect;
+pub mod doctor;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -17,7 +18,7 @@ use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, markdown, subdirs};
 use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Connecting, Plan};
+use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, its sessions in
 /// `projects/<slug>/<id>.jsonl` (sub-agent files live one level deeper and
@@ -25,6 +26,10 @@ use crate::wiring::{Connecting, Plan};
 pub struct ClaudeCode;
 
 impl Program for ClaudeCode {
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        doctor::checks(d)
+    }
+
     fn plan(&self, c: &Connecting, plan: &mut Plan) {
         connect::plan(c, plan)
     }

@@ -6,6 +6,7 @@
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod connect;
+pub mod doctor;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -14,13 +15,17 @@ use super::Program;
 use super::listing::{jsonl, markdown, subdirs};
 use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Connecting, Plan};
+use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// Codex: `$CODEX_HOME` or `~/.codex`, its rollouts in
 /// `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.
 pub struct Codex;
 
 impl Program for Codex {
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        doctor::checks(d)
+    }
+
     fn plan(&self, c: &Connecting, plan: &mut Plan) {
         connect::plan(c, plan)
     }

@@ -6,6 +6,7 @@
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod connect;
+pub mod doctor;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -16,7 +17,7 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{files, is_file, subdirs};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Connecting, Plan};
+use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// GitHub Copilot CLI: `~/.copilot`, its sessions in
 /// `session-state/<session>/events.jsonl` (before 1.0,
@@ -24,6 +25,10 @@ use crate::wiring::{Connecting, Plan};
 pub struct CopilotCli;
 
 impl Program for CopilotCli {
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        doctor::checks(d)
+    }
+
     fn plan(&self, c: &Connecting, plan: &mut Plan) {
         connect::plan(c, plan)
     }

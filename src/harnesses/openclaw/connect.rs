@@ -3,56 +3,11 @@
 //! MEMORY.md and daily logs in OpenClaw's workspace when that is not the
 //! memsync workspace; harvest brings its sessions.
 
-use std::path::PathBuf;
-
-use crate::config::MirrorConfig;
+use super::workspace::{AGENT, Readiness, readiness};
 use crate::harness::Harness;
 use crate::wiring::json5_mcp::OPENCLAW;
-use crate::wiring::{Connecting, Edit, Places, Plan, edit};
+use crate::wiring::{Connecting, Edit, Plan, edit};
 
-/// The OpenClaw agent whose workspace is the default one.
-const AGENT: &str = "main";
-
-impl Places {
-    /// A value of OpenClaw's `openclaw.json` (JSON5-ish: comments allowed).
-    pub fn openclaw_setting(&self, pointer: &str) -> Option<serde_json::Value> {
-        let dir = self.dir(Harness::OpenClaw);
-        let text = std::fs::read_to_string(dir.join("openclaw.json")).ok()?;
-        let value =
-            jsonc_parser::parse_to_serde_value::<serde_json::Value>(&text, &Default::default())
-                .ok()?;
-        value.pointer(pointer).cloned()
-    }
-
-    /// OpenClaw's workspace: `agents.defaults.workspace` in `openclaw.json`,
-    /// else `<state dir>/workspace`.
-    pub fn openclaw_workspace(&self) -> PathBuf {
-        let dir = self.dir(Harness::OpenClaw);
-        let configured = self
-            .openclaw_setting("/agents/defaults/workspace")
-            .and_then(|w| w.as_str().map(String::from));
-        match configured {
-            Some(w) => match (w.strip_prefix("~/"), dir.parent()) {
-                (Some(rest), Some(home)) if dir.ends_with(".openclaw") => home.join(rest),
-                _ => PathBuf::from(w),
-            },
-            None => dir.join("workspace"),
-        }
-    }
-
-    /// The mirror OpenClaw needs: its workspace, unless that is the memsync workspace.
-    pub fn openclaw_mirror(&self) -> Option<MirrorConfig> {
-        let dir = self.openclaw_workspace();
-        let same = std::fs::canonicalize(&dir).is_ok_and(|w| w == self.workspace);
-        (!same).then(|| MirrorConfig {
-            agent: AGENT.into(),
-            dir,
-        })
-    }
-}
-
-/// The mirror's readiness (whether OpenClaw set its workspace up) is said
-/// by `connect`, which owns the projection.
 pub fn plan(c: &Connecting, plan: &mut Plan) {
     let places = c.places;
     mcp(c, plan);
@@ -74,6 +29,24 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
             workspace.display()
         )
     });
+    if c.connecting && !same {
+        readiness_note(&workspace, plan);
+    }
+}
+
+/// A note when OpenClaw's workspace is not ready for memsync's files.
+fn readiness_note(workspace: &std::path::Path, plan: &mut Plan) {
+    match readiness(workspace) {
+        Readiness::Ready => {}
+        Readiness::FirstRun => plan.notes.push(format!(
+            "OpenClaw's first run is not over ({} is there): memsync writes nothing into that folder until OpenClaw has removed it, so its first-run ritual still happens",
+            workspace.join("BOOTSTRAP.md").display()
+        )),
+        Readiness::NotSetUp => plan.notes.push(format!(
+            "OpenClaw has not set up {} yet: memsync writes nothing there until it has (start OpenClaw once), since a MEMORY.md there would make OpenClaw skip its first-run ritual",
+            workspace.display()
+        )),
+    }
 }
 
 /// memsync's MCP server in `openclaw.json`, once OpenClaw has written that

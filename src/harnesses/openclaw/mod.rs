@@ -7,13 +7,15 @@
 //! harness's folder (the registry hands its files to pi's reader).
 
 pub mod connect;
+pub mod doctor;
+pub mod workspace;
 
 use std::path::{Path, PathBuf};
 
 use super::listing::{is_file, jsonl, subdirs};
 use super::{OwnMemory, Program};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Connecting, Plan};
+use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// OpenClaw's agent database file name (2026.9 and later). Its incognito
 /// twin (`incognito-openclaw-agent.sqlite`) is never read: a person chose
@@ -26,6 +28,10 @@ pub const DATABASE: &str = "openclaw-agent.sqlite";
 pub struct OpenClaw;
 
 impl Program for OpenClaw {
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        doctor::checks(d)
+    }
+
     fn plan(&self, c: &Connecting, plan: &mut Plan) {
         connect::plan(c, plan)
     }

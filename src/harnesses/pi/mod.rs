@@ -6,6 +6,7 @@
 //! harness's folder, or do what the stages do (sanitize, write, queue).
 
 pub mod connect;
+pub mod doctor;
 pub mod reader;
 
 use std::path::{Path, PathBuf};
@@ -13,13 +14,17 @@ use std::path::{Path, PathBuf};
 use super::Program;
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Connecting, Plan};
+use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, its sessions in
 /// `sessions/<cwd-slug>/*.jsonl`.
 pub struct Pi;
 
 impl Program for Pi {
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        doctor::checks(d)
+    }
+
     fn plan(&self, c: &Connecting, plan: &mut Plan) {
         connect::plan(c, plan)
     }

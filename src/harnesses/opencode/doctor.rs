@@ -1,0 +1,21 @@
+//! `doctor` on opencode: the MCP server in its global `opencode.json`, the
+//! `AGENTS.md` block pointing at MEMORY.md, and the harvest of `opencode.db`.
+
+use crate::wiring::json5_mcp::OPENCODE;
+use crate::wiring::{Check, Doctoring, broken, mcp_check, missing, read, state};
+
+pub fn checks(d: &Doctoring) -> Vec<Check> {
+    let places = d.places;
+    let config = places.opencode_json();
+    let text = read(&config).unwrap_or_default();
+    let mcp = match OPENCODE.get(&config, &text) {
+        Err(e) => broken(crate::error::message(&e), None),
+        Ok(None) => missing(format!("MCP server: not in {}", config.display())),
+        Ok(Some(v)) => mcp_check(v["command"][0].as_str().unwrap_or_default()),
+    };
+    vec![
+        mcp,
+        d.import_check(&places.opencode_config().join("AGENTS.md")),
+        state((d.harvest)()),
+    ]
+}

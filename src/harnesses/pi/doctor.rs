@@ -1,0 +1,11 @@
+//! `doctor` on pi: the AGENTS.md block naming MEMORY.md, and harvest.
+
+use crate::harness::Harness;
+use crate::wiring::{Check, Doctoring, state};
+
+pub fn checks(d: &Doctoring) -> Vec<Check> {
+    vec![
+        d.import_check(&d.places.dir(Harness::Pi).join("AGENTS.md")),
+        state((d.harvest)()),
+    ]
+}
