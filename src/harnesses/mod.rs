@@ -124,6 +124,12 @@ pub trait Program: Sync {
         None
     }
 
+    /// How it answers one prompt in its print mode, for a harness memsync
+    /// may ask to write memory sentences with the person's own login.
+    fn print_mode(&self) -> Option<PrintMode> {
+        None
+    }
+
     /// What `doctor` checks of its wiring (its folder's `doctor.rs`).
     fn doctor(&self, d: &Doctoring) -> Vec<Check>;
 
@@ -137,6 +143,20 @@ pub trait Program: Sync {
     fn settings_json(&self, _places: &Places) -> Option<SettingsJson> {
         None
     }
+}
+
+/// A harness's print mode: one prompt on stdin, one answer, with every flag
+/// it offers to keep the call out of memory (no session saved, no hooks or
+/// MCP servers loaded, no tools).
+pub struct PrintMode {
+    /// The program run unless `sentence.program` names one.
+    pub program: &'static str,
+    /// Its arguments; `out` is a file it may be told to write its last
+    /// message to.
+    pub arguments: fn(out: &Path) -> Vec<String>,
+    /// The answer is the last message in `out`, not what it prints (which
+    /// holds its progress too).
+    pub answer_in_file: bool,
 }
 
 /// One file of the memory a harness writes itself.

@@ -1,89 +1,37 @@
-//! The harness providers: Claude Code, Codex and Gemini CLI in their print
-//! modes, with the person's own login and default model, and with every
-//! flag each offers to keep the call out of memory: no session saved, no
-//! hooks or MCP servers loaded, no tools. What a harness cannot switch off
-//! (Gemini CLI saves every chat and runs its hooks) is caught by the
+//! The harness providers: a harness in its print mode, with the person's
+//! own login and default model, and with every flag it offers to keep the
+//! call out of memory (its folder's `print_mode`). What a harness cannot
+//! switch off (one saves every chat and runs its hooks) is caught by the
 //! model-call folder, the environment marker and the prompt's marker.
 //!
-//! Owns: each harness's command line for one call. Must not: judge output.
+//! Owns: running one call. Must not: judge output.
 
 use std::process::Command;
 use std::time::Duration;
 
 use super::process::{self, CommandFailure};
 use crate::config::{SentenceConfig, SentenceProvider};
+use crate::harness::Harness;
+use crate::harnesses::{PrintMode, program};
 
-/// A server name no one gives an MCP server: allowing only it allows none.
-const NO_SERVER: &str = "memsync-model-call-allows-none";
+/// The print mode of the harness `provider` names, if it is one that has.
+fn print_mode(provider: SentenceProvider) -> Option<PrintMode> {
+    program(Harness::parse(provider.name())?).print_mode()
+}
 
 /// The program a harness provider runs unless `sentence.program` names one.
 pub fn default_program(provider: SentenceProvider) -> Option<&'static str> {
-    match provider {
-        SentenceProvider::ClaudeCode => Some("claude"),
-        SentenceProvider::Codex => Some("codex"),
-        SentenceProvider::GeminiCli => Some("gemini"),
-        _ => None,
-    }
+    print_mode(provider).map(|p| p.program)
 }
 
 /// The arguments of one print-mode call; the prompt goes on stdin. `out`
-/// is the file Codex writes its last message to.
+/// is the file a harness may write its last message to.
 pub fn arguments(
     provider: SentenceProvider,
     model: Option<&str>,
     out: &std::path::Path,
 ) -> Vec<String> {
-    let mut args: Vec<String> = match provider {
-        SentenceProvider::ClaudeCode => [
-            "-p",
-            "--output-format",
-            "text",
-            // Only the call folder's own settings: none of the person's hooks.
-            "--setting-sources",
-            "project,local",
-            "--strict-mcp-config",
-            "--no-session-persistence",
-            "--disable-slash-commands",
-            "--tools",
-            "",
-        ]
-        .map(String::from)
-        .to_vec(),
-        SentenceProvider::Codex => vec![
-            "exec".into(),
-            "--ephemeral".into(),
-            "--skip-git-repo-check".into(),
-            "--sandbox".into(),
-            "read-only".into(),
-            "--color".into(),
-            "never".into(),
-            "-c".into(),
-            "mcp_servers={}".into(),
-            "-c".into(),
-            "notify=[]".into(),
-            "--output-last-message".into(),
-            out.display().to_string(),
-        ],
-        // The prompt arrives on stdin; `-p` adds its words after it. Headless
-        // Gemini CLI runs only in a trusted folder; trusted, it would start
-        // every MCP server the person configured, so none is allowed.
-        SentenceProvider::GeminiCli => [
-            "--skip-trust",
-            "--extensions",
-            "none",
-            "--allowed-mcp-server-names",
-            NO_SERVER,
-            "--approval-mode",
-            "plan",
-            "--output-format",
-            "text",
-            "-p",
-            "Reply with the one sentence only.",
-        ]
-        .map(String::from)
-        .to_vec(),
-        _ => Vec::new(),
-    };
+    let mut args = print_mode(provider).map_or_else(Vec::new, |p| (p.arguments)(out));
     if let Some(m) = model {
         args.extend(["--model".to_string(), m.to_string()]);
     }
@@ -110,10 +58,10 @@ pub fn complete(
     let mut cmd = Command::new(program);
     cmd.args(arguments(provider, cfg.model.as_deref(), out.path()));
     let printed = process::run(cmd, program, prompt, timeout);
-    if provider != SentenceProvider::Codex {
+    if !print_mode(provider).is_some_and(|p| p.answer_in_file) {
         return printed;
     }
-    // Codex prints its progress too; the file holds only the last message.
+    // It prints its progress too; the file holds only the last message.
     printed?;
     let last = std::fs::read_to_string(out.path()).unwrap_or_default();
     match last.trim() {

@@ -26,6 +26,31 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct ClaudeCode;
 
 impl Program for ClaudeCode {
+    /// `claude -p` with only the call folder's own settings (none of the
+    /// person's hooks), no MCP servers, no session kept, no tools.
+    fn print_mode(&self) -> Option<super::PrintMode> {
+        Some(super::PrintMode {
+            program: "claude",
+            arguments: |_| {
+                [
+                    "-p",
+                    "--output-format",
+                    "text",
+                    "--setting-sources",
+                    "project,local",
+                    "--strict-mcp-config",
+                    "--no-session-persistence",
+                    "--disable-slash-commands",
+                    "--tools",
+                    "",
+                ]
+                .map(String::from)
+                .to_vec()
+            },
+            answer_in_file: false,
+        })
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         doctor::checks(d)
     }

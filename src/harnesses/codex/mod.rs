@@ -22,6 +22,36 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct Codex;
 
 impl Program for Codex {
+    /// `codex exec`, ephemeral, read-only, with no MCP servers or notify
+    /// program; it prints its progress, so the answer is the last message
+    /// it writes to `out`.
+    fn print_mode(&self) -> Option<super::PrintMode> {
+        Some(super::PrintMode {
+            program: "codex",
+            arguments: |out| {
+                let mut args: Vec<String> = [
+                    "exec",
+                    "--ephemeral",
+                    "--skip-git-repo-check",
+                    "--sandbox",
+                    "read-only",
+                    "--color",
+                    "never",
+                    "-c",
+                    "mcp_servers={}",
+                    "-c",
+                    "notify=[]",
+                    "--output-last-message",
+                ]
+                .map(String::from)
+                .to_vec();
+                args.push(out.display().to_string());
+                args
+            },
+            answer_in_file: true,
+        })
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         doctor::checks(d)
     }

@@ -23,6 +23,35 @@ use crate::wiring::{Check, Connecting, Doctoring, Places, Plan, SettingsJson};
 pub struct GeminiCli;
 
 impl Program for GeminiCli {
+    /// The prompt arrives on stdin; `-p` adds its words after it. Headless
+    /// Gemini CLI runs only in a trusted folder; trusted, it would start
+    /// every MCP server the person configured, so none is allowed (a server
+    /// name no one gives one). It saves every chat and runs its hooks
+    /// whatever it is told: the model-call folder and markers catch those.
+    fn print_mode(&self) -> Option<super::PrintMode> {
+        Some(super::PrintMode {
+            program: "gemini",
+            arguments: |_| {
+                [
+                    "--skip-trust",
+                    "--extensions",
+                    "none",
+                    "--allowed-mcp-server-names",
+                    "memsync-model-call-allows-none",
+                    "--approval-mode",
+                    "plan",
+                    "--output-format",
+                    "text",
+                    "-p",
+                    "Reply with the one sentence only.",
+                ]
+                .map(String::from)
+                .to_vec()
+            },
+            answer_in_file: false,
+        })
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         crate::wiring::settings_json_checks(&connect::settings(d.places), d)
     }
