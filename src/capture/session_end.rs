@@ -28,7 +28,8 @@ use crate::compose::{self, ImmutableFields, SessionIdentity};
 use crate::config::Settings;
 use crate::contract::{self, ArtifactKind};
 use crate::error::{CaptureError, Error, Result};
-use crate::transcript::{self, KNOWN_FORMATS, Transcript};
+use crate::harnesses::KNOWN_FORMATS;
+use crate::transcript::{self, Transcript};
 
 /// The repository an Aider chat history belongs to: the folder holding it
 /// (Aider writes `.aider.chat.history.md` at the repository's root).

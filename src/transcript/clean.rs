@@ -78,19 +78,6 @@ const CLAUDE_BLOCKS: &[&str] = &[
     "reminder",
 ];
 
-/// Codex context blocks injected as user messages.
-const CODEX_INJECTED: &[&str] = &[
-    "<environment_context>",
-    "<user_instructions>",
-    "<INSTRUCTIONS>",
-    "# AGENTS.md instructions",
-    "<user_action>",
-    "<turn_aborted>",
-    "<permissions instructions>",
-    "<collaboration_mode>",
-    "<skill>",
-];
-
 /// A user message of Claude Code, as the person meant it, or `None` when it
 /// holds only harness text.
 pub fn claude_user(text: &str) -> Option<String> {
@@ -124,28 +111,6 @@ fn slash_command(text: &str) -> Option<Option<String>> {
     }
     let line = format!("{name} {}", args.trim());
     Some(keep(line))
-}
-
-/// A user message of Codex (an `event_msg` `user_message`): the text after
-/// `## My request for Codex:` when an IDE preamble wraps it; `None` for
-/// injected context.
-pub fn codex_user(text: &str) -> Option<String> {
-    let text = text.trim();
-    if CODEX_INJECTED.iter().any(|p| text.starts_with(p)) {
-        return None;
-    }
-    // IDE preambles ("# Context from my IDE setup:", "# Files mentioned by
-    // the user:") end where the person's request begins.
-    if text.starts_with("# Context from my IDE setup:")
-        || text.starts_with("# Files mentioned by the user:")
-    {
-        let (_, request) = text.split_once("## My request for Codex:")?;
-        return person(request);
-    }
-    person(&strip_blocks(
-        text,
-        &["environment_context", "user_instructions"],
-    ))
 }
 
 /// A chat message as OpenClaw hands it to its agent: the untrusted-metadata
@@ -557,7 +522,7 @@ fn between<'a>(text: &'a str, open: &str, close: &str) -> Option<&'a str> {
 }
 
 /// A person's words: without chat, scheduler and queue envelopes, if any remain.
-fn person(text: &str) -> Option<String> {
+pub fn person(text: &str) -> Option<String> {
     keep(super::envelope::unwrap(text))
 }
 
@@ -587,20 +552,6 @@ mod tests {
         assert_eq!(
             claude_user("fix it <system-reminder>be nice</system-reminder> now").as_deref(),
             Some("fix it  now")
-        );
-    }
-
-    #[test]
-    fn codex_ide_preambles_keep_the_request() {
-        let t = "# Context from my IDE setup:\n\n## Open tabs:\n- a.ts: a.ts\n\n## My request for Codex:\nWhy 4 queries?\n";
-        assert_eq!(codex_user(t).as_deref(), Some("Why 4 queries?"));
-        assert_eq!(
-            codex_user("<environment_context>\n<cwd>/x</cwd>\n</environment_context>"),
-            None
-        );
-        assert_eq!(
-            codex_user("# Context from my IDE setup:\n\n## Open tabs:\n- a"),
-            None
         );
     }
 

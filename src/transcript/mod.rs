@@ -136,9 +136,6 @@ impl Format {
     }
 }
 
-/// The formats memsync reads, for the message that refuses any other.
-pub const KNOWN_FORMATS: &str = "Claude Code, Codex, OpenClaw, pi, Gemini CLI, qwen-code and GitHub Copilot CLI session JSONL, opencode's database (opencode.db) or its `opencode export`, Cline's <id>.messages.json, an older Gemini CLI's or qwen-code's one-document chat (session-*.json) or Copilot CLI's history-session-state/*.json, Aider's .aider.chat.history.md, {\"role\",\"content\"} JSONL, or plain text/markdown";
-
 /// What a transcript says about its session.
 #[derive(Debug, Clone)]
 pub struct Transcript {

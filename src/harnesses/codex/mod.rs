@@ -8,6 +8,7 @@
 pub mod connect;
 pub mod doctor;
 pub mod reader;
+mod user;
 
 use std::path::{Path, PathBuf};
 
