@@ -32,7 +32,7 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         Some(title) if !summarize::substantive(request) => {
             format!("\"{}\" (title)", title.text.trim())
         }
-        _ => clip_words(&gist(request), REQUEST_WORDS),
+        _ => clip_words(&request_gist(request), REQUEST_WORDS),
     };
     if request.is_empty() {
         return None;
@@ -252,6 +252,33 @@ fn list(first: &str, n: usize) -> String {
         2 => format!("{first} and 1 more file"),
         _ => format!("{first} and {} more files", n - 1),
     }
+}
+
+/// Words under which a first sentence followed by more on its line only
+/// names the subject of what that line asks ("The login page.").
+const LEAD_IN_WORDS: usize = 5;
+
+/// The gist of a request: "the nginx error log. the site returns 502 since
+/// this morning, find out why and fix it" names in a short first sentence
+/// what the rest of its line asks about, and goes on into it. (An answer's
+/// short first sentence, "Done.", says its point alone or gives way.)
+fn request_gist(text: &str) -> String {
+    let out = gist(text);
+    let line = prose_lines(brief_task(past_preamble(text)))
+        .next()
+        .map(unmarked)
+        .unwrap_or_default();
+    let Some(rest) = line.strip_prefix(out.as_str()).map(str::trim_start) else {
+        return out;
+    };
+    let next = first_sentence(rest);
+    let lead_in = !is_courtesy(&out)
+        && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
+        && !out.ends_with(['?', '？', ':', '：']);
+    if lead_in && !next.is_empty() {
+        return format!("{out} {next}");
+    }
+    out
 }
 
 /// The first sentence or line of a text, without markdown decoration, leading
@@ -572,6 +599,58 @@ fn first_sentence(line: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::SentenceConfig;
+
+    /// A short first sentence naming a subject goes on into what its line
+    /// asks, in any language and with any subject; a first sentence that
+    /// asks or says enough alone, or a courtesy, does not take the next.
+    #[test]
+    fn a_short_subject_first_goes_on_into_the_ask_on_its_line() {
+        for (subject, ask) in [
+            (
+                "the nginx error log.",
+                "the site returns 502 since this morning, find out why and fix it",
+            ),
+            (
+                "Login page.",
+                "Users are logged out after five minutes, make the session last a day.",
+            ),
+            (
+                "Le cache Redis.",
+                "Il se vide à chaque déploiement, garde-le entre deux versions.",
+            ),
+            (
+                "Die Exportfunktion.",
+                "Sie schreibt leere CSV-Dateien, bitte reparieren.",
+            ),
+            ("支付模块。", "退款后余额没有更新，帮我修复。"),
+        ] {
+            let text = format!("{subject} {ask}");
+            let got = request_gist(&text);
+            assert!(
+                got.starts_with(subject) && got.contains(ask.trim_end_matches(['.', '。'])),
+                "{text:?} -> {got:?}"
+            );
+            // On a line of its own, the subject stays alone: the next line
+            // is the ask's own paragraph, read by the rules for lines.
+            assert!(request_gist(&format!("{subject}\n\n{ask}")).starts_with(subject));
+        }
+        for (text, want) in [
+            (
+                "Why does the build fail? It worked yesterday.",
+                "Why does the build fail?",
+            ),
+            (
+                "Thanks! Now add a --dry-run flag to deploy.sh.",
+                "Now add a --dry-run flag to deploy.sh.",
+            ),
+            (
+                "Add a retry with backoff to the fetcher in src/fetch.rs. Then update the docs.",
+                "Add a retry with backoff to the fetcher in src/fetch.rs.",
+            ),
+        ] {
+            assert_eq!(request_gist(text), want, "{text:?}");
+        }
+    }
 
     #[test]
     fn a_request_is_read_past_list_markers_lone_paths_role_preambles_and_code() {

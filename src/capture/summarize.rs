@@ -262,8 +262,10 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     let later = |worked: fn(&Reply) -> bool| {
         (first + 1..requests.len()).find(|&i| worked(&replies[i]) && substantive(&requests[i]))
     };
+    // The words typed, not a pasted block ("have you seen this code?" over
+    // forty lines of it asks nothing of the work yet).
     let remark = replies[first].is_remarks(&requests[first])
-        && crate::sentence::word_count(&requests[first]) <= REMARK_WORDS;
+        && crate::sentence::word_count(&typed_words(&requests[first])) <= REMARK_WORDS;
     if remark {
         return Some(later(|r| r.tools > 0).unwrap_or(first));
     }
@@ -273,6 +275,23 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
         return Some(later(|r| r.acting > 0).unwrap_or(first));
     }
     Some(first)
+}
+
+/// A message without its fenced blocks: what the person wrote around a paste.
+fn typed_words(text: &str) -> String {
+    let mut fenced = false;
+    let mut out = String::new();
+    for line in text.lines() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if !fenced {
+            out.push_str(line);
+            out.push('\n');
+        }
+    }
+    out
 }
 
 /// Whether a request says something on its own (three words, six CJK
@@ -495,6 +514,14 @@ mod tests {
         crate::harnesses::read(&text.join("\n"))
     }
 
+    /// Sixty lines of a program, pasted in a fence.
+    fn long_paste() -> String {
+        let body: String = (0..60)
+            .map(|i| format!("    let v{i} = compute({i});\n"))
+            .collect();
+        format!("\n```rust\nfn main() {{\n{body}}}\n```\n")
+    }
+
     #[test]
     fn a_short_remark_nothing_was_done_for_gives_way_to_the_ask_the_work_followed() {
         let ask = "install the product manager skills from skillhub";
@@ -506,12 +533,21 @@ mod tests {
             "Bạn thấy đoạn code này chưa?",
             "are you awake now?",
         ] {
-            // Whether the remark came first or after another one.
-            for before in [&[][..], &[("你是哪个公司的模型", 0)][..]] {
-                let mut turns: Vec<(&str, usize)> = before.to_vec();
-                turns.extend([(remark, 0), ("ok", 0), (ask, 4)]);
-                let t = session(&turns);
-                assert_eq!(requests(&t)[0], ask, "{remark}");
+            // Whether the remark came first or after another one, and
+            // alone or over a pasted block of any length.
+            let pastes = [
+                "",
+                "\n\n```python\ndef f(x):\n    return x * 2\n```",
+                &long_paste(),
+            ];
+            for paste in pastes {
+                let remark = format!("{remark}{paste}");
+                for before in [&[][..], &[("你是哪个公司的模型", 0)][..]] {
+                    let mut turns: Vec<(&str, usize)> = before.to_vec();
+                    turns.extend([(remark.as_str(), 0), ("ok", 0), (ask, 4)]);
+                    let t = session(&turns);
+                    assert_eq!(requests(&t)[0], ask, "{remark}");
+                }
             }
         }
     }
