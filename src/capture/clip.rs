@@ -63,8 +63,46 @@ fn cjk_head(token: &str, room: usize) -> &str {
     }
     match head.rfind(['，', '、', '；', '：']) {
         Some(at) if at * 4 >= head.len() * 3 => &head[..at],
-        _ => head,
+        _ => japanese_phrase_end(token, head.len()),
     }
+}
+
+fn is_hiragana(c: char) -> bool {
+    ('\u{3041}'..='\u{309F}').contains(&c)
+}
+
+/// Japanese writes no spaces: a cut inside a run of hiragana lands inside
+/// a word or an ending ("作り直していることで|す"). The cut goes on to the
+/// end of that run when it is a few characters away ("…ことです"), else back
+/// to the end of the last phrase, a case particle right after a noun written
+/// in kanji, katakana or Latin letters ("データベースを").
+fn japanese_phrase_end(token: &str, head_len: usize) -> &str {
+    const PARTICLES: &[char] = &['を', 'が', 'は', 'に', 'で', 'と', 'へ', 'も', 'の'];
+    const RUN_TAIL: usize = 4;
+    let (head, rest) = token.split_at(head_len);
+    let inside_kana = head.chars().next_back().is_some_and(is_hiragana)
+        && rest.chars().next().is_some_and(is_hiragana);
+    if !inside_kana {
+        return head;
+    }
+    let tail: usize = rest
+        .chars()
+        .take_while(|c| is_hiragana(*c))
+        .map(char::len_utf8)
+        .sum();
+    if rest[..tail].chars().count() <= RUN_TAIL {
+        return &token[..head_len + tail];
+    }
+    let mut end = None;
+    let mut before: Option<char> = None;
+    for (i, c) in head.char_indices() {
+        if PARTICLES.contains(&c) && before.is_some_and(|b| !is_hiragana(b) && b.is_alphanumeric())
+        {
+            end = Some(i + c.len_utf8());
+        }
+        before = Some(c);
+    }
+    end.map_or(head, |at| &head[..at])
 }
 
 /// A clipped text ended where it reads as cut on purpose: at its last clause
@@ -122,6 +160,35 @@ mod tests {
             "{}",
             clip_words(mixed, 6)
         );
+    }
+
+    /// Japanese, clipped at every budget, ends after a phrase (a particle
+    /// after a noun), at a clause mark, or between kanji and katakana,
+    /// never inside a run of hiragana ("…ことで|す", "…しているの|で").
+    #[test]
+    fn japanese_is_never_cut_inside_a_run_of_hiragana() {
+        let texts = [
+            "原因は conftest.py の db フィクスチャが scope=\"function\" で毎回データベースを作り直していることです。",
+            "このプロジェクトでは設定ファイルをユーザーごとに共有しているので、権限の変更が必要です。",
+            "ログイン画面のリダイレクトが無限ループしていたのでコールバックURLの判定を修正しました。",
+            "テストが失敗していた理由はタイムゾーンの設定がサーバーとローカルで異なっていたためです。",
+        ];
+        for text in texts {
+            for max in 4..word_count(text) {
+                let clipped = clip_words(text, max);
+                let head = clipped.trim_end_matches('…');
+                let rest = &text[head.len()..];
+                let (last, next) = (head.chars().next_back(), rest.chars().next());
+                let inside = last.is_some_and(is_hiragana) && next.is_some_and(is_hiragana);
+                let after_noun = {
+                    let mut tail = head.chars().rev();
+                    let (p, b) = (tail.next(), tail.next());
+                    p.is_some_and(|p| "をがはにでとへもの".contains(p))
+                        && b.is_some_and(|b| !is_hiragana(b))
+                };
+                assert!(!inside || after_noun, "{max}: {clipped}");
+            }
+        }
     }
 
     #[test]
