@@ -123,7 +123,7 @@ fn session_end_writes_transcript_summary_and_manifest_then_projects() {
         "the half-written line is skipped and counted"
     );
     let transcript = f.read(&f.find("transcript"));
-    assert!(transcript.contains("sanitizer_version: \"sanitize_transcript_v6\""));
+    assert!(transcript.contains("sanitizer_version: \"sanitize_transcript_v7\""));
     assert!(transcript.contains("harness: \"claude-code\""));
     assert!(transcript.contains("project: \"/home/ana/shop\""));
     assert!(transcript.contains("## User\n\nAdd a retry"));

@@ -1,4 +1,4 @@
-//! `sanitize_transcript_v6`: the deterministic, versioned sanitizer every
+//! `sanitize_transcript_v7`: the deterministic, versioned sanitizer every
 //! transcript (and every captured summary or compaction body) passes through
 //! before a byte of it is written.
 //!
@@ -26,7 +26,7 @@ use regex::Captures;
 
 use rules::{Accept, RULES, Rule};
 
-pub const SANITIZER_VERSION: &str = "sanitize_transcript_v6";
+pub const SANITIZER_VERSION: &str = "sanitize_transcript_v7";
 
 /// Sanitized text and how many secrets of each kind were redacted.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -88,7 +88,7 @@ fn spreads(secret: &str) -> bool {
     chars >= 8 && !plain && !secret.contains('\n')
 }
 
-/// Sanitizes `text` with `sanitize_transcript_v6`.
+/// Sanitizes `text` with `sanitize_transcript_v7`.
 pub fn sanitize(text: &str) -> Sanitized {
     let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
     let mut redactions = BTreeMap::new();
@@ -223,6 +223,7 @@ fn redact(
         Accept::AppPassword => values::is_app_password(secret).then_some(rule.kind),
         Accept::MailPassword => values::is_mail_password(secret).then_some(rule.kind),
         Accept::UrlKey => values::is_url_key(secret).then_some(rule.kind),
+        Accept::Passphrase => values::is_passphrase(secret).then_some(rule.kind),
         Accept::NotPlaceholder => {
             (!values::is_placeholder(secret.trim_matches(['"', '\'', '`']))).then_some(rule.kind)
         }

@@ -27,6 +27,9 @@ pub(super) enum Accept {
     MailPassword,
     /// A URL path segment: random-looking mixed case and digits, not words.
     UrlKey,
+    /// A quoted value after "the password is": a passphrase of three words
+    /// or more, or one that looks random.
+    Passphrase,
 }
 
 /// A rule: a pattern and the kind it redacts. `value_group` names the capture
@@ -61,7 +64,7 @@ const SECRET_NAMES: &str = r"password|passwd|passphrase|secret|token|api[ _-]?ke
 /// traditional), Japanese, Korean, Russian and Ukrainian, Spanish, French,
 /// German, Portuguese, Italian, Polish, Dutch, Swedish, Finnish, Turkish,
 /// Vietnamese, Arabic, Hebrew, Hindi.
-const FOREIGN_SECRET_NAMES: &str = r"密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌|授权码|授權碼|パスワード|暗証番号|秘密鍵|トークン|비밀번호|암호|토큰|пароль|пароля|паролем|токен|ключ api|api[- ]ключ|contraseña|contrasena|clave|mot de passe|mdp|passwort|kennwort|senha|chiave api|hasło|haslo|wachtwoord|lösenord|salasana|şifre|sifre|parola|mật khẩu|كلمة المرور|كلمة السر|סיסמה|סיסמא|पासवर्ड";
+const FOREIGN_SECRET_NAMES: &str = r"密码|密碼|口令|密钥|密鑰|秘钥|秘鑰|令牌|授权码|授權碼|パスワード|暗証番号|秘密鍵|トークン|api ?キー|アクセスキー|シークレットキー|シークレット|認証キー|秘密キー|비밀번호|암호|토큰|api ?키|액세스 ?키|시크릿 ?키|пароль|пароля|паролем|токен|ключ api|api[- ]ключ|contraseña|contrasena|clave|mot de passe|mdp|passwort|kennwort|senha|chiave api|hasło|haslo|wachtwoord|lösenord|salasana|şifre|sifre|parola|mật khẩu|كلمة المرور|كلمة السر|סיסמה|סיסמא|पासवर्ड";
 
 /// Separators after a key: ASCII and full-width colon and equals, and the
 /// copulas a sentence puts there ("密码是", "密码为", "パスワードは").
@@ -204,6 +207,14 @@ pub(super) static RULES: LazyLock<Vec<Rule>> = LazyLock::new(|| {
             r#"(?:sshpass\s+-p|login(?-u:\b)[^\n]*?\s-p|--password)(?:\s+|=)('[^'\n]+'|"[^"\n]+"|[^\s'"-][^\s'"]*)"#,
             Some(1),
             Accept::NotPlaceholder,
+        ),
+        // "the wifi password is "correct horse battery staple"": a quoted
+        // passphrase, spaces and all.
+        context(
+            "password",
+            r#"(?i)(?-u:\b)(?:password|passwd|passphrase|passcode)(?-u:\b)(?:[ \t]+(?:is|was)(?-u:\b))?[ \t]*[:：=]?[ \t]*["'“]([^"'“”\n]{4,100})["'”]"#,
+            Some(1),
+            Accept::Passphrase,
         ),
         // `password=…`, `API_KEY: …`, `"appSecret": "…"`, `app secret：…`; the key
         // is kept, and a value that is code is kept too.

@@ -492,3 +492,56 @@ fn keys_after_their_names_and_masked_keys_go_and_advice_about_passwords_stays() 
         assert_eq!(redacted(advice), advice);
     }
 }
+
+/// A passphrase quoted after "the password is" goes, spaces and all, in any
+/// quotes and with or without a colon; two plain words or one ("not set",
+/// "required") are prose and stay.
+#[test]
+fn a_quoted_passphrase_after_a_password_word_goes_and_quoted_prose_stays() {
+    let phrase = "correct horse battery staple";
+    for word in ["password", "Password", "passphrase", "wifi password"] {
+        for link in [" is ", " was ", ": ", " = ", " "] {
+            for (open, close) in [("\"", "\""), ("'", "'"), ("“", "”")] {
+                for after in ["", ", add it to the setup script", " (keep it safe)"] {
+                    let text = format!("the {word}{link}{open}{phrase}{close}{after}");
+                    let out = redacted(&text);
+                    assert!(!out.contains("horse battery"), "{text} -> {out}");
+                    assert!(out.contains(word) && out.contains(after), "{text} -> {out}");
+                }
+            }
+        }
+    }
+    for prose in [
+        "the password is \"not set\" until you log in",
+        "the password is 'required' on this form",
+        "the password field says \"Enter your password\"",
+        "a password manager is \"the one tool\" I'd recommend",
+    ] {
+        assert_eq!(redacted(prose), prose);
+    }
+}
+
+/// A key after its Japanese or Korean label (`APIキー：`, `API 키:`) goes like
+/// one after "API Key"; a label over a plain word stays.
+#[test]
+fn a_key_after_a_japanese_or_korean_label_goes() {
+    let key = "AbCdEf0123456789GhIjKlMnOpQrStUvWxYz98";
+    for label in [
+        "APIキー",
+        "API キー",
+        "アクセスキー",
+        "シークレットキー",
+        "API 키",
+        "액세스 키",
+    ] {
+        for sep in ["：", ": ", "=", "は "] {
+            let text = format!("{label}{sep}{key} を .env に入れて");
+            let out = redacted(&text);
+            assert!(!out.contains(&key[..12]), "{text} -> {out}");
+            assert!(out.contains(label), "{text} -> {out}");
+        }
+    }
+    for plain in ["APIキー：未設定です", "API 키: 없음"] {
+        assert_eq!(redacted(plain), plain);
+    }
+}

@@ -224,6 +224,16 @@ pub(super) fn is_prose_secret(value: &str) -> bool {
             || bare.chars().any(|c| !c.is_alphanumeric()))
 }
 
+/// A quoted value after "the password is": three words or more (a
+/// passphrase: "correct horse battery staple"), or one that looks random.
+/// Two words or one plain word ("not set", "required") are prose.
+pub(super) fn is_passphrase(value: &str) -> bool {
+    let value = value.trim();
+    let words = value.split_whitespace().count();
+    (3..=8).contains(&words) && !is_placeholder(value) && !value.contains("REDACTED")
+        || words == 1 && is_prose_secret(value)
+}
+
 /// The password half of `user / password` after "credentials:": anything but
 /// a placeholder or the word itself.
 pub(super) fn is_paired_secret(value: &str) -> bool {
