@@ -125,6 +125,7 @@ fn is_result(report: &str) -> bool {
     !report.is_empty()
         && !report.starts_with("failed: ")
         && report != STOPPED
+        && report != ENDED
         && !is_narration(report)
 }
 
@@ -166,8 +167,43 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
             format!("failed: {}", failure.error)
         }
         _ if stopped_unreported(t, messages) => STOPPED.to_string(),
+        _ if ended_unreported(messages) => ENDED.to_string(),
         _ => answer,
     }
+}
+
+/// What came of a run whose transcript ends in its tool calls, the agent
+/// never having said what it did.
+const ENDED: &str = "the run ended in its tool calls before the agent reported a result";
+
+/// Whether the transcript ends in the agent's tool calls after its last
+/// words, and it reported nothing in the whole session: those words were
+/// an announcement ("I'll start by splitting payment.py…") or a remark on
+/// the way ("Interesting, the fixtures are older than I thought."), not
+/// what came of the work. One announcement before a single call, or any
+/// words before two calls or more, is such a run.
+fn ended_unreported(messages: &[Message]) -> bool {
+    let spoke = |m: &Message| m.role == Role::Assistant && !m.text.trim().is_empty();
+    let Some(last) = messages.iter().rposition(spoke) else {
+        return false;
+    };
+    if messages.iter().any(|m| spoke(m) && m.reported()) {
+        return false;
+    }
+    let after = &messages[last + 1..];
+    if after
+        .iter()
+        .any(|m| m.role == Role::User && !m.text.trim().is_empty())
+    {
+        return false;
+    }
+    let calls = messages[last].tools.len()
+        + after
+            .iter()
+            .filter(|m| m.role == Role::Assistant)
+            .map(|m| m.tools.len())
+            .sum::<usize>();
+    calls >= 2 || (calls == 1 && is_narration(&messages[last].text))
 }
 
 /// What came of a run the person stopped before the agent said what it did.

@@ -51,7 +51,11 @@ pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Trans
                     if let Some(id) = str_at(r, "toolCallId") {
                         calls_by_id.insert(id, name.to_string());
                     }
-                    calls.extend(tools::tool_use(name, &r["arguments"]));
+                    // Its status line and its end-of-task signal steer the
+                    // session; they are no work ("…, report_intent, view").
+                    if !matches!(name, "report_intent" | "task_complete") {
+                        calls.extend(tools::tool_use(name, &r["arguments"]));
+                    }
                 }
                 let text = str_at(data, "content")
                     .and_then(|c| clean::assistant(&c))
@@ -158,4 +162,48 @@ fn is_bookkeeping(kind: &str) -> bool {
 pub fn shut_down(events: &Path) -> bool {
     crate::transcript::lines::last_event(events)
         .is_some_and(|(_, event)| event["type"] == "session.shutdown")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// `report_intent` (its status line) and `task_complete` (its end of a
+    /// task) are no work: the reply before `task_complete` stays the report.
+    #[test]
+    fn the_status_line_and_the_end_of_task_signal_are_no_tool_calls() {
+        let event = |kind: &str, data: serde_json::Value| {
+            serde_json::json!({"type": kind, "data": data, "timestamp": "2026-04-23T17:00:00Z"})
+                .to_string()
+        };
+        let request = |name: &str| serde_json::json!({"name": name, "toolCallId": name, "arguments": {"path": "/p/a.rs"}});
+        let lines = [
+            event(
+                "user.message",
+                serde_json::json!({"content": "which doc tools fit this crate?"}),
+            ),
+            event(
+                "assistant.message",
+                serde_json::json!({"content": "", "toolRequests": [request("report_intent"), request("view")]}),
+            ),
+            event(
+                "assistant.message",
+                serde_json::json!({"content": "cargo doc with GitHub Pages, then mdBook."}),
+            ),
+            event(
+                "assistant.message",
+                serde_json::json!({"content": "", "toolRequests": [request("task_complete")]}),
+            ),
+        ];
+        let t = read(lines.iter(), usize::MAX);
+        let names: Vec<&str> = t.tool_uses().map(|u| u.name.as_str()).collect();
+        assert_eq!(names, ["view"]);
+        let last = t
+            .messages
+            .iter()
+            .rev()
+            .find(|m| !m.text.is_empty())
+            .map(|m| m.reported());
+        assert_eq!(last, Some(true));
+    }
 }
