@@ -132,7 +132,7 @@ impl Displaced {
             rel,
             "naming.moved",
             format!(
-                "{whose}, {MOVED_FROM}{canonical}`: memsync reads a session's files only under their own names, so search, MEMORY.md and the daily log keep the {kind} as it was before the move and see no change made to it. Fix: move it back (`git mv '{rel}' '{canonical}'`, or `mv`); {keep}"
+                "{whose}, {MOVED_FROM}{canonical}`: memsync reads a session's files only under their own names, so search, MEMORY.md and the daily log keep the {kind} as it was before the move and see no change made to it. Fix: move it back (`mv '{rel}' '{canonical}'`, which works whether or not git has the rename yet); {keep}"
             ),
         )
     }
