@@ -275,6 +275,35 @@ fn a_rename_with_obsidians_link_update_is_reported_and_renaming_back_heals() {
         std::fs::read_to_string(root.join(&manifest)).unwrap(),
         manifest_text
     );
+    // Obsidian's default link style, the shortest path: renamed away and
+    // back, the manifest's link is `[[<name>|summary]]`, not memsync's full
+    // path. The same link, so nothing is left to report.
+    let stem = |p: &str| {
+        p.trim_start_matches("memory/")
+            .trim_end_matches(".md")
+            .to_string()
+    };
+    let shortest = |from: &str, to: &str| {
+        std::fs::rename(root.join(from), root.join(to)).unwrap();
+        let text = std::fs::read_to_string(root.join(&manifest)).unwrap();
+        let text = text.replace(&format!("[[{from}|"), &format!("[[{}|", stem(to)));
+        let text = text.replace(&format!("[[{}|", stem(from)), &format!("[[{}|", stem(to)));
+        std::fs::write(root.join(&manifest), text).unwrap();
+    };
+    shortest(&summary, renamed);
+    wait_for(&daemon.log, "the rename reported", || {
+        !with_rule(&root, "naming.moved").is_empty()
+    });
+    shortest(renamed, &summary);
+    let now = std::fs::read_to_string(root.join(&manifest)).unwrap();
+    assert!(
+        now.contains(&format!("[[{}|summary]]", stem(&summary))),
+        "{now}"
+    );
+    wait_for(&daemon.log, "both reports to clear", || {
+        with_rule(&root, "naming.moved").is_empty()
+            && with_rule(&root, "checksum.mismatch").is_empty()
+    });
     assert!(daemon.stop().success());
 }
 

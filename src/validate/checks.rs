@@ -117,7 +117,10 @@ pub(super) fn check_checksum(
         return;
     };
     let actual = contract::body_sha256(doc.body);
-    if declared != actual {
+    // Obsidian rewrites links when a file is renamed, in its own style
+    // (`[[2026-…--summary|summary]]` for `[[memory/2026-…--summary.md|summary]]`):
+    // the same links, the same body.
+    if declared != actual && declared != contract::body_sha256(&links_in_full(doc.body)) {
         let what = if kind == ArtifactKind::Manifest {
             "manifest body"
         } else {
@@ -140,6 +143,36 @@ pub(super) fn check_checksum(
             ),
         ));
     }
+}
+
+/// A body with every wikilink written out in full, as memsync writes them:
+/// a target named by its file name alone is in `memory/`, and a target
+/// without an extension is a `.md` file.
+fn links_in_full(body: &str) -> String {
+    let mut out = String::with_capacity(body.len() + 64);
+    let mut rest = body;
+    while let Some(open) = rest.find("[[") {
+        out.push_str(&rest[..open + 2]);
+        rest = &rest[open + 2..];
+        let Some(close) = rest.find("]]") else {
+            break;
+        };
+        let link = &rest[..close];
+        let split = link.find(['|', '#']).unwrap_or(link.len());
+        let (target, tail) = link.split_at(split);
+        if !target.contains('/') && !target.is_empty() {
+            out.push_str(contract::MEMORY_DIR);
+            out.push('/');
+        }
+        out.push_str(target);
+        if !target.is_empty() && !target.ends_with(".md") {
+            out.push_str(".md");
+        }
+        out.push_str(tail);
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
 }
 
 pub(super) fn check_sentence(
@@ -211,5 +244,29 @@ pub fn validate_tombstone(path: &str, text: &str) -> Result<Tombstone, Vec<Probl
         })
     } else {
         Err(problems)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every link style Obsidian writes names the same file as memsync's
+    /// full path; a link to another file stays another link.
+    #[test]
+    fn obsidians_link_styles_are_written_out_as_memsyncs_full_paths() {
+        let full = "- [[memory/2026-x--summary.md|summary]]\n- [[memory/2026-x--transcript.md]]\n";
+        for style in [
+            full,
+            "- [[2026-x--summary|summary]]\n- [[2026-x--transcript]]\n",
+            "- [[2026-x--summary.md|summary]]\n- [[memory/2026-x--transcript]]\n",
+        ] {
+            assert_eq!(links_in_full(style), full, "{style}");
+        }
+        assert_ne!(
+            links_in_full("- [[2026-y--summary|summary]]\n"),
+            links_in_full(full)
+        );
+        assert_eq!(links_in_full("no links [[ here"), "no links [[ here");
     }
 }
