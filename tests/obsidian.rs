@@ -249,10 +249,14 @@ fn a_rename_with_obsidians_link_update_is_reported_and_renaming_back_heals() {
     let renamed = "memory/First session.md";
     let manifest_text = std::fs::read_to_string(root.join(&manifest)).unwrap();
     assert!(manifest_text.contains(&format!("[[{summary}|summary]]")));
+    // Obsidian updates every link to the file: the manifest's, and the
+    // ledger's in MEMORY.md (inside memsync's block).
     let obsidian_rename = |from: &str, to: &str| {
         std::fs::rename(root.join(from), root.join(to)).unwrap();
-        let text = std::fs::read_to_string(root.join(&manifest)).unwrap();
-        std::fs::write(root.join(&manifest), text.replace(from, to)).unwrap();
+        for file in [manifest.as_str(), "MEMORY.md"] {
+            let text = std::fs::read_to_string(root.join(file)).unwrap();
+            std::fs::write(root.join(file), text.replace(from, to)).unwrap();
+        }
     };
     obsidian_rename(&summary, renamed);
     wait_for(&daemon.log, "both reported", || {
@@ -304,6 +308,11 @@ fn a_rename_with_obsidians_link_update_is_reported_and_renaming_back_heals() {
         with_rule(&root, "naming.moved").is_empty()
             && with_rule(&root, "checksum.mismatch").is_empty()
     });
+    // Links Obsidian rewrote are nobody's typing: nothing kept, nothing said.
+    memsync(&root, &["-q", "sync"]);
+    assert!(with_rule(&root, "projection.edited-block").is_empty());
+    let kept = std::fs::read_dir(root.join(".memsync/edits")).map_or(0, |d| d.count());
+    assert_eq!(kept, 0, "blocks kept as typed");
     assert!(daemon.stop().success());
 }
 

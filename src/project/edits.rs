@@ -33,6 +33,30 @@ fn meta_key(path: &str) -> String {
     format!("{META_PREFIX}{path}")
 }
 
+/// The mark of a record's digest of a block with its link targets left out.
+const LINKS: &str = "links:";
+
+/// The digest of a block with every wikilink's target left out
+/// (`[[memory/x.md|summary]]` as `[[|summary]]`): the same for the block
+/// memsync wrote and for that block after Obsidian rewrote its links.
+fn links_digest(block: &str) -> String {
+    let mut out = String::with_capacity(block.len());
+    let mut rest = block;
+    while let Some(open) = rest.find("[[") {
+        out.push_str(&rest[..open + 2]);
+        rest = &rest[open + 2..];
+        let Some(close) = rest.find("]]") else {
+            break;
+        };
+        if let Some(bar) = rest[..close].find('|') {
+            out.push_str(&rest[bar..close]);
+        }
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    contract::sha256_hex(out.as_bytes())
+}
+
 /// The digests of the blocks memsync last wrote (from the index) and of
 /// the ones this render writes.
 #[derive(Debug, Default)]
@@ -79,10 +103,13 @@ impl Blocks {
         let old = p.existing_block.as_deref().filter(|_| p.changed);
         let old_sha = old.map(|o| contract::sha256_hex(o.as_bytes()));
         // A block no memsync here wrote may still be memsync's: a pull or a
-        // merge brings another clone's render, sealed with its digest.
+        // merge brings another clone's render, sealed with its digest; and
+        // Obsidian, renaming or moving a file, rewrites the links to it in
+        // memsync's block, which no person typed.
         let edited = match (&old_sha, last, old) {
             (Some(sha), Some(last), Some(old)) => {
-                !last.split(' ').any(|d| d == sha) && !super::file::is_sealed(old)
+                let relinked = format!("{LINKS}{}", links_digest(old));
+                !last.split(' ').any(|d| d == sha || d == relinked) && !super::file::is_sealed(old)
             }
             _ => false,
         };
@@ -93,11 +120,12 @@ impl Blocks {
             Some(sha) if !edited => sha,
             _ => newest,
         };
-        let record = if holds.is_empty() || holds == new {
+        let mut record = if holds.is_empty() || holds == new {
             new.clone()
         } else {
             format!("{new} {holds}")
         };
+        record.push_str(&format!(" {LINKS}{}", links_digest(&p.block)));
         self.digests.insert(p.path.clone(), record);
         let old = old.filter(|_| edited)?;
         let typed = old
