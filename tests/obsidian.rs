@@ -493,6 +493,15 @@ fn a_moved_memory_folder_keeps_the_ledger_and_nothing_empty_is_committed() {
         commits,
         "nothing committed"
     );
+    // What status and check say is true: no sync will render anything
+    // while the folder is away, and check says it once, in its report.
+    let out = |args: &[&str]| common::gitrepo::cmd(&root, args).output().unwrap();
+    let status = String::from_utf8_lossy(&out(&["status"]).stdout).to_string();
+    assert!(status.contains("memory/ is missing"), "{status}");
+    assert!(!status.contains("the next sync renders it"), "{status}");
+    let check = out(&["check"]);
+    let said = String::from_utf8_lossy(&check.stderr).to_string();
+    assert!(!said.contains("WARN"), "{said}");
     std::fs::rename(root.join("archive/memory"), root.join("memory")).unwrap();
     wait_for(&daemon.log, "the reports to clear", || {
         memsync(&root, &["-q", "sync"]);

@@ -164,10 +164,10 @@ pub fn render_status(s: &Status) -> String {
         .iter()
         .partition(|p| !p.path.ends_with("MEMORY.md"));
     for p in memory.iter().chain(logs.iter().filter(|p| !p.fresh)) {
-        let state = if p.fresh {
-            "fresh"
-        } else {
-            "stale: the next sync renders it"
+        let state = match (p.fresh, s.memory_missing) {
+            (true, _) => "fresh",
+            (false, true) => "stale: not rendered while memory/ is missing",
+            (false, false) => "stale: the next sync renders it",
         };
         let _ = writeln!(out, "  {:<40} {state}", shown(&p.path));
     }

@@ -63,6 +63,10 @@ pub struct Status {
     pub warnings: usize,
     pub problems: Vec<RuleStatus>,
     pub projections: Vec<ProjectionStatus>,
+    /// `memory/` is gone while the index holds sessions from it: nothing is
+    /// rendered until it is back, so no projection is "about to be".
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub memory_missing: bool,
     pub daemon: crate::watch::DaemonStatus,
     /// Capture jobs queued by hooks; `None` when no hook has run.
     pub jobs: Option<crate::jobs::JobStats>,
@@ -150,6 +154,8 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
             }
         })
         .collect();
+    let memory_missing =
+        !settings.root.join(contract::MEMORY_DIR).is_dir() && agents.iter().any(|a| a.sessions > 0);
     let mut status = Status {
         health: String::new(),
         workspace: settings.root.clone(),
@@ -180,6 +186,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
                 first_paths: r.first_paths,
             })
             .collect(),
+        memory_missing,
         projections,
         daemon: crate::watch::daemon_status(&settings.state_dir()),
         jobs: crate::jobs::JobQueue::open_existing(&settings.state_dir())?
@@ -258,7 +265,12 @@ fn health(s: &Status) -> String {
         ));
     }
     let stale = s.projections.iter().filter(|p| !p.fresh).count();
-    if stale > 0 {
+    if s.memory_missing {
+        issues.push(
+            "memory/ is missing: nothing is rendered until it is back (move it back; `memsync check` says more)"
+                .into(),
+        );
+    } else if stale > 0 {
         issues.push(format!("{} stale", plural(stale, "projection")));
     }
     if issues.is_empty() {

@@ -380,7 +380,9 @@ fn reconcile(
     // the next sync would take every session for deleted.
     let memory_missing = !memory_dir_present(settings) && index.has_artifacts()?;
     if memory_missing {
-        tracing::warn!("projections left as they are: memory/ is missing");
+        // The report says so (`memory.missing`); a warning line here would
+        // say it again on every one-shot command.
+        tracing::info!("projections left as they are: memory/ is missing");
     }
     if opts.render && git_busy.is_none() && !memory_missing {
         let while_held = match opts.held_files {
