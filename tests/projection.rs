@@ -559,4 +559,22 @@ fn a_memory_md_that_signet_renders_is_reported_and_never_given_a_second_ledger()
             .any(|p| p.rule == "memory-md.foreign-ledger"),
         "{problems:?}"
     );
+    // What status says of it is true: the file is another tool's, nothing
+    // is dropped from it, and a private session it shows is named.
+    let mut private = session("default", "s-secret", now() - Duration::hours(3));
+    private.private = true;
+    ws.add(&private);
+    let row = "- 2026-11-19T11:00:00.000Z | session=s-secret | project=/home/dev/code/memsync | Also by Signet.\n";
+    ws.write("MEMORY.md", &format!("{signet}{row}"));
+    ws.sync();
+    let at = now().to_rfc3339_opts(chrono::SecondsFormat::Millis, true);
+    let out = common::run_at(ws.root(), &at, &["status"]);
+    let status = String::from_utf8_lossy(&out.stdout);
+    assert!(status.contains("MEMORY.md is another tool's"), "{status}");
+    assert!(
+        status.contains("1 of them show sessions memsync keeps out"),
+        "{status}"
+    );
+    assert!(!status.contains("the next sync drops"), "{status}");
+    assert!(!status.contains("keeps 2 of"), "{status}");
 }

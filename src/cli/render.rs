@@ -190,6 +190,19 @@ pub fn render_worker(r: &crate::jobs::WorkerReport) -> String {
 
 /// "MEMORY.md keeps K of N in-window sessions; left out: …".
 pub fn memory_md_account(a: &crate::project::LedgerAccount) -> String {
+    if a.foreign {
+        let mut line = format!(
+            "MEMORY.md is another tool's (a ledger outside memsync's block, as Signet renders): {} rows, left as they are; memsync renders nothing there",
+            a.kept
+        );
+        if a.foreign_exposes > 0 {
+            line.push_str(&format!(
+                "; {} of them show sessions memsync keeps out (private, heartbeat-only, a participant's or excluded)",
+                a.foreign_exposes
+            ));
+        }
+        return line;
+    }
     let reasons: Vec<String> = [
         (a.over_budget, "over the byte budget (oldest first)"),
         (a.excluded_by_rule, "excluded by a projection rule"),

@@ -86,6 +86,18 @@ pub struct LedgerAccount {
     /// the window or the index since the file was written): the next sync
     /// drops them, so the file is not fresh.
     pub outdated: usize,
+    /// The file holds another tool's ledger (Signet's) outside memsync's
+    /// block: memsync renders nothing there, and drops nothing from it.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub foreign: bool,
+    /// Rows of that ledger showing sessions memsync keeps out of MEMORY.md
+    /// (private, heartbeat-only, a participant's, excluded by a rule).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub foreign_exposes: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 /// Accounts for `agent`'s in-window sessions against its MEMORY.md as it is on disk.
@@ -101,8 +113,12 @@ pub fn ledger_account(
     let to = contract::format_ts(now);
     let mut a = LedgerAccount::default();
     let mut eligible: usize = 0;
+    let mut kept_out = std::collections::BTreeSet::new();
     index.each_session_in_window(agent, (&from, &to), |s| {
         a.in_window += 1;
+        if s.private || s.noise || s.untrusted || exclusions.excludes(&s) {
+            kept_out.insert(format!("session={}", s.session_id));
+        }
         if s.private {
             a.private += 1;
         } else if s.noise {
@@ -119,10 +135,22 @@ pub fn ledger_account(
     let text =
         crate::files::read_text_at(settings.root.join(memory_md_path(agent))).unwrap_or_default();
     // Ledger rows, not the head's project lines or compaction rows.
-    a.kept = text
+    let rows: Vec<&str> = text
         .lines()
         .filter(|l| l.starts_with("- ") && l.contains(" | session=") && l.contains(" | project="))
-        .count();
+        .collect();
+    a.kept = rows.len();
+    let (before, after) = super::file::outside_block(&text);
+    a.foreign = [before, after]
+        .iter()
+        .any(|t| t.contains(super::memory_md::LEDGER_HEADING));
+    if a.foreign {
+        a.foreign_exposes = rows
+            .iter()
+            .filter(|r| r.split(" | ").any(|part| kept_out.contains(part.trim())))
+            .count();
+        return Ok(a);
+    }
     a.over_budget = eligible.saturating_sub(a.kept);
     a.outdated = a.kept.saturating_sub(eligible);
     Ok(a)
