@@ -264,13 +264,25 @@ const LEAD_IN_WORDS: usize = 5;
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
     let out = gist(text);
-    let line = prose_lines(brief_task(past_preamble(text)))
-        .next()
-        .map(unmarked)
-        .unwrap_or_default();
+    let mut lines = prose_lines(brief_task(past_preamble(text)));
+    let first = lines.next().unwrap_or_default();
+    let line = unmarked(first);
     let Some(rest) = line.strip_prefix(out.as_str()).map(str::trim_start) else {
         return out;
     };
+    // "1) is the cache thread-safe? 2) can we drop the mutex?": questions
+    // asked as a list, on one line or on the list's lines, are asked together.
+    let listed = |item: &str| unmarked(item) != item;
+    let following = match rest.is_empty() {
+        true => lines.next().filter(|l| listed(first) && listed(l)),
+        false => Some(rest).filter(|r| listed(r)),
+    };
+    if out.ends_with(['?', '？'])
+        && let Some(item) = following.map(|f| first_sentence(unmarked(f)))
+        && item.ends_with(['?', '？'])
+    {
+        return format!("{out} {item}");
+    }
     let next = first_sentence(rest);
     let lead_in = !is_courtesy(&out)
         && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
@@ -599,6 +611,39 @@ fn first_sentence(line: &str) -> String {
 mod tests {
     use super::*;
     use crate::config::SentenceConfig;
+
+    /// Questions asked as a list are asked together, on one line or on the
+    /// list's lines, in any language; a list of tasks keeps its first.
+    #[test]
+    fn questions_asked_as_a_list_are_kept_together() {
+        let (one, two) = (
+            "is the cache thread-safe?",
+            "can we drop the mutex in store.rs?",
+        );
+        for text in [
+            format!("1) {one} 2) {two}"),
+            format!("1. {one} 2. {two}"),
+            format!("1. {one}\n2. {two}"),
+            format!("- {one}\n- {two}"),
+        ] {
+            assert_eq!(request_gist(&text), format!("{one} {two}"), "{text:?}");
+        }
+        assert_eq!(
+            request_gist("1. 缓存是线程安全的吗？\n2. 能去掉 store.rs 里的锁吗？"),
+            "缓存是线程安全的吗？ 能去掉 store.rs 里的锁吗？"
+        );
+        for text in [
+            format!("1. {one}\n2. Update the docs."),
+            "1. Add a retry to the fetcher\n2. Update the docs".to_string(),
+            format!("{one}\n{two}"),
+        ] {
+            let got = request_gist(&text);
+            assert!(
+                !got.contains("docs") && !got.contains("mutex"),
+                "{text:?} -> {got:?}"
+            );
+        }
+    }
 
     /// A short first sentence naming a subject goes on into what its line
     /// asks, in any language and with any subject; a first sentence that
