@@ -9,6 +9,7 @@
 //! Owns: composing the sentence from a transcript. Must not: judge it (the
 //! caller checks it against the floor and falls back) or do I/O.
 
+use super::brief::{brief_task, past_preamble, prose_lines};
 use super::clip::clip_words;
 use super::outcome::{Commit, Outcome, is_courtesy, lead, only_words};
 use super::summarize;
@@ -424,18 +425,6 @@ fn short_paths(text: &str) -> String {
     .into_owned()
 }
 
-/// The non-empty lines of a text outside code fences, trimmed.
-fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
-    let mut fenced = false;
-    text.lines().map(str::trim).filter(move |l| {
-        if l.starts_with("```") {
-            fenced = !fenced;
-            return false;
-        }
-        !fenced && !l.is_empty()
-    })
-}
-
 /// A path or file name (`src/fetch.rs`, `@docs/plan.md`, `Cargo.toml`).
 fn is_path_token(word: &str) -> bool {
     let w = word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ':'));
@@ -456,140 +445,6 @@ fn unmarked(line: &str) -> &str {
         Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
         _ => line,
     }
-}
-
-/// The text after a role-play preamble ("You are a senior Rust engineer.
-/// …"), when a paragraph follows it; the text itself otherwise.
-fn past_preamble(text: &str) -> &str {
-    const ROLES: &[&str] = &[
-        "you are ",
-        "you're ",
-        "act as ",
-        "pretend ",
-        "imagine you",
-        "your role",
-    ];
-    /// Lines that go on describing the role rather than asking.
-    const RULES: &[&str] = &[
-        "you ", "your ", "always ", "never ", "do not ", "don't ", "follow ",
-    ];
-    let start = text.trim_start().to_lowercase();
-    if !ROLES.iter().any(|r| start.starts_with(r)) {
-        return text;
-    }
-    let text = text.trim_start();
-    if let Some((_, rest)) = text.split_once("\n\n")
-        && prose_lines(rest).next().is_some()
-    {
-        return rest;
-    }
-    // No blank line: the ask is the first line that no longer describes the role.
-    let mut rest = text;
-    while let Some((line, after)) = rest.split_once('\n') {
-        let lower = line.trim().to_lowercase();
-        let describes = ROLES.iter().chain(RULES).any(|r| lower.starts_with(r));
-        if !describes {
-            break;
-        }
-        rest = after;
-    }
-    if rest == text || prose_lines(rest).next().is_none() {
-        text
-    } else {
-        rest
-    }
-}
-
-/// A brief written in sections (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what
-/// to fix)`, `## Deliverables`) asks in the section that names the task, not
-/// in the rules that come first: the text from that section's first line, when
-/// there is one; the text itself otherwise.
-fn brief_task(text: &str) -> &str {
-    const TASK: &[&str] = &[
-        "task",
-        "goal",
-        "objective",
-        "problem",
-        "issue",
-        "fix",
-        "bug",
-        "what to",
-        "request",
-        "feature",
-        "context",
-        "background",
-        "want",
-        "todo",
-        "to do",
-        "ask",
-    ];
-    const RULES: &[&str] = &[
-        "rule",
-        "negotiable",
-        "constraint",
-        "requirement",
-        "style",
-        "format",
-        "output",
-        "guideline",
-        "quality",
-        "acceptance",
-        "role",
-        "persona",
-        "tool",
-    ];
-    let headings: Vec<(usize, &str)> = text
-        .lines()
-        .scan(0, |at, line| {
-            let start = *at;
-            *at += line.len() + 1;
-            Some((start, line.trim()))
-        })
-        .filter(|(_, line)| is_section_heading(line))
-        .collect();
-    if headings.len() < 2 {
-        return text;
-    }
-    let task = headings.iter().find(|(_, h)| {
-        let h = h.to_lowercase();
-        TASK.iter().any(|w| h.contains(w)) && !RULES.iter().any(|w| h.contains(w))
-    });
-    let Some(&(at, heading)) = task else {
-        return text;
-    };
-    let body = text[at + heading.len()..].trim_start_matches(|c: char| c != '\n');
-    match prose_lines(body).next() {
-        Some(first) if !is_section_heading(first) => {
-            let line = body.trim_start();
-            // "A) Analytics mode: …" is an item of the section, its letter no word.
-            let mut chars = line.chars();
-            match (chars.next(), chars.next(), chars.next()) {
-                (Some(c), Some(')' | '.'), Some(' ')) if c.is_ascii_uppercase() => {
-                    line[3..].trim_start()
-                }
-                _ => line,
-            }
-        }
-        _ => text,
-    }
-}
-
-/// A section heading of a brief: a markdown heading, or a short line in
-/// capitals (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what to fix)`).
-fn is_section_heading(line: &str) -> bool {
-    if let Some(rest) = line.strip_prefix('#') {
-        return !rest.trim_start_matches('#').trim().is_empty();
-    }
-    let head = line
-        .split('(')
-        .next()
-        .unwrap_or_default()
-        .trim_end_matches([':', ' ']);
-    let letters = head.chars().filter(|c| c.is_alphabetic()).count();
-    letters >= 4
-        && head.split_whitespace().count() <= 5
-        && head.chars().all(|c| !c.is_alphabetic() || c.is_uppercase())
-        && !line.ends_with('.')
 }
 
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.

@@ -12,6 +12,7 @@
 //! call finds its own partial work, reuses its timestamps and sentence, writes
 //! what is missing, and ends with exactly the files an uninterrupted run writes.
 
+mod brief;
 mod clip;
 mod gist;
 mod hook_file;
