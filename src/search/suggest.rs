@@ -125,48 +125,9 @@ fn nearest(index: &Index, word: &str) -> Result<Option<String>> {
     Ok(terms
         .into_iter()
         .filter_map(|(t, docs)| {
-            let d = distance(&word, &t);
+            let d = crate::sentence::edit_distance(&word, &t);
             (d <= most).then_some((d, -docs, t))
         })
         .min()
         .map(|(_, _, t)| t))
-}
-
-/// Edits (insert, delete, substitute, swap two neighbours) from `a` to `b`.
-fn distance(a: &str, b: &str) -> usize {
-    let (a, b): (Vec<char>, Vec<char>) = (a.chars().collect(), b.chars().collect());
-    let mut d = vec![vec![0usize; b.len() + 1]; a.len() + 1];
-    for (i, row) in d.iter_mut().enumerate() {
-        row[0] = i;
-    }
-    for (j, cell) in d[0].iter_mut().enumerate() {
-        *cell = j;
-    }
-    for i in 1..=a.len() {
-        for j in 1..=b.len() {
-            let cost = usize::from(a[i - 1] != b[j - 1]);
-            d[i][j] = (d[i - 1][j] + 1)
-                .min(d[i][j - 1] + 1)
-                .min(d[i - 1][j - 1] + cost);
-            if i > 1 && j > 1 && a[i - 1] == b[j - 2] && a[i - 2] == b[j - 1] {
-                d[i][j] = d[i][j].min(d[i - 2][j - 2] + 1);
-            }
-        }
-    }
-    d[a.len()][b.len()]
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn distance_counts_edits_and_a_swap_is_one() {
-        assert_eq!(distance("backoff", "backoff"), 0);
-        assert_eq!(distance("bakcoff", "backoff"), 1);
-        assert_eq!(distance("backof", "backoff"), 1);
-        assert_eq!(distance("retyr", "retry"), 1);
-        assert_eq!(distance("daemon", "demon"), 1);
-        assert_eq!(distance("cache", "catch"), 2);
-    }
 }

@@ -33,9 +33,27 @@ pub(super) fn check_unknown_keys(
             problems.push(Problem::warning(
                 path,
                 "key.unknown",
-                format!("unknown key `{shown}`"),
+                unknown_key_reason(&shown, keys.iter().chain(optional)),
             ));
         }
+    }
+}
+
+/// Why a key is reported: it is no part of the session contract, so
+/// memsync reads nothing from it (and another reader may refuse it); a
+/// near miss of a contract key is most likely a typo of it.
+fn unknown_key_reason<'a>(key: &str, contract: impl Iterator<Item = &'a &'a str>) -> String {
+    let typo = contract
+        .map(|k| (crate::sentence::edit_distance(key, k), *k))
+        .filter(|(d, k)| *d > 0 && *d <= 2 && k.len() > 3 && key.chars().count() > 3)
+        .min();
+    match typo {
+        Some((_, k)) => format!(
+            "unknown key `{key}`: not in the session contract, so memsync reads nothing from it. Fix: if it is a typo of `{k}`, rename it to that"
+        ),
+        None => format!(
+            "unknown key `{key}`: not in the session contract, so memsync reads nothing from it (another reader of the format, such as Signet, may refuse the file). A property of your own can stay; Obsidian's `tags`, `aliases` and `cssclasses` raise no warning"
+        ),
     }
 }
 
@@ -250,6 +268,28 @@ pub fn validate_tombstone(path: &str, text: &str) -> Result<Tombstone, Vec<Probl
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A property of the person's own is explained, and a near miss of a
+    /// contract key is named as the typo it most likely is.
+    #[test]
+    fn an_unknown_key_says_why_and_a_typo_names_the_key_it_misses() {
+        let contract = ["memory_sentence", "captured_at", "project", "kind"];
+        let own = unknown_key_reason("reviewed", contract.iter());
+        assert!(
+            own.contains("memsync reads nothing from it") && own.contains("can stay"),
+            "{own}"
+        );
+        for (typo, key) in [
+            ("memory_sentense", "memory_sentence"),
+            ("captured-at", "captured_at"),
+            ("projetc", "project"),
+        ] {
+            let why = unknown_key_reason(typo, contract.iter());
+            assert!(why.contains(&format!("a typo of `{key}`")), "{why}");
+        }
+        // Short keys are too near everything to be named.
+        assert!(!unknown_key_reason("kin", contract.iter()).contains("typo"));
+    }
 
     /// Every link style Obsidian writes names the same file as memsync's
     /// full path; a link to another file stays another link.
