@@ -114,8 +114,13 @@ pub trait Program: Sync {
     }
 
     /// What `connect` changes in its files (and `disconnect` takes out):
-    /// its folder's `connect.rs`.
-    fn plan(&self, c: &Connecting, plan: &mut Plan);
+    /// its folder's `connect.rs`; by default, its `settings.json` harness's
+    /// plan, if it is one.
+    fn plan(&self, c: &Connecting, plan: &mut Plan) {
+        if let Some(h) = self.settings_json(c.places) {
+            crate::wiring::settings_json(&h, c, plan);
+        }
+    }
 
     /// How long a capture at its end hook waits for the end mark in the
     /// session's file ([`Program::ended_in_file`]), for a program that runs
@@ -130,8 +135,12 @@ pub trait Program: Sync {
         None
     }
 
-    /// What `doctor` checks of its wiring (its folder's `doctor.rs`).
-    fn doctor(&self, d: &Doctoring) -> Vec<Check>;
+    /// What `doctor` checks of its wiring (its folder's `doctor.rs`); by
+    /// default, its `settings.json` harness's checks, if it is one.
+    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
+        self.settings_json(d.places)
+            .map_or_else(Vec::new, |h| crate::wiring::settings_json_checks(&h, d))
+    }
 
     /// The hook events memsync's hook handles for it (none: no hooks).
     fn hook_events(&self) -> &'static [&'static str] {

@@ -16,7 +16,7 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{files, jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Check, Connecting, Doctoring, Places, Plan, SettingsJson};
+use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 
 /// Gemini CLI: `~/.gemini`, its chats in `tmp/<project>/chats/session-*.jsonl`
 /// (before 0.61, `session-*.json`, one JSON document a session).
@@ -50,10 +50,6 @@ impl Program for GeminiCli {
             },
             answer_in_file: false,
         })
-    }
-
-    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
-        crate::wiring::settings_json_checks(&connect::settings(d.places), d)
     }
 
     fn plan(&self, c: &Connecting, plan: &mut Plan) {

@@ -3,7 +3,7 @@
 //! names and `permissions.allow`.
 
 use crate::harness::Harness;
-use crate::wiring::{Connecting, Places, Plan, SettingsJson, settings_json};
+use crate::wiring::{Places, SettingsJson};
 
 /// qwen-code names its events as Claude Code does and sends the same
 /// payloads (PostCompact with the compaction's summary).
@@ -27,8 +27,4 @@ pub fn settings(places: &Places) -> SettingsJson {
         allow_rules: true,
         note: "qwen-code runs memsync's read-only MCP tools without asking (permissions.allow), `qwen -p` too, and asks before memory_store and memory_correct; the hooks capture each interactive session and compaction and bring this project's recent sessions at start and the relevant ones before each prompt; `qwen -p` ends no session for a hook, so `memsync watch` harvests those",
     }
-}
-
-pub fn plan(c: &Connecting, plan: &mut Plan) {
-    settings_json(&settings(c.places), c, plan);
 }

@@ -16,20 +16,12 @@ use super::Program;
 use super::hooks::{self, HookEvent};
 use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
-use crate::wiring::{Check, Connecting, Doctoring, Places, Plan, SettingsJson};
+use crate::wiring::{Places, SettingsJson};
 
 /// qwen-code: `~/.qwen`, its chats in `projects/<cwd-slug>/chats/*.jsonl`.
 pub struct QwenCode;
 
 impl Program for QwenCode {
-    fn doctor(&self, d: &Doctoring) -> Vec<Check> {
-        crate::wiring::settings_json_checks(&connect::settings(d.places), d)
-    }
-
-    fn plan(&self, c: &Connecting, plan: &mut Plan) {
-        connect::plan(c, plan)
-    }
-
     fn hook_events(&self) -> &'static [&'static str] {
         &connect::EVENTS
     }
