@@ -546,6 +546,13 @@ fn a_memory_md_that_signet_renders_is_reported_and_never_given_a_second_ledger()
     ws.add(&session("default", "s-1", now() - Duration::hours(2)));
     let signet = "# Memory\n\n## Session Ledger (Last 30 Days)\n\n- 2026-11-19T10:00:00.000Z | session=s-0 | project=/home/dev/code/memsync | Rendered by Signet. [[memory/x--summary.md|summary]]\n";
     ws.write("MEMORY.md", signet);
+    // `check` says so before any sync has rendered.
+    let first = ws.problems_for("MEMORY.md");
+    assert!(
+        first.iter().any(|p| p.rule == "memory-md.foreign-ledger"),
+        "{first:?}"
+    );
+    assert_eq!(ws.read("MEMORY.md"), signet, "check wrote to Signet's file");
     ws.sync();
     assert_eq!(
         ws.read("MEMORY.md"),

@@ -427,6 +427,11 @@ pub(super) fn open_for_reading(
         if freshness == Freshness::Current || (freshness == Freshness::Complete && incomplete()?) {
             pipeline::sync_with(&mut index, settings, now, opts)?;
         }
+        // `check` renders nothing, yet says what a render would find: a
+        // MEMORY.md that another tool renders.
+        if freshness == Freshness::Current {
+            crate::project::report_foreign_ledgers(&mut index, settings)?;
+        }
         return Ok(ReadIndex {
             index,
             _scratch: None,

@@ -35,6 +35,22 @@ pub(super) fn notes_digest(index: &Index) -> Result<String> {
     ))
 }
 
+/// Another tool's ledger in a MEMORY.md (Signet renders the whole file with
+/// the same heading): a second one beside it would have each tool rewrite
+/// the other's, so the file is left as it is, with this report.
+pub(super) fn foreign_ledger(rel: &str, existing: &str) -> Option<Problem> {
+    let (before, after) = outside_block(existing);
+    (before.contains(LEDGER_HEADING) || after.contains(LEDGER_HEADING)).then(|| {
+        Problem::warning(
+            rel,
+            "memory-md.foreign-ledger",
+            format!(
+                "holds a `{LEDGER_HEADING}` outside memsync's block (Signet renders one): left as it is rather than adding a second ledger; let one tool render it (`memory_md.enabled: false` here, or turn Signet's MEMORY.md off)"
+            ),
+        )
+    })
+}
+
 impl RenderCtx<'_> {
     pub(super) fn render_memory_md(
         &self,
@@ -55,16 +71,8 @@ impl RenderCtx<'_> {
             return Ok(());
         };
         let (before, after) = outside_block(&existing);
-        // Another tool's ledger (Signet renders the whole file with the same
-        // heading): a second one beside it would have each tool rewrite the other's.
-        if before.contains(LEDGER_HEADING) || after.contains(LEDGER_HEADING) {
-            problems.push(Problem::warning(
-                &rel,
-                "memory-md.foreign-ledger",
-                format!(
-                    "holds a `{LEDGER_HEADING}` outside memsync's block (Signet renders one): left as it is rather than adding a second ledger; let one tool render it (`memory_md.enabled: false` here, or turn Signet's MEMORY.md off)"
-                ),
-            ));
+        if let Some(p) = foreign_ledger(&rel, &existing) {
+            problems.push(p);
             return Ok(());
         }
         let what = format!("memory-md agent={agent}");

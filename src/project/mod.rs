@@ -89,6 +89,30 @@ impl Compare<'_> {
 }
 
 /// Renders every dirty projection. Holds the writer lock while it writes.
+/// For a run that renders nothing (`check`): reports each agent's MEMORY.md
+/// that holds another tool's ledger, as a render would, so it is seen
+/// without a sync first. Nothing is written but the report.
+pub fn report_foreign_ledgers(index: &mut Index, settings: &Settings) -> Result<()> {
+    let found: Vec<Problem> = index
+        .agent_counts(("", "~"))?
+        .into_iter()
+        .filter_map(|a| {
+            let rel = memory_md_path(&a.agent_id);
+            let text = crate::files::read_text_at(settings.root.join(&rel)).ok()?;
+            memory_md::foreign_ledger(&rel, &text)
+        })
+        .collect();
+    if found.is_empty() {
+        return Ok(());
+    }
+    index.batch(|b| {
+        for p in &found {
+            b.replace_problems(&p.path, Phase::Projection, None, std::slice::from_ref(p))?;
+        }
+        Ok(())
+    })
+}
+
 pub fn render(
     index: &mut Index,
     settings: &Settings,
