@@ -207,12 +207,12 @@ struct Budget {
 pub const UNBOUNDED: usize = usize::MAX;
 
 impl Transcript {
-    /// The bytes of conversation this transcript may keep.
     /// Notes that the person stopped the agent's run here.
     pub(crate) fn note_stop(&mut self) {
         self.stopped_at = Some(self.messages.len());
     }
 
+    /// The bytes of conversation this transcript may keep.
     pub(crate) fn budget_keep(&self) -> usize {
         self.budget.keep
     }
@@ -229,6 +229,8 @@ impl Transcript {
             other.elided_bytes,
         );
         (self.dropped_turns, self.failure) = (other.dropped_turns, other.failure);
+        // Where the person stopped the run, counted in the messages taken.
+        self.stopped_at = other.stopped_at;
     }
 
     pub(crate) fn new(format: Format) -> Transcript {

@@ -124,6 +124,17 @@ impl Rollout {
                 completed_item(items, &p["item"]);
             }
             ("response_item", _) => self.response_item(p),
+            // The person interrupted the turn (Esc, Ctrl-C): each source
+            // notes where, so the outcome can say the run was stopped.
+            ("event_msg", "turn_aborted")
+                if str_at(p, "reason").as_deref() == Some("interrupted") =>
+            {
+                self.t.note_stop();
+                self.responses.note_stop();
+                if let Some(items) = self.items.as_mut() {
+                    items.note_stop();
+                }
+            }
             ("event_msg", "exec_command_end")
                 if p.get("exit_code")
                     .and_then(Value::as_i64)

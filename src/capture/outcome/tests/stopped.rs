@@ -69,3 +69,47 @@ fn a_run_the_person_stopped_before_any_result_is_reported_as_stopped() {
         assert_eq!(outcome(&went_on), "Converted the session helper to async.");
     }
 }
+
+/// Codex says so itself: `turn_aborted` with the reason `interrupted` ends
+/// a turn the person stopped (Esc, Ctrl-C); a turn it ended otherwise, or
+/// one followed by the agent's report, is not a stop.
+#[test]
+fn a_codex_turn_the_person_interrupted_is_reported_as_stopped() {
+    let line = |kind: &str, payload: serde_json::Value| {
+        serde_json::json!({"timestamp": "2026-04-01T06:08:12.610Z", "type": kind, "payload": payload})
+            .to_string()
+    };
+    let event = |payload: serde_json::Value| line("event_msg", payload);
+    let rollout = |reason: &str, after: Option<&str>| {
+        let mut lines = vec![
+            event(
+                serde_json::json!({"type": "user_message", "message": "Refactor the whole ORM layer to async"}),
+            ),
+            event(
+                serde_json::json!({"type": "agent_message", "message": "I'll start by reading the models."}),
+            ),
+            line(
+                "response_item",
+                serde_json::json!({"type": "function_call", "name": "shell", "call_id": "c1",
+                    "arguments": "{\"command\":[\"cat\",\"orm.py\"]}"}),
+            ),
+            event(serde_json::json!({"type": "turn_aborted", "reason": reason})),
+        ];
+        if let Some(said) = after {
+            lines.push(event(
+                serde_json::json!({"type": "agent_message", "message": said}),
+            ));
+        }
+        read(&lines.join("\n"))
+    };
+    assert_eq!(outcome(&rollout("interrupted", None)), STOPPED);
+    assert_ne!(outcome(&rollout("replaced", None)), STOPPED);
+    let reported = rollout(
+        "interrupted",
+        Some("The ORM layer is async now; tests pass."),
+    );
+    assert_eq!(
+        outcome(&reported),
+        "The ORM layer is async now; tests pass."
+    );
+}
