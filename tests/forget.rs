@@ -222,3 +222,44 @@ fn a_tombstone_arriving_for_indexed_files_is_reported_by_sync_and_check() {
             .stdout(predicates::str::contains("tombstone.resurrected"));
     }
 }
+
+/// Obsidian's "move to system trash" puts a session's file outside the
+/// workspace: forget names each copy in the freedesktop trash with the
+/// command that removes it, and leaves it (memsync deletes nothing outside
+/// the workspace).
+#[test]
+fn a_copy_in_the_system_trash_is_named_with_the_command_and_left_alone() {
+    let (ws, paths) = workspace();
+    let home = tempfile::tempdir().unwrap();
+    let trash = home.path().join(".local/share/Trash/files");
+    std::fs::create_dir_all(&trash).unwrap();
+    let name = paths[0].rsplit('/').next().unwrap();
+    let copy = trash.join(name);
+    std::fs::write(&copy, ws.read(&paths[0])).unwrap();
+    let out = memsync_bin()
+        .arg("--workspace")
+        .arg(ws.root())
+        .args([
+            "--now",
+            "2026-11-20T12:00:00Z",
+            "forget",
+            "private-1",
+            "--reason",
+            "pasted",
+        ])
+        .env("HOME", home.path())
+        .env_remove("XDG_DATA_HOME")
+        .output()
+        .unwrap();
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{said}");
+    assert!(
+        said.contains("system trash still holds a copy")
+            && said.contains(&format!("rm {}", copy.display())),
+        "{said}"
+    );
+    assert!(
+        copy.exists(),
+        "memsync deleted a file outside the workspace"
+    );
+}

@@ -164,6 +164,13 @@ pub fn render_forget(r: &crate::forget::ForgetReport) -> String {
     for f in &r.removed {
         let _ = writeln!(out, "  deleted {f}");
     }
+    for f in &r.in_system_trash {
+        let path = crate::connect::shell_word(&f.to_string_lossy());
+        let _ = writeln!(
+            out,
+            "  warning: the system trash still holds a copy, outside the workspace (memsync leaves it to you): rm {path}"
+        );
+    }
     if r.jobs_removed > 0 {
         let _ = writeln!(out, "  removed {} queued jobs", r.jobs_removed);
     }

@@ -36,6 +36,10 @@ pub struct ForgetReport {
     pub tombstone: String,
     /// Canonical files this call deleted.
     pub removed: Vec<String>,
+    /// Copies in the system trash (Obsidian's "move to system trash"):
+    /// outside the workspace, so named with the command, never deleted.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub in_system_trash: Vec<std::path::PathBuf>,
     pub projections_written: Vec<String>,
     pub jobs_removed: usize,
     /// In a git work tree: the history that still holds the session's text.
@@ -97,12 +101,14 @@ pub fn forget(
         }
     }
     let git_history = crate::git::session_history(&settings.root, &token);
+    let in_system_trash = system_trash_copies(&crate::config::Env::from_process(), &token);
     Ok(ForgetReport {
         outcome,
         agent_id,
         token,
         tombstone,
         removed,
+        in_system_trash,
         projections_written: report.projections_written,
         jobs_removed,
         git_history,
@@ -158,6 +164,32 @@ fn trashed_copies(root: &std::path::Path, token: &str) -> Vec<String> {
             }
         }
     }
+    out.sort();
+    out
+}
+
+/// The session's files in the system trash, where Obsidian's "move to
+/// system trash" puts them: the freedesktop trash (`$XDG_DATA_HOME/Trash/files`,
+/// else `~/.local/share/Trash/files`) and macOS's `~/.Trash`. Only read.
+pub fn system_trash_copies(env: &crate::config::Env, token: &str) -> Vec<std::path::PathBuf> {
+    let mark = format!("--{token}--");
+    let data =
+        (env.xdg_data_home.clone()).or_else(|| env.home.as_ref().map(|h| h.join(".local/share")));
+    let dirs = [
+        data.map(|d| d.join("Trash/files")),
+        env.home.as_ref().map(|h| h.join(".Trash")),
+    ];
+    let mut out: Vec<std::path::PathBuf> = dirs
+        .into_iter()
+        .flatten()
+        .flat_map(|d| std::fs::read_dir(d).into_iter().flatten().flatten())
+        .filter(|e| e.file_type().is_ok_and(|t| t.is_file()))
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            name.contains(&mark) && name.contains(".md")
+        })
+        .map(|e| e.path())
+        .collect();
     out.sort();
     out
 }
