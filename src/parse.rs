@@ -95,6 +95,29 @@ pub struct Wikilink {
     pub label: Option<String>,
 }
 
+/// `text` with the target of every `[[target|label]]` (the part before a
+/// `|` or `#`) replaced by `f(target)`, every other byte kept. A plain scan,
+/// code spans included: for comparing texts whose links were rewritten
+/// (Obsidian's link updates), not for reading links.
+pub fn map_wikilink_targets(text: &str, f: impl Fn(&str) -> String) -> String {
+    let mut out = String::with_capacity(text.len() + 64);
+    let mut rest = text;
+    while let Some(open) = rest.find("[[") {
+        out.push_str(&rest[..open + 2]);
+        rest = &rest[open + 2..];
+        let Some(close) = rest.find("]]") else {
+            break;
+        };
+        let link = &rest[..close];
+        let (target, tail) = link.split_at(link.find(['|', '#']).unwrap_or(link.len()));
+        out.push_str(&f(target));
+        out.push_str(tail);
+        rest = &rest[close..];
+    }
+    out.push_str(rest);
+    out
+}
+
 /// Extracts wikilinks with pulldown-cmark, so links in code spans and code blocks
 /// are not counted.
 pub fn extract_wikilinks(body: &str) -> Vec<Wikilink> {

@@ -155,7 +155,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         })
         .collect();
     let memory_missing =
-        !settings.root.join(contract::MEMORY_DIR).is_dir() && agents.iter().any(|a| a.sessions > 0);
+        !crate::pipeline::memory_dir_present(settings) && agents.iter().any(|a| a.sessions > 0);
     let mut status = Status {
         health: String::new(),
         workspace: settings.root.clone(),

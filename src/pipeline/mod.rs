@@ -98,7 +98,8 @@ fn with_notes(report: SyncReport, (indexed, removed): (usize, usize)) -> SyncRep
     }
 }
 
-pub(super) fn memory_dir_present(settings: &Settings) -> bool {
+/// Whether the workspace has its `memory/` folder.
+pub fn memory_dir_present(settings: &Settings) -> bool {
     settings.root.join(contract::MEMORY_DIR).is_dir()
 }
 

@@ -40,21 +40,8 @@ const LINKS: &str = "links:";
 /// (`[[memory/x.md|summary]]` as `[[|summary]]`): the same for the block
 /// memsync wrote and for that block after Obsidian rewrote its links.
 fn links_digest(block: &str) -> String {
-    let mut out = String::with_capacity(block.len());
-    let mut rest = block;
-    while let Some(open) = rest.find("[[") {
-        out.push_str(&rest[..open + 2]);
-        rest = &rest[open + 2..];
-        let Some(close) = rest.find("]]") else {
-            break;
-        };
-        if let Some(bar) = rest[..close].find('|') {
-            out.push_str(&rest[bar..close]);
-        }
-        rest = &rest[close..];
-    }
-    out.push_str(rest);
-    contract::sha256_hex(out.as_bytes())
+    let blanked = crate::parse::map_wikilink_targets(block, |_| String::new());
+    contract::sha256_hex(blanked.as_bytes())
 }
 
 /// The digests of the blocks memsync last wrote (from the index) and of

@@ -167,30 +167,17 @@ pub(super) fn check_checksum(
 /// a target named by its file name alone is in `memory/`, and a target
 /// without an extension is a `.md` file.
 fn links_in_full(body: &str) -> String {
-    let mut out = String::with_capacity(body.len() + 64);
-    let mut rest = body;
-    while let Some(open) = rest.find("[[") {
-        out.push_str(&rest[..open + 2]);
-        rest = &rest[open + 2..];
-        let Some(close) = rest.find("]]") else {
-            break;
+    crate::parse::map_wikilink_targets(body, |target| {
+        let folder = match target.contains('/') || target.is_empty() {
+            true => String::new(),
+            false => format!("{}/", contract::MEMORY_DIR),
         };
-        let link = &rest[..close];
-        let split = link.find(['|', '#']).unwrap_or(link.len());
-        let (target, tail) = link.split_at(split);
-        if !target.contains('/') && !target.is_empty() {
-            out.push_str(contract::MEMORY_DIR);
-            out.push('/');
-        }
-        out.push_str(target);
-        if !target.is_empty() && !target.ends_with(".md") {
-            out.push_str(".md");
-        }
-        out.push_str(tail);
-        rest = &rest[close..];
-    }
-    out.push_str(rest);
-    out
+        let ext = match target.is_empty() || target.ends_with(".md") {
+            true => "",
+            false => ".md",
+        };
+        format!("{folder}{target}{ext}")
+    })
 }
 
 pub(super) fn check_sentence(
