@@ -34,6 +34,7 @@ use serde_json::Value;
 
 use crate::config::{Env, HarvestConfig};
 use crate::harness::Harness;
+use crate::transcript::{Foreign, Transcript};
 use crate::wiring::{Check, Connecting, Doctoring, Places, Plan, SettingsJson};
 
 /// What every harness's folder answers for its program. A new harness
@@ -147,6 +148,35 @@ pub trait Program: Sync {
         &[]
     }
 
+    /// Whether JSON lines are its session log: `first` is the first line's
+    /// object, `head` the first lines parsed. Asked in [`RECOGNITION_ORDER`].
+    fn is_session_log(&self, _first: &Value, _head: &[Value]) -> bool {
+        false
+    }
+
+    /// Reads its session log, a line at a time, keeping at most `keep` bytes.
+    fn read_session_log(&self, lines: &mut dyn Iterator<Item = String>, keep: usize) -> Transcript {
+        crate::transcript::generic::read(lines, keep)
+    }
+
+    /// The session a whole JSON document holds, when it is in one of its
+    /// formats. Asked in [`RECOGNITION_ORDER`].
+    fn read_document(&self, _doc: &Value, _keep: usize) -> Option<Transcript> {
+        None
+    }
+
+    /// A file its program writes that is not a session (a saved chat, a
+    /// prompt log), from the one JSON value it holds: what a refusal calls it.
+    fn foreign_document(&self, _doc: &Value) -> Option<Foreign> {
+        None
+    }
+
+    /// A conversation its program exported as text, told from the first
+    /// non-empty line and the first lines: what a refusal calls it.
+    fn foreign_export(&self, _first: &str, _head: &[&str]) -> Option<Foreign> {
+        None
+    }
+
     /// Its one `settings.json` of hooks and MCP servers, for a harness that
     /// keeps them so (Gemini CLI and its fork).
     fn settings_json(&self, _places: &Places) -> Option<SettingsJson> {
@@ -207,6 +237,19 @@ fn home_of(
         .cloned()
         .or_else(|| env.home.as_ref().map(|h| h.join(default)))
 }
+
+/// The order formats are told apart in: a harness whose lines also look
+/// like another's (qwen-code's envelope is Claude Code's) is asked first.
+pub(crate) const RECOGNITION_ORDER: [Harness; 8] = [
+    Harness::Codex,
+    Harness::Pi,
+    Harness::Cline,
+    Harness::GeminiCli,
+    Harness::CopilotCli,
+    Harness::Opencode,
+    Harness::QwenCode,
+    Harness::ClaudeCode,
+];
 
 /// The folder that answers for `harness`.
 pub fn program(harness: Harness) -> &'static dyn Program {

@@ -9,7 +9,7 @@ use std::io::BufRead;
 
 use serde_json::Value;
 
-use super::{claude_code, cline, codex, copilot_cli, gemini_cli, opencode, pi, qwen_code};
+use super::{RECOGNITION_ORDER, program};
 use crate::transcript::{
     Format, LineReader, Transcript, UNBOUNDED, aider, cut_message, dialogue, foreign, generic,
 };
@@ -19,6 +19,20 @@ pub fn read(text: &str) -> Transcript {
     // Reading from a byte slice cannot fail.
     read_from(text.as_bytes(), UNBOUNDED).unwrap_or_else(|_| Transcript::new(Format::Unknown))
 }
+
+/// The files the harnesses write that are not sessions, as their folders tell them.
+const HARNESS_FILES: foreign::HarnessFiles = foreign::HarnessFiles {
+    document: &|doc| {
+        RECOGNITION_ORDER
+            .into_iter()
+            .find_map(|h| program(h).foreign_document(doc))
+    },
+    export: &|first, head| {
+        RECOGNITION_ORDER
+            .into_iter()
+            .find_map(|h| program(h).foreign_export(first, head))
+    },
+};
 
 /// Lines looked at to tell the format.
 const LOOKAHEAD_LINES: usize = 50;
@@ -54,30 +68,27 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
             {
                 return Ok(t);
             }
-            if let Some(what) = foreign::jsonl(&v, &values) {
+            if let Some(what) = foreign::jsonl(&v, &values, &HARNESS_FILES) {
                 return Ok(Transcript::foreign(what));
             }
-            let reader = jsonl_reader(&values, &v);
-            let all = head
+            let reader = RECOGNITION_ORDER
+                .into_iter()
+                .map(program)
+                .find(|p| p.is_session_log(&v, &values));
+            let mut all = head
                 .into_iter()
                 .chain(lines.by_ref())
                 .filter(|l| !l.trim().is_empty());
             match reader {
-                JsonlReader::Codex => codex::reader::read(all, keep),
-                JsonlReader::Pi => pi::reader::read(all, keep),
-                JsonlReader::ClaudeCode => claude_code::reader::read(all, keep),
-                JsonlReader::GeminiCli => gemini_cli::reader::read(all, keep),
-                JsonlReader::QwenCode => qwen_code::reader::read(all, keep),
-                JsonlReader::CopilotCli => copilot_cli::reader::read(all, keep),
-                JsonlReader::Opencode => opencode::reader::read(all, keep),
-                JsonlReader::Generic => generic::read(all, keep),
+                Some(p) => p.read_session_log(&mut all, keep),
+                None => generic::read(all, keep),
             }
         }
         _ => {
             let text = bounded_text(head, &mut lines, keep);
             if let Some(t) = json_document(&text, keep) {
                 t
-            } else if let Some(what) = foreign::text(&text) {
+            } else if let Some(what) = foreign::text(&text, &HARNESS_FILES) {
                 return Ok(Transcript::foreign(what));
             } else if aider::is_aider(&text) {
                 aider::read(&text, keep)
@@ -147,79 +158,7 @@ fn json_document(text: &str, keep: usize) -> Option<Transcript> {
 /// The session a JSON document holds, when it is one of the formats above
 /// (on one line or spread over many).
 fn document(doc: &Value, keep: usize) -> Option<Transcript> {
-    if cline::reader::is_cline(doc) {
-        return Some(cline::reader::read(doc, keep));
-    }
-    if gemini_cli::reader::is_document(doc) {
-        return Some(gemini_cli::reader::read_document(doc, keep));
-    }
-    if copilot_cli::reader::is_legacy(doc) {
-        return Some(copilot_cli::reader::read_legacy(doc, keep));
-    }
-    opencode::reader::is_export(doc).then(|| opencode::reader::read_export(doc, keep))
-}
-
-enum JsonlReader {
-    Codex,
-    Pi,
-    ClaudeCode,
-    GeminiCli,
-    QwenCode,
-    CopilotCli,
-    Opencode,
-    Generic,
-}
-
-/// Picks the reader from the first object's shape and the first lines
-/// (parsed once, by the caller).
-fn jsonl_reader(head: &[Value], first: &Value) -> JsonlReader {
-    let has_line_of = |pred: &dyn Fn(&Value) -> bool| head.iter().any(pred);
-    if first.get("payload").is_some() || has_line_of(&|v| v.get("payload").is_some()) {
-        return JsonlReader::Codex;
-    }
-    // Legacy Codex: a bare `{id, timestamp, instructions}` line, state markers.
-    if first.get("id").is_some() && first.get("instructions").is_some()
-        || has_line_of(&|v| v.get("record_type").is_some())
-    {
-        return JsonlReader::Codex;
-    }
-    if first.get("type").and_then(Value::as_str) == Some("session") {
-        return JsonlReader::Pi;
-    }
-    let kind = |v: &Value| v.get("type").and_then(Value::as_str).map(str::to_string);
-    if first.get("projectHash").is_some() && first.get("sessionId").is_some()
-        || has_line_of(&|v| kind(v).as_deref() == Some("gemini") || v.get("$set").is_some())
-    {
-        return JsonlReader::GeminiCli;
-    }
-    if has_line_of(&|v| {
-        kind(v).is_some_and(|k| k.starts_with("session.") || k == "user.message")
-            && v.get("data").is_some()
-    }) {
-        return JsonlReader::CopilotCli;
-    }
-    if has_line_of(&|v| {
-        matches!(
-            v.get("table").and_then(Value::as_str),
-            Some("session" | "message" | "part")
-        )
-    }) {
-        return JsonlReader::Opencode;
-    }
-    // Claude Code's envelope around Gemini-style `message.parts`.
-    if has_line_of(&|v| {
-        v.get("message")
-            .is_some_and(|m| m.get("parts").is_some() && m.get("content").is_none())
-    }) {
-        return JsonlReader::QwenCode;
-    }
-    if has_line_of(&|v| {
-        matches!(
-            v.get("type").and_then(Value::as_str),
-            Some("user" | "assistant")
-        ) && v.get("message").is_some()
-    }) {
-        return JsonlReader::ClaudeCode;
-    }
-    JsonlReader::Generic
+    RECOGNITION_ORDER
+        .into_iter()
+        .find_map(|h| program(h).read_document(doc, keep))
 }

@@ -377,3 +377,16 @@ fn an_older_qwen_code_document_keeps_the_models_answers_and_is_qwen_codes() {
         }
     }
 }
+
+#[test]
+fn an_older_claude_code_export_is_told_by_its_welcome_box() {
+    let export = "╭──────────────────────────────╮\n│ ✻ Welcome to Claude Code!    │\n│   cwd: /home/dev/proj        │\n╰──────────────────────────────╯\n\n> fix the retry bug\n\n⏺ Fixed the retry loop in fetch.rs.\n";
+    assert!(
+        read(export)
+            .foreign
+            .is_some_and(|w| w.contains("exported by /export"))
+    );
+    // A note that only mentions Claude Code is text memsync reads.
+    let note = "Tried Claude Code v2.1 today.\n\n● a bullet of mine\n";
+    assert_eq!(read(note).foreign, None);
+}

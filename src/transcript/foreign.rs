@@ -31,41 +31,26 @@ pub(crate) fn binary(head: &[String]) -> Option<Foreign> {
     (all > 0 && odd * 10 > all).then_some("a binary file (not UTF-8 text)")
 }
 
+/// What the harnesses' folders tell of the files their programs write that
+/// are not sessions (a saved chat, a prompt log, a conversation exported as
+/// Markdown), and what the refusal calls each.
+pub(crate) struct HarnessFiles<'a> {
+    /// From a file that is one JSON value.
+    pub document: &'a dyn Fn(&Value) -> Option<Foreign>,
+    /// From a text file's first non-empty line and its first lines.
+    pub export: &'a dyn Fn(&str, &[&str]) -> Option<Foreign>,
+}
+
 /// JSONL that is not a session memsync reads, from its lines' shape.
-pub(crate) fn jsonl(first: &Value, head: &[Value]) -> Option<Foreign> {
+pub(crate) fn jsonl(first: &Value, head: &[Value], known: &HarnessFiles) -> Option<Foreign> {
     // One line holding the whole chat.
     if head.len() != 1 {
         return None;
     }
-    gemini(first).or_else(|| chat_list(first).then_some(JSON_CHAT))
+    (known.document)(first).or_else(|| chat_list(first).then_some(JSON_CHAT))
 }
 
 const JSON_CHAT: Foreign = "a chat exported as one JSON document";
-
-/// The files Gemini CLI (and qwen-code, its fork) keep beside their
-/// sessions, which are not sessions: a conversation saved by `/chat save`
-/// (`checkpoint-<tag>.json`: the model's `{role, parts}` history, bare or
-/// under `history`) or written by `/chat share`, and `logs.json`, which holds
-/// only the person's prompts. The session itself is in the `chats/` folder,
-/// and that is what to capture.
-fn gemini(v: &Value) -> Option<Foreign> {
-    let turns = v.get("history").unwrap_or(v).as_array()?;
-    let first = turns.first()?;
-    if first.get("parts").is_some_and(Value::is_array)
-        && matches!(first["role"].as_str(), Some("user" | "model"))
-    {
-        return Some(GEMINI_SAVED);
-    }
-    let logged = ["sessionId", "messageId", "type", "message"];
-    if logged.iter().all(|k| first.get(*k).is_some()) {
-        return Some(
-            "the prompt log of Gemini CLI or qwen-code, logs.json (only the person's prompts: capture the session in their chats/ folder instead)",
-        );
-    }
-    None
-}
-
-const GEMINI_SAVED: Foreign = "a conversation saved by /chat save or /chat share in Gemini CLI or qwen-code (capture the session in their chats/ folder instead)";
 
 /// Whether a JSON value holds a whole chat: a list of messages under a key
 /// exporters use, or is that list.
@@ -91,13 +76,13 @@ fn chat_list(v: &Value) -> bool {
 
 /// Text that is not a transcript memsync reads: a JSON document over several
 /// lines, or a chat exported to Markdown.
-pub(crate) fn text(text: &str) -> Option<Foreign> {
+pub(crate) fn text(text: &str, known: &HarnessFiles) -> Option<Foreign> {
     let first = text.lines().find(|l| !l.trim().is_empty())?.trim();
     if first == "{" || first == "[" || first.starts_with("{\"") || first.starts_with("[{") {
         if let Some(what) = serde_json::from_str::<Value>(text)
             .ok()
             .as_ref()
-            .and_then(gemini)
+            .and_then(known.document)
         {
             return Some(what);
         }
@@ -123,10 +108,8 @@ pub(crate) fn text(text: &str) -> Option<Foreign> {
     if is_log(&head) {
         return Some(LOG);
     }
-    EXPORTS
-        .iter()
-        .find(|(is, _)| is(first, &head))
-        .map(|(_, what)| *what)
+    (known.export)(first, &head)
+        .or_else(|| specstory_export(&head).then_some("a SpecStory export (Markdown)"))
 }
 
 const LOG: Foreign = "a program's log (timestamped lines with levels such as [INFO]), not a conversation: capture the session file the harness keeps instead (`memsync harvest` finds them)";
@@ -155,71 +138,10 @@ fn is_log_line(line: &str) -> bool {
         .any(|w| LEVELS.contains(&w) || w.strip_prefix("level").is_some_and(str::is_empty))
 }
 
-/// Conversations rendered as text by a harness or an exporter, each told by
-/// the marks it writes (from its first non-empty line and its first lines),
-/// and what the refusal calls it.
-type Export = (fn(&str, &[&str]) -> bool, Foreign);
-const EXPORTS: [Export; 5] = [
-    (
-        claude_code_export,
-        "a Claude Code conversation exported by /export (capture the session's JSONL in ~/.claude/projects/ instead)",
-    ),
-    (
-        opencode_export,
-        "an opencode session exported as Markdown by /export (memsync reads opencode's database, and `opencode export <id>`)",
-    ),
-    (
-        copilot_share,
-        "a Copilot CLI session shared as Markdown (capture its events.jsonl in ~/.copilot/session-state/<id>/ instead)",
-    ),
-    (specstory_export, "a SpecStory export (Markdown)"),
-    (gemini_share, GEMINI_SAVED),
-];
-
-/// Claude Code's `/export`: the terminal as drawn, under its banner (the
-/// logo's `▐▛███▜▌` beside "Claude Code v2.1.331", or the older box
-/// "│ ✻ Welcome to Claude Code!"), each answer after a `●` (earlier `⏺`).
-fn claude_code_export(_first: &str, head: &[&str]) -> bool {
-    let banner = head.iter().take(8).any(|l| {
-        (l.contains("Claude Code v") && l.contains('\u{2590}'))
-            || (l.starts_with('\u{2502}') && l.contains("Welcome to Claude Code"))
-    });
-    banner
-        && head
-            .iter()
-            .any(|l| l.starts_with("\u{25CF} ") || l.starts_with("\u{23FA} "))
-}
-
-/// opencode's `/export`: `# <title>`, `**Session ID:** ses_…`, then `## User`
-/// and `## Assistant (…)` turns.
-fn opencode_export(first: &str, head: &[&str]) -> bool {
-    first.starts_with("# ")
-        && head
-            .iter()
-            .take(6)
-            .any(|l| l.starts_with("**Session ID:** ses_"))
-        && head
-            .iter()
-            .any(|l| *l == "## User" || l.starts_with("## Assistant"))
-}
-
-/// Copilot CLI's `/share` and `copilot -p --share`.
-fn copilot_share(first: &str, head: &[&str]) -> bool {
-    first == "# Copilot CLI Session"
-        && head.iter().any(|l| {
-            l.contains("**Session ID:**") || l.contains("Generated by [GitHub Copilot CLI]")
-        })
-}
-
-fn specstory_export(_first: &str, head: &[&str]) -> bool {
+/// SpecStory's export of an editor's chat: its mark, or its turn lines.
+fn specstory_export(head: &[&str]) -> bool {
     head.iter().any(|l| l.contains("Generated by SpecStory"))
         || head.iter().filter(|l| specstory_turn(l)).count() >= 2
-}
-
-/// Gemini CLI's `/chat share <file>.md`: `## USER 🧑‍💻` and `## MODEL ✨`.
-fn gemini_share(_first: &str, head: &[&str]) -> bool {
-    let turn = |who: &str| head.iter().any(|l| l.trim_end() == who);
-    turn("## USER \u{1F9D1}\u{200D}\u{1F4BB}") && turn("## MODEL \u{2728}")
 }
 
 /// `_**User**_`, `_**Assistant**_`, `_**Agent (model …)**_`: SpecStory's turn lines.
@@ -236,21 +158,18 @@ fn specstory_turn(line: &str) -> bool {
 mod tests {
     use super::*;
 
+    /// No harness's own files: the generic rules alone.
+    const NO_HARNESS: HarnessFiles = HarnessFiles {
+        document: &|_| None,
+        export: &|_, _| None,
+    };
+
     #[test]
     fn specstory_turn_lines_are_told_from_emphasis() {
         assert!(specstory_turn("_**User**_"));
         assert!(specstory_turn("_**Agent (claude-4-sonnet)**_"));
         assert!(!specstory_turn("_**Note**_"));
         assert!(!specstory_turn("**User:** hello"));
-    }
-
-    #[test]
-    fn an_older_claude_code_export_is_told_by_its_welcome_box() {
-        let export = "╭──────────────────────────────╮\n│ ✻ Welcome to Claude Code!    │\n│   cwd: /home/dev/proj        │\n╰──────────────────────────────╯\n\n> fix the retry bug\n\n⏺ Fixed the retry loop in fetch.rs.\n";
-        assert!(text(export).is_some_and(|w| w.contains("exported by /export")));
-        // A note that only mentions Claude Code is text memsync reads.
-        let note = "Tried Claude Code v2.1 today.\n\n● a bullet of mine\n";
-        assert_eq!(text(note), None);
     }
 
     /// The class: a program's log, whatever its timestamp and level marks;
@@ -272,7 +191,7 @@ mod tests {
         let levels = ["INFO", "DEBUG", "WARN", "ERROR"];
         for shape in shapes {
             let log: Vec<String> = (0..12).map(|i| shape(i, levels[i % 4])).collect();
-            assert_eq!(text(&log.join("\n")), Some(LOG), "{}", log[0]);
+            assert_eq!(text(&log.join("\n"), &NO_HARNESS), Some(LOG), "{}", log[0]);
         }
         let chat = "user: the build fails, here is the output\n\
             ERROR: linker `cc` not found\n\
@@ -280,9 +199,9 @@ mod tests {
             assistant: Install build-essential, then run cargo build again.\n\
             user: that fixed it, thanks\n\
             assistant: Good. The linker was the only thing missing.\n";
-        assert_eq!(text(chat), None);
+        assert_eq!(text(chat, &NO_HARNESS), None);
         let notes = "# Notes\n\nAt a high level the cache is fine.\nThe error level is low.\n";
-        assert_eq!(text(notes), None);
+        assert_eq!(text(notes, &NO_HARNESS), None);
     }
 
     #[test]

@@ -21,6 +21,7 @@ pub mod dialogue;
 pub mod envelope;
 pub mod facts;
 pub mod foreign;
+pub use foreign::Foreign;
 mod fork;
 pub mod generic;
 pub mod lines;

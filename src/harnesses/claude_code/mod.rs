@@ -26,6 +26,22 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct ClaudeCode;
 
 impl Program for ClaudeCode {
+    fn foreign_export(&self, first: &str, head: &[&str]) -> Option<crate::transcript::Foreign> {
+        reader::is_export(first, head).then_some(reader::EXPORT)
+    }
+
+    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
+        reader::is_log(first, head)
+    }
+
+    fn read_session_log(
+        &self,
+        lines: &mut dyn Iterator<Item = String>,
+        keep: usize,
+    ) -> crate::transcript::Transcript {
+        reader::read(lines, keep)
+    }
+
     /// `claude -p` with only the call folder's own settings (none of the
     /// person's hooks), no MCP servers, no session kept, no tools.
     fn print_mode(&self) -> Option<super::PrintMode> {

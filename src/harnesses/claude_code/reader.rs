@@ -35,6 +35,16 @@ const BOOKKEEPING: &[&str] = &[
     "cost-state",
     "file-history-delta",
 ];
+/// Whether JSON lines are a Claude Code session: `user` or `assistant`
+/// lines around a `message`.
+pub fn is_log(_first: &Value, head: &[Value]) -> bool {
+    head.iter().any(|v| {
+        matches!(
+            v.get("type").and_then(Value::as_str),
+            Some("user" | "assistant")
+        ) && v.get("message").is_some()
+    })
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::ClaudeCode), keep);
@@ -206,3 +216,20 @@ fn proposed_plan(input: &Value) -> Option<String> {
         .trim();
     Some(format!("Proposed plan: {title}\n\n{}", plan.trim()))
 }
+
+/// Claude Code's `/export`: the terminal as drawn, under its banner (the
+/// logo's `▐▛███▜▌` beside "Claude Code v2.1.331", or the older box
+/// "│ ✻ Welcome to Claude Code!"), each answer after a `●` (earlier `⏺`).
+pub fn is_export(_first: &str, head: &[&str]) -> bool {
+    let banner = head.iter().take(8).any(|l| {
+        (l.contains("Claude Code v") && l.contains('\u{2590}'))
+            || (l.starts_with('\u{2502}') && l.contains("Welcome to Claude Code"))
+    });
+    banner
+        && head
+            .iter()
+            .any(|l| l.starts_with("\u{25CF} ") || l.starts_with("\u{23FA} "))
+}
+
+/// What a refusal calls such an export.
+pub const EXPORT: crate::transcript::Foreign = "a Claude Code conversation exported by /export (capture the session's JSONL in ~/.claude/projects/ instead)";

@@ -21,6 +21,14 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct Cline;
 
 impl Program for Cline {
+    fn read_document(
+        &self,
+        doc: &serde_json::Value,
+        keep: usize,
+    ) -> Option<crate::transcript::Transcript> {
+        reader::is_cline(doc).then(|| reader::read(doc, keep))
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         doctor::checks(d)
     }

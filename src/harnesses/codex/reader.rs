@@ -29,6 +29,14 @@ pub fn turn_over(rollout: &std::path::Path) -> bool {
             && crate::files::no_writer_holds(&file) == Some(true)
     })
 }
+/// Whether JSON lines are a Codex rollout: `payload` envelopes, or the
+/// legacy form (a bare `{id, timestamp, instructions}` line, state markers).
+pub fn is_log(first: &Value, head: &[Value]) -> bool {
+    first.get("payload").is_some()
+        || head.iter().any(|v| v.get("payload").is_some())
+        || first.get("id").is_some() && first.get("instructions").is_some()
+        || head.iter().any(|v| v.get("record_type").is_some())
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut r = Rollout {

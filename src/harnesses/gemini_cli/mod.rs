@@ -23,6 +23,34 @@ use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 pub struct GeminiCli;
 
 impl Program for GeminiCli {
+    fn foreign_document(&self, doc: &Value) -> Option<crate::transcript::Foreign> {
+        reader::saved_chat(doc)
+    }
+
+    fn foreign_export(&self, first: &str, head: &[&str]) -> Option<crate::transcript::Foreign> {
+        reader::is_share(first, head).then_some(reader::SAVED)
+    }
+
+    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
+        reader::is_log(first, head)
+    }
+
+    fn read_session_log(
+        &self,
+        lines: &mut dyn Iterator<Item = String>,
+        keep: usize,
+    ) -> crate::transcript::Transcript {
+        reader::read(lines, keep)
+    }
+
+    fn read_document(
+        &self,
+        doc: &serde_json::Value,
+        keep: usize,
+    ) -> Option<crate::transcript::Transcript> {
+        reader::is_document(doc).then(|| reader::read_document(doc, keep))
+    }
+
     /// The prompt arrives on stdin; `-p` adds its words after it. Headless
     /// Gemini CLI runs only in a trusted folder; trusted, it would start
     /// every MCP server the person configured, so none is allowed (a server

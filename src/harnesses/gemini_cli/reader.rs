@@ -19,6 +19,14 @@ use crate::transcript::parts::parts_text;
 
 use crate::harness::Harness;
 use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, tools};
+/// Whether JSON lines are a Gemini CLI chat: its header line, a `gemini`
+/// turn or a `$set` update.
+pub fn is_log(first: &Value, head: &[Value]) -> bool {
+    first.get("projectHash").is_some() && first.get("sessionId").is_some()
+        || head.iter().any(|v| {
+            v.get("type").and_then(Value::as_str) == Some("gemini") || v.get("$set").is_some()
+        })
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::GeminiCli), keep);
@@ -190,6 +198,37 @@ fn workspace_dir(context: &str) -> Option<String> {
     dir.starts_with(['/', '~'])
         .then(|| dir.to_string())
         .or_else(|| (dir.len() > 2 && dir.as_bytes()[1] == b':').then(|| dir.to_string()))
+}
+
+/// The files Gemini CLI (and qwen-code, its fork) keep beside their
+/// sessions, which are not sessions: a conversation saved by `/chat save`
+/// (`checkpoint-<tag>.json`: the model's `{role, parts}` history, bare or
+/// under `history`) or written by `/chat share`, and `logs.json`, which holds
+/// only the person's prompts. The session itself is in the `chats/` folder,
+/// and that is what to capture.
+pub fn saved_chat(v: &Value) -> Option<crate::transcript::Foreign> {
+    let turns = v.get("history").unwrap_or(v).as_array()?;
+    let first = turns.first()?;
+    if first.get("parts").is_some_and(Value::is_array)
+        && matches!(first["role"].as_str(), Some("user" | "model"))
+    {
+        return Some(SAVED);
+    }
+    let logged = ["sessionId", "messageId", "type", "message"];
+    if logged.iter().all(|k| first.get(*k).is_some()) {
+        return Some(
+            "the prompt log of Gemini CLI or qwen-code, logs.json (only the person's prompts: capture the session in their chats/ folder instead)",
+        );
+    }
+    None
+}
+
+pub const SAVED: crate::transcript::Foreign = "a conversation saved by /chat save or /chat share in Gemini CLI or qwen-code (capture the session in their chats/ folder instead)";
+
+/// Gemini CLI's `/chat share <file>.md`: `## USER 🧑‍💻` and `## MODEL ✨`.
+pub fn is_share(_first: &str, head: &[&str]) -> bool {
+    let turn = |who: &str| head.iter().any(|l| l.trim_end() == who);
+    turn("## USER \u{1F9D1}\u{200D}\u{1F4BB}") && turn("## MODEL \u{2728}")
 }
 
 #[cfg(test)]

@@ -21,6 +21,30 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct Opencode;
 
 impl Program for Opencode {
+    fn foreign_export(&self, first: &str, head: &[&str]) -> Option<crate::transcript::Foreign> {
+        reader::is_markdown_export(first, head).then_some(reader::MARKDOWN_EXPORT)
+    }
+
+    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
+        reader::is_log(first, head)
+    }
+
+    fn read_session_log(
+        &self,
+        lines: &mut dyn Iterator<Item = String>,
+        keep: usize,
+    ) -> crate::transcript::Transcript {
+        reader::read(lines, keep)
+    }
+
+    fn read_document(
+        &self,
+        doc: &serde_json::Value,
+        keep: usize,
+    ) -> Option<crate::transcript::Transcript> {
+        reader::is_export(doc).then(|| reader::read_export(doc, keep))
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         doctor::checks(d)
     }

@@ -16,6 +16,16 @@ use serde_json::Value;
 
 use crate::harness::Harness;
 use crate::transcript::{Format, Role, Title, Transcript, clean, set_once, str_at, tools};
+/// Whether JSON lines are opencode's rows as harvest gives them (each
+/// tagged with its `table`).
+pub fn is_log(_first: &Value, head: &[Value]) -> bool {
+    head.iter().any(|v| {
+        matches!(
+            v.get("table").and_then(Value::as_str),
+            Some("session" | "message" | "part")
+        )
+    })
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut skipped = 0;
@@ -206,3 +216,19 @@ fn unquoted(text: &str) -> &str {
         _ => text,
     }
 }
+
+/// opencode's `/export`: `# <title>`, `**Session ID:** ses_…`, then `## User`
+/// and `## Assistant (…)` turns.
+pub fn is_markdown_export(first: &str, head: &[&str]) -> bool {
+    first.starts_with("# ")
+        && head
+            .iter()
+            .take(6)
+            .any(|l| l.starts_with("**Session ID:** ses_"))
+        && head
+            .iter()
+            .any(|l| *l == "## User" || l.starts_with("## Assistant"))
+}
+
+/// What a refusal calls such an export.
+pub const MARKDOWN_EXPORT: crate::transcript::Foreign = "an opencode session exported as Markdown by /export (memsync reads opencode's database, and `opencode export <id>`)";

@@ -16,6 +16,10 @@ use crate::contract::RequestSource;
 
 use crate::harness::Harness;
 use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at, text_of, tools};
+/// Whether JSON lines are a pi session: its first line is the session header.
+pub fn is_log(first: &Value, _head: &[Value]) -> bool {
+    first.get("type").and_then(Value::as_str) == Some("session")
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::Pi), keep);

@@ -15,6 +15,14 @@ use serde_json::Value;
 use crate::harness::Harness;
 use crate::transcript::parts::{parts_calls, parts_text};
 use crate::transcript::{Format, Role, Transcript, clean, set_once, str_at};
+/// Whether JSON lines are a qwen-code chat: Claude Code's envelope around
+/// Gemini-style `message.parts`.
+pub fn is_log(_first: &Value, head: &[Value]) -> bool {
+    head.iter().any(|v| {
+        v.get("message")
+            .is_some_and(|m| m.get("parts").is_some() && m.get("content").is_none())
+    })
+}
 
 pub fn read<S: AsRef<str>>(lines: impl Iterator<Item = S>, keep: usize) -> Transcript {
     let mut t = Transcript::bounded(Format::Harness(Harness::QwenCode), keep);
