@@ -86,6 +86,26 @@ impl Harness {
         })
     }
 
+    /// The variable that names its folder, for a harness that reads one.
+    pub fn home_variable(self) -> Option<&'static str> {
+        match self {
+            Harness::ClaudeCode => Some("CLAUDE_CONFIG_DIR"),
+            Harness::Codex => Some("CODEX_HOME"),
+            Harness::OpenClaw => Some("OPENCLAW_STATE_DIR"),
+            Harness::Pi => Some("PI_CODING_AGENT_DIR"),
+            _ => None,
+        }
+    }
+
+    /// Whether it may write memory sentences in its print mode, with the
+    /// person's own login (its folder's `print_mode`).
+    pub fn writes_sentences(self) -> bool {
+        matches!(
+            self,
+            Harness::ClaudeCode | Harness::Codex | Harness::GeminiCli
+        )
+    }
+
     /// Whether `capture --hook` takes its hook payloads.
     pub fn has_hooks(self) -> bool {
         matches!(

@@ -7,12 +7,14 @@
 //! `$XDG_CONFIG_HOME/memsync/config.yaml` (machine settings), overlaid by
 //! `<workspace>/memsync.yaml` (settings that travel with the workspace).
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use serde_yaml::Value;
 
 use crate::error::{ConfigError, Error, Result};
+use crate::harness::Harness;
 
 mod connected;
 mod effective;
@@ -71,11 +73,9 @@ pub struct Env {
     pub memsync_workspace: Option<PathBuf>,
     pub signet_workspace: Option<PathBuf>,
     pub signet_path: Option<PathBuf>,
-    /// The harnesses' own folder variables, for `harvest`.
-    pub claude_config_dir: Option<PathBuf>,
-    pub codex_home: Option<PathBuf>,
-    pub openclaw_state_dir: Option<PathBuf>,
-    pub pi_coding_agent_dir: Option<PathBuf>,
+    /// The harnesses' own folder variables ([`Harness::home_variable`]) that
+    /// are set, for `harvest` and `connect`.
+    pub harness_homes: BTreeMap<Harness, PathBuf>,
     /// Where opencode keeps its database (`$XDG_DATA_HOME/opencode`).
     pub xdg_data_home: Option<PathBuf>,
     /// The folder memsync runs in: a workspace in it or above it is found
@@ -98,10 +98,10 @@ impl Env {
             memsync_workspace: var("MEMSYNC_WORKSPACE"),
             signet_workspace: var("SIGNET_WORKSPACE"),
             signet_path: var("SIGNET_PATH"),
-            claude_config_dir: var("CLAUDE_CONFIG_DIR"),
-            codex_home: var("CODEX_HOME"),
-            openclaw_state_dir: var("OPENCLAW_STATE_DIR"),
-            pi_coding_agent_dir: var("PI_CODING_AGENT_DIR"),
+            harness_homes: Harness::ALL
+                .into_iter()
+                .filter_map(|h| Some((h, var(h.home_variable()?)?)))
+                .collect(),
             xdg_data_home: var("XDG_DATA_HOME"),
             cwd: std::env::current_dir().ok(),
         }

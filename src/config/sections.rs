@@ -9,6 +9,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 
 use crate::contract::TokenRule;
+use crate::harness::Harness;
 
 /// Whether the daemon commits the projections it re-renders in a git workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -140,12 +141,10 @@ pub struct SentenceConfig {
 }
 
 /// Who writes a model sentence.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "kebab-case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum SentenceProvider {
-    ClaudeCode,
-    Codex,
-    GeminiCli,
+    /// A harness in its print mode ([`Harness::writes_sentences`]).
+    Harness(Harness),
     Ollama,
     OpenaiCompatible,
     Anthropic,
@@ -153,21 +152,23 @@ pub enum SentenceProvider {
 }
 
 impl SentenceProvider {
-    pub const ALL: [SentenceProvider; 7] = [
-        SentenceProvider::ClaudeCode,
-        SentenceProvider::Codex,
-        SentenceProvider::GeminiCli,
-        SentenceProvider::Ollama,
-        SentenceProvider::OpenaiCompatible,
-        SentenceProvider::Anthropic,
-        SentenceProvider::Command,
-    ];
+    /// Every provider, the harnesses first.
+    pub fn all() -> impl Iterator<Item = SentenceProvider> {
+        Harness::ALL
+            .into_iter()
+            .filter(|h| h.writes_sentences())
+            .map(SentenceProvider::Harness)
+            .chain([
+                SentenceProvider::Ollama,
+                SentenceProvider::OpenaiCompatible,
+                SentenceProvider::Anthropic,
+                SentenceProvider::Command,
+            ])
+    }
 
     pub fn name(self) -> &'static str {
         match self {
-            SentenceProvider::ClaudeCode => "claude-code",
-            SentenceProvider::Codex => "codex",
-            SentenceProvider::GeminiCli => "gemini-cli",
+            SentenceProvider::Harness(h) => h.as_str(),
             SentenceProvider::Ollama => "ollama",
             SentenceProvider::OpenaiCompatible => "openai-compatible",
             SentenceProvider::Anthropic => "anthropic",
@@ -176,7 +177,28 @@ impl SentenceProvider {
     }
 
     pub fn parse(name: &str) -> Option<SentenceProvider> {
-        Self::ALL.into_iter().find(|p| p.name() == name)
+        Self::all().find(|p| p.name() == name)
+    }
+}
+
+// Spelled by its name in the config, as serde spelled the variants before a
+// harness provider carried its Harness.
+impl Serialize for SentenceProvider {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.name())
+    }
+}
+
+impl<'de> Deserialize<'de> for SentenceProvider {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        let name = String::deserialize(d)?;
+        SentenceProvider::parse(&name).ok_or_else(|| {
+            let names: Vec<String> = Self::all().map(|p| format!("`{}`", p.name())).collect();
+            serde::de::Error::custom(format!(
+                "unknown variant `{name}`, expected one of {}",
+                names.join(", ")
+            ))
+        })
     }
 }
 

@@ -388,23 +388,38 @@ fn read_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
+/// The harnesses that write sentences, as a message lists them.
+fn sentence_writers() -> String {
+    let names: Vec<&str> = Harness::ALL
+        .into_iter()
+        .filter(|h| h.writes_sentences())
+        .map(Harness::as_str)
+        .collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
+        None => String::new(),
+    }
+}
+
 /// What `connect target --sentences` records: the harness as the sentence
 /// provider, with its program as found on PATH now.
 fn sentences_for(target: Harness) -> Result<record::SentencesRecord> {
-    use crate::config::SentenceProvider;
-    let provider = SentenceProvider::parse(target.as_str())
-        .filter(|p| crate::capture::model::harness::default_program(*p).is_some())
+    let program = crate::capture::model::harness::default_program(target)
+        .filter(|_| target.writes_sentences())
         .ok_or_else(|| {
             Error::Usage(crate::error::UsageError::Value {
                 flag: "--sentences",
                 value: target.as_str().to_string(),
-                reason: "works with claude-code, codex and gemini-cli (their print modes); for another model set sentence.provider in the machine config (docs/CONFIGURATION.md)".into(),
+                reason: format!(
+                    "works with {} (their print modes); for another model set sentence.provider in the machine config (docs/CONFIGURATION.md)",
+                    sentence_writers()
+                ),
             })
         })?;
-    let program = crate::capture::model::harness::default_program(provider).and_then(on_path);
     Ok(record::SentencesRecord {
-        provider: provider.name().to_string(),
-        program,
+        provider: target.as_str().to_string(),
+        program: on_path(program),
     })
 }
 

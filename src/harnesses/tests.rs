@@ -390,3 +390,14 @@ fn an_older_claude_code_export_is_told_by_its_welcome_box() {
     let note = "Tried Claude Code v2.1 today.\n\n● a bullet of mine\n";
     assert_eq!(read(note).foreign, None);
 }
+
+#[test]
+fn the_harnesses_that_write_sentences_are_those_whose_folders_have_a_print_mode() {
+    for h in Harness::ALL {
+        assert_eq!(
+            super::program(h).print_mode().is_some(),
+            h.writes_sentences(),
+            "{h}"
+        );
+    }
+}

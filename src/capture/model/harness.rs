@@ -10,28 +10,24 @@ use std::process::Command;
 use std::time::Duration;
 
 use super::process::{self, CommandFailure};
-use crate::config::{SentenceConfig, SentenceProvider};
+use crate::config::SentenceConfig;
 use crate::harness::Harness;
 use crate::harnesses::{PrintMode, program};
 
-/// The print mode of the harness `provider` names, if it is one that has.
-fn print_mode(provider: SentenceProvider) -> Option<PrintMode> {
-    program(Harness::parse(provider.name())?).print_mode()
+/// The print mode of `harness`, if it has one.
+fn print_mode(harness: Harness) -> Option<PrintMode> {
+    program(harness).print_mode()
 }
 
 /// The program a harness provider runs unless `sentence.program` names one.
-pub fn default_program(provider: SentenceProvider) -> Option<&'static str> {
-    print_mode(provider).map(|p| p.program)
+pub fn default_program(harness: Harness) -> Option<&'static str> {
+    print_mode(harness).map(|p| p.program)
 }
 
 /// The arguments of one print-mode call; the prompt goes on stdin. `out`
 /// is the file a harness may write its last message to.
-pub fn arguments(
-    provider: SentenceProvider,
-    model: Option<&str>,
-    out: &std::path::Path,
-) -> Vec<String> {
-    let mut args = print_mode(provider).map_or_else(Vec::new, |p| (p.arguments)(out));
+pub fn arguments(harness: Harness, model: Option<&str>, out: &std::path::Path) -> Vec<String> {
+    let mut args = print_mode(harness).map_or_else(Vec::new, |p| (p.arguments)(out));
     if let Some(m) = model {
         args.extend(["--model".to_string(), m.to_string()]);
     }
@@ -40,7 +36,7 @@ pub fn arguments(
 
 /// Runs the harness in print mode with `prompt` and returns its answer.
 pub fn complete(
-    provider: SentenceProvider,
+    harness: Harness,
     cfg: &SentenceConfig,
     prompt: &str,
     timeout: Duration,
@@ -48,7 +44,7 @@ pub fn complete(
     let program = cfg
         .program
         .as_deref()
-        .or(default_program(provider))
+        .or(default_program(harness))
         .unwrap_or_default();
     let out = tempfile::Builder::new()
         .prefix("last-message-")
@@ -56,9 +52,9 @@ pub fn complete(
         .or_else(|_| tempfile::NamedTempFile::new())
         .map_err(|e| CommandFailure::Spawn(program.into(), e.to_string()))?;
     let mut cmd = Command::new(program);
-    cmd.args(arguments(provider, cfg.model.as_deref(), out.path()));
+    cmd.args(arguments(harness, cfg.model.as_deref(), out.path()));
     let printed = process::run(cmd, program, prompt, timeout);
-    if !print_mode(provider).is_some_and(|p| p.answer_in_file) {
+    if !print_mode(harness).is_some_and(|p| p.answer_in_file) {
         return printed;
     }
     // It prints its progress too; the file holds only the last message.
@@ -77,7 +73,7 @@ mod tests {
     #[test]
     fn every_harness_call_keeps_no_session_and_loads_no_hooks_or_servers() {
         let out = std::path::Path::new("/tmp/x");
-        let claude = arguments(SentenceProvider::ClaudeCode, None, out);
+        let claude = arguments(Harness::ClaudeCode, None, out);
         for flag in [
             "--no-session-persistence",
             "--strict-mcp-config",
@@ -85,10 +81,10 @@ mod tests {
         ] {
             assert!(claude.iter().any(|a| a == flag), "{flag}");
         }
-        let codex = arguments(SentenceProvider::Codex, Some("o4"), out);
+        let codex = arguments(Harness::Codex, Some("o4"), out);
         assert!(codex.iter().any(|a| a == "--ephemeral"));
         assert!(codex.ends_with(&["--model".into(), "o4".into()]));
-        let gemini = arguments(SentenceProvider::GeminiCli, None, out);
+        let gemini = arguments(Harness::GeminiCli, None, out);
         assert!(gemini.windows(2).any(|w| w == ["--extensions", "none"]));
     }
 }

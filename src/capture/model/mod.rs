@@ -94,8 +94,8 @@ fn call(
 ) -> Result<String, String> {
     let cfg = &settings.config.sentence;
     match provider {
-        SentenceProvider::ClaudeCode | SentenceProvider::Codex | SentenceProvider::GeminiCli => {
-            harness::complete(provider, cfg, prompt, timeout).map_err(|e| e.to_string())
+        SentenceProvider::Harness(h) => {
+            harness::complete(h, cfg, prompt, timeout).map_err(|e| e.to_string())
         }
         SentenceProvider::Ollama
         | SentenceProvider::OpenaiCompatible

@@ -19,10 +19,12 @@ pub(super) fn checks(settings: &Settings) -> Vec<Check> {
         return Vec::new();
     };
     let name = provider.name();
-    let program = cfg
-        .program
-        .as_deref()
-        .or(crate::capture::model::harness::default_program(provider));
+    let program = cfg.program.as_deref().or(match provider {
+        crate::config::SentenceProvider::Harness(h) => {
+            crate::capture::model::harness::default_program(h)
+        }
+        _ => None,
+    });
     if let Some(program) = program
         && !program_exists(program)
     {

@@ -31,7 +31,11 @@ impl Places {
     /// Claude Code's user config, where user-scope MCP servers live: inside
     /// `CLAUDE_CONFIG_DIR` when that is set, else in the home folder.
     pub fn claude_json(&self) -> PathBuf {
-        match &self.env.claude_config_dir {
+        match self
+            .env
+            .harness_homes
+            .get(&crate::harness::Harness::ClaudeCode)
+        {
             Some(d) => d.join(".claude.json"),
             None => self.home.join(".claude.json"),
         }

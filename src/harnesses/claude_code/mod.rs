@@ -82,7 +82,7 @@ impl Program for ClaudeCode {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.claude_code_dir.as_ref(),
-            env.claude_config_dir.as_ref(),
+            env.harness_homes.get(&crate::harness::Harness::ClaudeCode),
             env,
             ".claude",
         )

@@ -39,7 +39,7 @@ impl Program for OpenClaw {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.openclaw_dir.as_ref(),
-            env.openclaw_state_dir.as_ref(),
+            env.harness_homes.get(&crate::harness::Harness::OpenClaw),
             env,
             ".openclaw",
         )

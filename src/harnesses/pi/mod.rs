@@ -44,7 +44,7 @@ impl Program for Pi {
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
             cfg.pi_dir.as_ref(),
-            env.pi_coding_agent_dir.as_ref(),
+            env.harness_homes.get(&crate::harness::Harness::Pi),
             env,
             ".pi/agent",
         )
