@@ -106,6 +106,12 @@ impl Harness {
         )
     }
 
+    /// Whether `connect` renders a mirror of the workspace into its folder
+    /// (OpenClaw's workspace), kept while it stays connected.
+    pub fn takes_mirror(self) -> bool {
+        self == Harness::OpenClaw
+    }
+
     /// Whether `capture --hook` takes its hook payloads.
     pub fn has_hooks(self) -> bool {
         matches!(
@@ -143,6 +149,17 @@ impl Harness {
 impl std::fmt::Display for Harness {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
+    }
+}
+
+/// The names of `harnesses` as a sentence lists them: "a, b and c" (or
+/// "a, b or c" with `conjunction` "or").
+pub fn spoken_list(harnesses: impl IntoIterator<Item = Harness>, conjunction: &str) -> String {
+    let names: Vec<&str> = harnesses.into_iter().map(Harness::as_str).collect();
+    match names.split_last() {
+        Some((last, [])) => last.to_string(),
+        Some((last, rest)) => format!("{} {conjunction} {last}", rest.join(", ")),
+        None => String::new(),
     }
 }
 

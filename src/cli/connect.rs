@@ -111,7 +111,8 @@ pub fn render_doctor(d: &Doctor, settings: &Settings) -> String {
     if d.harnesses.is_empty() {
         let _ = writeln!(
             out,
-            "no harness found on this machine (~/.claude, ~/.codex, ~/.openclaw)"
+            "no harness found on this machine (none of the folders of {})",
+            crate::harness::spoken_list(crate::harness::Harness::CONNECT_ORDER, "or")
         );
     }
     for h in &d.harnesses {

@@ -83,7 +83,11 @@ pub(super) fn apply(config: &mut Config, merged: &Value, root: &Path, record: &P
         }
         used = true;
     }
-    if let Some(m) = connected.mirror.filter(|_| here("openclaw")) {
+    let mirrored = crate::harness::Harness::ALL
+        .into_iter()
+        .filter(|h| h.takes_mirror())
+        .any(|h| here(h.as_str()));
+    if let Some(m) = connected.mirror.filter(|_| mirrored) {
         if !config.mirrors.contains(&m) {
             config.mirrors.push(m);
         }

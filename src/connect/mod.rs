@@ -388,20 +388,6 @@ fn read_text(path: &Path) -> Result<Option<String>> {
     }
 }
 
-/// The harnesses that write sentences, as a message lists them.
-fn sentence_writers() -> String {
-    let names: Vec<&str> = Harness::ALL
-        .into_iter()
-        .filter(|h| h.writes_sentences())
-        .map(Harness::as_str)
-        .collect();
-    match names.split_last() {
-        Some((last, [])) => last.to_string(),
-        Some((last, rest)) => format!("{} and {last}", rest.join(", ")),
-        None => String::new(),
-    }
-}
-
 /// What `connect target --sentences` records: the harness as the sentence
 /// provider, with its program as found on PATH now.
 fn sentences_for(target: Harness) -> Result<record::SentencesRecord> {
@@ -413,7 +399,10 @@ fn sentences_for(target: Harness) -> Result<record::SentencesRecord> {
                 value: target.as_str().to_string(),
                 reason: format!(
                     "works with {} (their print modes); for another model set sentence.provider in the machine config (docs/CONFIGURATION.md)",
-                    sentence_writers()
+                    crate::harness::spoken_list(
+                        Harness::ALL.into_iter().filter(|h| h.writes_sentences()),
+                        "and"
+                    )
                 ),
             })
         })?;

@@ -91,10 +91,17 @@ pub trait Program: Sync {
         Err("payload has no transcript_path".into())
     }
 
-    /// The memory the harness writes itself under its folder `home`
-    /// (OpenClaw's is its `workspace`'s MEMORY.md), by path.
-    fn memory_files(&self, _home: &Path, _workspace: Option<&Path>) -> Vec<OwnMemory> {
+    /// The memory the harness writes itself under its folder `home`, by
+    /// path; `mirror` is the folder memsync's mirror renders into, if one is
+    /// configured (OpenClaw's memory is its workspace's MEMORY.md).
+    fn memory_files(&self, _home: &Path, _mirror: Option<&Path>) -> Vec<OwnMemory> {
         Vec::new()
+    }
+
+    /// Whether its memory file is also where memsync's mirror renders, so the
+    /// managed block in it is memsync's and not imported.
+    fn memory_holds_mirror(&self) -> bool {
+        false
     }
 
     /// The project a folder of its memory is about.

@@ -401,3 +401,34 @@ fn the_harnesses_that_write_sentences_are_those_whose_folders_have_a_print_mode(
         );
     }
 }
+
+/// Every harness whose MCP entry sits in a JSON5 config.
+#[test]
+fn the_entry_is_added_beside_comments_and_taken_out_again() {
+    let text = "{\n  // mine\n  \"agents\": { \"defaults\": {} },\n}\n";
+    let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
+    for (config, file) in [
+        (super::openclaw::connect::OPENCLAW, "openclaw.json"),
+        (super::opencode::connect::OPENCODE, "opencode.json"),
+    ] {
+        let p = std::path::Path::new(file);
+        let added = config.set(p, text, ("/bin/memsync", &args), false).unwrap();
+        assert!(added.contains("// mine"), "{added}");
+        let entry = config.get(p, &added).unwrap().unwrap();
+        assert_eq!((config.args_of)(&entry), serde_json::json!(args));
+        assert_eq!(
+            config
+                .set(p, &added, ("/bin/memsync", &args), false)
+                .unwrap(),
+            added
+        );
+        let removed = config.remove(p, &added, &args).unwrap();
+        assert!(config.get(p, &removed).unwrap().is_none());
+        assert!(!removed.contains("\"mcp\""), "{removed}");
+        assert!(
+            config
+                .set(p, &added, ("/bin/memsync", &["x".into()]), false)
+                .is_err()
+        );
+    }
+}

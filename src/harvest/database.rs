@@ -27,8 +27,9 @@ use crate::error::Result;
 use crate::harness::Harness;
 use crate::scan::FileStat;
 use crate::store::harvest::Watermark;
-use crate::store::openclaw::{DbSession, OpenClawDb, SessionDatabase};
+use crate::store::openclaw::OpenClawDb;
 use crate::store::opencode::OpencodeDb;
+use crate::store::session_db::{DbSession, SessionDatabase};
 use crate::transcript::{Failure, Title, Transcript};
 
 /// Statuses that say the run itself did not finish well.
@@ -47,7 +48,7 @@ impl Run<'_> {
         let listed = open(harness, db).and_then(|d| d.sessions().map(|s| (d, s)));
         let (handle, sessions) = match listed {
             Ok(found) => found,
-            Err(e) if crate::store::openclaw::is_busy(&e) => {
+            Err(e) if crate::store::session_db::is_busy(&e) => {
                 report.busy += 1;
                 return Ok(0);
             }
@@ -130,7 +131,7 @@ impl Run<'_> {
         let max = self.settings.config.harvest.max_file_bytes;
         let events = match db.events(s, max) {
             Ok(bytes) => bytes,
-            Err(e) if crate::store::openclaw::is_busy(&e) => {
+            Err(e) if crate::store::session_db::is_busy(&e) => {
                 report.busy += 1;
                 return Ok(());
             }

@@ -262,7 +262,7 @@ pub fn sessions_found(
         let held = database::open(harness, &db).and_then(|d| d.sessions());
         match held {
             Ok(s) => n += s.len(),
-            Err(e) if crate::store::openclaw::is_busy(&e) => {}
+            Err(e) if crate::store::session_db::is_busy(&e) => {}
             Err(e) => return Err(crate::error::message(&e)),
         }
     }

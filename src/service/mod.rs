@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use crate::error::{Error, Result};
+use crate::harness::Harness;
 
 mod launchd;
 mod systemd;
@@ -198,9 +199,15 @@ pub fn harvest_note(settings: &crate::config::Settings) -> Option<String> {
         || "~/.config/memsync/config.yaml".to_string(),
         |p| p.display().to_string(),
     );
+    let harvested = crate::harness::spoken_list(
+        Harness::CONNECT_ORDER
+            .into_iter()
+            .filter(|h| h.needs_harvest()),
+        "or",
+    );
     Some(format!(
         "harvest is off: the daemon captures only what hooks and `memsync capture` hand it.\n\
-         `memsync connect` for codex, openclaw, qwen-code, opencode or cline turns it on for this workspace;\n\
+         `memsync connect` for {harvested} turns it on for this workspace;\n\
          to have it capture finished sessions of every harness from their own folders, add to\n\
          {file}:\n  harvest:\n    enabled: true\n\
          then reload the service (a running daemon reloads on SIGHUP).\n"

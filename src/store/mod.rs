@@ -38,6 +38,7 @@ pub mod openclaw;
 pub mod opencode;
 mod schema;
 pub mod search;
+pub mod session_db;
 mod sessions;
 mod touched;
 pub mod views;

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 use serde_json::{Map, Value, json};
 
-use super::openclaw::{DbSession, SessionDatabase, harness_error, open_read_only};
+use super::session_db::{DbSession, SessionDatabase, harness_error, open_read_only};
 use crate::error::{Error, Result};
 
 /// A read-only handle on opencode's database.

@@ -108,7 +108,7 @@ pub fn require_strict_json(path: &Path, text: &str) -> Result<()> {
     }
 }
 
-pub(super) fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
+pub(crate) fn unreadable(path: &Path, reason: impl Into<String>) -> crate::error::Error {
     ConnectError::Unreadable {
         path: path.to_path_buf(),
         reason: format!("{}; left untouched", reason.into()),
@@ -200,7 +200,7 @@ pub fn set_mcp_servers_entry(
 }
 
 /// The conflict of an MCP entry named `memsync` that memsync did not write.
-pub(super) fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
+pub(crate) fn foreign_entry(path: &Path, harness: &str) -> crate::error::Error {
     ConnectError::Conflict {
         path: path.to_path_buf(),
         reason: format!(
@@ -238,7 +238,7 @@ pub fn is_empty_json(text: &str) -> bool {
         .is_ok_and(|v| v.as_object().is_some_and(|o| o.is_empty()))
 }
 
-pub(super) fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
+pub(crate) fn parse_toml(path: &Path, text: &str) -> Result<toml_edit::DocumentMut> {
     text.parse::<toml_edit::DocumentMut>()
         .map_err(|e| unreadable(path, format!("not valid TOML: {}", e.to_string().trim())))
 }

@@ -1,12 +1,6 @@
 //! memsync's MCP server entry in a harness config that is JSON with comments
-//! allowed (JSON5-ish), below a path of objects:
-//!
-//! - OpenClaw: `mcp.servers.memsync` in `openclaw.json` (`command`, `args`),
-//!   which its embedded agent exposes to the model in its coding and
-//!   messaging tool profiles; the tools' read-only MCP annotations are what
-//!   its `auto` approval reads, so no grant is written.
-//! - opencode: `mcp.memsync` in `opencode.json` (`type: local`, `command` as
-//!   one array), the entry `opencode mcp add` writes.
+//! allowed (JSON5-ish), below a path of objects; each harness that keeps one
+//! declares its [`Json5Mcp`] in its folder's `connect.rs`.
 //!
 //! The file is edited through a concrete syntax tree, so comments, order and
 //! layout stay.
@@ -26,7 +20,7 @@ type Fields = Vec<(&'static str, Value)>;
 
 /// Where a harness keeps MCP servers, and the shape of memsync's entry.
 pub struct Json5Mcp {
-    pub harness: &'static str,
+    pub harness: crate::harness::Harness,
     /// The objects the entry sits in, outermost first.
     pub parents: &'static [&'static str],
     /// The entry's fields for `exe args`, in the order they are written.
@@ -35,28 +29,6 @@ pub struct Json5Mcp {
     /// are memsync's (another binary, the same workspace) is memsync's own.
     pub args_of: fn(&Value) -> Value,
 }
-
-pub const OPENCLAW: Json5Mcp = Json5Mcp {
-    harness: "openclaw",
-    parents: &["mcp", "servers"],
-    entry: |exe, args| vec![("command", exe.into()), ("args", args.into())],
-    args_of: |e| e["args"].clone(),
-};
-
-pub const OPENCODE: Json5Mcp = Json5Mcp {
-    harness: "opencode",
-    parents: &["mcp"],
-    entry: |exe, args| {
-        let command: Vec<&str> = std::iter::once(exe)
-            .chain(args.iter().map(String::as_str))
-            .collect();
-        vec![("type", "local".into()), ("command", command.into())]
-    },
-    args_of: |e| match e["command"].as_array() {
-        Some(words) => Value::Array(words.iter().skip(1).cloned().collect()),
-        None => Value::Null,
-    },
-};
 
 fn parse(path: &Path, text: &str) -> Result<CstRootNode> {
     let source = if text.trim().is_empty() { "{}\n" } else { text };
@@ -174,55 +146,5 @@ impl Json5Mcp {
             super::edit::remove_if_empty(object);
         }
         Ok(root.to_string())
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_entry_is_added_beside_comments_and_taken_out_again() {
-        let text = "{\n  // mine\n  \"agents\": { \"defaults\": {} },\n}\n";
-        let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
-        for (config, file) in [(OPENCLAW, "openclaw.json"), (OPENCODE, "opencode.json")] {
-            let p = Path::new(file);
-            let added = config.set(p, text, ("/bin/memsync", &args), false).unwrap();
-            assert!(added.contains("// mine"), "{added}");
-            let entry = config.get(p, &added).unwrap().unwrap();
-            assert_eq!((config.args_of)(&entry), serde_json::json!(args));
-            assert_eq!(
-                config
-                    .set(p, &added, ("/bin/memsync", &args), false)
-                    .unwrap(),
-                added
-            );
-            let removed = config.remove(p, &added, &args).unwrap();
-            assert!(config.get(p, &removed).unwrap().is_none());
-            assert!(!removed.contains("\"mcp\""), "{removed}");
-            assert!(
-                config
-                    .set(p, &added, ("/bin/memsync", &["x".into()]), false)
-                    .is_err()
-            );
-        }
-    }
-
-    #[test]
-    fn opencodes_entry_is_the_one_its_mcp_add_writes() {
-        let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
-        let added = OPENCODE
-            .set(
-                Path::new("opencode.json"),
-                "",
-                ("/bin/memsync", &args),
-                false,
-            )
-            .unwrap();
-        let v: Value = serde_json::from_str(&added).unwrap();
-        assert_eq!(
-            v["mcp"]["memsync"],
-            serde_json::json!({"type": "local", "command": ["/bin/memsync", "--workspace", "/ws", "mcp"]})
-        );
     }
 }

@@ -11,7 +11,6 @@
 //! asks), or name a harness: a harness is a value here.
 
 mod check;
-pub mod codex_mcp;
 pub mod edit;
 pub mod grants;
 pub mod json5_mcp;

@@ -190,13 +190,13 @@ pub fn settings_json(h: &SettingsJson, c: &Connecting, plan: &mut Plan) {
             let hooked = edit::add_hooks(p, t, events, (&hook, timeout))?;
             let served = edit::set_mcp_servers_entry(p, &hooked, (&exe, &args), replace, entry)?;
             match allow {
-                true => grants::add_claude_rules(p, &served),
+                true => grants::add_allow_rules(p, &served),
                 false => Ok(served),
             }
         }),
         undo: Box::new(move |p, t| {
             let t = match allow {
-                true => grants::remove_claude_rules(p, t)?,
+                true => grants::remove_allow_rules(p, t)?,
                 false => t.to_string(),
             };
             edit::remove_hooks(p, &edit::remove_mcp_servers_entry(p, &t, &our_args)?, &ours)

@@ -65,9 +65,9 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
             .into(),
         apply: Box::new(move |p, t| {
             edit::require_strict_json(p, t)?;
-            grants::add_claude_rules(p, &edit::add_hooks(p, t, &EVENTS, (&hook, 30))?)
+            grants::add_allow_rules(p, &edit::add_hooks(p, t, &EVENTS, (&hook, 30))?)
         }),
-        undo: Box::new(move |p, t| edit::remove_hooks(p, &grants::remove_claude_rules(p, t)?, &ours)),
+        undo: Box::new(move |p, t| edit::remove_hooks(p, &grants::remove_allow_rules(p, t)?, &ours)),
         empty: edit::is_empty_json,
         whole: true,
         new_mode: 0o644,

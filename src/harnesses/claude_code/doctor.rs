@@ -4,7 +4,7 @@
 
 use super::connect::EVENTS;
 use crate::harness::Harness;
-use crate::wiring::grants::{claude_allowed, claude_rules};
+use crate::wiring::grants::{allow_rules, allowed_rules};
 use crate::wiring::{
     Check, Doctoring, broken, edit, hook_checks, mcp_servers_check, missing, ok, read, state,
 };
@@ -15,10 +15,10 @@ pub fn checks(d: &Doctoring) -> Vec<Check> {
     let settings_json = dir.join("settings.json");
     let text = read(&settings_json).unwrap_or_default();
     let mut checks = hook_checks(&settings_json, &text, &EVENTS);
-    checks.push(match claude_allowed(&settings_json, &text) {
+    checks.push(match allowed_rules(&settings_json, &text) {
         Err(e) => broken(crate::error::message(&e), None),
         Ok(allowed) => {
-            let lacking: Vec<String> = claude_rules()
+            let lacking: Vec<String> = allow_rules()
                 .into_iter()
                 .filter(|r| !allowed.contains(r))
                 .collect();

@@ -2,8 +2,9 @@
 //! with its read-only tools approved, a block in `AGENTS.md` saying where
 //! MEMORY.md is; harvest brings its sessions (from connect's record).
 
+use super::mcp as codex_mcp;
 use crate::harness::Harness;
-use crate::wiring::{Connecting, Edit, Plan, codex_mcp, empty_text, memory_block};
+use crate::wiring::{Connecting, Edit, Plan, empty_text, memory_block};
 
 pub fn plan(c: &Connecting, plan: &mut Plan) {
     let places = c.places;

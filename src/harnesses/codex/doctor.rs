@@ -3,9 +3,9 @@
 
 use std::path::Path;
 
+use super::mcp::{self as codex_mcp, WRITE_TOOLS, codex_approval, codex_unapproved};
 use crate::harness::Harness;
-use crate::wiring::grants::{WRITE_TOOLS, codex_approval, codex_unapproved};
-use crate::wiring::{Check, Doctoring, broken, codex_mcp, mcp_check, missing, ok, read, state};
+use crate::wiring::{Check, Doctoring, broken, mcp_check, missing, ok, read, state};
 
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     let home = d.places.dir(Harness::Codex);

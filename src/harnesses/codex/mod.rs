@@ -7,6 +7,7 @@
 
 pub mod connect;
 pub mod doctor;
+pub mod mcp;
 pub mod reader;
 mod user;
 

@@ -5,7 +5,7 @@
 
 use super::workspace::{AGENT, Readiness, readiness};
 use crate::harness::Harness;
-use crate::wiring::json5_mcp::OPENCLAW;
+use crate::wiring::json5_mcp::Json5Mcp;
 use crate::wiring::{Connecting, Edit, Plan, edit};
 
 pub fn plan(c: &Connecting, plan: &mut Plan) {
@@ -103,3 +103,14 @@ fn mcp(c: &Connecting, plan: &mut Plan) {
         new_mode: 0o600,
     });
 }
+
+/// memsync's entry in `openclaw.json`: `mcp.servers.memsync` (`command`,
+/// `args`), which its embedded agent exposes to the model in its coding and
+/// messaging tool profiles; the tools' read-only MCP annotations are what its
+/// `auto` approval reads, so no grant is written.
+pub const OPENCLAW: Json5Mcp = Json5Mcp {
+    harness: Harness::OpenClaw,
+    parents: &["mcp", "servers"],
+    entry: |exe, args| vec![("command", exe.into()), ("args", args.into())],
+    args_of: |e| e["args"].clone(),
+};

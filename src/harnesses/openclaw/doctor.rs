@@ -3,9 +3,9 @@
 //! MEMORY.md it reads: mirrored into its workspace once that is set up,
 //! and short enough for the characters it injects.
 
+use super::connect::OPENCLAW;
 use super::workspace::{Readiness, readiness};
 use crate::harness::Harness;
-use crate::wiring::json5_mcp::OPENCLAW;
 use crate::wiring::{Check, Doctoring, Places, broken, mcp_check, missing, ok, read, state};
 
 /// OpenClaw injects each workspace file up to `agents.defaults.bootstrapMaxChars`

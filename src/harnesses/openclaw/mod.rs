@@ -28,6 +28,10 @@ pub const DATABASE: &str = "openclaw-agent.sqlite";
 pub struct OpenClaw;
 
 impl Program for OpenClaw {
+    fn memory_holds_mirror(&self) -> bool {
+        true
+    }
+
     fn doctor(&self, d: &Doctoring) -> Vec<Check> {
         doctor::checks(d)
     }
@@ -60,7 +64,12 @@ impl Program for OpenClaw {
 
     /// The curated text of its workspace's `MEMORY.md` (outside memsync's
     /// block, which the importer leaves out).
-    fn memory_files(&self, _home: &Path, workspace: Option<&Path>) -> Vec<OwnMemory> {
+    /// Its workspace's MEMORY.md: the mirror's folder `connect openclaw` set
+    /// up, else the default workspace under its folder.
+    fn memory_files(&self, home: &Path, mirror: Option<&Path>) -> Vec<OwnMemory> {
+        let workspace = mirror
+            .map(Path::to_path_buf)
+            .or_else(|| Some(home.join("workspace")).filter(|d| d.is_dir()));
         let Some(path) = workspace.map(|ws| ws.join("MEMORY.md")) else {
             return Vec::new();
         };

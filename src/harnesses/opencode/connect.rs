@@ -4,7 +4,10 @@
 
 use std::path::PathBuf;
 
-use crate::wiring::json5_mcp::OPENCODE;
+use serde_json::Value;
+
+use crate::harness::Harness;
+use crate::wiring::json5_mcp::Json5Mcp;
 use crate::wiring::{Connecting, Edit, Places, Plan, edit, memory_block};
 
 impl Places {
@@ -50,4 +53,46 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
     plan.notes.push(
         "opencode's hooks are JavaScript plugins, not commands, so `memsync watch` harvests its finished sessions from opencode.db (read-only); it offers memsync's MCP tools to the model without asking".into(),
     );
+}
+
+/// memsync's entry in `opencode.json`: `mcp.memsync` (`type: local`,
+/// `command` as one array), the entry `opencode mcp add` writes.
+pub const OPENCODE: Json5Mcp = Json5Mcp {
+    harness: Harness::Opencode,
+    parents: &["mcp"],
+    entry: |exe, args| {
+        let command: Vec<&str> = std::iter::once(exe)
+            .chain(args.iter().map(String::as_str))
+            .collect();
+        vec![("type", "local".into()), ("command", command.into())]
+    },
+    args_of: |e| match e["command"].as_array() {
+        Some(words) => Value::Array(words.iter().skip(1).cloned().collect()),
+        None => Value::Null,
+    },
+};
+
+#[cfg(test)]
+mod tests {
+    use std::path::Path;
+
+    use super::*;
+
+    #[test]
+    fn opencodes_entry_is_the_one_its_mcp_add_writes() {
+        let args = vec!["--workspace".to_string(), "/ws".into(), "mcp".into()];
+        let added = OPENCODE
+            .set(
+                Path::new("opencode.json"),
+                "",
+                ("/bin/memsync", &args),
+                false,
+            )
+            .unwrap();
+        let v: Value = serde_json::from_str(&added).unwrap();
+        assert_eq!(
+            v["mcp"]["memsync"],
+            serde_json::json!({"type": "local", "command": ["/bin/memsync", "--workspace", "/ws", "mcp"]})
+        );
+    }
 }

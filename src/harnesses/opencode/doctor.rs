@@ -1,7 +1,7 @@
 //! `doctor` on opencode: the MCP server in its global `opencode.json`, the
 //! `AGENTS.md` block pointing at MEMORY.md, and the harvest of `opencode.db`.
 
-use crate::wiring::json5_mcp::OPENCODE;
+use super::connect::OPENCODE;
 use crate::wiring::{Check, Doctoring, broken, mcp_check, missing, read, state};
 
 pub fn checks(d: &Doctoring) -> Vec<Check> {

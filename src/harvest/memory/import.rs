@@ -45,8 +45,8 @@ pub fn import(
         let Some(home) = harness.home(&settings.config.harvest, env) else {
             continue;
         };
-        let openclaw_ws = openclaw_workspace(settings, &home);
-        let files = sources::list(harness, &home, openclaw_ws.as_deref());
+        let mirror = settings.config.mirrors.first().map(|m| m.dir.as_path());
+        let files = sources::list(harness, &home, mirror);
         for f in &files {
             run.one(f)?;
         }
@@ -55,16 +55,6 @@ pub fn import(
         }
     }
     Ok((run.report, run.touched))
-}
-
-/// OpenClaw's workspace: the mirror `connect openclaw` set up, else its default.
-fn openclaw_workspace(settings: &Settings, home: &Path) -> Option<PathBuf> {
-    settings
-        .config
-        .mirrors
-        .first()
-        .map(|m| m.dir.clone())
-        .or_else(|| Some(home.join("workspace")).filter(|d| d.is_dir()))
 }
 
 struct Run<'a> {
@@ -195,13 +185,15 @@ impl Run<'_> {
             ));
         }
         let text = String::from_utf8(bytes).map_err(|_| "not UTF-8 text".to_string())?;
-        Ok(match f.harness {
-            Harness::OpenClaw => {
-                let (head, tail) = crate::project::file::outside_block(&text);
-                format!("{}{}", head.trim_end(), tail)
-            }
-            _ => text,
-        })
+        Ok(
+            match crate::harnesses::program(f.harness).memory_holds_mirror() {
+                true => {
+                    let (head, tail) = crate::project::file::outside_block(&text);
+                    format!("{}{}", head.trim_end(), tail)
+                }
+                false => text,
+            },
+        )
     }
 
     fn project_of(&mut self, f: &MemoryFile) -> (Option<String>, Option<String>) {

@@ -22,11 +22,11 @@ pub struct MemoryFile {
     pub project_dir: Option<PathBuf>,
 }
 
-/// Every memory file of `harness` under its folder `home`; for OpenClaw,
-/// the `MEMORY.md` of its workspace `openclaw_workspace`.
-pub fn list(harness: Harness, home: &Path, openclaw_workspace: Option<&Path>) -> Vec<MemoryFile> {
+/// Every memory file of `harness` under its folder `home`; `mirror` is
+/// the folder memsync's mirror renders into, if one is configured.
+pub fn list(harness: Harness, home: &Path, mirror: Option<&Path>) -> Vec<MemoryFile> {
     let mut out: Vec<MemoryFile> = program(harness)
-        .memory_files(home, openclaw_workspace)
+        .memory_files(home, mirror)
         .into_iter()
         .map(|m| MemoryFile {
             harness,

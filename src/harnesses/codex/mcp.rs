@@ -6,9 +6,9 @@
 
 use std::path::Path;
 
-use super::edit::{foreign_entry, parse_toml, unreadable};
-use super::grants::{WRITE_TOOLS, codex_approval, codex_tools, codex_unapproved};
 use crate::error::Result;
+use crate::wiring::edit::{foreign_entry, parse_toml, unreadable};
+use crate::wiring::grants::READ_ONLY_TOOLS;
 
 /// The `[mcp_servers.memsync]` table of a Codex config, as (command, args).
 pub fn codex_mcp(path: &Path, text: &str) -> Result<Option<(String, Vec<String>)>> {
@@ -115,6 +115,78 @@ pub fn remove_codex_mcp(path: &Path, text: &str, args: &[String]) -> Result<Stri
         doc.remove("mcp_servers");
     }
     Ok(doc.to_string())
+}
+
+/// memsync's MCP tools that write a note: the person approves each call.
+pub const WRITE_TOOLS: [&str; 2] = ["memory_store", "memory_correct"];
+
+/// The `tools` table of `[mcp_servers.memsync]`: the read-only tools
+/// approved, the write tools asking the person, unless `granted` names the
+/// approval mode the person already gave a write tool.
+pub fn codex_tools(granted: &dyn Fn(&str) -> Option<String>) -> toml_edit::Table {
+    let mut tools = toml_edit::Table::new();
+    tools.set_implicit(true);
+    let modes = READ_ONLY_TOOLS
+        .into_iter()
+        .map(|t| (t, "approve".to_string()))
+        .chain(
+            WRITE_TOOLS
+                .into_iter()
+                .map(|t| (t, granted(t).unwrap_or_else(|| "prompt".into()))),
+        );
+    for (tool, mode) in modes {
+        let mut entry = toml_edit::Table::new();
+        entry.insert("approval_mode", toml_edit::value(mode));
+        tools.insert(tool, toml_edit::Item::Table(entry));
+    }
+    tools
+}
+
+/// The approval mode a Codex config gives memsync's `tool`, if any.
+pub fn codex_approval(path: &Path, text: &str, tool: &str) -> Result<Option<String>> {
+    let doc = parse_toml(path, text)?;
+    Ok(doc
+        .get("mcp_servers")
+        .and_then(|t| t.get("memsync"))
+        .and_then(|s| s.get("tools"))
+        .and_then(|t| t.get(tool))
+        .and_then(|t| t.get("approval_mode"))
+        .and_then(|m| m.as_str())
+        .map(String::from))
+}
+
+/// The write tools a Codex config lets run with no approval mode at all
+/// (so Codex's own rule runs them unasked).
+pub fn codex_ungated_writes(path: &Path, text: &str) -> Result<Vec<&'static str>> {
+    let mut out = Vec::new();
+    for tool in WRITE_TOOLS {
+        if codex_approval(path, text, tool)?.is_none() {
+            out.push(tool);
+        }
+    }
+    Ok(out)
+}
+
+/// The read-only tools a Codex config does not approve.
+pub fn codex_unapproved(path: &Path, text: &str) -> Result<Vec<&'static str>> {
+    let doc = parse_toml(path, text)?;
+    let server = doc.get("mcp_servers").and_then(|t| t.get("memsync"));
+    let approved = |tool: &str| {
+        server
+            .and_then(|s| s.get("tools"))
+            .and_then(|t| t.get(tool))
+            .and_then(|t| t.get("approval_mode"))
+            .and_then(|m| m.as_str())
+            == Some("approve")
+            || server
+                .and_then(|s| s.get("default_tools_approval_mode"))
+                .and_then(|m| m.as_str())
+                == Some("approve")
+    };
+    Ok(READ_ONLY_TOOLS
+        .into_iter()
+        .filter(|t| !approved(t))
+        .collect())
 }
 
 #[cfg(test)]
