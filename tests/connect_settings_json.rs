@@ -405,3 +405,37 @@ fn qwen_codes_hooks_capture_an_interactive_exit_and_a_compaction_and_answer_at_s
         assert!(said.trim().is_empty(), "{event}: {said}");
     }
 }
+
+/// The hook commands connect wrote stay known while any harness with hooks
+/// is connected, so disconnecting one harness never leaves another's
+/// commands unrecognised (they were all forgotten with Claude Code's).
+#[test]
+fn disconnecting_one_harness_with_hooks_keeps_the_hook_commands_another_still_uses() {
+    let m = Machine::new();
+    std::fs::create_dir_all(m.home.join(".claude")).unwrap();
+    for h in ["claude-code", "gemini-cli"] {
+        let out = m.run(&["connect", h], "");
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let record = m.home.join(".local/state/memsync/connect.json");
+    let hooks = || -> Vec<String> {
+        std::fs::read_to_string(&record)
+            .ok()
+            .and_then(|t| serde_json::from_str::<serde_json::Value>(&t).ok())
+            .and_then(|v| serde_json::from_value(v["hooks"].clone()).ok())
+            .unwrap_or_default()
+    };
+    assert!(!hooks().is_empty());
+    assert!(m.run(&["disconnect", "claude-code"], "").status.success());
+    assert!(
+        hooks().iter().any(|h| h.contains("gemini")),
+        "{:?}",
+        hooks()
+    );
+    assert!(m.run(&["disconnect", "gemini-cli"], "").status.success());
+    assert!(hooks().is_empty(), "{:?}", hooks());
+}

@@ -134,12 +134,14 @@ pub fn connect(target: Harness, places: &Places, dry_run: bool, force: bool) -> 
     })
 }
 
-/// The workspace `connect` wired the harnesses to (Claude Code's first),
-/// for commands run with no workspace named anywhere.
+/// The workspace `connect` wired the harnesses to (the first harness's in
+/// connect's order), for commands run with no workspace named anywhere.
 pub fn recorded_workspace(env: &crate::config::Env) -> Option<PathBuf> {
     let record = Record::load(&env.connect_record()?).ok()?;
     let ws = &record.workspaces;
-    ws.get(Harness::ClaudeCode.as_str())
+    Harness::CONNECT_ORDER
+        .into_iter()
+        .find_map(|h| ws.get(h.as_str()))
         .or_else(|| ws.values().next())
         .cloned()
 }
@@ -214,7 +216,14 @@ pub fn disconnect(target: Harness, places: &Places, dry_run: bool) -> Result<Rep
         record.harnesses.remove(target.as_str());
         record.workspaces.remove(target.as_str());
         record.memory_writes.remove(target.as_str());
-        if target == Harness::ClaudeCode {
+        // The hook commands are forgotten once no harness with hooks is
+        // connected: until then any of them may still be taken out.
+        let hooks_left = record
+            .harnesses
+            .iter()
+            .filter_map(|h| Harness::parse(h))
+            .any(Harness::has_hooks);
+        if !hooks_left {
             record.hooks.clear();
         }
         if plan.mirror.is_some() {

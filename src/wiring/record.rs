@@ -27,7 +27,8 @@ pub struct Record {
     pub workspaces: BTreeMap<String, PathBuf>,
     /// Every file memsync changed, by absolute path.
     pub files: BTreeMap<PathBuf, FileRecord>,
-    /// The Claude Code hook commands memsync wrote (only these are taken out).
+    /// The hook commands memsync wrote in any harness's settings (only these
+    /// are taken out).
     pub hooks: BTreeSet<String>,
     /// The mirror of OpenClaw's workspace, when memsync renders one.
     pub mirror: Option<MirrorConfig>,

@@ -92,7 +92,7 @@ fn legacy_machine_block(places: &Places, plan: &mut Plan) {
     }
     if edit::without_legacy_yaml_block(&text).is_none() {
         plan.notes.push(format!(
-            "{}: the `# memsync connect` block an older memsync wrote holds keys you added, so it stays as it is; memsync no longer needs it (delete its two marker lines, and `harvest.enabled` if you want harvest off without Codex or OpenClaw)",
+            "{}: the `# memsync connect` block an older memsync wrote holds keys you added, so it stays as it is; memsync no longer needs it (delete its two marker lines, and `harvest.enabled` if you want harvest off even for the harnesses only harvest captures)",
             path.display()
         ));
         return;
@@ -110,8 +110,8 @@ fn legacy_machine_block(places: &Places, plan: &mut Plan) {
     });
 }
 
-/// A note when the user's machine config turns harvest off: Codex and
-/// OpenClaw sessions then never reach the workspace.
+/// A note when the user's machine config turns harvest off: the sessions of
+/// a harness only harvest captures then never reach the workspace.
 fn harvest_off_note(places: &Places, plan: &mut Plan) {
     let off = std::fs::read_to_string(&places.machine_config)
         .ok()
