@@ -20,6 +20,7 @@ mod listing;
 pub mod model;
 pub mod outcome;
 mod reading;
+mod remarks;
 
 pub mod sanitize;
 mod session_end;

@@ -7,6 +7,7 @@
 use std::time::Duration;
 
 use super::outcome::Commit;
+use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
 
 /// How many files and commands the extractive summary lists.
@@ -266,7 +267,11 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     // forty lines of it asks nothing of the work yet).
     let remark = replies[first].is_remarks(&requests[first])
         && crate::sentence::word_count(&typed_words(&requests[first])) <= REMARK_WORDS;
-    if remark {
+    // A question to the agent about itself ("which model are you?") that
+    // it answered without changing or running anything is small talk too.
+    let about_the_agent =
+        replies[first].acting == 0 && remarks::asks_about_the_agent(&typed_words(&requests[first]));
+    if remark || about_the_agent {
         return Some(later(|r| r.tools > 0).unwrap_or(first));
     }
     // "Look at the logging setup" (read, "It uses basicConfig.") then
@@ -304,9 +309,9 @@ pub fn substantive(text: &str) -> bool {
         return text.contains([' ', ':', '\n']);
     }
     crate::sentence::word_count(text) >= 3
-        && !is_greeting(text)
-        && !only_carries_on(text)
-        && !is_small_talk(text)
+        && !remarks::is_greeting(text)
+        && !remarks::only_carries_on(text)
+        && !remarks::is_small_talk(text)
 }
 
 /// A message that says nothing of any work: a greeting, small talk, thanks,
@@ -318,106 +323,12 @@ pub fn says_nothing_of_work(text: &str) -> bool {
         "correct", "exactly", "lgtm", "ship", "works", "for", "me", "then", "now", "and", "y",
     ];
     let text = text.trim();
-    is_greeting(text)
-        || is_small_talk(text)
-        || only_carries_on(text)
+    remarks::is_greeting(text)
+        || remarks::is_small_talk(text)
+        || remarks::only_carries_on(text)
         || super::outcome::is_courtesy(text)
         || super::outcome::is_acknowledgement(text)
         || super::outcome::only_words(text, GO_AHEAD, 6)
-}
-
-/// A question to the agent about itself ("what model are you?", "are you
-/// there?"): small talk, not the work.
-fn is_small_talk(text: &str) -> bool {
-    const ABOUT_YOU: &[&str] = &[
-        "what model are you",
-        "which model are you",
-        "what model is this",
-        "which model is this",
-        "who are you",
-        "what are you",
-        "are you there",
-        "are you awake",
-        "how are you",
-        "what can you do",
-        "what's your name",
-        "what is your name",
-        "你是谁",
-        "你是什么模型",
-    ];
-    let lower = text
-        .trim()
-        .trim_end_matches(['?', '？', '!', '.', ' '])
-        .to_lowercase();
-    let lower = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
-    ABOUT_YOU
-        .iter()
-        .any(|q| lower == *q || lower.ends_with(&format!(", {q}")))
-}
-
-/// "continue our app", "let's keep going with the project": a request to
-/// carry on that names nothing of the work (the next message usually does).
-fn only_carries_on(text: &str) -> bool {
-    const CARRY_ON: &[&str] = &[
-        "continue", "resume", "proceed", "carry", "keep", "going", "go", "on",
-    ];
-    const FILLER: &[&str] = &[
-        "let's", "lets", "please", "pls", "ok", "okay", "so", "now", "our", "the", "my", "with",
-        "working", "work", "app", "project", "task", "it", "this", "where", "we", "left", "off",
-        "from", "you", "stopped", "and", "to", "again",
-    ];
-    let words: Vec<String> = text
-        .split_whitespace()
-        .map(|w| {
-            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
-                .to_lowercase()
-        })
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().any(|w| CARRY_ON.contains(&w.as_str()))
-        && words
-            .iter()
-            .all(|w| CARRY_ON.contains(&w.as_str()) || FILLER.contains(&w.as_str()))
-}
-
-/// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
-fn is_greeting(text: &str) -> bool {
-    const OPENERS: &[&str] = &[
-        "hi",
-        "hello",
-        "hey",
-        "hiya",
-        "good morning",
-        "good afternoon",
-        "good evening",
-        "yo",
-        "hola",
-        "bonjour",
-        "salut",
-        "ciao",
-        "hallo",
-        "olá",
-        "ola",
-        "привет",
-        "здравствуйте",
-        "你好",
-        "您好",
-        "嗨",
-        "こんにちは",
-        "こんばんは",
-        "おはよう",
-        "안녕",
-    ];
-    let lower = text.to_lowercase();
-    let opens = OPENERS.iter().any(|o| {
-        lower.starts_with(o)
-            && lower[o.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
-    });
-    let asks = text.contains(['?', '？']) && !lower.contains("how are you");
-    opens && !asks && crate::sentence::word_count(text) <= 8
 }
 
 fn section(out: &mut String, title: &str, text: &str) {
@@ -549,6 +460,69 @@ mod tests {
                     assert_eq!(requests(&t)[0], ask, "{remark}");
                 }
             }
+        }
+    }
+
+    /// A Claude Code session: each `(ask, tool, calls, answer words)` a
+    /// person's message and the agent's answer with that many `tool` calls.
+    fn session_with(turns: &[(&str, &str, usize, usize)]) -> Transcript {
+        let mut lines = Vec::new();
+        for (i, (ask, tool, calls, words)) in turns.iter().enumerate() {
+            lines.push(
+                serde_json::json!({"type": "user", "sessionId": "s", "uuid": format!("u{i}"),
+                "message": {"role": "user", "content": ask}}),
+            );
+            let mut content: Vec<serde_json::Value> = (0..*calls)
+                .map(|c| serde_json::json!({"type": "tool_use", "id": format!("t{i}-{c}"), "name": tool,
+                    "input": {"file_path": format!("/srv/app/src/m{c}.rs"), "old_string": "a", "new_string": "b"}}))
+                .collect();
+            let answer = vec!["word"; *words].join(" ");
+            content.push(serde_json::json!({"type": "text", "text": answer}));
+            lines.push(
+                serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": format!("a{i}"),
+                "message": {"id": format!("m{i}"), "role": "assistant", "content": content}}),
+            );
+        }
+        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        crate::harnesses::read(&text.join("\n"))
+    }
+
+    /// The class: a short message to the agent about itself (its model, its
+    /// name, which agent it is, its workspace), in any language, asked or
+    /// not, answered at any length after only looking, before the ask the
+    /// work followed. The same words about a version or a model the agent
+    /// then changed are work, and stay the request.
+    #[test]
+    fn a_question_to_the_agent_about_itself_gives_way_to_the_ask_the_work_followed() {
+        let ask = "list all n8n workflows and export them to workflows.json";
+        for about in [
+            "hi bạn dang dùng model nào v?",
+            "你是哪个agent，你的workspace，你现在的模型",
+            "@demo 你的workspace 和 使用的模型，以及对应的agent",
+            "which model are you running on today",
+            "c'est quoi ton modèle ?",
+            "¿cuál es tu nombre y tu versión?",
+            "какая у тебя модель?",
+            "あなたのモデルは何ですか",
+            "너는 어떤 모델이야?",
+            "welches Modell bist du?",
+        ] {
+            for (looks, words) in [(0, 30), (3, 12), (2, 90)] {
+                let t = session_with(&[(about, "Read", looks, words), (ask, "Edit", 3, 20)]);
+                assert_eq!(
+                    requests(&t)[0],
+                    ask,
+                    "{about} ({looks} looks, {words} words)"
+                );
+            }
+        }
+        for work in [
+            "can you bump the version",
+            "your model class needs a name field",
+            "bạn đổi model sang gpt-5 giúp mình",
+        ] {
+            let t = session_with(&[(work, "Edit", 2, 20), (ask, "Edit", 3, 20)]);
+            assert_eq!(requests(&t)[0], work);
         }
     }
 

@@ -1,0 +1,177 @@
+//! What a person says that asks nothing of the work: a greeting, small talk
+//! with the agent about itself (its model, its name, which agent it is), a
+//! bare "carry on". Told by structure across languages, so the request a
+//! sentence names is the one the session's work followed.
+//!
+//! Owns: telling those remarks. Must not: choose the request (summarize
+//! does) or read a transcript.
+
+/// A question to the agent about itself ("what model are you?", "are you
+/// there?"): small talk, not the work.
+pub(super) fn is_small_talk(text: &str) -> bool {
+    const ABOUT_YOU: &[&str] = &[
+        "what model are you",
+        "which model are you",
+        "what model is this",
+        "which model is this",
+        "who are you",
+        "what are you",
+        "are you there",
+        "are you awake",
+        "how are you",
+        "what can you do",
+        "what's your name",
+        "what is your name",
+        "你是谁",
+        "你是什么模型",
+    ];
+    let lower = text
+        .trim()
+        .trim_end_matches(['?', '？', '!', '.', ' '])
+        .to_lowercase();
+    let lower = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    ABOUT_YOU
+        .iter()
+        .any(|q| lower == *q || lower.ends_with(&format!(", {q}")))
+}
+
+/// "continue our app", "let's keep going with the project": a request to
+/// carry on that names nothing of the work (the next message usually does).
+pub(super) fn only_carries_on(text: &str) -> bool {
+    const CARRY_ON: &[&str] = &[
+        "continue", "resume", "proceed", "carry", "keep", "going", "go", "on",
+    ];
+    const FILLER: &[&str] = &[
+        "let's", "lets", "please", "pls", "ok", "okay", "so", "now", "our", "the", "my", "with",
+        "working", "work", "app", "project", "task", "it", "this", "where", "we", "left", "off",
+        "from", "you", "stopped", "and", "to", "again",
+    ];
+    let words: Vec<String> = text
+        .split_whitespace()
+        .map(|w| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        })
+        .filter(|w| !w.is_empty())
+        .collect();
+    words.iter().any(|w| CARRY_ON.contains(&w.as_str()))
+        && words
+            .iter()
+            .all(|w| CARRY_ON.contains(&w.as_str()) || FILLER.contains(&w.as_str()))
+}
+
+/// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
+pub(super) fn is_greeting(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "good morning",
+        "good afternoon",
+        "good evening",
+        "yo",
+        "hola",
+        "bonjour",
+        "salut",
+        "ciao",
+        "hallo",
+        "olá",
+        "ola",
+        "привет",
+        "здравствуйте",
+        "你好",
+        "您好",
+        "嗨",
+        "こんにちは",
+        "こんばんは",
+        "おはよう",
+        "안녕",
+    ];
+    let lower = text.to_lowercase();
+    let opens = OPENERS.iter().any(|o| {
+        lower.starts_with(o)
+            && lower[o.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
+    });
+    let asks = text.contains(['?', '？']) && !lower.contains("how are you");
+    opens && !asks && crate::sentence::word_count(text) <= 8
+}
+
+/// A short message to the agent about itself, in any language: a word for
+/// "you" and a word for what the agent is (its model, its name, which agent,
+/// its workspace, its version), and nothing of the work (no path, no file,
+/// no code). "hi bạn dang dùng model nào v?", "你是哪个agent，你的workspace，
+/// 你现在的模型", "c'est quoi ton modèle ?". The caller also asks that the
+/// agent changed and ran nothing in answer: "can you bump the version?" is
+/// work, and the agent's edits say so.
+pub(super) fn asks_about_the_agent(text: &str) -> bool {
+    const YOU: &[&str] = &[
+        "you", "your", "yours", "u", "ur", "tu", "vous", "ton", "ta", "votre", "toi", "usted",
+        "eres", "tú", "você", "voce", "seu", "sua", "du", "dein", "deine", "dir", "jij", "jouw",
+        "ты", "вы", "тебя", "тебе", "твой", "твоя", "ваш", "ваша", "bạn", "mày", "cậu", "tuo",
+        "tua", "sei",
+    ];
+    const YOU_CJK: &[&str] = &["你", "您", "あなた", "君", "너", "당신", "니가"];
+    const SELF: &[&str] = &[
+        "model",
+        "modèle",
+        "modele",
+        "modelo",
+        "modell",
+        "модель",
+        "llm",
+        "agent",
+        "agente",
+        "агент",
+        "name",
+        "nom",
+        "nombre",
+        "nome",
+        "имя",
+        "tên",
+        "workspace",
+        "version",
+        "versión",
+        "versão",
+        "identity",
+    ];
+    const SELF_CJK: &[&str] = &[
+        "模型",
+        "智能体",
+        "名字",
+        "工作区",
+        "版本",
+        "身份",
+        "モデル",
+        "エージェント",
+        "名前",
+        "バージョン",
+        "모델",
+        "에이전트",
+        "이름",
+        "버전",
+    ];
+    let text = text.trim();
+    let names_work = text.contains(['`', '/', '\\', '\n'])
+        || text.split_whitespace().any(|w| {
+            let w = w.trim_end_matches(|c: char| !c.is_alphanumeric());
+            w.split_once('.').is_some_and(|(a, b)| {
+                !a.is_empty() && b.chars().next().is_some_and(char::is_alphanumeric)
+            })
+        });
+    if names_work || crate::sentence::word_count(text) > 14 {
+        return false;
+    }
+    let lower = text.to_lowercase();
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() || crate::sentence::is_cjk(c))
+        .filter(|w| !w.is_empty())
+        .collect();
+    let any = |list: &[&str], cjk: &[&str]| {
+        words.iter().any(|w| list.contains(w)) || cjk.iter().any(|s| lower.contains(s))
+    };
+    any(YOU, YOU_CJK) && any(SELF, SELF_CJK)
+}
