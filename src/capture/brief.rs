@@ -138,7 +138,8 @@ fn is_section_heading(line: &str) -> bool {
         && !line.ends_with('.')
 }
 
-/// The non-empty lines of a text outside code fences, trimmed.
+/// The non-empty lines of a text outside code fences, trimmed, without
+/// the rules and banners that frame its parts.
 pub(super) fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
     let mut fenced = false;
     text.lines().map(str::trim).filter(move |l| {
@@ -146,6 +147,37 @@ pub(super) fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
             fenced = !fenced;
             return false;
         }
-        !fenced && !l.is_empty()
+        !fenced && !l.is_empty() && !is_banner(l)
     })
+}
+
+/// Rule and ornament characters: box drawing, dingbats, `=`, `~`, dashes.
+/// Markdown's own marks (`**`, `#`) are not ornaments.
+fn is_ornament(c: char) -> bool {
+    matches!(c, '=' | '~' | '_' | '—' | '–' | '·' | '•' | '-')
+        || ('\u{2500}'..='\u{27BF}').contains(&c)
+        || ('\u{2B00}'..='\u{2BFF}').contains(&c)
+}
+
+/// A line that only rules a text off (`─────`, `=====`, `─── ✦ ───`).
+pub(super) fn is_banner(line: &str) -> bool {
+    !line.chars().any(char::is_alphanumeric)
+        && line.chars().filter(|c| is_ornament(*c)).count() >= 3
+}
+
+/// A title between ornaments (`─── ✦ 朝报 · 四月初七 ✦ ───`, `=== Results
+/// ===`) without them: three or more rule or ornament characters before its
+/// first word and after its last frame it. Any other line as it is.
+pub(super) fn without_ornaments(line: &str) -> &str {
+    let frame = |chars: &mut dyn Iterator<Item = char>| {
+        chars
+            .take_while(|c| !c.is_alphanumeric())
+            .filter(|c| !c.is_whitespace())
+            .try_fold(0usize, |n, c| is_ornament(c).then_some(n + 1))
+            .unwrap_or(0)
+    };
+    if frame(&mut line.chars()) < 3 || frame(&mut line.chars().rev()) < 3 {
+        return line;
+    }
+    line.trim_matches(|c: char| !c.is_alphanumeric())
 }

@@ -439,6 +439,7 @@ fn is_path_token(word: &str) -> bool {
 
 /// A line without its heading, quote or list marker (`1.`, `2)`, `-`).
 fn unmarked(line: &str) -> &str {
+    let line = super::brief::without_ornaments(line);
     let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     match line[digits..].strip_prefix(['.', ')']) {
@@ -782,5 +783,46 @@ mod tests {
         ] {
             assert_eq!(outcome_gist(reply), want, "{reply}");
         }
+    }
+
+    /// The class: an answer framed by rules and ornamented titles, in any
+    /// script. A rule says nothing; a title between ornaments says what it
+    /// is without them, and a title too short to be the result gives way to
+    /// the line after it.
+    #[test]
+    fn rules_and_ornaments_around_a_result_are_not_the_result() {
+        for (answer, want) in [
+            (
+                "─── ✦ 朝报 · 丙午年四月初七 ✦ ───\n\n**今日政绩**\n\n• 七仓零提交",
+                "朝报 · 丙午年四月初七",
+            ),
+            (
+                "━━━━━━━━━━━━\nDeployed the site to Netlify and checked the preview.",
+                "Deployed the site to Netlify and checked the preview.",
+            ),
+            (
+                "=== Results ===\nAll 42 tests pass on the new parser.",
+                "Results — All 42 tests pass on the new parser.",
+            ),
+            (
+                "★★★ Release v2.1 shipped to the store ★★★",
+                "Release v2.1 shipped to the store",
+            ),
+            (
+                "~~~~~~\n\nLa migration est terminée sans erreur.",
+                "La migration est terminée sans erreur.",
+            ),
+            (
+                "──────────\n배포가 끝났고 모든 테스트가 통과했습니다.",
+                "배포가 끝났고 모든 테스트가 통과했습니다.",
+            ),
+        ] {
+            assert_eq!(outcome_gist(answer), want, "{answer:?}");
+        }
+        // A bullet, a dash in a sentence and bold stay as they were.
+        assert_eq!(
+            outcome_gist("- Fixed the retry loop in fetch.rs — it backs off now."),
+            "Fixed the retry loop in fetch.rs — it backs off now."
+        );
     }
 }

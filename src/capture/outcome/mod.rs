@@ -390,7 +390,8 @@ fn answer_of(last: &Message) -> String {
 fn without_leading_structure(mut p: &str) -> &str {
     loop {
         let (first, rest) = p.split_once('\n').unwrap_or((p, ""));
-        if !is_rule(first.trim()) && !is_heading(first.trim()) {
+        let first = first.trim();
+        if !is_rule(first) && !is_heading(first) && !super::brief::is_banner(first) {
             return p;
         }
         p = rest.trim();
