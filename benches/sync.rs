@@ -40,27 +40,33 @@ fn main() {
     // the naive loader (benches/floor_loader.py) on the same files.
     let loader_db = tmp.path().join("floor.db");
     let mut peak_rss = 0;
-    let mut pairs: Vec<(Duration, Duration)> = (0..3)
+    // Each pair: (our wall time, the loader's wall time, our CPU, its CPU).
+    let mut pairs: Vec<(Duration, Duration, Duration, Duration)> = (0..3)
         .map(|_| {
             reset(&root);
             let started = Instant::now();
-            peak_rss = peak_rss.max(sync(&root));
+            let (rss, our_cpu) = sync_usage(&root);
+            peak_rss = peak_rss.max(rss);
             let ours = started.elapsed();
             reset(&root);
-            (ours, time(|| floor_loader(&root, &loader_db)))
+            let started = Instant::now();
+            let loader_cpu = floor_loader(&root, &loader_db);
+            (ours, started.elapsed(), our_cpu, loader_cpu)
         })
         .collect();
     reset(&root);
     sync(&root);
     let cold = median(pairs.iter().map(|p| p.0).collect());
     let loader = median(pairs.iter().map(|p| p.1).collect());
-    pairs.sort_by(|a, b| {
-        (a.0.as_secs_f64() / a.1.as_secs_f64()).total_cmp(&(b.0.as_secs_f64() / b.1.as_secs_f64()))
-    });
-    let ratios: Vec<String> = pairs
-        .iter()
-        .map(|(a, b)| format!("{:.2}", a.as_secs_f64() / b.as_secs_f64()))
-        .collect();
+    let ratio = |a: Duration, b: Duration| a.as_secs_f64() / b.as_secs_f64();
+    let sorted = |mut v: Vec<f64>| {
+        v.sort_by(f64::total_cmp);
+        v.iter().map(|r| format!("{r:.2}")).collect::<Vec<_>>()
+    };
+    let ratios = sorted(pairs.iter().map(|p| ratio(p.0, p.1)).collect());
+    let cpu_ratios = sorted(pairs.iter().map(|p| ratio(p.2, p.3)).collect());
+    pairs.sort_by_key(|p| p.2);
+    let (cpu, loader_cpu) = (pairs[1].2, pairs[1].3);
     let noop = median(
         (0..RUNS)
             .map(|_| {
@@ -156,9 +162,23 @@ fn main() {
             "",
         ),
         (
-            "cold sync ÷ floor loader, per pair (sorted)",
+            "cold sync ÷ floor loader, wall time, per pair (sorted)",
             ratios.join(", "),
             "≤ 1.0",
+        ),
+        (
+            "CPU (user + system, all threads): cold sync / floor loader, the pair of median sync CPU",
+            format!(
+                "{:.0} ms / {:.0} ms",
+                cpu.as_secs_f64() * 1000.0,
+                loader_cpu.as_secs_f64() * 1000.0
+            ),
+            "",
+        ),
+        (
+            "cold sync ÷ floor loader, CPU, per pair (sorted)",
+            cpu_ratios.join(", "),
+            "≤ 1.4",
         ),
         ("no-op re-sync, binary", ms(noop), "≤ 40 ms"),
         (
@@ -287,28 +307,39 @@ fn median(mut v: Vec<Duration>) -> Timing {
 }
 
 /// Runs `memsync sync`; returns the process's peak RSS in KiB.
-#[allow(clippy::zombie_processes)] // wait4 below reaps it
 fn sync(root: &Path) -> i64 {
-    let child = Command::new(env!("CARGO_BIN_EXE_memsync"))
-        .args(["-q", "--workspace"])
+    sync_usage(root).0
+}
+
+/// Runs `memsync sync`; returns its peak RSS in KiB and its CPU time.
+fn sync_usage(root: &Path) -> (i64, Duration) {
+    let mut cmd = Command::new(env!("CARGO_BIN_EXE_memsync"));
+    cmd.args(["-q", "--workspace"])
         .arg(root)
         .arg("sync")
-        .env("TZ", "UTC")
-        .spawn()
-        .expect("run memsync");
-    // wait4 gives this child's own peak RSS (RUSAGE_CHILDREN would mix in the floor loader).
+        .env("TZ", "UTC");
+    run_measured(cmd, "memsync sync")
+}
+
+/// Runs a program to its end; returns its own peak RSS in KiB and the CPU
+/// time it used (user and system, all its threads).
+#[allow(clippy::zombie_processes)] // wait4 below reaps it
+fn run_measured(mut cmd: Command, what: &str) -> (i64, Duration) {
+    let child = cmd.spawn().expect(what);
+    // wait4 gives this child's own usage (RUSAGE_CHILDREN would mix the runs).
     let mut status = 0;
     // SAFETY: wait4 only writes into the status and rusage we pass.
-    let rss = unsafe {
+    let usage = unsafe {
         let mut usage: libc::rusage = std::mem::zeroed();
         libc::wait4(child.id() as i32, &mut status, 0, &mut usage);
-        usage.ru_maxrss
+        usage
     };
     assert!(
         libc::WIFEXITED(status) && libc::WEXITSTATUS(status) == 0,
-        "memsync sync failed"
+        "{what} failed"
     );
-    rss
+    let tv = |t: libc::timeval| Duration::new(t.tv_sec as u64, t.tv_usec as u32 * 1000);
+    (usage.ru_maxrss, tv(usage.ru_utime) + tv(usage.ru_stime))
 }
 
 /// Removes the index and every projection, as before a first sync.
@@ -412,15 +443,12 @@ fn floor_read_hash(root: &Path) -> (Duration, Duration) {
 }
 
 /// The naive loader, whole process.
-fn floor_loader(root: &Path, db: &Path) {
+/// Runs the naive loader; returns the CPU time it used.
+fn floor_loader(root: &Path, db: &Path) -> Duration {
     let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("benches/floor_loader.py");
-    let status = Command::new("python3")
-        .arg(script)
-        .arg(root)
-        .arg(db)
-        .status()
-        .expect("python3 runs the floor loader");
-    assert!(status.success(), "floor loader failed");
+    let mut cmd = Command::new("python3");
+    cmd.arg(script).arg(root).arg(db);
+    run_measured(cmd, "python3 runs the floor loader").1
 }
 
 fn floor_fts(root: &Path) -> Duration {

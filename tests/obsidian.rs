@@ -191,6 +191,52 @@ fn obsidians_standard_properties_are_silent_and_its_date_picker_is_explained() {
     assert!(daemon.stop().success());
 }
 
+/// The aliases and tags a person adds in the Properties panel, to the
+/// manifest or to the summary, in a list or as one value, find the session
+/// in search once the daemon has read the edit; taking them out again
+/// leaves nothing to find.
+#[test]
+fn aliases_and_tags_a_person_adds_find_the_session_in_search() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let finds = |word: &str| {
+        let out = common::gitrepo::cmd(&root, &["search", word, "--json"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).contains("first-session")
+    };
+    assert!(!finds("zanzibar") && !finds("quokka") && !finds("okapi"));
+    let manifest = artifact(&root, "manifest");
+    let summary = artifact(&root, "summary");
+    let text = std::fs::read_to_string(root.join(&manifest)).unwrap();
+    let named = edit_properties(&text, |m| {
+        m.insert("aliases".into(), vec!["Zanzibar retrospective"].into());
+        m.insert("tags".into(), "#quokka".into());
+    });
+    std::fs::write(root.join(&manifest), &named).unwrap();
+    let text = std::fs::read_to_string(root.join(&summary)).unwrap();
+    let tagged = edit_properties(&text, |m| {
+        m.insert("tags".into(), vec!["okapi", "retry"].into());
+    });
+    std::fs::write(root.join(&summary), &tagged).unwrap();
+    wait_for(&daemon.log, "the properties to be searchable", || {
+        finds("zanzibar") && finds("quokka") && finds("okapi")
+    });
+    assert!(problems(&root).is_empty(), "{:?}", problems(&root));
+    std::fs::write(root.join(&manifest), &text_without(&named, "aliases")).unwrap();
+    wait_for(&daemon.log, "the alias taken out of search", || {
+        !finds("zanzibar") && finds("quokka")
+    });
+    assert!(daemon.stop().success());
+}
+
+/// `text` with one property taken out.
+fn text_without(text: &str, key: &str) -> String {
+    edit_properties(text, |m| {
+        m.remove(key);
+    })
+}
+
 /// Renaming a summary to a readable title: the renamed file is named in the
 /// report as the session's summary, with the way back; it is not indexed
 /// as a note beside its session. Moving it back heals everything.

@@ -89,9 +89,9 @@ impl Batch<'_> {
                  project, harness, captured_at, started_at, ended_at, membership_ts, manifest_path, summary_path,
                  transcript_path, compaction_path, source_node_id, content_sha256, memory_sentence,
                  memory_sentence_quality, memory_sentence_version, memory_sentence_generated_at, sanitizer_version,
-                 private, revision, stale, noise, continues, untrusted)
+                 private, revision, stale, noise, continues, untrusted, properties)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19, ?20,
-                 ?21, ?22, ?23, ?24, ?25, ?26, 0, ?27, ?28, ?29)",
+                 ?21, ?22, ?23, ?24, ?25, ?26, 0, ?27, ?28, ?29, ?30)",
             )
             .and_then(|mut s| {
                 s.execute(params![
@@ -124,6 +124,7 @@ impl Batch<'_> {
                     a.noise,
                     a.continues,
                     a.untrusted,
+                    a.properties,
                 ])
             })
             .map_err(|e| self.err(e))?;

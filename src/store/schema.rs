@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 20;
+pub const SCHEMA_VERSION: i64 = 21;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -49,7 +49,10 @@ CREATE TABLE artifacts (
     -- A request from someone other than the owner: searchable, never injected.
     untrusted INTEGER NOT NULL DEFAULT 0,
     -- The artifact of the same kind this one continues (a later part, a later compaction).
-    continues TEXT
+    continues TEXT,
+    -- A person's aliases and tags (Obsidian's standard properties): searched
+    -- with the session's sentence.
+    properties TEXT
 );
 -- The whole frontmatter as JSON, kept apart so artifact rows stay small for projections.
 CREATE TABLE frontmatter (

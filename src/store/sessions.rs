@@ -232,6 +232,8 @@ pub(super) struct ArtifactSummary {
     pub(super) private: bool,
     pub(super) noise: bool,
     pub(super) untrusted: bool,
+    /// A person's aliases and tags on the artifact.
+    pub(super) properties: Option<String>,
 }
 
 /// One agent's artifacts of a session (oldest first) as one `SessionRow`; the
@@ -309,4 +311,6 @@ pub(super) struct DocumentParts {
     pub(super) summary: Vec<String>,
     pub(super) transcript: Vec<String>,
     pub(super) compaction: Vec<String>,
+    /// The aliases and tags a person gave any of its artifacts.
+    pub(super) properties: Vec<String>,
 }

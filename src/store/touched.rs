@@ -96,7 +96,7 @@ impl Batch<'_> {
             )
             .map_err(|e| self.err(e))?;
         let sql = "SELECT token, agent_id, source_kind, source_path, session_id, session_key, project, harness,
-                   captured_at, membership_ts, memory_sentence, private, noise, untrusted FROM artifacts
+                   captured_at, membership_ts, memory_sentence, private, noise, untrusted, properties FROM artifacts
                    WHERE token IN (SELECT token FROM temp.touched) ORDER BY token, agent_id, captured_at, source_path";
         let rows: Vec<ArtifactSummary> = query(&self.tx, sql, [], |r| {
             Ok(ArtifactSummary {
@@ -114,6 +114,7 @@ impl Batch<'_> {
                 private: r.get(11)?,
                 noise: r.get(12)?,
                 untrusted: r.get(13)?,
+                properties: r.get(14)?,
             })
         })
         .map_err(|e| self.err(e))?;
@@ -188,6 +189,7 @@ impl Batch<'_> {
                 summary: parts("summary"),
                 transcript: parts("transcript"),
                 compaction: parts("compaction"),
+                properties: group.iter().filter_map(|r| r.properties.clone()).collect(),
             };
             self.put_session_document(&s, &doc, next_fts_id, &old_bodies, load)?;
             next_fts_id += 1;
@@ -283,6 +285,11 @@ impl Batch<'_> {
         {
             sentence.push('\n');
             sentence.push_str(c);
+        }
+        // What a person called the session is found as its sentence is.
+        for words in &doc.properties {
+            sentence.push('\n');
+            sentence.push_str(words);
         }
         let (summary, transcript, compaction) = (
             body(&doc.summary),

@@ -117,6 +117,9 @@ pub struct Artifact {
     pub frontmatter_json: String,
     pub body: String,
     pub links: Vec<Wikilink>,
+    /// What a person called the session in Obsidian's standard properties
+    /// (`aliases`, `tags`), joined for search.
+    pub properties: Option<String>,
 }
 
 /// A tombstone file: the session it removes.
@@ -396,10 +399,32 @@ pub fn validate_artifact(path: &str, text: &str, name: &CanonicalName, config: &
             frontmatter_json,
             body: doc.body.to_string(),
             links,
+            properties: person_properties(&doc.frontmatter),
             ..artifact
         });
     }
     verdict
+}
+
+/// The words of Obsidian's standard properties a person adds to any note
+/// (`aliases`, `tags`, each a list or one value; a tag without its `#`).
+fn person_properties(frontmatter: &serde_yaml::Mapping) -> Option<String> {
+    let mut words: Vec<&str> = Vec::new();
+    for key in ["aliases", "alias", "tags", "tag"] {
+        let values: Vec<&Value> = match frontmatter.get(key) {
+            Some(Value::Sequence(list)) => list.iter().collect(),
+            Some(one) => vec![one],
+            None => continue,
+        };
+        words.extend(
+            values
+                .into_iter()
+                .filter_map(Value::as_str)
+                .map(|s| s.trim().trim_start_matches('#'))
+                .filter(|s| !s.is_empty()),
+        );
+    }
+    (!words.is_empty()).then(|| words.join("\n"))
 }
 
 fn read_fields(f: &mut Fields<'_>, name: &CanonicalName) -> Artifact {
