@@ -223,7 +223,7 @@ fn aliases_and_tags_a_person_adds_find_the_session_in_search() {
         finds("zanzibar") && finds("quokka") && finds("okapi")
     });
     assert!(problems(&root).is_empty(), "{:?}", problems(&root));
-    std::fs::write(root.join(&manifest), &text_without(&named, "aliases")).unwrap();
+    std::fs::write(root.join(&manifest), text_without(&named, "aliases")).unwrap();
     wait_for(&daemon.log, "the alias taken out of search", || {
         !finds("zanzibar") && finds("quokka")
     });
