@@ -4,6 +4,8 @@
 //! Owns: turning text into a `Document`. Must not: judge the contents (that is
 //! `validate`), or touch the filesystem or the index.
 
+mod flat;
+
 use pulldown_cmark::{Event, LinkType, Options, Parser, Tag};
 use serde_yaml::Mapping;
 
@@ -76,6 +78,10 @@ pub fn parse_document(text: &str) -> Result<Document<'_>, ParseError> {
     }
     if let Some(depth) = crate::contract::yaml_too_deep(yaml) {
         return Err(ParseError::Yaml(depth));
+    }
+    // memsync's own flat frontmatter needs no YAML parser.
+    if let Some(frontmatter) = flat::read(yaml).filter(|m| !m.is_empty()) {
+        return Ok(Document { frontmatter, body });
     }
     let value: serde_yaml::Value = if yaml.trim().is_empty() {
         serde_yaml::Value::Mapping(Mapping::new())
