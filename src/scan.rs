@@ -202,8 +202,20 @@ fn walk(dir: &Path, rel_dir: &str, rules: &ScanRules, out: &mut Scan) {
         }
         let class = classify(&rel);
         match class {
-            // memsync's own outputs are never ingested (no feedback loops).
-            FileClass::Projection => continue,
+            // memsync's own outputs are never ingested (no feedback loops);
+            // what others write into a daily log around its block is a note.
+            FileClass::Projection => {
+                if is_daily_log(&rel)
+                    && let Ok(meta) = entry.metadata()
+                {
+                    out.notes.push(ScannedFile {
+                        path: rel,
+                        class,
+                        stat: FileStat::of(&meta),
+                    });
+                }
+                continue;
+            }
             FileClass::Note => {
                 // A canonical name out of `memory/` (a moved folder) is read:
                 // its frontmatter says whose it is and where it belongs.
@@ -283,6 +295,13 @@ fn symlink_problem(path: &Path, rel: &str, included: bool) -> Option<Problem> {
 /// the separator is already `/`.
 pub fn relative(root: &Path, path: &Path) -> Option<String> {
     path.strip_prefix(root).ok()?.to_str().map(String::from)
+}
+
+/// Whether a workspace-relative path is a daily log (`memory/YYYY-MM-DD.md`,
+/// an agent's `agents/<id>/memory/YYYY-MM-DD.md`): a projection whose lines
+/// outside memsync's block are someone's notes.
+pub fn is_daily_log(rel: &str) -> bool {
+    classify(rel) == FileClass::Projection && !rel.ends_with("MEMORY.md")
 }
 
 /// Classifies a workspace-relative path by name alone.

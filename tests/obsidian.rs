@@ -230,6 +230,66 @@ fn aliases_and_tags_a_person_adds_find_the_session_in_search() {
     assert!(daemon.stop().success());
 }
 
+/// What a person types into a daily log around memsync's block, above or
+/// below it, is found by `search` and offered by `context` once the daemon
+/// has read it; the block is never part of it, and taking the lines out
+/// again leaves nothing to find.
+#[test]
+fn lines_a_person_types_into_a_daily_log_are_searchable_and_in_context() {
+    let (_tmp, root, _inputs) = vault(1000);
+    let daemon = Daemon::start(&root);
+    let daily: Vec<String> = std::fs::read_dir(root.join("memory"))
+        .unwrap()
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|n| n.len() == 13 && n.ends_with(".md"))
+        .collect();
+    let log = root.join("memory").join(&daily[0]);
+    let rendered = std::fs::read_to_string(&log).unwrap();
+    let finds = |word: &str| {
+        let out = common::gitrepo::cmd(&root, &["search", word, "--json"])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).contains(&daily[0])
+    };
+    assert!(!finds("okapi") && !finds("sessions"));
+    for (word, typed) in [
+        (
+            "okapi",
+            format!("Called the vendor about the okapi invoice.\n\n{rendered}"),
+        ),
+        (
+            "quokka",
+            format!("{rendered}\n## Evening\n\nThe quokka invoice is paid.\n"),
+        ),
+    ] {
+        std::fs::write(&log, &typed).unwrap();
+        wait_for(&daemon.log, "the typed lines to be searchable", || {
+            finds(word)
+        });
+        // The block's own words are the sessions', not the note's.
+        assert!(!finds("sessions"));
+        let context = common::gitrepo::cmd(&root, &["context"]).output().unwrap();
+        assert!(
+            String::from_utf8_lossy(&context.stdout).contains(&format!("{word} invoice")),
+            "{}",
+            String::from_utf8_lossy(&context.stdout)
+        );
+        assert_eq!(
+            std::fs::read_to_string(&log).unwrap(),
+            typed,
+            "the person's lines stay byte for byte"
+        );
+    }
+    assert!(!finds("okapi"), "the lines taken out are no longer found");
+    std::fs::write(&log, &rendered).unwrap();
+    wait_for(&daemon.log, "the lines taken out of search", || {
+        !finds("quokka")
+    });
+    assert!(problems(&root).is_empty(), "{:?}", problems(&root));
+    assert!(daemon.stop().success());
+}
+
 /// `text` with one property taken out.
 fn text_without(text: &str, key: &str) -> String {
     edit_properties(text, |m| {

@@ -10,6 +10,9 @@
 //! - `superseded_by` (the workspace path of the note that corrects it), or
 //!   on the correcting note `supersedes` (the path of the note it corrects).
 //!
+//! The lines written into a daily log outside memsync's block are a note
+//! too ([`from_daily_log`]), so what a person types there is found.
+//!
 //! Frontmatter that does not parse is read as body text: a note is never
 //! refused. What tells a note from an artifact is its name alone
 //! (`scan::classify`); a file named like an artifact in the wrong place is
@@ -95,6 +98,28 @@ pub fn read(path: &str, text: &str) -> Note {
         source_deleted: key("source_deleted"),
         session_id: key("session_id"),
         body: body.trim().to_string(),
+    }
+}
+
+/// What a person or an agent wrote into a daily log (`memory/YYYY-MM-DD.md`)
+/// outside memsync's block (`outside`), as a note of that day: searched and
+/// offered in `context` as a note is. Its body is empty when nobody wrote
+/// anything there.
+pub fn from_daily_log(path: &str, outside: &str) -> Note {
+    let outside = clip(outside, MAX_NOTE_BYTES);
+    let day = stem(path);
+    Note {
+        path: path.to_string(),
+        // Named for its day: a heading in it is most often the date again.
+        title: format!("Daily log {day}"),
+        project: None,
+        author: None,
+        updated: None,
+        superseded_by: None,
+        supersedes: None,
+        source_deleted: None,
+        session_id: None,
+        body: outside.trim().to_string(),
     }
 }
 

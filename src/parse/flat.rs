@@ -54,7 +54,10 @@ fn scalar(text: &str) -> Option<Value> {
         && digits.bytes().all(|b| b.is_ascii_digit())
         && (digits == "0" || !digits.starts_with('0'));
     if plain_integer {
-        return text.parse::<i64>().ok().map(|n| Value::Number(Number::from(n)));
+        return text
+            .parse::<i64>()
+            .ok()
+            .map(|n| Value::Number(Number::from(n)));
     }
     None
 }

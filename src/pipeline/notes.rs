@@ -28,6 +28,13 @@ pub(super) fn index_notes(
         .iter()
         .filter(|f| !is_forgotten(&f.path))
         .filter(|f| known.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
+        // A daily log as memsync rendered it, with no note row, holds no
+        // one's lines: it is not read at every sync.
+        .filter(|f| {
+            !scan::is_daily_log(&f.path)
+                || known.contains_key(&f.path)
+                || !index.projection_unchanged(root, &f.path)
+        })
         .collect();
     let rule = settings.config.token.write_rule;
     let max = settings.config.scan.max_file_bytes;
@@ -48,6 +55,11 @@ pub(super) fn index_notes(
             }
             let bytes = read_note(&root.join(&f.path))?;
             let text = String::from_utf8_lossy(&bytes);
+            if scan::is_daily_log(&f.path) {
+                let (before, after) = crate::project::file::outside_block(&text);
+                let outside = format!("{}\n{}", before.trim_end(), after.trim_start());
+                return Some(Ok((crate::note::from_daily_log(&f.path, &outside), f.stat)));
+            }
             Some(match displacement(root, &f.path, &bytes, &text, rule) {
                 Some(problem) => Err(problem),
                 None => Ok((crate::note::read(&f.path, &text), f.stat)),
@@ -84,6 +96,13 @@ pub(super) fn index_notes(
             b.clear_path_problems(path)?;
         }
         for (note, stat) in &read {
+            // A daily log nobody wrote into is no note (any more).
+            if note.body.is_empty() && scan::is_daily_log(&note.path) {
+                if known.contains_key(&note.path) {
+                    b.delete_note(&note.path)?;
+                }
+                continue;
+            }
             // A file that was a displaced artifact or a conflict copy is a note now.
             b.replace_problems(&note.path, Phase::File, None, &[])?;
             let own = note
@@ -193,10 +212,8 @@ pub(super) fn named_notes(
     let mut present = Vec::new();
     let mut gone = Vec::new();
     for p in paths {
-        if scan::classify(p) != FileClass::Note
-            || !crate::note::is_note_path(p)
-            || !rules.wants_file(p)
-        {
+        let note = scan::classify(p) == FileClass::Note && crate::note::is_note_path(p);
+        if !(note || scan::is_daily_log(p)) || !rules.wants_file(p) {
             continue;
         }
         match stat_regular(root, p) {
