@@ -24,17 +24,14 @@ pub(super) fn index_notes(
     let forgotten = forgotten(root);
     let is_forgotten =
         |p: &str| !forgotten.is_empty() && forgotten.contains(&crate::note::tombstone_path(p));
+    // A daily log as memsync rendered it, with no note row, holds no one's
+    // lines: it is not read at every sync.
+    let as_rendered = rendered_daily_logs(index, present, &known)?;
     let changed: Vec<&ScannedFile> = present
         .iter()
         .filter(|f| !is_forgotten(&f.path))
         .filter(|f| known.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
-        // A daily log as memsync rendered it, with no note row, holds no
-        // one's lines: it is not read at every sync.
-        .filter(|f| {
-            !scan::is_daily_log(&f.path)
-                || known.contains_key(&f.path)
-                || !index.projection_unchanged(root, &f.path)
-        })
+        .filter(|f| as_rendered.get(&f.path) != Some(&(f.stat.size, f.stat.mtime_ns)))
         .collect();
     let rule = settings.config.token.write_rule;
     let max = settings.config.scan.max_file_bytes;
@@ -133,6 +130,27 @@ pub(super) fn index_notes(
         Ok(())
     })?;
     Ok((read.len(), removed.len()))
+}
+
+/// The stat memsync recorded when it rendered each daily log among
+/// `present` that has no note row: one query, only when there are such logs.
+fn rendered_daily_logs(
+    index: &Index,
+    present: &[ScannedFile],
+    known: &std::collections::HashMap<String, (u64, i64)>,
+) -> Result<std::collections::HashMap<String, (u64, i64)>> {
+    let unknown_logs = present
+        .iter()
+        .any(|f| scan::is_daily_log(&f.path) && !known.contains_key(&f.path));
+    if !unknown_logs {
+        return Ok(Default::default());
+    }
+    Ok(index
+        .projection_state()?
+        .into_iter()
+        .filter(|s| !known.contains_key(&s.path))
+        .map(|s| (s.path, (s.size, s.mtime_ns)))
+        .collect())
 }
 
 /// The problem of a note that is not one: a session artifact renamed or
