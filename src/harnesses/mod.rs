@@ -155,15 +155,10 @@ pub trait Program: Sync {
         &[]
     }
 
-    /// Whether JSON lines are its session log: `first` is the first line's
-    /// object, `head` the first lines parsed. Asked in [`RECOGNITION_ORDER`].
-    fn is_session_log(&self, _first: &Value, _head: &[Value]) -> bool {
-        false
-    }
-
-    /// Reads its session log, a line at a time, keeping at most `keep` bytes.
-    fn read_session_log(&self, lines: &mut dyn Iterator<Item = String>, keep: usize) -> Transcript {
-        crate::transcript::generic::read(lines, keep)
+    /// How its JSONL session log is told from other files and read; asked
+    /// in [`RECOGNITION_ORDER`].
+    fn log_format(&self) -> Option<SessionLog> {
+        None
     }
 
     /// The session a whole JSON document holds, when it is in one of its
@@ -189,6 +184,15 @@ pub trait Program: Sync {
     fn settings_json(&self, _places: &Places) -> Option<SettingsJson> {
         None
     }
+}
+
+/// How a harness's JSONL session log is told from its first lines and read.
+pub struct SessionLog {
+    /// Whether JSON lines are its log, from the first line's object and the
+    /// first lines parsed.
+    pub is_log: fn(&Value, &[Value]) -> bool,
+    /// Reads the log a line at a time, keeping at most `keep` bytes.
+    pub read: fn(&mut dyn Iterator<Item = String>, usize) -> Transcript,
 }
 
 /// The formats memsync reads, for the message that refuses any other.

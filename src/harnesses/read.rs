@@ -73,14 +73,14 @@ pub fn read_from(reader: impl BufRead, keep: usize) -> std::io::Result<Transcrip
             }
             let reader = RECOGNITION_ORDER
                 .into_iter()
-                .map(program)
-                .find(|p| p.is_session_log(&v, &values));
+                .filter_map(|h| program(h).log_format())
+                .find(|log| (log.is_log)(&v, &values));
             let mut all = head
                 .into_iter()
                 .chain(lines.by_ref())
                 .filter(|l| !l.trim().is_empty());
             match reader {
-                Some(p) => p.read_session_log(&mut all, keep),
+                Some(log) => (log.read)(&mut all, keep),
                 None => generic::read(all, keep),
             }
         }

@@ -24,16 +24,11 @@ use crate::wiring::{Check, Connecting, Doctoring, Plan};
 pub struct Codex;
 
 impl Program for Codex {
-    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
-        reader::is_log(first, head)
-    }
-
-    fn read_session_log(
-        &self,
-        lines: &mut dyn Iterator<Item = String>,
-        keep: usize,
-    ) -> crate::transcript::Transcript {
-        reader::read(lines, keep)
+    fn log_format(&self) -> Option<super::SessionLog> {
+        Some(super::SessionLog {
+            is_log: reader::is_log,
+            read: |lines, keep| reader::read(lines, keep),
+        })
     }
 
     /// `codex exec`, ephemeral, read-only, with no MCP servers or notify

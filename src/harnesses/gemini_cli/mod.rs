@@ -31,16 +31,11 @@ impl Program for GeminiCli {
         reader::is_share(first, head).then_some(reader::SAVED)
     }
 
-    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
-        reader::is_log(first, head)
-    }
-
-    fn read_session_log(
-        &self,
-        lines: &mut dyn Iterator<Item = String>,
-        keep: usize,
-    ) -> crate::transcript::Transcript {
-        reader::read(lines, keep)
+    fn log_format(&self) -> Option<super::SessionLog> {
+        Some(super::SessionLog {
+            is_log: reader::is_log,
+            read: |lines, keep| reader::read(lines, keep),
+        })
     }
 
     fn read_document(

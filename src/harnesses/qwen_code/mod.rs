@@ -22,16 +22,11 @@ use crate::wiring::{Places, SettingsJson};
 pub struct QwenCode;
 
 impl Program for QwenCode {
-    fn is_session_log(&self, first: &serde_json::Value, head: &[serde_json::Value]) -> bool {
-        reader::is_log(first, head)
-    }
-
-    fn read_session_log(
-        &self,
-        lines: &mut dyn Iterator<Item = String>,
-        keep: usize,
-    ) -> crate::transcript::Transcript {
-        reader::read(lines, keep)
+    fn log_format(&self) -> Option<super::SessionLog> {
+        Some(super::SessionLog {
+            is_log: reader::is_log,
+            read: |lines, keep| reader::read(lines, keep),
+        })
     }
 
     fn hook_events(&self) -> &'static [&'static str] {
