@@ -66,6 +66,10 @@ pub(super) fn index_notes(
             Ok(note) => rayon::iter::Either::Left(note),
             Err(problem) => rayon::iter::Either::Right(problem),
         });
+    // A daily log nobody wrote into is no note (any more).
+    let (emptied, read): (Vec<_>, Vec<_>) = read
+        .into_iter()
+        .partition(|(note, _)| note.body.is_empty() && scan::is_daily_log(&note.path));
     let back: Vec<&String> = present
         .iter()
         .map(|f| &f.path)
@@ -74,6 +78,7 @@ pub(super) fn index_notes(
     let removed: Vec<&String> = gone
         .iter()
         .chain(back)
+        .chain(emptied.iter().map(|(note, _)| &note.path))
         .filter(|p| known.contains_key(*p))
         .collect();
     if read.is_empty() && removed.is_empty() && displaced.is_empty() && gone.is_empty() {
@@ -93,13 +98,6 @@ pub(super) fn index_notes(
             b.clear_path_problems(path)?;
         }
         for (note, stat) in &read {
-            // A daily log nobody wrote into is no note (any more).
-            if note.body.is_empty() && scan::is_daily_log(&note.path) {
-                if known.contains_key(&note.path) {
-                    b.delete_note(&note.path)?;
-                }
-                continue;
-            }
             // A file that was a displaced artifact or a conflict copy is a note now.
             b.replace_problems(&note.path, Phase::File, None, &[])?;
             let own = note
@@ -148,7 +146,7 @@ fn rendered_daily_logs(
     Ok(index
         .projection_state()?
         .into_iter()
-        .filter(|s| !known.contains_key(&s.path))
+        .filter(|s| scan::is_daily_log(&s.path) && !known.contains_key(&s.path))
         .map(|s| (s.path, (s.size, s.mtime_ns)))
         .collect())
 }
