@@ -86,6 +86,21 @@ impl Harness {
         })
     }
 
+    /// Its folder's key in the `harvest` section of the config file.
+    pub fn dir_key(self) -> &'static str {
+        match self {
+            Harness::ClaudeCode => "claude_code_dir",
+            Harness::Codex => "codex_home",
+            Harness::OpenClaw => "openclaw_dir",
+            Harness::Pi => "pi_dir",
+            Harness::GeminiCli => "gemini_dir",
+            Harness::QwenCode => "qwen_dir",
+            Harness::CopilotCli => "copilot_dir",
+            Harness::Opencode => "opencode_dir",
+            Harness::Cline => "cline_dir",
+        }
+    }
+
     /// The variable that names its folder, for a harness that reads one.
     pub fn home_variable(self) -> Option<&'static str> {
         match self {

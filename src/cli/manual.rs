@@ -53,10 +53,6 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "Where connect keeps its record: $XDG_STATE_HOME/memsync/connect.json (else ~/.local/state).",
     ),
     (
-        "CLAUDE_CONFIG_DIR, CODEX_HOME, OPENCLAW_STATE_DIR",
-        "The harnesses' own folders, when they are not ~/.claude, ~/.codex and ~/.openclaw.",
-    ),
-    (
         "NO_COLOR",
         "Set: search prints no bold (--color always overrides).",
     ),
@@ -69,6 +65,17 @@ const ENVIRONMENT: &[(&str, &str)] = &[
         "Set by the completion scripts: memsync prints completions instead of running.",
     ),
 ];
+
+const HARNESS_VARIABLES: &str = "The harnesses' own folders, when they are not where each keeps them (the machine config's harvest keys win over them).";
+
+/// The variables harnesses name their folders with, from the registry.
+fn harness_variables() -> String {
+    let names: Vec<&str> = crate::harness::Harness::ALL
+        .into_iter()
+        .filter_map(|h| h.home_variable())
+        .collect();
+    names.join(", ")
+}
 
 const FILES: &[(&str, &str)] = &[
     (
@@ -153,7 +160,10 @@ pub fn page(cmd: Command, top: bool) -> std::io::Result<Vec<u8>> {
     examples(&cmd, &mut out);
     if top {
         section(&mut out, "EXIT STATUS", EXIT_STATUS);
-        section(&mut out, "ENVIRONMENT", ENVIRONMENT);
+        let variables = harness_variables();
+        let mut environment = ENVIRONMENT.to_vec();
+        environment.insert(5, (&variables, HARNESS_VARIABLES));
+        section(&mut out, "ENVIRONMENT", &environment);
         section(&mut out, "FILES", FILES);
         let _ = writeln!(
             out,

@@ -18,6 +18,7 @@ use crate::harness::Harness;
 
 mod connected;
 mod effective;
+mod harness_dirs;
 mod numbers;
 mod sections;
 

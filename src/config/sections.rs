@@ -11,6 +11,8 @@ use serde::{Deserialize, Serialize};
 use crate::contract::TokenRule;
 use crate::harness::Harness;
 
+pub use super::harness_dirs::HarnessDirs;
+
 /// Whether the daemon commits the projections it re-renders in a git workspace.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
@@ -405,7 +407,8 @@ impl Default for WatchConfig {
 /// `memsync harvest`: capturing finished sessions from the harnesses' own
 /// folders. Machine config only: the folders are this machine's.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(default, deny_unknown_fields)]
+// Unknown keys are refused by `HarnessDirs`, which takes the ones left over.
+#[serde(default)]
 pub struct HarvestConfig {
     /// Whether `memsync watch` harvests on its own.
     pub enabled: bool,
@@ -425,24 +428,10 @@ pub struct HarvestConfig {
     pub exclude_projects: Vec<String>,
     /// The memsync agent of Claude Code, Codex and pi sessions (OpenClaw's agents map to their own ids).
     pub agent: String,
-    /// Else `$CLAUDE_CONFIG_DIR`, else `~/.claude`.
-    pub claude_code_dir: Option<PathBuf>,
-    /// Else `$CODEX_HOME`, else `~/.codex`.
-    pub codex_home: Option<PathBuf>,
-    /// Else `$OPENCLAW_STATE_DIR`, else `~/.openclaw`.
-    pub openclaw_dir: Option<PathBuf>,
-    /// Else `$PI_CODING_AGENT_DIR`, else `~/.pi/agent`.
-    pub pi_dir: Option<PathBuf>,
-    /// Else `~/.gemini`.
-    pub gemini_dir: Option<PathBuf>,
-    /// Else `~/.qwen`.
-    pub qwen_dir: Option<PathBuf>,
-    /// Else `~/.copilot`.
-    pub copilot_dir: Option<PathBuf>,
-    /// Else `$XDG_DATA_HOME/opencode`, else `~/.local/share/opencode`.
-    pub opencode_dir: Option<PathBuf>,
-    /// Else `~/.cline`.
-    pub cline_dir: Option<PathBuf>,
+    /// Each harness's own folder, when it is not where the harness keeps it
+    /// by default: `claude_code_dir`, `codex_home`, … (`config/memsync.yaml`).
+    #[serde(flatten)]
+    pub dirs: HarnessDirs,
 }
 
 impl Default for HarvestConfig {
@@ -456,15 +445,7 @@ impl Default for HarvestConfig {
             harnesses: crate::config::HARNESSES.map(String::from).to_vec(),
             exclude_projects: Vec::new(),
             agent: "default".into(),
-            claude_code_dir: None,
-            codex_home: None,
-            openclaw_dir: None,
-            pi_dir: None,
-            gemini_dir: None,
-            qwen_dir: None,
-            copilot_dir: None,
-            opencode_dir: None,
-            cline_dir: None,
+            dirs: HarnessDirs::default(),
         }
     }
 }

@@ -155,6 +155,19 @@ pub trait Program: Sync {
         &[]
     }
 
+    /// What a person typed, from a user message its gateway handed the agent
+    /// (envelopes, notices and its own prompts taken out); `None` when only
+    /// the harness spoke. For a harness whose log another folder reads.
+    fn gateway_user_text(&self, text: &str) -> Option<String> {
+        crate::transcript::clean::person(text)
+    }
+
+    /// Whether a user message is a chore the harness set its agent on
+    /// schedule (a heartbeat, a cron reminder, a boot check).
+    fn is_chore(&self, _text: &str) -> bool {
+        false
+    }
+
     /// How its JSONL session log is told from other files and read; asked
     /// in [`RECOGNITION_ORDER`].
     fn log_format(&self) -> Option<SessionLog> {

@@ -43,7 +43,7 @@ pub(crate) fn read(text: &str, keep: usize) -> Option<Transcript> {
     for (role, lines) in turns {
         let text = lines.join("\n");
         match role {
-            Some(Role::User) => match clean::claude_user(&text) {
+            Some(Role::User) => match clean::agent_cli_user(&text) {
                 Some(text) => t.push(Role::User, text, Vec::new(), None),
                 None => t.dropped_turns += 1,
             },

@@ -8,6 +8,7 @@
 pub mod connect;
 pub mod doctor;
 pub mod reader;
+mod user;
 
 use std::path::{Path, PathBuf};
 
@@ -76,7 +77,7 @@ impl Program for ClaudeCode {
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
-            cfg.claude_code_dir.as_ref(),
+            cfg.dirs.get(crate::harness::Harness::ClaudeCode),
             env.harness_homes.get(&crate::harness::Harness::ClaudeCode),
             env,
             ".claude",

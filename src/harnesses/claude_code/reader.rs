@@ -1,7 +1,7 @@
 //! Claude Code's session JSONL (`~/.claude/projects/<slug>/<session>.jsonl`).
 //!
 //! Owns: the Claude Code line types and flags. Must not: clean text itself
-//! (that is `clean::claude_user`).
+//! (that is `user::user_text`).
 
 use std::collections::HashSet;
 
@@ -141,7 +141,7 @@ fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
     if text.as_deref().is_some_and(clean::is_interruption) {
         t.note_stop();
     }
-    match text.as_deref().and_then(clean::claude_user) {
+    match text.as_deref().and_then(super::user::user_text) {
         Some(text) => t.push(Role::User, text, Vec::new(), str_at(v, "uuid")),
         // Tool results come back as user lines: not a turn of the person's.
         None if text.is_some() => t.dropped_turns += 1,

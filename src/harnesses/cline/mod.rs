@@ -38,7 +38,12 @@ impl Program for Cline {
     }
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        super::home_of(cfg.cline_dir.as_ref(), None, env, ".cline")
+        super::home_of(
+            cfg.dirs.get(crate::harness::Harness::Cline),
+            None,
+            env,
+            ".cline",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

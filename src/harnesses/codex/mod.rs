@@ -71,7 +71,7 @@ impl Program for Codex {
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
-            cfg.codex_home.as_ref(),
+            cfg.dirs.get(crate::harness::Harness::Codex),
             env.harness_homes.get(&crate::harness::Harness::Codex),
             env,
             ".codex",

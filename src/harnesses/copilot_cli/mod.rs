@@ -57,7 +57,12 @@ impl Program for CopilotCli {
     }
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        super::home_of(cfg.copilot_dir.as_ref(), None, env, ".copilot")
+        super::home_of(
+            cfg.dirs.get(crate::harness::Harness::CopilotCli),
+            None,
+            env,
+            ".copilot",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

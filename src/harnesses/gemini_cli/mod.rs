@@ -88,7 +88,12 @@ impl Program for GeminiCli {
     }
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        super::home_of(cfg.gemini_dir.as_ref(), None, env, ".gemini")
+        super::home_of(
+            cfg.dirs.get(crate::harness::Harness::GeminiCli),
+            None,
+            env,
+            ".gemini",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -8,6 +8,7 @@
 
 pub mod connect;
 pub mod doctor;
+mod user;
 pub mod workspace;
 
 use std::path::{Path, PathBuf};
@@ -28,6 +29,14 @@ pub const DATABASE: &str = "openclaw-agent.sqlite";
 pub struct OpenClaw;
 
 impl Program for OpenClaw {
+    fn gateway_user_text(&self, text: &str) -> Option<String> {
+        user::user_text(text)
+    }
+
+    fn is_chore(&self, text: &str) -> bool {
+        user::is_chore(text)
+    }
+
     fn memory_holds_mirror(&self) -> bool {
         true
     }
@@ -42,7 +51,7 @@ impl Program for OpenClaw {
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
-            cfg.openclaw_dir.as_ref(),
+            cfg.dirs.get(crate::harness::Harness::OpenClaw),
             env.harness_homes.get(&crate::harness::Harness::OpenClaw),
             env,
             ".openclaw",

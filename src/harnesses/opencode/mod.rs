@@ -49,8 +49,9 @@ impl Program for Opencode {
     }
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        cfg.opencode_dir
-            .clone()
+        cfg.dirs
+            .get(crate::harness::Harness::Opencode)
+            .cloned()
             .or_else(|| env.xdg_data_home.as_ref().map(|d| d.join("opencode")))
             .or_else(|| env.home.as_ref().map(|h| h.join(".local/share/opencode")))
     }

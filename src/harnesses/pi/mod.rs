@@ -38,7 +38,7 @@ impl Program for Pi {
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
         super::home_of(
-            cfg.pi_dir.as_ref(),
+            cfg.dirs.get(crate::harness::Harness::Pi),
             env.harness_homes.get(&crate::harness::Harness::Pi),
             env,
             ".pi/agent",

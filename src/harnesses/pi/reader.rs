@@ -112,7 +112,7 @@ fn is_openclaw(v: &Value) -> bool {
 }
 
 /// `chore`: the newest person's turn was a chore of the harness's
-/// ([`clean::is_chore`]), so the agent's tool calls after it are left out.
+/// (OpenClaw's `is_chore`), so the agent's tool calls after it are left out.
 fn entry(t: &mut Transcript, v: &Value, chore: &mut bool) {
     let at = v.get("timestamp").and_then(Value::as_str);
     match v.get("type").and_then(Value::as_str).unwrap_or_default() {
@@ -168,6 +168,12 @@ fn request_source(m: &Value, raw: Option<&str>) -> RequestSource {
     }
 }
 
+/// OpenClaw, the gateway that writes this format too: its envelopes and
+/// prompts are taken out of pi's messages as well (pi has none of its own).
+fn gateway() -> &'static dyn super::super::Program {
+    super::super::program(Harness::OpenClaw)
+}
+
 fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
     // A command and its reply that OpenClaw keeps out of the model's context
     // (`/status` and its card, `/help`): the harness talking, not the person
@@ -181,9 +187,9 @@ fn message(t: &mut Transcript, m: &Value, chore: &mut bool) {
         Some("user") => {
             let cleaned = text
                 .as_deref()
-                .and_then(clean::openclaw_user)
+                .and_then(|t| gateway().gateway_user_text(t))
                 .filter(|s| !clean::is_control_command(s));
-            *chore = cleaned.is_none() && text.as_deref().is_some_and(clean::is_chore);
+            *chore = cleaned.is_none() && text.as_deref().is_some_and(|t| gateway().is_chore(t));
             match cleaned {
                 Some(words) => {
                     // The raw text, envelope and all, says who sent it and how.

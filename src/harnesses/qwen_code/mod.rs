@@ -38,7 +38,12 @@ impl Program for QwenCode {
     }
 
     fn home(&self, cfg: &HarvestConfig, env: &Env) -> Option<PathBuf> {
-        super::home_of(cfg.qwen_dir.as_ref(), None, env, ".qwen")
+        super::home_of(
+            cfg.dirs.get(crate::harness::Harness::QwenCode),
+            None,
+            env,
+            ".qwen",
+        )
     }
 
     fn session_files(&self, home: &Path) -> Vec<PathBuf> {

@@ -1,0 +1,108 @@
+//! What a Claude Code user message holds besides the person's words: the
+//! tags it wraps reminders, command output and IDE context in, and the
+//! markup of a slash command.
+
+use crate::transcript::clean::{
+    CONTROL_COMMANDS, between, is_interruption, keep, person, strip_blocks,
+};
+
+/// Claude Code tags whose whole content is the harness's, wherever they stand.
+const CLAUDE_BLOCKS: &[&str] = &[
+    "system-reminder",
+    "local-command-stdout",
+    "local-command-stderr",
+    "local-command-caveat",
+    "bash-stdout",
+    "bash-stderr",
+    "task-notification",
+    "ide_opened_file",
+    "ide_selection",
+    "ide_diagnostics",
+    "user-prompt-submit-hook",
+    "command-message",
+    "reminder",
+];
+
+/// A user message of Claude Code, as the person meant it, or `None` when it
+/// holds only harness text.
+pub fn user_text(text: &str) -> Option<String> {
+    let text = text.trim();
+    if text.starts_with("Caveat: The messages below") || is_interruption(text) {
+        return None;
+    }
+    if let Some(cmd) = slash_command(text) {
+        return cmd;
+    }
+    let mut out = strip_blocks(text, CLAUDE_BLOCKS);
+    if let Some(input) = between(&out, "<bash-input>", "</bash-input>") {
+        out = format!("! {}", input.trim());
+    }
+    person(&out)
+}
+
+/// `<command-name>/x</command-name><command-args>a</command-args>` as `/x a`;
+/// `Some(None)` for a control command, `None` when there is no command markup.
+fn slash_command(text: &str) -> Option<Option<String>> {
+    let name = between(text, "<command-name>", "</command-name>")?;
+    let name = name.trim();
+    let name = if name.starts_with('/') {
+        name.to_string()
+    } else {
+        format!("/{name}")
+    };
+    let args = between(text, "<command-args>", "</command-args>").unwrap_or_default();
+    if CONTROL_COMMANDS.contains(&name.as_str()) {
+        return Some(None);
+    }
+    let line = format!("{name} {}", args.trim());
+    Some(keep(line))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn slash_commands_keep_the_command_and_its_arguments() {
+        let t = "<command-message>erk:plan-implement is running…</command-message>\n<command-name>/erk:plan-implement</command-name>\n<command-args>8107</command-args>";
+        assert_eq!(user_text(t).as_deref(), Some("/erk:plan-implement 8107"));
+        let clear = "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>";
+        assert_eq!(user_text(clear), None);
+        assert_eq!(
+            user_text("<local-command-stdout></local-command-stdout>"),
+            None
+        );
+        assert_eq!(
+            user_text("[Request interrupted by user for tool use]"),
+            None
+        );
+        assert_eq!(
+            user_text("fix it <system-reminder>be nice</system-reminder> now").as_deref(),
+            Some("fix it  now")
+        );
+    }
+
+    /// A skill trigger line and a reminder block around an ask are not the ask.
+    #[test]
+    fn skill_triggers_and_reminders_are_no_ones_words() {
+        let asked = "translate the release notes into German";
+        for trigger in [
+            "Use the \"translate\" skill for this request.",
+            "Use the `translate` skill for this request",
+        ] {
+            for text in [
+                format!("{trigger}\n\n{asked}"),
+                format!("{asked}\n\n{trigger}"),
+            ] {
+                assert_eq!(user_text(&text).as_deref(), Some(asked), "{text}");
+            }
+        }
+        let reminded = format!("<reminder>Keep answers short.</reminder>\n{asked}");
+        assert_eq!(user_text(&reminded).as_deref(), Some(asked));
+        assert_eq!(
+            user_text("Use the skill for this request wisely, it said").as_deref(),
+            Some("Use the skill for this request wisely, it said"),
+            "prose that starts alike stays"
+        );
+    }
+}
