@@ -86,6 +86,21 @@ impl Harness {
         })
     }
 
+    /// The instruction file it reads into every session, where memsync's
+    /// block naming MEMORY.md goes (Cline reads a folder of rules instead).
+    pub const fn instructions_file(self) -> Option<&'static str> {
+        match self {
+            Harness::ClaudeCode => Some("CLAUDE.md"),
+            Harness::GeminiCli => Some("GEMINI.md"),
+            Harness::QwenCode => Some("QWEN.md"),
+            Harness::CopilotCli => Some("copilot-instructions.md"),
+            Harness::Codex | Harness::OpenClaw | Harness::Pi | Harness::Opencode => {
+                Some("AGENTS.md")
+            }
+            Harness::Cline => None,
+        }
+    }
+
     /// Its folder's key in the `harvest` section of the config file.
     pub fn dir_key(self) -> &'static str {
         match self {

@@ -149,9 +149,6 @@ pub fn main_of(changed: &[String]) -> Option<&str> {
 fn incidence(path: &str) -> u8 {
     const AGENT_NOTES: &[&str] = &[
         "memory.md",
-        "agents.md",
-        "claude.md",
-        "gemini.md",
         "heartbeat.md",
         "soul.md",
         "user.md",
@@ -183,7 +180,18 @@ fn incidence(path: &str) -> u8 {
     // A program keeps its state in a dot folder at the top of the home
     // folder (`~/.claude/`, `/home/ana/.codex/`), an agent its notes in `memory/`.
     let agent_home = home_dot_folder(path);
-    if agent_home || AGENT_NOTES.contains(&name.as_str()) || daily_log || path.contains("memory/") {
+    let instructions = || {
+        crate::harness::Harness::ALL
+            .into_iter()
+            .filter_map(|h| h.instructions_file())
+            .any(|f| f.eq_ignore_ascii_case(&name))
+    };
+    if agent_home
+        || AGENT_NOTES.contains(&name.as_str())
+        || instructions()
+        || daily_log
+        || path.contains("memory/")
+    {
         return 2;
     }
     // A dot folder holds tooling and project state (`.learnings/`, `.specify/`),

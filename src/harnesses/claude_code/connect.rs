@@ -10,6 +10,8 @@ use crate::error::Result;
 use crate::harness::Harness;
 use crate::wiring::{Connecting, Edit, McpEntry, Places, Plan, edit, empty_text, grants, md_block};
 
+use super::INSTRUCTIONS;
+
 /// The events memsync's hook handles: the end of a session and a compaction
 /// are captured; a session's start gets the `context` digest, and each
 /// prompt the earlier sessions relevant to it (`recall`).
@@ -97,7 +99,7 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
 /// an earlier connect's block comes out.
 fn claude_md_import(places: &Places, dir: &Path, plan: &mut Plan) {
     let memory = places.memory_md(&places.agent);
-    let path = dir.join("CLAUDE.md");
+    let path = dir.join(INSTRUCTIONS);
     if places.import_memory_md {
         let body = format!("@{}\n", memory.display());
         let what = format!("a block importing {}", memory.display());

@@ -9,6 +9,8 @@ use crate::wiring::{
     Check, Doctoring, broken, edit, hook_checks, mcp_servers_check, missing, ok, read, state,
 };
 
+use super::INSTRUCTIONS;
+
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     let places = d.places;
     let dir = places.dir(Harness::ClaudeCode);
@@ -35,7 +37,7 @@ pub fn checks(d: &Doctoring) -> Vec<Check> {
     });
     checks.push(state((d.last_job)()));
     checks.push(mcp_servers_check(&places.claude_json()));
-    let claude_md = dir.join("CLAUDE.md");
+    let claude_md = dir.join(INSTRUCTIONS);
     checks.push(match read(&claude_md).as_deref().and_then(edit::md_block_body) {
         Some(_) => d.import_check(&claude_md),
         // Not a part of connect: its absence says nothing about being connected.

@@ -21,6 +21,12 @@ use super::{MemoryPlace, OwnMemory};
 use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
+/// The instruction file memsync's block naming MEMORY.md goes into.
+const INSTRUCTIONS: &str = match crate::harness::Harness::ClaudeCode.instructions_file() {
+    Some(file) => file,
+    None => "",
+};
+
 /// Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, its sessions in
 /// `projects/<slug>/<id>.jsonl` (sub-agent files live one level deeper and
 /// are not listed).

@@ -6,6 +6,8 @@ use super::mcp as codex_mcp;
 use crate::harness::Harness;
 use crate::wiring::{Connecting, Edit, Plan, empty_text, memory_block};
 
+use super::INSTRUCTIONS;
+
 pub fn plan(c: &Connecting, plan: &mut Plan) {
     let places = c.places;
     let home = places.dir(Harness::Codex);
@@ -27,7 +29,7 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
         new_mode: 0o600,
     });
     plan.edits
-        .push(memory_block(places, home.join("AGENTS.md"), "Codex"));
+        .push(memory_block(places, home.join(INSTRUCTIONS), "Codex"));
     plan.notes.push(
         "Codex runs only hooks you reviewed, so `memsync watch` harvests its finished sessions"
             .into(),

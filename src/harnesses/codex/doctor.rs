@@ -7,6 +7,8 @@ use super::mcp::{self as codex_mcp, WRITE_TOOLS, codex_approval, codex_unapprove
 use crate::harness::Harness;
 use crate::wiring::{Check, Doctoring, broken, mcp_check, missing, ok, read, state};
 
+use super::INSTRUCTIONS;
+
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     let home = d.places.dir(Harness::Codex);
     let config = home.join("config.toml");
@@ -31,7 +33,7 @@ pub fn checks(d: &Doctoring) -> Vec<Check> {
     if entry.ok().flatten().is_some() {
         checks.push(writes(&config, &text));
     }
-    checks.push(d.import_check(&home.join("AGENTS.md")));
+    checks.push(d.import_check(&home.join(INSTRUCTIONS)));
     checks.push(state((d.harvest)()));
     checks
 }

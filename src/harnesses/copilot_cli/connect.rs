@@ -8,6 +8,8 @@ use crate::wiring::{
     Connecting, Edit, McpEntry, Plan, edit, list_words, mcp_servers_edit, memory_block,
 };
 
+use super::INSTRUCTIONS;
+
 /// The events memsync's hook handles: the end of a session is captured
 /// (`copilot -p` ends one too), its start gets the `context` digest and
 /// each prompt the relevant sessions. Its `preCompact` is not used: what
@@ -41,7 +43,7 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
     });
     plan.edits
         .push(mcp_servers_edit(c, dir.join("mcp-config.json"), ENTRY));
-    let instructions = dir.join("copilot-instructions.md");
+    let instructions = dir.join(INSTRUCTIONS);
     plan.edits
         .push(memory_block(c.places, instructions, "Copilot CLI"));
     plan.hook_command = Some(command);

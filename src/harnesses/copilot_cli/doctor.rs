@@ -5,6 +5,8 @@ use super::connect::EVENTS;
 use crate::harness::Harness;
 use crate::wiring::{Check, Doctoring, hook_checks, mcp_servers_check, read, state};
 
+use super::INSTRUCTIONS;
+
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     let dir = d.places.dir(Harness::CopilotCli);
     let settings_json = dir.join("settings.json");
@@ -12,6 +14,6 @@ pub fn checks(d: &Doctoring) -> Vec<Check> {
     let mut checks = hook_checks(&settings_json, &text, &EVENTS);
     checks.push(state((d.last_job)()));
     checks.push(mcp_servers_check(&dir.join("mcp-config.json")));
-    checks.push(d.import_check(&dir.join("copilot-instructions.md")));
+    checks.push(d.import_check(&dir.join(INSTRUCTIONS)));
     checks
 }

@@ -19,6 +19,12 @@ use super::listing::{files, is_file, subdirs};
 use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
+/// The instruction file memsync's block naming MEMORY.md goes into.
+const INSTRUCTIONS: &str = match crate::harness::Harness::CopilotCli.instructions_file() {
+    Some(file) => file,
+    None => "",
+};
+
 /// GitHub Copilot CLI: `~/.copilot`, its sessions in
 /// `session-state/<session>/events.jsonl` (before 1.0,
 /// `history-session-state/<session>.json`, one JSON document).

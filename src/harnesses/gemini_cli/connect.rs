@@ -8,6 +8,8 @@ use std::path::Path;
 use crate::harness::Harness;
 use crate::wiring::{Connecting, Edit, Places, Plan, SettingsJson, settings_json};
 
+use super::INSTRUCTIONS;
+
 /// The events memsync's hook handles: the end of a session and the moment
 /// before Gemini compresses the chat are captured (the second capture
 /// continues the first); a session's start gets the `context` digest, and
@@ -21,7 +23,7 @@ pub fn settings(places: &Places) -> SettingsJson {
         events: &EVENTS,
         // Gemini CLI counts milliseconds.
         timeout: 30_000,
-        context_file: "GEMINI.md",
+        context_file: INSTRUCTIONS,
         allow_rules: false,
         note: "Gemini CLI runs hooks and MCP servers only in folders you trusted (it asks the first time, or `/permissions`); a policy of memsync's lets its read-only MCP tools run without asking (`gemini -p` too), while memory_store and memory_correct still ask; the hooks capture each session and bring this project's recent sessions at start and the relevant ones before each prompt",
     }

@@ -10,6 +10,8 @@ use crate::harness::Harness;
 use crate::wiring::json5_mcp::Json5Mcp;
 use crate::wiring::{Connecting, Edit, Places, Plan, edit, memory_block};
 
+use super::INSTRUCTIONS;
+
 impl Places {
     /// opencode's config folder (`$XDG_CONFIG_HOME/opencode`), beside its
     /// data folder (where `opencode.db` is, which harvest reads).
@@ -48,7 +50,7 @@ pub fn plan(c: &Connecting, plan: &mut Plan) {
         // Provider options there hold API keys.
         new_mode: 0o600,
     });
-    let agents_md = places.opencode_config().join("AGENTS.md");
+    let agents_md = places.opencode_config().join(INSTRUCTIONS);
     plan.edits.push(memory_block(places, agents_md, "opencode"));
     plan.notes.push(
         "opencode's hooks are JavaScript plugins, not commands, so `memsync watch` harvests its finished sessions from opencode.db (read-only); it offers memsync's MCP tools to the model without asking".into(),

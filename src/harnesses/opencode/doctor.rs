@@ -4,6 +4,8 @@
 use super::connect::OPENCODE;
 use crate::wiring::{Check, Doctoring, broken, mcp_check, missing, read, state};
 
+use super::INSTRUCTIONS;
+
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     let places = d.places;
     let config = places.opencode_json();
@@ -15,7 +17,7 @@ pub fn checks(d: &Doctoring) -> Vec<Check> {
     };
     vec![
         mcp,
-        d.import_check(&places.opencode_config().join("AGENTS.md")),
+        d.import_check(&places.opencode_config().join(INSTRUCTIONS)),
         state((d.harvest)()),
     ]
 }

@@ -16,6 +16,12 @@ use super::listing::is_file;
 use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
+/// The instruction file memsync's block naming MEMORY.md goes into.
+const INSTRUCTIONS: &str = match crate::harness::Harness::Opencode.instructions_file() {
+    Some(file) => file,
+    None => "",
+};
+
 /// opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, its
 /// sessions in its database `opencode.db`.
 pub struct Opencode;

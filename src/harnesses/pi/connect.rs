@@ -6,8 +6,10 @@
 use crate::harness::Harness;
 use crate::wiring::{Connecting, Plan, memory_block};
 
+use super::INSTRUCTIONS;
+
 pub fn plan(c: &Connecting, plan: &mut Plan) {
-    let agents_md = c.places.dir(Harness::Pi).join("AGENTS.md");
+    let agents_md = c.places.dir(Harness::Pi).join(INSTRUCTIONS);
     plan.edits.push(memory_block(c.places, agents_md, "pi"));
     plan.notes.push(
         "pi has no MCP and runs no hook of memsync's: it reads MEMORY.md through the AGENTS.md block, and `memsync watch` harvests its finished sessions".into(),

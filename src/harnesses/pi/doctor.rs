@@ -3,9 +3,11 @@
 use crate::harness::Harness;
 use crate::wiring::{Check, Doctoring, state};
 
+use super::INSTRUCTIONS;
+
 pub fn checks(d: &Doctoring) -> Vec<Check> {
     vec![
-        d.import_check(&d.places.dir(Harness::Pi).join("AGENTS.md")),
+        d.import_check(&d.places.dir(Harness::Pi).join(INSTRUCTIONS)),
         state((d.harvest)()),
     ]
 }

@@ -5,6 +5,8 @@
 use crate::harness::Harness;
 use crate::wiring::{Places, SettingsJson};
 
+use super::INSTRUCTIONS;
+
 /// qwen-code names its events as Claude Code does and sends the same
 /// payloads (PostCompact with the compaction's summary).
 pub const EVENTS: [&str; 4] = [
@@ -21,7 +23,7 @@ pub fn settings(places: &Places) -> SettingsJson {
         events: &EVENTS,
         // qwen-code counts seconds.
         timeout: 30,
-        context_file: "QWEN.md",
+        context_file: INSTRUCTIONS,
         // Without it a `qwen -p` run lists memsync's tools and declines
         // every call (no one to ask).
         allow_rules: true,

@@ -18,6 +18,12 @@ use super::listing::{jsonl, subdirs};
 use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Places, SettingsJson};
 
+/// The instruction file memsync's block naming MEMORY.md goes into.
+const INSTRUCTIONS: &str = match crate::harness::Harness::QwenCode.instructions_file() {
+    Some(file) => file,
+    None => "",
+};
+
 /// qwen-code: `~/.qwen`, its chats in `projects/<cwd-slug>/chats/*.jsonl`.
 pub struct QwenCode;
 
