@@ -35,7 +35,9 @@ fn json(s: &str) -> String {
 
 /// `---\n{frontmatter}---\n{body}\n`.
 pub fn render_document(fields: &[(&str, FmValue)], body: &str) -> String {
-    let mut out = String::from("---\n");
+    // Sized for the body up front: a 4 MiB transcript is not doubled to 8 by growing.
+    let mut out = String::with_capacity(body.len() + 4096);
+    out.push_str("---\n");
     for (key, value) in fields {
         match value {
             FmValue::Null => out.push_str(&format!("{key}: null\n")),

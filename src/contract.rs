@@ -141,7 +141,11 @@ pub fn is_token(s: &str) -> bool {
 /// The `body-normalized-v1` form: LF line endings, trailing spaces and tabs
 /// removed per line, trailing empty lines dropped, no final newline.
 pub fn normalize_body(body: &str) -> String {
-    let unified = body.replace("\r\n", "\n").replace('\r', "\n");
+    // Copied only when there is a carriage return to take out.
+    let unified = match body.contains('\r') {
+        true => std::borrow::Cow::Owned(body.replace("\r\n", "\n").replace('\r', "\n")),
+        false => std::borrow::Cow::Borrowed(body),
+    };
     let mut lines: Vec<&str> = unified
         .split('\n')
         .map(|l| l.trim_end_matches([' ', '\t']))

@@ -46,6 +46,11 @@ fn print_sync(
 /// index is derived: a command that finds it damaged sets it aside, says so
 /// once, and runs again on an index rebuilt from markdown.
 pub fn run(cli: &Cli) -> Result<ExitStatus> {
+    // Capture and harvest read session files of any size in one go; kept
+    // compact, the heap stays near what they hold (the README's 64 MiB).
+    if matches!(cli.command, Command::Capture(_) | Command::Harvest { .. }) {
+        crate::pipeline::keep_heap_compact();
+    }
     match run_command(cli) {
         Err(Error::Store(crate::error::StoreError::Sqlite { path, source }))
             if crate::store::is_corrupt(&source) && crate::store::set_aside_if_damaged(&path)? =>

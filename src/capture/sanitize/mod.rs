@@ -90,7 +90,10 @@ fn spreads(secret: &str) -> bool {
 
 /// Sanitizes `text` with `sanitize_transcript_v7`.
 pub fn sanitize(text: &str) -> Sanitized {
-    let mut text = crate::contract::normalize_body(&text.replace('\0', ""));
+    let mut text = match text.contains('\0') {
+        true => crate::contract::normalize_body(&text.replace('\0', "")),
+        false => crate::contract::normalize_body(text),
+    };
     let mut redactions = BTreeMap::new();
     let mut secrets = BTreeMap::new();
     loop {
@@ -98,11 +101,10 @@ pub fn sanitize(text: &str) -> Sanitized {
         // The AWS secret is judged by its neighbourhood, not a rule. Taking
         // it can split a value a rule kept whole (`KEY=…<secret>(API_KEY=…`)
         // and expose the rest, so the rules run again after it took one.
-        let (after, aws) = values::aws_secrets(&text);
-        text = after;
-        if aws.is_empty() {
+        let Some((after, aws)) = values::aws_secrets(&text) else {
             break;
-        }
+        };
+        text = after;
         *redactions.entry("aws-secret-key").or_insert(0) += aws.len();
         secrets.extend(aws.into_iter().map(|s| (s, "aws-secret-key")));
     }

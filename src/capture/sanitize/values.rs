@@ -12,8 +12,9 @@ static AWS_SECRET: LazyLock<Regex> =
     LazyLock::new(|| Regex::new(r"[A-Za-z0-9/+]{40}").expect("pattern compiles"));
 
 /// Redacts standalone 40-character AWS secret access keys.
-pub(super) fn aws_secrets(text: &str) -> (String, Vec<String>) {
-    let mut out = String::with_capacity(text.len());
+pub(super) fn aws_secrets(text: &str) -> Option<(String, Vec<String>)> {
+    // Built only once a key is found: a long transcript is not copied for nothing.
+    let mut out = String::new();
     let mut last = 0;
     let mut found = Vec::new();
     for m in AWS_SECRET.find_iter(text) {
@@ -28,6 +29,9 @@ pub(super) fn aws_secrets(text: &str) -> (String, Vec<String>) {
             && s.chars().any(|c| c.is_ascii_digit());
         let slashes = s.chars().filter(|c| matches!(c, '/' | '+')).count();
         if bounded(before) && bounded(after) && classes && slashes <= 2 {
+            if found.is_empty() {
+                out.reserve(text.len());
+            }
             out.push_str(&text[last..m.start()]);
             out.push_str("[REDACTED:aws-secret-key]");
             last = m.end();
@@ -35,10 +39,10 @@ pub(super) fn aws_secrets(text: &str) -> (String, Vec<String>) {
         }
     }
     if found.is_empty() {
-        return (text.to_string(), found);
+        return None;
     }
     out.push_str(&text[last..]);
-    (out, found)
+    Some((out, found))
 }
 
 /// The kind an assignment's key names.
