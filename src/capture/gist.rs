@@ -437,10 +437,10 @@ fn is_path_token(word: &str) -> bool {
         })
 }
 
-/// A line without its heading, quote or list marker (`1.`, `2)`, `-`).
+/// A line without its heading, quote or list marker (`1.`, `2)`, `-`, `•`).
 fn unmarked(line: &str) -> &str {
     let line = super::brief::without_ornaments(line);
-    let line = line.trim_start_matches(['#', '>', '-', '*', ' ']);
+    let line = line.trim_start_matches(['#', '>', '-', '*', '•', '◦', '▪', '‣', ' ']);
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     match line[digits..].strip_prefix(['.', ')']) {
         Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
@@ -820,9 +820,13 @@ mod tests {
             assert_eq!(outcome_gist(answer), want, "{answer:?}");
         }
         // A bullet, a dash in a sentence and bold stay as they were.
-        assert_eq!(
-            outcome_gist("- Fixed the retry loop in fetch.rs — it backs off now."),
-            "Fixed the retry loop in fetch.rs — it backs off now."
-        );
+        for bullet in ["-", "•", "◦", "▪"] {
+            assert_eq!(
+                outcome_gist(&format!(
+                    "{bullet} Fixed the retry loop in fetch.rs — it backs off now."
+                )),
+                "Fixed the retry loop in fetch.rs — it backs off now."
+            );
+        }
     }
 }
