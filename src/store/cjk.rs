@@ -48,10 +48,22 @@ fn is_hangul(c: char) -> bool {
     matches!(c as u32, 0xAC00..=0xD7A3 | 0x3130..=0x318F | 0x1100..=0x11FF)
 }
 
-/// Cheap first look: every Han, kana or Hangul character is three or four
-/// bytes in UTF-8, with a lead byte of 0xE1 or more.
+/// Cheap first look at the bytes: a Han, kana or Hangul character starts
+/// with one of their lead bytes (dashes, quotes, arrows and emoji do not),
+/// so English prose is not decoded character by character.
 fn may_hold_cjk(text: &str) -> bool {
-    text.bytes().any(|b| b >= 0xE1) && text.chars().any(is_bigram_script)
+    let bytes = text.as_bytes();
+    let lead = |(i, b): (usize, &u8)| match b {
+        0xE3..=0xED => true,
+        // Hangul jamo (U+1100–U+11FF); compatibility ideographs
+        // (U+F900–U+FAFF) and half-width katakana (U+FF66–U+FF9F); the
+        // supplementary ideographs (U+20000–U+3FFFF).
+        0xE1 => matches!(bytes.get(i + 1), Some(0x84..=0x87)),
+        0xEF => matches!(bytes.get(i + 1), Some(0xA4..=0xAB | 0xBD..=0xBE)),
+        0xF0 => matches!(bytes.get(i + 1), Some(0xA0..=0xBF)),
+        _ => false,
+    };
+    bytes.iter().enumerate().any(lead) && text.chars().any(is_bigram_script)
 }
 
 /// A token as `unicode61` sees one: letters and digits of any script.
@@ -230,6 +242,21 @@ pub fn needles(query: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The first look misses no character the bigrams index, and says no to
+    /// every other one.
+    #[test]
+    fn the_first_look_finds_exactly_the_bigram_scripts() {
+        for c in (0x80..0x40000).filter_map(char::from_u32) {
+            let text = format!("a{c}b");
+            assert_eq!(
+                may_hold_cjk(&text),
+                is_bigram_script(c),
+                "U+{:04X}",
+                c as u32
+            );
+        }
+    }
 
     #[test]
     fn a_run_becomes_its_bigrams_and_its_last_character() {

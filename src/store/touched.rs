@@ -260,22 +260,23 @@ impl Batch<'_> {
         let bodies = self.bodies.borrow();
         // Every part of a kind, oldest first: a search finds a continuation's
         // text and every compaction, not only the newest.
-        let body = |paths: &[String]| -> Option<String> {
-            let texts: Vec<String> = match paths {
-                [] => return None,
-                [one] => vec![
-                    bodies
-                        .get(one)
-                        .or_else(|| old.get(one))
-                        .cloned()
-                        .or_else(|| load(one))?,
-                ],
-                many => many
-                    .iter()
-                    .filter_map(|p| bodies.get(p).cloned().or_else(|| load(p)))
-                    .collect(),
-            };
-            Some(texts.join("\n\n"))
+        // One part (the usual case) is borrowed, not copied: a transcript
+        // can be megabytes.
+        let body = |paths: &[String]| -> Option<std::borrow::Cow<'_, str>> {
+            match paths {
+                [] => None,
+                [one] => match bodies.get(one).or_else(|| old.get(one)) {
+                    Some(text) => Some(std::borrow::Cow::Borrowed(text.as_str())),
+                    None => load(one).map(std::borrow::Cow::Owned),
+                },
+                many => {
+                    let texts: Vec<String> = many
+                        .iter()
+                        .filter_map(|p| bodies.get(p).cloned().or_else(|| load(p)))
+                        .collect();
+                    Some(std::borrow::Cow::Owned(texts.join("\n\n")))
+                }
+            }
         };
         let mut sentence = s.sentence.clone();
         if let Some(c) = s
@@ -296,7 +297,8 @@ impl Batch<'_> {
             body(&doc.transcript),
             body(&doc.compaction),
         );
-        let cjk = |text: &Option<String>| super::cjk::index_text(text.as_deref());
+        let cjk =
+            |text: &Option<std::borrow::Cow<'_, str>>| super::cjk::index_text(text.as_deref());
         self.exec(
             "INSERT INTO session_fts(rowid, sentence, summary, transcript, compaction,
                  sentence_cjk, summary_cjk, transcript_cjk, compaction_cjk)
