@@ -347,7 +347,6 @@ fn answer(messages: &[Message]) -> String {
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
     let whole = without_thinking(last.report());
-    let whole = without_framed_title(&whole);
     let report = conclusion::conclusion(&whole, is_heading).unwrap_or(&whole);
     if let Some(outline) = sections::outline(report) {
         return outline;
@@ -384,31 +383,6 @@ fn answer_of(last: &Message) -> String {
             format!("{first}\n\n{next}")
         }
         _ => first.to_string(),
-    }
-}
-
-/// A report without the title it opens with between ornaments (`─── ✦ 朝报
-/// · 四月初七 ✦ ───`, `=== Weekly report ===`) when more follows: a title
-/// (no full stop; a few words, or a heading or list under it) names the report, the lines under it say what
-/// it holds. A framed sentence, or a framed line that is the whole answer, stays.
-fn without_framed_title(report: &str) -> String {
-    let trimmed = report.trim_start();
-    let (first, rest) = trimmed.split_once('\n').unwrap_or((trimmed, ""));
-    let first = first.trim();
-    let inner = super::brief::without_ornaments(first);
-    let next = rest
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("");
-    let opens_structure =
-        is_heading(next) || next.starts_with(['•', '-', '*', '|']) || is_rule(next);
-    let title = inner.len() < first.len()
-        && !inner.ends_with(['.', '。', '!', '！'])
-        && (crate::sentence::word_count(inner) <= 5 || opens_structure);
-    match title && !rest.trim().is_empty() {
-        true => rest.trim().to_string(),
-        false => report.to_string(),
     }
 }
 
