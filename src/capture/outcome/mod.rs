@@ -19,6 +19,7 @@ pub(super) mod lead;
 mod manners;
 mod narration;
 mod sections;
+mod step;
 
 pub use commit::Commit;
 pub(crate) use manners::{is_acknowledgement, is_courtesy, only_words, past_acknowledging_clause};
@@ -54,6 +55,9 @@ pub fn decide(t: &Transcript) -> Outcome {
     // "Thanks!" and the agent's "You're welcome!" after the work are not what
     // came of it: the session is judged up to that closing courtesy.
     let messages = &t.messages[..closing_courtesy(&t.messages).unwrap_or(t.messages.len())];
+    // A command typed back from the agent's instructions, and its remark on
+    // that one step: the instructions are what came of the session.
+    let messages = &messages[..step::echoed_step(messages).unwrap_or(messages.len())];
     let last = report(t, messages);
     let commit = commit::sealing_commit(messages, &last);
     let (report, errand) = match trailing_errand(t, messages) {

@@ -49,9 +49,16 @@ fn heading_level(line: &str) -> Option<usize> {
         .filter(|&l| line[l..].starts_with(' '))
 }
 
-/// A heading's words, without its marks (`## **Q1: yes**` → `Q1: yes`).
+/// A heading's words, without its marks and number (`## **Q1: yes**` →
+/// `Q1: yes`, `## 2. Authenticate` → `Authenticate`): a number would read as
+/// the end of a sentence once the titles are joined.
 fn title(line: &str) -> &str {
-    line.trim_start_matches('#').trim().trim_matches('*').trim()
+    let words = line.trim_start_matches('#').trim().trim_matches('*').trim();
+    let digits = words.bytes().take_while(u8::is_ascii_digit).count();
+    match words[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
+        _ => words,
+    }
 }
 
 /// A title that states something: a clause after a label (`Q1: yes`), or
@@ -69,6 +76,15 @@ mod tests {
 
     /// The class: an opening paragraph, then two or more sections whose
     /// titles state their answers; in any language and heading level.
+    #[test]
+    fn numbered_titles_are_outlined_without_their_numbers() {
+        let answer = "It failed twice. Here's the working version.\n\n## 1. Create token.txt with your new token\nsteps\n\n## 2) Authenticate with the PowerShell syntax\nmore";
+        assert_eq!(
+            outline(answer).as_deref(),
+            Some("Create token.txt with your new token; Authenticate with the PowerShell syntax")
+        );
+    }
+
     #[test]
     fn titled_sections_after_an_opening_are_outlined_and_labels_are_not() {
         let answers = [

@@ -582,4 +582,5 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
 }
 
 mod ended;
+mod step;
 mod stopped;
