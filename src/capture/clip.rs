@@ -133,6 +133,15 @@ fn at_a_boundary(clipped: &str) -> &str {
         Some(at) => &clipped[..at],
         None => clipped,
     };
+    // A cut inside parentheses ("…on two counts (no file + the") ends
+    // before them, when that keeps half the text.
+    for (open, close) in [('(', ')'), ('（', '）'), ('[', ']')] {
+        if out.matches(open).count() > out.matches(close).count()
+            && let Some(at) = out.rfind(open).filter(|&at| at * 2 >= clipped.len())
+        {
+            out = &out[..at];
+        }
+    }
     while let Some((head, last)) = out.rsplit_once(' ') {
         if !DANGLING.contains(&last.to_lowercase().as_str()) {
             break;
@@ -146,6 +155,27 @@ fn at_a_boundary(clipped: &str) -> &str {
 mod tests {
     use super::*;
     use crate::capture::gist::end_sentence;
+
+    /// Cut inside a parenthesis (any kind, any language), the text ends
+    /// before it; a parenthesis closed before the cut stays.
+    #[test]
+    fn a_cut_inside_parentheses_ends_before_them() {
+        for (open, close) in [("(", ")"), ("（", "）"), ("[", "]")] {
+            for head in [
+                "that command would have failed on two counts for this reason",
+                "la commande aurait échoué pour deux raisons dans ce dossier",
+            ] {
+                let text = format!(
+                    "{head} {open}no file plus the redirect issue in PowerShell{close} here"
+                );
+                let clipped = clip_words(&text, word_count(head) + 3);
+                assert!(!clipped.contains(open), "{clipped}");
+                assert!(clipped.starts_with(head), "{clipped}");
+            }
+        }
+        let closed = "the tests (all 42) pass on the new parser and the old one too";
+        assert!(clip_words(closed, 8).contains("(all 42)"));
+    }
 
     #[test]
     fn cjk_requests_are_clipped_by_characters() {
