@@ -308,7 +308,7 @@ pub(crate) fn keep(text: String) -> Option<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -407,24 +407,30 @@ mod tests {
             assistant("See [[notes/plan]] for the steps.").as_deref(),
             Some("See [[notes/plan]] for the steps.")
         );
+        for (text, asked) in skill_trigger_cases() {
+            assert_eq!(agent_cli_user(&text).as_deref(), asked.as_deref(), "{text}");
+        }
+    }
+
+    /// Skill trigger lines and reminder blocks around an ask, each with the
+    /// ask a person's cleaner must give back; prose that starts alike stays.
+    /// Every harness's user cleaner is held to them.
+    pub(crate) fn skill_trigger_cases() -> Vec<(String, Option<String>)> {
         let asked = "translate the release notes into German";
+        let mut cases = Vec::new();
         for trigger in [
             "Use the \"translate\" skill for this request.",
             "Use the `translate` skill for this request",
         ] {
-            for text in [
-                format!("{trigger}\n\n{asked}"),
-                format!("{asked}\n\n{trigger}"),
-            ] {
-                assert_eq!(agent_cli_user(&text).as_deref(), Some(asked), "{text}");
-            }
+            cases.push((format!("{trigger}\n\n{asked}"), Some(asked.to_string())));
+            cases.push((format!("{asked}\n\n{trigger}"), Some(asked.to_string())));
         }
-        let reminded = format!("<reminder>Keep answers short.</reminder>\n{asked}");
-        assert_eq!(agent_cli_user(&reminded).as_deref(), Some(asked));
-        assert_eq!(
-            agent_cli_user("Use the skill for this request wisely, it said").as_deref(),
-            Some("Use the skill for this request wisely, it said"),
-            "prose that starts alike stays"
-        );
+        cases.push((
+            format!("<reminder>Keep answers short.</reminder>\n{asked}"),
+            Some(asked.to_string()),
+        ));
+        let prose = "Use the skill for this request wisely, it said";
+        cases.push((prose.to_string(), Some(prose.to_string())));
+        cases
     }
 }

@@ -85,24 +85,8 @@ mod tests {
     /// A skill trigger line and a reminder block around an ask are not the ask.
     #[test]
     fn skill_triggers_and_reminders_are_no_ones_words() {
-        let asked = "translate the release notes into German";
-        for trigger in [
-            "Use the \"translate\" skill for this request.",
-            "Use the `translate` skill for this request",
-        ] {
-            for text in [
-                format!("{trigger}\n\n{asked}"),
-                format!("{asked}\n\n{trigger}"),
-            ] {
-                assert_eq!(user_text(&text).as_deref(), Some(asked), "{text}");
-            }
+        for (text, asked) in crate::transcript::clean::tests::skill_trigger_cases() {
+            assert_eq!(user_text(&text).as_deref(), asked.as_deref(), "{text}");
         }
-        let reminded = format!("<reminder>Keep answers short.</reminder>\n{asked}");
-        assert_eq!(user_text(&reminded).as_deref(), Some(asked));
-        assert_eq!(
-            user_text("Use the skill for this request wisely, it said").as_deref(),
-            Some("Use the skill for this request wisely, it said"),
-            "prose that starts alike stays"
-        );
     }
 }
