@@ -101,6 +101,15 @@ impl Harness {
         }
     }
 
+    /// The instruction file's name for text that names it, "" where the
+    /// harness has none (a `const` each folder's connect and doctor share).
+    pub const fn instructions_name(self) -> &'static str {
+        match self.instructions_file() {
+            Some(file) => file,
+            None => "",
+        }
+    }
+
     /// Its folder's key in the `harvest` section of the config file.
     pub fn dir_key(self) -> &'static str {
         match self {

@@ -22,10 +22,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::ClaudeCode.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::ClaudeCode.instructions_name();
 
 /// Claude Code: `$CLAUDE_CONFIG_DIR` or `~/.claude`, its sessions in
 /// `projects/<slug>/<id>.jsonl` (sub-agent files live one level deeper and

@@ -20,10 +20,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::Codex.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::Codex.instructions_name();
 
 /// Codex: `$CODEX_HOME` or `~/.codex`, its rollouts in
 /// `sessions/YYYY/MM/DD/rollout-*.jsonl` and `archived_sessions/rollout-*.jsonl`.

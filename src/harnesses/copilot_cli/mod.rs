@@ -20,10 +20,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::CopilotCli.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::CopilotCli.instructions_name();
 
 /// GitHub Copilot CLI: `~/.copilot`, its sessions in
 /// `session-state/<session>/events.jsonl` (before 1.0,

@@ -19,10 +19,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Connecting, Places, Plan, SettingsJson};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::GeminiCli.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::GeminiCli.instructions_name();
 
 /// Gemini CLI: `~/.gemini`, its chats in `tmp/<project>/chats/session-*.jsonl`
 /// (before 0.61, `session-*.json`, one JSON document a session).

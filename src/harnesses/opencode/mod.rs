@@ -17,10 +17,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::Opencode.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::Opencode.instructions_name();
 
 /// opencode: `$XDG_DATA_HOME/opencode` or `~/.local/share/opencode`, its
 /// sessions in its database `opencode.db`.

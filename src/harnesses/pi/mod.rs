@@ -17,10 +17,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Check, Connecting, Doctoring, Plan};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::Pi.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::Pi.instructions_name();
 
 /// pi: `$PI_CODING_AGENT_DIR` or `~/.pi/agent`, its sessions in
 /// `sessions/<cwd-slug>/*.jsonl`.

@@ -19,10 +19,7 @@ use crate::config::{Env, HarvestConfig};
 use crate::wiring::{Places, SettingsJson};
 
 /// The instruction file memsync's block naming MEMORY.md goes into.
-const INSTRUCTIONS: &str = match crate::harness::Harness::QwenCode.instructions_file() {
-    Some(file) => file,
-    None => "",
-};
+const INSTRUCTIONS: &str = crate::harness::Harness::QwenCode.instructions_name();
 
 /// qwen-code: `~/.qwen`, its chats in `projects/<cwd-slug>/chats/*.jsonl`.
 pub struct QwenCode;
