@@ -11,7 +11,8 @@
 
 use super::brief::{brief_task, past_preamble, prose_lines};
 use super::clip::clip_words;
-use super::outcome::{Commit, Outcome, is_courtesy, lead, only_words};
+use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
+use super::remarks;
 use super::summarize;
 use crate::sentence::{self, word_count};
 use crate::transcript::{Role, Transcript};
@@ -268,7 +269,7 @@ fn request_gist(text: &str) -> String {
     let mut lines = prose_lines(brief_task(past_preamble(text)));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
-    let Some(rest) = line.strip_prefix(out.as_str()).map(str::trim_start) else {
+    let Some(rest) = after(line, out.as_str()).map(str::trim_start) else {
         return out;
     };
     // "1) is the cache thread-safe? 2) can we drop the mutex?": questions
@@ -285,9 +286,10 @@ fn request_gist(text: &str) -> String {
         return format!("{out} {item}");
     }
     let next = first_sentence(rest);
-    let lead_in = !is_courtesy(&out)
-        && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
-        && !out.ends_with(['?', '？', ':', '：']);
+    let lead_in = remarks::sets_the_scene(&out)
+        || (!is_courtesy(&out)
+            && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
+            && !out.ends_with(['?', '？', ':', '：']));
     if lead_in && !next.is_empty() {
         return format!("{out} {next}");
     }
@@ -299,7 +301,7 @@ fn request_gist(text: &str) -> String {
 fn gist(text: &str) -> String {
     let text = brief_task(past_preamble(text));
     let line = prose_lines(text).next().unwrap_or_default();
-    let mut out = first_sentence(unmarked(line));
+    let mut out = first_sentence(remarks::past_greeting(unmarked(line)));
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
     if !out.is_empty()
         && out.split_whitespace().all(is_path_token)
@@ -329,8 +331,8 @@ fn gist(text: &str) -> String {
         .map(first_sentence)
         .filter(|n| !n.is_empty() && !n.starts_with("```"));
     if let Some(next) = next {
-        if is_courtesy(&out) {
-            out = next;
+        if is_courtesy(&out) || is_thanks(&out) || remarks::is_greeting(&out) {
+            out = remarks::past_greeting(&next).to_string();
         } else if names_nothing(&out) {
             out = format!("{out} {next}");
         }
@@ -551,6 +553,98 @@ mod tests {
         ] {
             assert_eq!(request_gist(text), want, "{text:?}");
         }
+    }
+
+    /// The class: a first sentence that only sets the scene (what the
+    /// person has, what to read first) and the ask after it on its line, in
+    /// any language and with any scene; the request keeps both. A first
+    /// sentence that asks, or says what to do, stays alone.
+    #[test]
+    fn a_first_sentence_that_sets_the_scene_goes_on_into_the_ask_after_it() {
+        for (scene, ask) in [
+            (
+                "I have a folder of 300 scanned invoices in ~/scans.",
+                "Rename each one by the date printed on it.",
+            ),
+            (
+                "look at all the files in my downloads folder.",
+                "then rename them by date and sort them into year folders",
+            ),
+            (
+                "There are two config loaders in this repo, one in src/cfg.rs and one in lib/.",
+                "Merge them into one.",
+            ),
+            (
+                "Tengo un CSV de pedidos exportado de la tienda.",
+                "Suma los totales por mes.",
+            ),
+            (
+                "J'ai un script de sauvegarde qui tourne chaque nuit.",
+                "Fais-le envoyer un mail quand il échoue.",
+            ),
+            (
+                "У меня есть лог nginx за неделю.",
+                "Найди все запросы с кодом 502.",
+            ),
+            ("我有一个存放发票的文件夹。", "按日期给它们重命名。"),
+            (
+                "Read the migration guide in docs/upgrade.md.",
+                "Then bump the SDK to v3 and fix what breaks.",
+            ),
+        ] {
+            let text = format!("{scene} {ask}");
+            let got = request_gist(&text);
+            let ask_word = ask.split_whitespace().nth(1).unwrap_or(ask);
+            assert!(
+                got.starts_with(scene.trim_end_matches(['.', '。']))
+                    && got.contains(ask_word.trim_end_matches(['.', '。'])),
+                "{text:?} -> {got:?}"
+            );
+        }
+        for (text, want) in [
+            (
+                "Fix the crash in src/parser.rs on empty input. It started after the last release.",
+                "Fix the crash in src/parser.rs on empty input.",
+            ),
+            (
+                "Is there a way to cache the build? It takes ten minutes.",
+                "Is there a way to cache the build?",
+            ),
+            (
+                "Thanks to the cache the build is fast now. Add one for the tests too.",
+                "Thanks to the cache the build is fast now.",
+            ),
+        ] {
+            assert_eq!(request_gist(text), want, "{text:?}");
+        }
+    }
+
+    /// The class: a greeting or thanks before the ask, as its own sentence
+    /// or as a clause, in any language; the request starts at the ask. A
+    /// message that only greets stays as it is.
+    #[test]
+    fn a_greeting_or_thanks_before_the_ask_gives_way_to_it() {
+        let ask = "fix the typo in README.md";
+        for opener in [
+            "hi! ",
+            "hi, ",
+            "Hello! ",
+            "good morning! ",
+            "hey, ",
+            "Bonjour ! ",
+            "привет, ",
+            "你好！",
+            "thanks for last time! ",
+            "Thank you for the help yesterday. ",
+            "谢谢你昨天的帮助！",
+        ] {
+            for polite in ["", "can you ", "please "] {
+                let text = format!("{opener}{polite}{ask}");
+                assert_eq!(request_gist(&text), ask, "{text:?}");
+            }
+        }
+        assert_eq!(request_gist("hello there!"), "hello there!");
+        assert_eq!(request_gist("hi"), "hi");
     }
 
     #[test]

@@ -175,3 +175,97 @@ pub(super) fn asks_about_the_agent(text: &str) -> bool {
     };
     any(YOU, YOU_CJK) && any(SELF, SELF_CJK)
 }
+
+/// A first sentence that only sets the scene for the ask after it: what the
+/// person has ("I have a folder of 300 scanned invoices.", "Tengo un CSV de
+/// pedidos.", "У меня есть лог.", "我有一个文件夹。") or what to read first
+/// ("look at the files in src/.", "Прочитай README."). It asks nothing of
+/// the work alone: the next sentence says what to do with it.
+pub(super) fn sets_the_scene(sentence: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        // What the person has.
+        "i have ",
+        "i've got ",
+        "i got ",
+        "we have ",
+        "we've got ",
+        "there is ",
+        "there's ",
+        "there are ",
+        "here is ",
+        "here's ",
+        "here are ",
+        "j'ai ",
+        "nous avons ",
+        "il y a ",
+        "voici ",
+        "tengo ",
+        "tenemos ",
+        "hay ",
+        "aquí está ",
+        "aquí tienes ",
+        "eu tenho ",
+        "tenho ",
+        "temos ",
+        "ich habe ",
+        "wir haben ",
+        "es gibt ",
+        "hier ist ",
+        "ik heb ",
+        "we hebben ",
+        "у меня ",
+        "у нас ",
+        "вот ",
+        "tôi có ",
+        "mình có ",
+        // What to read first.
+        "look at ",
+        "have a look at ",
+        "take a look at ",
+        "read ",
+        "go through ",
+        "check out ",
+        "regarde ",
+        "lis ",
+        "mira ",
+        "lee ",
+        "schau dir ",
+        "lies ",
+        "kijk naar ",
+        "посмотри ",
+        "прочитай ",
+        "изучи ",
+        "xem ",
+    ];
+    const OPENERS_CJK: &[&str] = &[
+        "我有",
+        "我们有",
+        "这里有",
+        "这是",
+        "看一下",
+        "看看",
+        "先看",
+        "阅读",
+        "読んで",
+    ];
+    let lower = sentence.trim().to_lowercase();
+    let asks = lower.ends_with(['?', '？', ':', '：']);
+    !asks
+        && (OPENERS.iter().any(|o| lower.starts_with(o))
+            || OPENERS_CJK.iter().any(|o| lower.starts_with(o)))
+}
+
+/// A sentence past its opening greeting: "hi, can you fix the typo" asks
+/// "can you fix the typo". A greeting alone stays as it is.
+pub(super) fn past_greeting(sentence: &str) -> &str {
+    let Some(at) = sentence.find([',', '!', '，', '！', '~']) else {
+        return sentence;
+    };
+    let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
+    let rest = sentence[at + mark..].trim_start();
+    if is_greeting(&sentence[..at + mark]) && crate::sentence::word_count(rest) >= 2 {
+        rest
+    } else {
+        sentence
+    }
+}

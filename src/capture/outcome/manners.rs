@@ -51,6 +51,36 @@ pub(crate) fn is_courtesy(sentence: &str) -> bool {
     only_words(sentence, WORDS, 6)
 }
 
+/// A short sentence that opens with thanks ("thanks for last time!",
+/// "谢谢你昨天的帮助！"): manners before the ask, not the ask ("thanks to
+/// the cache…" is no thanks).
+pub(crate) fn is_thanks(sentence: &str) -> bool {
+    const THANKS: &[&str] = &[
+        "thanks",
+        "thank you",
+        "thx",
+        "merci",
+        "danke",
+        "gracias",
+        "grazie",
+        "obrigad",
+        "спасибо",
+        "dank",
+        "cảm ơn",
+        "谢谢",
+        "感谢",
+        "多谢",
+        "ありがとう",
+        "감사",
+        "고마",
+    ];
+    let lower = sentence.trim().to_lowercase();
+    THANKS.iter().any(|w| lower.starts_with(w))
+        && !lower.starts_with("thanks to ")
+        && !lower.ends_with(['?', '？'])
+        && crate::sentence::word_count(&lower) <= 8
+}
+
 /// Whether every word of `sentence` (at most `max`, at least one) is in `words`.
 pub(crate) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
     let found: Vec<String> = sentence

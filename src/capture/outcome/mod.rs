@@ -22,7 +22,9 @@ mod sections;
 mod step;
 
 pub use commit::Commit;
-pub(crate) use manners::{is_acknowledgement, is_courtesy, only_words, past_acknowledging_clause};
+pub(crate) use manners::{
+    is_acknowledgement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
+};
 pub use narration::is_narration;
 
 use crate::transcript::{Message, Role, Transcript, clean};
@@ -221,7 +223,18 @@ fn stopped_unreported(t: &Transcript, messages: &[Message]) -> bool {
     let Some(at) = t.stopped_at.filter(|&at| at <= messages.len()) else {
         return false;
     };
-    let thread = messages
+    // What the person typed after the stop and the agent never answered
+    // ("never mind", a new idea the session ended on) leaves the stopped
+    // request the last one handled.
+    let answered_after = messages[at..]
+        .iter()
+        .any(|m| m.role == Role::Assistant && (!m.text.trim().is_empty() || !m.tools.is_empty()));
+    let asked = if answered_after {
+        messages
+    } else {
+        &messages[..at]
+    };
+    let thread = asked
         .iter()
         .rposition(|m| m.role == Role::User)
         .map_or(0, |u| u + 1);

@@ -67,6 +67,23 @@ fn a_run_the_person_stopped_before_any_result_is_reported_as_stopped() {
             said("a2", "Converted the session helper to async."),
         ]);
         assert_eq!(outcome(&went_on), "Converted the session helper to async.");
+        // What the person typed after the stop, never answered: the
+        // session ended on it, so the stopped request is the last handled.
+        for after in [
+            "never mind, stop",
+            "算了，不用了",
+            "non, laisse tomber",
+            "wait, use the v2 API instead",
+        ] {
+            let t = claude(&[
+                user("u1", "Refactor the whole ORM layer to async"),
+                said("a1", announcements[0]),
+                read_call.clone(),
+                user("u2", marker),
+                user("u3", after),
+            ]);
+            assert_eq!(outcome(&t), STOPPED, "{after} / {marker}");
+        }
     }
 }
 
