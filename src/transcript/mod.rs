@@ -88,6 +88,13 @@ impl Message {
         }
     }
 
+    /// What the turn said before its last tool call, when it also said
+    /// something after it (`None` otherwise: then that text is the report).
+    pub fn said_before_report(&self) -> Option<&str> {
+        let before = self.text.get(..self.report_from)?.trim();
+        (self.reported() && !before.is_empty()).then_some(before)
+    }
+
     /// Whether the turn says anything after its last tool call.
     pub fn reported(&self) -> bool {
         self.text

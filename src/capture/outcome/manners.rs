@@ -98,7 +98,74 @@ pub(crate) fn is_acknowledgement(reply: &str) -> bool {
         .trim()
         .trim_end_matches(['.', '!', '。', '！', '、', ','])
         .trim();
-    !t.is_empty() && (t.chars().count() <= 3 || ACKS.contains(&t.to_lowercase().as_str()))
+    !t.is_empty()
+        && (t.chars().count() <= 3
+            || ACKS.contains(&t.to_lowercase().as_str())
+            || is_bare_completion(t))
+}
+
+/// A reply that says work is finished and names nothing of it: "Filled and
+/// validated.", "Updated.", "All set!", "Готово.", "完成了", "Erledigt.".
+/// Bare participles and finishing words, at most four.
+fn is_bare_completion(reply: &str) -> bool {
+    const FINISHED: &[&str] = &[
+        "done",
+        "built",
+        "set",
+        "made",
+        "run",
+        "written",
+        "sent",
+        "complete",
+        "ready",
+        "all",
+        "and",
+        "both",
+        "now",
+        "готово",
+        "сделано",
+        "выполнено",
+        "fertig",
+        "erledigt",
+        "fait",
+        "terminé",
+        "hecho",
+        "listo",
+        "pronto",
+        "feito",
+        "klaar",
+        "gedaan",
+        "xong",
+        "rồi",
+    ];
+    const FINISHED_CJK: &[&str] = &[
+        "完成",
+        "完成了",
+        "已完成",
+        "搞定",
+        "搞定了",
+        "好了",
+        "完了",
+        "完了しました",
+        "できました",
+        "완료",
+        "완료했습니다",
+        "끝났습니다",
+    ];
+    let lower = reply.to_lowercase();
+    if FINISHED_CJK.contains(&lower.as_str()) {
+        return true;
+    }
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric() && c != '&')
+        .filter(|w| !w.is_empty())
+        .collect();
+    let participle = |w: &str| w.len() >= 5 && w.ends_with("ed") && w.is_ascii();
+    (1..=4).contains(&words.len())
+        && words.iter().any(|w| participle(w) || FINISHED.contains(w))
+        && words
+            .iter()
+            .all(|w| participle(w) || FINISHED.contains(w) || *w == "&")
 }
 
 /// A sentence past its acknowledging clause: "好的，我已经修复了…" says

@@ -348,12 +348,20 @@ fn answer(messages: &[Message]) -> String {
         .is_some_and(|m| !m.reported());
     let reported_any = messages.iter().any(|m| spoke(&m) && m.reported());
     // "OK." to a closing "thanks" is not what was done: the reply before it is.
+    // "Filled and validated." after the calls names nothing: what the turn
+    // reported before them ("I filled the 12 fields from fixtures/…") does.
     let mut replies = messages
         .iter()
         .rev()
         .filter(spoke)
         .filter(|m| !(cut_off && reported_any) || m.reported())
-        .map(answer_of);
+        .flat_map(|m| {
+            let before = m
+                .said_before_report()
+                .map(answer_in)
+                .filter(|a| !is_narration(a));
+            std::iter::once(answer_of(m)).chain(before)
+        });
     let last = replies.next().unwrap_or_default();
     if !is_acknowledgement(&last) {
         return last;
@@ -363,7 +371,12 @@ fn answer(messages: &[Message]) -> String {
 
 /// One turn's answer, narration and thinking left out.
 fn answer_of(last: &Message) -> String {
-    let whole = without_thinking(last.report());
+    answer_in(last.report())
+}
+
+/// The answer in a turn's words, narration and thinking left out.
+fn answer_in(said: &str) -> String {
+    let whole = without_thinking(said);
     let report = conclusion::conclusion(&whole, is_heading).unwrap_or(&whole);
     if let Some(outline) = sections::outline(report) {
         return outline;
