@@ -20,19 +20,28 @@ use crate::transcript::{Role, Transcript};
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
 const REQUEST_WORDS: usize = 22;
+/// Words of a question the work followed, named before the ask.
+const QUESTION_WORDS: usize = 10;
 const OUTCOME_WORDS: usize = 12;
 const OUTCOME_WORDS_MAX: usize = 20;
 const SENTENCE_WORDS: usize = 44;
 
 /// The sentence, or `None` when the session holds nothing a person asked.
 pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
-    let requests = summarize::requests(t);
+    let (asked, requests) = summarize::asked_and_requests(t);
     let request = requests.first().or(t.plain.as_ref())?;
     // When the person only greeted or steered, the session's title says
     // what it was about; marked as the title, not as their words.
-    let request = match &t.title {
-        Some(title) if !summarize::substantive(request) => {
+    let request = match (&t.title, asked) {
+        (Some(title), _) if !summarize::substantive(request) => {
             format!("\"{}\" (title)", title.text.trim())
+        }
+        // The question the work followed, then the ask that set it going.
+        (_, Some(question)) => {
+            let question = clip_words(&request_gist(&question), QUESTION_WORDS);
+            let ask = request_gist(request);
+            let room = REQUEST_WORDS.saturating_sub(word_count(&question)).max(8);
+            format!("{question} → {}", clip_words(&ask, room))
         }
         _ => clip_words(&request_gist(request), REQUEST_WORDS),
     };

@@ -132,6 +132,14 @@ pub fn extractive(t: &Transcript) -> String {
 /// The person's requests in order, templates replaced by what was typed into
 /// them; the first is the one the session's work followed ([`lead`]).
 pub fn requests(t: &Transcript) -> Vec<String> {
+    asked_and_requests(t).1
+}
+
+/// The session's requests as [`requests`] orders them, and the question the
+/// person asked before the lead when its work followed that question
+/// ("what does this repo do?", answered without changing anything, then
+/// "add a Dockerfile for it"): the sentence names both.
+pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
     let mut out: Vec<String> = Vec::new();
     // What the agent did answering each request in `out`.
     let mut replies: Vec<Reply> = Vec::new();
@@ -168,13 +176,19 @@ pub fn requests(t: &Transcript) -> Vec<String> {
             out.len() - 1
         }));
     }
-    if let Some(i) = lead(&out, &replies)
+    let asked = asked_before(&out, &replies);
+    let lead = match asked {
+        Some((_, later)) => Some(later),
+        None => lead(&out, &replies),
+    };
+    let asked = asked.map(|(question, _)| out[question].clone());
+    if let Some(i) = lead
         && i > 0
     {
         let first = out.remove(i);
         out.insert(0, first);
     }
-    out
+    (asked, out)
 }
 
 /// Who the person is in a chat several people wrote into: the sender of most
@@ -194,6 +208,8 @@ fn owner(t: &Transcript) -> Option<&str> {
 struct Reply {
     tools: usize,
     acting: usize,
+    /// Calls that changed a file.
+    changes: usize,
     answer_words: usize,
     /// Its last answer asked the person something ("a fixed 50 per page, or
     /// a `limit` parameter?"): what they said next answers it.
@@ -209,6 +225,9 @@ impl Reply {
         self.tools += m.tools.len();
         self.acting += (m.tools.iter())
             .filter(|t| matches!(t.kind, ToolKind::Change | ToolKind::Command))
+            .count();
+        self.changes += (m.tools.iter())
+            .filter(|t| t.kind == ToolKind::Change)
             .count();
         if !m.text.trim().is_empty() {
             self.answer_words = crate::sentence::word_count(&m.text);
@@ -281,6 +300,35 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     }
     Some(first)
 }
+
+/// A short question the person opened with ("what does this repo do?"),
+/// answered without a change to any file, and the later ask whose work
+/// changed files ("add a Dockerfile for it"): their indexes. A question
+/// that set the agent changing files is the lead itself, and so is a long
+/// one (a problem told at length is the session's point); a go-ahead, a
+/// remark or another question is no ask.
+fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)> {
+    let first = requests.iter().position(|r| substantive(r))?;
+    let typed = typed_words(&requests[first]);
+    let short_question = typed.trim_end().ends_with(['?', '？'])
+        && !typed.starts_with('/')
+        && crate::sentence::word_count(&typed) <= QUESTION_WORDS;
+    if !short_question || replies[first].changes > 0 || lead(requests, replies) != Some(first) {
+        return None;
+    }
+    let asks = |text: &str| {
+        let typed = typed_words(text);
+        substantive(text)
+            && !says_nothing_of_work(text)
+            && !typed.trim_end().ends_with(['?', '？'])
+            && crate::sentence::word_count(&typed) >= 4
+    };
+    let later = (first + 1..requests.len()).find(|&i| replies[i].changes > 0)?;
+    asks(&requests[later]).then_some((first, later))
+}
+
+/// Words of an opening question short enough to be an orientation.
+const QUESTION_WORDS: usize = 8;
 
 /// A message without its fenced blocks: what the person wrote around a paste.
 fn typed_words(text: &str) -> String {
@@ -564,6 +612,68 @@ mod tests {
             ("before we decide, examine how this happened", 2),
         ]);
         assert_eq!(requests(&t)[0], plan.trim());
+    }
+
+    /// The class: a short opening question the agent answered without
+    /// changing a file, in any language, then an ask whose work changed
+    /// files; the sentence names both, the question first. A long question
+    /// (a problem told at length), one whose answer changed files, or a
+    /// later go-ahead, remark or question leaves the first request alone.
+    #[test]
+    fn a_short_question_answered_before_the_work_is_named_with_the_ask_that_set_it_going() {
+        let answered = Reply {
+            tools: 2,
+            acting: 1,
+            answer_words: 30,
+            ..Reply::default()
+        };
+        let worked = Reply {
+            tools: 3,
+            acting: 3,
+            changes: 2,
+            answer_words: 20,
+            ..Reply::default()
+        };
+        let asks = [
+            "add a Dockerfile for it",
+            "upgrade the project to node 22 and fix the CI matrix",
+            "добавь Dockerfile для этого проекта",
+            "ajoute un Dockerfile pour ce projet",
+        ];
+        for question in [
+            "what does this repo do?",
+            "what's the node version here?",
+            "который тут Node?",
+            "c'est quoi ce projet ?",
+            "这个项目是做什么的？",
+        ] {
+            for ask in asks {
+                let requests = [question.to_string(), ask.to_string()];
+                assert_eq!(
+                    asked_before(&requests, &[answered, worked]),
+                    Some((0, 1)),
+                    "{question} / {ask}"
+                );
+                // The question itself set the agent changing files.
+                assert_eq!(asked_before(&requests, &[worked, worked]), None);
+            }
+            for not_an_ask in [
+                "yes do it",
+                "ok sounds good, go ahead",
+                "why is it so slow?",
+                "I like Nox",
+            ] {
+                let requests = [question.to_string(), not_an_ask.to_string()];
+                assert_eq!(
+                    asked_before(&requests, &[answered, worked]),
+                    None,
+                    "{not_an_ask}"
+                );
+            }
+        }
+        let long = "In previous projects I've always used a readable random string as the primary key, could we do the same here?";
+        let requests = [long.to_string(), asks[0].to_string()];
+        assert_eq!(asked_before(&requests, &[answered, worked]), None);
     }
 
     #[test]
