@@ -175,6 +175,7 @@ fn outcome_gist(answer: &str) -> String {
         if !narration {
             first.get_or_insert_with(|| one.clone());
         }
+        let one = with_command(rest, one);
         if word_count(&one) >= 4 && !narration {
             let said = super::outcome::past_acknowledging_clause(&one);
             return lead::past_lead_in(said).to_string();
@@ -190,6 +191,42 @@ fn outcome_gist(answer: &str) -> String {
     first.unwrap_or_else(|| gist(answer.trim()))
 }
 
+/// "Restart it with:" before a fenced command goes on into the command's
+/// line: cut before it, the sentence says nothing.
+fn with_command(text: &str, line: String) -> String {
+    if !line.ends_with([':', '：']) {
+        return line;
+    }
+    match after(text, &line).and_then(fenced_command) {
+        Some(command) => format!("{line} {command}"),
+        None => line,
+    }
+}
+
+/// The command a text opens with in a shell's fence (or a bare one): a
+/// command, not a document.
+fn fenced_command(text: &str) -> Option<&str> {
+    let mut lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
+    let fence = lines.next()?.strip_prefix("```")?.trim();
+    [
+        "",
+        "bash",
+        "sh",
+        "shell",
+        "zsh",
+        "fish",
+        "console",
+        "powershell",
+        "ps1",
+        "cmd",
+    ]
+    .contains(&fence)
+    .then_some(())?;
+    lines
+        .next()
+        .filter(|l| !l.is_empty() && !l.starts_with("```") && l.chars().count() <= 80)
+}
+
 /// An answer whose first line only introduces what follows ("Here is what
 /// I found:", "以下是我的調查結果：", "Nghe này Master...") says it in the
 /// lines after: a short line ending in a colon or an ellipsis, in any language.
@@ -202,7 +239,8 @@ fn past_introduction(answer: &str) -> &str {
     let one_sentence = first_sentence(head).len() == head.len();
     let introduces = (head.ends_with([':', '：']) && word_count(head) <= 16 && one_sentence)
         || (head.ends_with(['…']) || head.ends_with("...")) && word_count(head) <= 5;
-    if introduces && prose_lines(after).next().is_some() {
+    // "Verify it with:" before a command says it with the command.
+    if introduces && prose_lines(after).next().is_some() && fenced_command(after).is_none() {
         after.trim_start()
     } else {
         answer
@@ -337,7 +375,8 @@ fn gist(text: &str) -> String {
     // names nothing takes it along.
     let next = after(text, &out)
         .map(|rest| rest.trim_start_matches(|c: char| c.is_whitespace() || c == '-'))
-        .map(first_sentence)
+        // One line: a sentence never runs on into a code block below it.
+        .map(|rest| first_sentence(rest.lines().next().unwrap_or_default()))
         .filter(|n| !n.is_empty() && !n.starts_with("```"));
     if let Some(next) = next {
         if is_courtesy(&out) || is_thanks(&out) || remarks::is_greeting(&out) {
@@ -654,6 +693,48 @@ mod tests {
         }
         assert_eq!(request_gist("hello there!"), "hello there!");
         assert_eq!(request_gist("hi"), "hi");
+    }
+
+    /// The class: an answer's line that introduces a shell command in a
+    /// fence ("Test it with:", "Restart it with:", "用下面的命令验证："), in any
+    /// language; the outcome goes on into the command, never cut before it.
+    /// A fenced document (JSON, HTML) is not taken along; a sentence never
+    /// runs on into a code block.
+    #[test]
+    fn a_line_that_introduces_a_command_goes_on_into_it() {
+        for (intro, fence) in [
+            ("Done. Restart the service with:", "```bash"),
+            ("The fix is in place; verify it with:", "```"),
+            ("修好了，用下面的命令验证：", "```sh"),
+            ("Listo. Pruébalo con:", "```console"),
+        ] {
+            let answer =
+                format!("{intro}\n\n{fence}\nsudo systemctl restart nginx\n```\n\nLet me know.");
+            let got = outcome_gist(&answer);
+            assert!(
+                got.contains("sudo systemctl restart nginx"),
+                "{answer:?} -> {got:?}"
+            );
+            assert!(!got.contains('\n') && !got.contains('`'), "{got:?}");
+        }
+        let document =
+            "Pour les pages villes, ajoute ce bloc :\n\n```json\n{\"@type\": \"City\"}\n```";
+        assert!(!outcome_gist(document).contains("@type"));
+    }
+
+    /// The class: an answer that opens by saying only that the task is
+    /// finished, in any language; its gist is what it goes on to say.
+    #[test]
+    fn an_answer_opening_with_a_bare_completion_says_what_follows() {
+        let what = "Updated NavUser to show the signed-in user's initials.";
+        for bare in [
+            "I've successfully completed the task.",
+            "All requested changes have been implemented!",
+            "완료되었습니다.",
+            "任务已完成。",
+        ] {
+            assert_eq!(outcome_gist(&format!("{bare} {what}")), what, "{bare}");
+        }
     }
 
     #[test]

@@ -104,6 +104,57 @@ pub(crate) fn is_acknowledgement(reply: &str) -> bool {
             || is_bare_completion(t))
 }
 
+/// "I've successfully completed the task.", "All requested changes have
+/// been implemented.": finished, and nothing named but the task itself.
+fn is_generic_completion(words: &[&str]) -> bool {
+    const DONE: &[&str] = &[
+        "completed",
+        "complete",
+        "finished",
+        "done",
+        "implemented",
+        "applied",
+        "made",
+    ];
+    const GENERIC: &[&str] = &[
+        "i",
+        "ve",
+        "have",
+        "has",
+        "been",
+        "successfully",
+        "the",
+        "task",
+        "tasks",
+        "request",
+        "requested",
+        "changes",
+        "change",
+        "work",
+        "everything",
+        "all",
+        "it",
+        "is",
+        "are",
+        "now",
+        "were",
+        "was",
+        "as",
+        "you",
+        "your",
+        "asked",
+        "for",
+        "my",
+        "this",
+        "that",
+    ];
+    (2..=9).contains(&words.len())
+        && words.iter().any(|w| DONE.contains(w))
+        && words
+            .iter()
+            .all(|w| DONE.contains(w) || GENERIC.contains(w))
+}
+
 /// A reply that says work is finished and names nothing of it: "Filled and
 /// validated.", "Updated.", "All set!", "Готово.", "完成了", "Erledigt.".
 /// Bare participles and finishing words, at most four.
@@ -151,6 +202,14 @@ fn is_bare_completion(reply: &str) -> bool {
         "완료",
         "완료했습니다",
         "끝났습니다",
+        "완료되었습니다",
+        "완료됐습니다",
+        "작업이 완료되었습니다",
+        "任务完成",
+        "任务已完成",
+        "全部完成",
+        "作業が完了しました",
+        "全て完了しました",
     ];
     let lower = reply.to_lowercase();
     if FINISHED_CJK.contains(&lower.as_str()) {
@@ -160,6 +219,9 @@ fn is_bare_completion(reply: &str) -> bool {
         .split(|c: char| !c.is_alphanumeric() && c != '&')
         .filter(|w| !w.is_empty())
         .collect();
+    if is_generic_completion(&words) {
+        return true;
+    }
     let participle = |w: &str| w.len() >= 5 && w.ends_with("ed") && w.is_ascii();
     (1..=4).contains(&words.len())
         && words.iter().any(|w| participle(w) || FINISHED.contains(w))

@@ -33,6 +33,12 @@ const INTENT_OPENINGS: &[&str] = &[
     "i'm looking ",
     "i'm reading ",
     "i'm searching ",
+    "continuing ",
+    "proceeding ",
+    "moving on ",
+    "now continuing ",
+    "now proceeding ",
+    "now moving on ",
     // French, German, Spanish, Portuguese, Italian, Dutch, Russian, Vietnamese.
     "je vais ",
     "laissez-moi ",
@@ -129,8 +135,86 @@ pub fn is_narration(text: &str) -> bool {
     // A lead-in ending in a colon is not narration here: before a tool call
     // it is outside the report already, and inside it it introduces the
     // result ("Here is metrics_check.py:"), which the outcome joins.
-    INTENT_OPENINGS
-        .iter()
-        .any(|o| super::lead::after_phrase(&lower, o).is_some())
+    let opens = |text: &str| {
+        INTENT_OPENINGS
+            .iter()
+            .any(|o| super::lead::after_phrase(text, o).is_some())
+            || in_progress(text)
+    };
+    opens(&lower)
+        || past_purpose_or_manners(&lower).is_some_and(opens)
         || INTENT_ENDINGS.iter().any(|e| core.ends_with(e))
+}
+
+/// "I'm making the deprecation concrete now: …", "I am updating the
+/// docs.": work going on, told as it happens.
+fn in_progress(lower: &str) -> bool {
+    let rest = lower
+        .strip_prefix("i'm ")
+        .or_else(|| lower.strip_prefix("i am "));
+    const DOING: &[&str] = &[
+        "making",
+        "updating",
+        "adding",
+        "fixing",
+        "running",
+        "writing",
+        "creating",
+        "implementing",
+        "working",
+        "building",
+        "applying",
+        "moving",
+        "preparing",
+        "starting",
+        "continuing",
+        "proceeding",
+        "testing",
+        "patching",
+        "wiring",
+        "refactoring",
+        "removing",
+        "installing",
+        "setting",
+        "switching",
+        "converting",
+        "tightening",
+    ];
+    rest.and_then(|r| r.split_whitespace().next())
+        .is_some_and(|verb| DOING.contains(&verb))
+}
+
+/// What a sentence says after a purpose clause or manners before it: "to
+/// assist with the packages, I will follow these steps" and "好问题，让我
+/// 深度思考一下" announce work as much as "I will …" does.
+fn past_purpose_or_manners(lower: &str) -> Option<&str> {
+    const PURPOSE: &[&str] = &[
+        "to ",
+        "in order to ",
+        "para ",
+        "pour ",
+        "um ",
+        "为了",
+        "為了",
+    ];
+    const MANNERS: &[&str] = &[
+        "good question",
+        "great question",
+        "got it",
+        "understood",
+        "okay",
+        "ok",
+        "好问题",
+        "好問題",
+        "明白",
+        "收到",
+        "好的",
+    ];
+    let (head, rest) = [", ", "，"]
+        .iter()
+        .filter_map(|m| lower.split_once(m))
+        .min_by_key(|(head, _)| head.len())?;
+    let purpose = PURPOSE.iter().any(|p| head.starts_with(p));
+    let manners = MANNERS.contains(&head.trim_end_matches(['!', '！']));
+    ((purpose || manners) && crate::sentence::word_count(head) <= 12).then(|| rest.trim_start())
 }

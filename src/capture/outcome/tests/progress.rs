@@ -1,0 +1,64 @@
+//! How work told as it goes on is told from a result (the helpers are the
+//! outcome tests').
+
+use super::*;
+
+/// The class: a sentence that tells work still going on ("Continuing with
+/// the implementation.", "I'm making the deprecation concrete now: …"), or
+/// announces it after a purpose clause or manners ("To assist with the
+/// packages, I will follow these steps.", "好问题，让我深度思考一下。"), in any
+/// language: narration, not a result. What happened, or a purpose followed
+/// by what was done, is no narration.
+#[test]
+fn work_told_as_it_goes_on_or_announced_after_a_purpose_is_narration() {
+    for told in [
+        "Continuing with the implementation.",
+        "Proceeding to the migration step.",
+        "Moving on to the tests.",
+        "I'm making the deprecation concrete now: docs will say the labeler is retired.",
+        "I am updating the docs to match.",
+        "To assist with the dotfolder packages, I will follow these steps.",
+        "In order to fix this, let me read the config first.",
+        "Good question, let me check the scheduler code.",
+        "好问题，让我深度思考一下。",
+        "为了确认这一点，我先看一下配置。",
+        "Understood, I'll keep the old API.",
+    ] {
+        assert!(is_narration(told), "{told}");
+    }
+    for said in [
+        "I'm hitting file path limits here.",
+        "To fix it, I changed the loop to back off exponentially.",
+        "Okay, the build passes now.",
+        "Continued fractions now print in lowest terms.",
+        "I'm sorry, the token cannot be recovered.",
+    ] {
+        assert!(!is_narration(said), "{said}");
+    }
+}
+
+/// The class: a first sentence that only says the task is finished ("I've
+/// successfully completed the task.", "완료되었습니다.", "任务已完成。"), in any
+/// language: an acknowledgement, so what the answer goes on to say is the
+/// outcome. A sentence that names what was finished is one.
+#[test]
+fn a_sentence_that_only_says_the_task_is_finished_acknowledges() {
+    for bare in [
+        "I've successfully completed the task.",
+        "All requested changes have been implemented.",
+        "The task is complete.",
+        "Everything is done now.",
+        "완료되었습니다.",
+        "任务已完成。",
+        "作業が完了しました。",
+    ] {
+        assert!(is_acknowledgement(bare), "{bare}");
+    }
+    for named in [
+        "I've completed the NavUser initials.",
+        "The migration is complete.",
+        "Completed the 12 query helpers.",
+    ] {
+        assert!(!is_acknowledgement(named), "{named}");
+    }
+}
