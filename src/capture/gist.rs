@@ -239,8 +239,12 @@ fn past_introduction(answer: &str) -> &str {
     let one_sentence = first_sentence(head).len() == head.len();
     let introduces = (head.ends_with([':', '：']) && word_count(head) <= 16 && one_sentence)
         || (head.ends_with(['…']) || head.ends_with("...")) && word_count(head) <= 5;
-    // "Verify it with:" before a command says it with the command.
-    if introduces && prose_lines(after).next().is_some() && fenced_command(after).is_none() {
+    // "Verify it with:" before a command goes on into the command, and
+    // "All 4 tasks complete:" before a table is the sentence itself.
+    let prose_after = prose_lines(after)
+        .next()
+        .is_some_and(|l| !l.trim_start().starts_with('|'));
+    if introduces && prose_after && fenced_command(after).is_none() {
         after.trim_start()
     } else {
         answer
@@ -389,11 +393,11 @@ fn gist(text: &str) -> String {
     // "… think it through, P0 -" after the dash.
     if out.ends_with([':', '：', '-', '–', '—'])
         && let Some(next) = after(text, &out).and_then(|rest| {
-            // A code block after the colon is not words to add.
+            // A code block or a table after the colon is not words to add.
             rest.lines()
                 .map(str::trim)
                 .find(|l| !l.is_empty())
-                .filter(|l| !l.starts_with("```"))
+                .filter(|l| !l.starts_with("```") && !l.starts_with('|'))
         })
     {
         out = format!("{out} {}", first_sentence(unmarked(next)));
@@ -720,6 +724,14 @@ mod tests {
         let document =
             "Pour les pages villes, ajoute ce bloc :\n\n```json\n{\"@type\": \"City\"}\n```";
         assert!(!outcome_gist(document).contains("@type"));
+    }
+
+    /// A table after a colon is not words to add to the sentence before it.
+    #[test]
+    fn a_table_after_a_colon_is_not_taken_along() {
+        let answer =
+            "All 4 tasks fully complete:\n\n| Task | Status |\n|---|---|\n| nginx | done |";
+        assert_eq!(outcome_gist(answer), "All 4 tasks fully complete:");
     }
 
     /// The class: an answer that opens by saying only that the task is

@@ -27,6 +27,11 @@ const REALISATIONS: &[&str] = &[
     "found it",
     "that explains",
     "this explains",
+    "i can see",
+    "i can now see",
+    "now i can see",
+    "i have a clear",
+    "i've got a clear",
 ];
 
 /// How an offer of more work opens.
@@ -39,6 +44,11 @@ const OFFERS: &[&str] = &[
     "if you'd like",
     "if you want",
     "let me know if",
+    "what would you like",
+    "what should i",
+    "how would you like",
+    "which would you like",
+    "anything else",
     "需要我",
     "要不要",
     "是否需要",

@@ -39,6 +39,12 @@ const INTENT_OPENINGS: &[&str] = &[
     "now continuing ",
     "now proceeding ",
     "now moving on ",
+    "we will ",
+    "we'll ",
+    "we need to ",
+    "роблю",
+    "делаю",
+    "зараз ",
     // French, German, Spanish, Portuguese, Italian, Dutch, Russian, Vietnamese.
     "je vais ",
     "laissez-moi ",
@@ -147,11 +153,12 @@ pub fn is_narration(text: &str) -> bool {
 }
 
 /// "I'm making the deprecation concrete now: …", "I am updating the
-/// docs.": work going on, told as it happens.
+/// docs.", "Now delegating the RED phase…": work going on, told as it
+/// happens.
 fn in_progress(lower: &str) -> bool {
-    let rest = lower
-        .strip_prefix("i'm ")
-        .or_else(|| lower.strip_prefix("i am "));
+    let rest = ["i'm ", "i am ", "now "]
+        .iter()
+        .find_map(|p| lower.strip_prefix(p));
     const DOING: &[&str] = &[
         "making",
         "updating",
@@ -179,6 +186,14 @@ fn in_progress(lower: &str) -> bool {
         "switching",
         "converting",
         "tightening",
+        "delegating",
+        "checking",
+        "looking",
+        "reading",
+        "verifying",
+        "waiting",
+        "launching",
+        "dispatching",
     ];
     rest.and_then(|r| r.split_whitespace().next())
         .is_some_and(|verb| DOING.contains(&verb))
@@ -204,6 +219,14 @@ fn past_purpose_or_manners(lower: &str) -> Option<&str> {
         "understood",
         "okay",
         "ok",
+        "you're right",
+        "you are right",
+        "good point",
+        "fair point",
+        "你说得对",
+        "你說得對",
+        "说得对",
+        "有道理",
         "好问题",
         "好問題",
         "明白",

@@ -23,6 +23,11 @@ fn work_told_as_it_goes_on_or_announced_after_a_purpose_is_narration() {
         "好问题，让我深度思考一下。",
         "为了确认这一点，我先看一下配置。",
         "Understood, I'll keep the old API.",
+        "Now delegating RED phase to the test-writer agent.",
+        "你说得对，让我重新审视一下第二部分的内容。",
+        "You're right, let me look at the second part again.",
+        "Роблю: Створюю базову структуру проекту.",
+        "We'll need to migrate the schema first.",
     ] {
         assert!(is_narration(told), "{told}");
     }
@@ -32,6 +37,8 @@ fn work_told_as_it_goes_on_or_announced_after_a_purpose_is_narration() {
         "Okay, the build passes now.",
         "Continued fractions now print in lowest terms.",
         "I'm sorry, the token cannot be recovered.",
+        "Now passing: all 48 tests.",
+        "You're right, the cache was never cleared.",
     ] {
         assert!(!is_narration(said), "{said}");
     }
@@ -61,4 +68,31 @@ fn a_sentence_that_only_says_the_task_is_finished_acknowledges() {
     ] {
         assert!(!is_acknowledgement(named), "{named}");
     }
+}
+
+/// The class: a closing sentence about the agent's understanding ("I can
+/// see the full picture now.") or a question back about what next ("What
+/// would you like to continue with?", "Anything else?"): it stands beside a
+/// result without being it.
+#[test]
+fn understanding_and_asking_what_next_are_not_results() {
+    for realised in [
+        "I can see the full picture now.",
+        "Now I can see why it hangs.",
+    ] {
+        assert!(lead::is_realisation(realised), "{realised}");
+    }
+    for offered in [
+        "What would you like to continue with?",
+        "Anything else you'd like me to change?",
+        "How would you like to proceed?",
+    ] {
+        assert!(lead::is_offer(offered), "{offered}");
+    }
+    assert!(!lead::is_realisation(
+        "I can see requests reach the server now: the proxy was fixed."
+    ));
+    assert!(!lead::is_offer(
+        "What would have been a crash is now a warning."
+    ));
 }
