@@ -278,7 +278,7 @@ const REMARK_WORDS: usize = 6;
 /// on its own (a one-word answer or a greeting is no request), unless it is
 /// a short remark that set nothing to work and a later request did.
 fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
-    let first = requests.iter().position(|r| substantive(r))?;
+    let first = opening(requests, replies)?;
     let later = |worked: fn(&Reply) -> bool| {
         (first + 1..requests.len()).find(|&i| worked(&replies[i]) && substantive(&requests[i]))
     };
@@ -308,7 +308,7 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
 /// one (a problem told at length is the session's point); a go-ahead, a
 /// remark or another question is no ask.
 fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)> {
-    let first = requests.iter().position(|r| substantive(r))?;
+    let first = opening(requests, replies)?;
     let typed = typed_words(&requests[first]);
     let short_question = typed.trim_end().ends_with(['?', '？'])
         && !typed.starts_with('/')
@@ -329,6 +329,31 @@ fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)
 
 /// Words of an opening question short enough to be an orientation.
 const QUESTION_WORDS: usize = 8;
+
+/// The first request that says something on its own. "continue our app",
+/// the agent's "Which app?", then "our vps project": a few words that only
+/// answer the agent's question name what to work on, not what to do, when
+/// a later request says it ("backend - our supabase replacement …").
+fn opening(requests: &[String], replies: &[Reply]) -> Option<usize> {
+    let said = |i: usize| substantive(&requests[i]);
+    let answers_a_question = |i: usize| {
+        i > 0
+            && replies[i - 1].asked
+            && crate::sentence::word_count(&typed_words(&requests[i])) <= ANSWER_WORDS
+    };
+    let first = (0..requests.len()).find(|&i| said(i))?;
+    if !answers_a_question(first) {
+        return Some(first);
+    }
+    Some(
+        (first + 1..requests.len())
+            .find(|&i| said(i) && !answers_a_question(i))
+            .unwrap_or(first),
+    )
+}
+
+/// Words under which a reply to the agent's question only answers it.
+const ANSWER_WORDS: usize = 4;
 
 /// A message without its fenced blocks: what the person wrote around a paste.
 fn typed_words(text: &str) -> String {
@@ -612,6 +637,48 @@ mod tests {
             ("before we decide, examine how this happened", 2),
         ]);
         assert_eq!(requests(&t)[0], plan.trim());
+    }
+
+    /// The class: a few words that only answer the agent's question ("our
+    /// vps project" to "Which app?"), in any language, then the ask that
+    /// says what to do; the ask leads. With no later ask the answer stays,
+    /// and a short first request nobody asked for is the request.
+    #[test]
+    fn a_short_answer_to_the_agents_question_gives_way_to_the_ask_after_it() {
+        let asked = Reply {
+            asked: true,
+            answer_words: 8,
+            ..Reply::default()
+        };
+        let worked = Reply {
+            tools: 4,
+            acting: 3,
+            changes: 2,
+            answer_words: 30,
+            ..Reply::default()
+        };
+        let ask = "backend - our supabase replacement with postgres";
+        for answer in [
+            "our vps project",
+            "the mobile app",
+            "наш проект на VPS",
+            "le site vitrine",
+        ] {
+            let requests = [
+                "continue our app".to_string(),
+                answer.to_string(),
+                ask.to_string(),
+            ];
+            assert_eq!(
+                lead(&requests, &[asked, asked, worked]),
+                Some(2),
+                "{answer}"
+            );
+            let requests = ["continue our app".to_string(), answer.to_string()];
+            assert_eq!(lead(&requests, &[asked, worked]), Some(1), "{answer}");
+            let requests = [answer.to_string(), ask.to_string()];
+            assert_eq!(lead(&requests, &[worked, worked]), Some(0), "{answer}");
+        }
     }
 
     /// The class: a short opening question the agent answered without
