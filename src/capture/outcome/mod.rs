@@ -163,9 +163,10 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         {
             answer
         }
-        // A search that missed ends no work: what the agent last reported stands.
+        // A search that missed ends no work: what the agent last reported
+        // stands, or the run ended before it reported anything.
         Some(failure) if is_lookup_miss(&failure.error) => {
-            last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
+            last_report(messages).unwrap_or_else(|| ENDED.to_string())
         }
         Some(failure)
             if answer.is_empty() || is_narration(&answer) || !reported(messages, thread) =>
@@ -174,6 +175,11 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         }
         _ if stopped_unreported(t, messages) => STOPPED.to_string(),
         _ if ended_unreported(messages) => ENDED.to_string(),
+        // Cut off as the agent announced its next step: what it found in
+        // the thread before stands, or the run ended before a result.
+        _ if ends_announcing(messages) => {
+            found_before_last_words(&messages[thread..]).unwrap_or_else(|| ENDED.to_string())
+        }
         _ => answer,
     }
 }
@@ -190,8 +196,9 @@ const ENDED: &str = "the run ended in its tool calls before the agent reported a
 /// words before two calls or more, is such a run.
 fn ended_unreported(messages: &[Message]) -> bool {
     let spoke = |m: &Message| m.role == Role::Assistant && !m.text.trim().is_empty();
+    // Tool calls and not a word: cut off before the agent said anything.
     let Some(last) = messages.iter().rposition(spoke) else {
-        return false;
+        return messages.iter().any(|m| !m.tools.is_empty());
     };
     if messages.iter().any(|m| spoke(m) && m.reported()) {
         return false;
@@ -210,6 +217,45 @@ fn ended_unreported(messages: &[Message]) -> bool {
             .map(|m| m.tools.len())
             .sum::<usize>();
     calls >= 2 || (calls == 1 && is_narration(&messages[last].text))
+}
+
+/// Whether the transcript ends on the agent announcing its next step ("Now
+/// let me create the command.") with no call after it, in a thread it was
+/// working in: cut off mid-run. An offer ("Let me know if …") or a question
+/// to the person closes a turn, and "I'll use tabs from now on" in a chat
+/// without calls promises.
+fn ends_announcing(messages: &[Message]) -> bool {
+    let thread = messages
+        .iter()
+        .rposition(|m| m.role == Role::User)
+        .map_or(0, |u| u + 1);
+    let worked = messages[thread..].iter().any(|m| !m.tools.is_empty());
+    worked
+        && messages.last().is_some_and(|m| {
+            // Only an announcement: "I'll answer the two questions
+            // separately." before the answers is a lead-in, and "Checking
+            // the setup. setup.sh resolves …" says what it found.
+            let said = answer_in(m.report());
+            let one_sentence = said[narration::first_sentence_end(&said)..]
+                .trim()
+                .is_empty();
+            m.role == Role::Assistant
+                && one_sentence
+                && (m.tools.is_empty() || m.reported())
+                && is_narration(&said)
+                && !lead::is_offer(&said)
+                && !asks_back(&said)
+        })
+}
+
+/// What the agent found in a thread before its last words: said in the
+/// last turn before its calls, or reported by an earlier turn.
+fn found_before_last_words(thread: &[Message]) -> Option<String> {
+    let (last, before) = thread.split_last()?;
+    last.said_before_report()
+        .map(answer_in)
+        .filter(|a| !a.is_empty() && !is_narration(a))
+        .or_else(|| last_report(before))
 }
 
 /// What came of a run the person stopped before the agent said what it did.
@@ -311,7 +357,19 @@ fn is_limit(error: &str) -> bool {
 /// Whether a failed call only looked for something that is not there (a
 /// file, a path): the agent searching, not the work failing.
 fn is_lookup_miss(error: &str) -> bool {
-    const MISSES: &[&str] = &["enoent", "no such file or directory", "file not found"];
+    const MISSES: &[&str] = &[
+        "enoent",
+        "no such file or directory",
+        "file not found",
+        "file does not exist",
+        // The agent's own tool stumbles it recovers from at once: an edit
+        // before a read, a read past the tool's size limit, a stale edit.
+        "<tool_use_error>",
+        "has not been read yet",
+        "exceeds maximum allowed tokens",
+        "string to replace not found",
+        "has been modified since read",
+    ];
     let lower = error.to_lowercase();
     MISSES.iter().any(|m| lower.contains(m))
 }

@@ -70,6 +70,12 @@ const INTENT_OPENINGS: &[&str] = &[
     "我来",
     "让我",
     "现在让我",
+    "现在查看",
+    "现在检查",
+    "现在看看",
+    "继续查看",
+    "继续检查",
+    "接着看",
     "現在讓我",
     "讓我",
     "我将",
@@ -132,11 +138,7 @@ pub fn is_narration(text: &str) -> bool {
         .iter()
         .find_map(|c| lower.strip_prefix(c))
         .map_or(lower.clone(), str::to_string);
-    let first_sentence = lower
-        .split_inclusive(['.', '!', '?', '。', '！', '？', '\n'])
-        .next()
-        .unwrap_or_default()
-        .trim();
+    let first_sentence = lower[..first_sentence_end(&lower)].trim();
     let core = first_sentence.trim_end_matches(['.', '!', '?', '。', '！', '？', '…', ' ']);
     // A lead-in ending in a colon is not narration here: before a tool call
     // it is outside the report already, and inside it it introduces the
@@ -240,4 +242,19 @@ fn past_purpose_or_manners(lower: &str) -> Option<&str> {
     let purpose = PURPOSE.iter().any(|p| head.starts_with(p));
     let manners = MANNERS.contains(&head.trim_end_matches(['!', '！']));
     ((purpose || manners) && crate::sentence::word_count(head) <= 12).then(|| rest.trim_start())
+}
+
+/// Where a text's first sentence ends: after `。！？` or a line break, or
+/// after `.!?` before a space or the end (".devenv" and "e.g" end nothing).
+pub(super) fn first_sentence_end(text: &str) -> usize {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = matches!(c, '。' | '！' | '？' | '\n')
+            || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
+        if ends {
+            return i + c.len_utf8();
+        }
+    }
+    text.len()
 }

@@ -568,6 +568,9 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
         "Overloaded (529)",
         "ENOENT: no such file or directory, access '/srv/skills/nano/SKILL.md'",
         "cat: /srv/skills/nano/SKILL.md: No such file or directory",
+        "File does not exist.",
+        "<tool_use_error>File has not been read yet. Read it first before writing to it.</tool_use_error>",
+        "File content (10434 tokens) exceeds maximum allowed tokens (10000).",
     ] {
         let t = claude(&[ask.clone(), look.clone(), tool_error("r1", error)]);
         assert!(

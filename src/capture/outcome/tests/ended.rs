@@ -116,3 +116,81 @@ fn a_report_anywhere_or_a_remark_before_one_call_stays_the_outcome() {
         "Yes: every access goes through the RwLock in cache.rs."
     );
 }
+
+/// The class: a transcript cut off mid-run, as the agent announced its next
+/// step with no call after it ("Now let me create the command.", "现在查看
+/// …"), or after tool calls without a word, or right after a tool stumble
+/// (an edit before a read): the run ended before a result, or what the
+/// agent found before it in the thread stands. A promise in a chat
+/// without calls ("I'll use tabs from now on.") is the answer.
+#[test]
+fn a_run_cut_off_mid_way_ended_before_a_result() {
+    let read_call = |id: &str| {
+        assistant(
+            id,
+            serde_json::json!([{"type": "tool_use", "id": format!("t{id}"), "name": "Read",
+                "input": {"file_path": "/p/cli.py"}}]),
+        )
+    };
+    let result = |id: &str| {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": format!("r{id}"),
+            "message": {"role": "user", "content": [{"type": "tool_result",
+                "tool_use_id": format!("t{id}"), "content": "def main(): ..."}]}})
+    };
+    for next in [
+        "Now let me create the fetch-sessions command.",
+        "现在查看 space 的 Walk 实现和 heap 相关代码。",
+        "Je vais maintenant ajouter la commande.",
+    ] {
+        let cut = claude(&[
+            user("u1", "add a fetch-sessions command to cli.py"),
+            read_call("1"),
+            result("1"),
+            said("a1", next),
+        ]);
+        assert_eq!(outcome(&cut), ENDED, "{next}");
+        let found = claude(&[
+            user("u1", "add a fetch-sessions command to cli.py"),
+            read_call("1"),
+            result("1"),
+            said(
+                "a1",
+                "cli.py has no command registry: each command is an if branch.",
+            ),
+            read_call("2"),
+            result("2"),
+            said("a2", next),
+        ]);
+        assert_eq!(
+            outcome(&found),
+            "cli.py has no command registry: each command is an if branch.",
+            "{next}"
+        );
+    }
+    let silent = claude(&[
+        user("u1", "add a fetch-sessions command to cli.py"),
+        read_call("1"),
+        result("1"),
+    ]);
+    assert_eq!(outcome(&silent), ENDED);
+    // An announcement that leads into the answer, or one before a finding
+    // in the same words, is no cut: the answer stands.
+    let answered = claude(&[
+        user("u1", "why is the build slow and is the cache used?"),
+        read_call("1"),
+        result("1"),
+        said(
+            "a1",
+            "I'll answer the two questions separately.\n\n1. Source maps are built in production.\n2. The cache is off.",
+        ),
+    ]);
+    assert_eq!(
+        outcome(&answered),
+        "1. Source maps are built in production.\n2. The cache is off."
+    );
+    let promise = claude(&[
+        user("u1", "always indent with tabs in this project"),
+        said("a1", "I'll use tabs from now on."),
+    ]);
+    assert_eq!(outcome(&promise), "I'll use tabs from now on.");
+}

@@ -28,6 +28,7 @@ fn work_told_as_it_goes_on_or_announced_after_a_purpose_is_narration() {
         "You're right, let me look at the second part again.",
         "Роблю: Створюю базову структуру проекту.",
         "We'll need to migrate the schema first.",
+        "現行の導入フローと .devenv/config.toml 周辺の実装を確認し、変更対象と影響範囲を特定します。",
     ] {
         assert!(is_narration(told), "{told}");
     }
