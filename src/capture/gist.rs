@@ -383,7 +383,8 @@ fn gist(text: &str) -> String {
         .map(|rest| first_sentence(rest.lines().next().unwrap_or_default()))
         .filter(|n| !n.is_empty() && !n.starts_with("```"));
     if let Some(next) = next {
-        if is_courtesy(&out) || is_thanks(&out) || remarks::is_greeting(&out) {
+        let greets = is_thanks(&out) || remarks::is_greeting(&out);
+        if is_courtesy(&out) || (greets && word_count(&next) >= 3) {
             out = remarks::past_greeting(&next).to_string();
         } else if names_nothing(&out) {
             out = format!("{out} {next}");
@@ -696,6 +697,10 @@ mod tests {
             }
         }
         assert_eq!(request_gist("hello there!"), "hello there!");
+        assert_eq!(
+            request_gist("Hello Pi, nice to *meet* you! -L"),
+            "Hello Pi, nice to *meet* you!"
+        );
         assert_eq!(request_gist("hi"), "hi");
     }
 

@@ -256,14 +256,31 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
 }
 
 /// A sentence past its opening greeting: "hi, can you fix the typo" asks
-/// "can you fix the typo". A greeting alone stays as it is.
+/// "can you fix the typo". A greeting alone stays as it is, and so does one
+/// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
 pub(super) fn past_greeting(sentence: &str) -> &str {
+    const PLEASANTRIES: &[&str] = &[
+        "nice to meet",
+        "nice to see",
+        "good to see",
+        "pleased to meet",
+        "glad to",
+        "how are you",
+        "how's it going",
+        "hope you",
+        "long time",
+    ];
     let Some(at) = sentence.find([',', '!', '，', '！', '~']) else {
         return sentence;
     };
     let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
     let rest = sentence[at + mark..].trim_start();
-    if is_greeting(&sentence[..at + mark]) && crate::sentence::word_count(rest) >= 2 {
+    let pleasantry = {
+        let lower = rest.to_lowercase().replace(['*', '_'], "");
+        PLEASANTRIES.iter().any(|p| lower.starts_with(p))
+    };
+    if is_greeting(&sentence[..at + mark]) && !pleasantry && crate::sentence::word_count(rest) >= 2
+    {
         rest
     } else {
         sentence
