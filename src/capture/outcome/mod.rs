@@ -177,7 +177,7 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         _ if ended_unreported(messages) => ENDED.to_string(),
         // Cut off as the agent announced its next step: what it found in
         // the thread before stands, or the run ended before a result.
-        _ if ends_announcing(messages) => {
+        _ if ends_announcing(&messages[thread..]) => {
             found_before_last_words(&messages[thread..]).unwrap_or_else(|| ENDED.to_string())
         }
         _ => answer,
@@ -219,19 +219,15 @@ fn ended_unreported(messages: &[Message]) -> bool {
     calls >= 2 || (calls == 1 && is_narration(&messages[last].text))
 }
 
-/// Whether the transcript ends on the agent announcing its next step ("Now
-/// let me create the command.") with no call after it, in a thread it was
-/// working in: cut off mid-run. An offer ("Let me know if …") or a question
+/// Whether the thread of the person's last request ends on the agent
+/// announcing its next step ("Now let me create the command.") with no
+/// call after it, in a thread it was working in: cut off mid-run. An offer ("Let me know if …") or a question
 /// to the person closes a turn, and "I'll use tabs from now on" in a chat
 /// without calls promises.
-fn ends_announcing(messages: &[Message]) -> bool {
-    let thread = messages
-        .iter()
-        .rposition(|m| m.role == Role::User)
-        .map_or(0, |u| u + 1);
-    let worked = messages[thread..].iter().any(|m| !m.tools.is_empty());
+fn ends_announcing(thread: &[Message]) -> bool {
+    let worked = thread.iter().any(|m| !m.tools.is_empty());
     worked
-        && messages.last().is_some_and(|m| {
+        && thread.last().is_some_and(|m| {
             // Only an announcement: "I'll answer the two questions
             // separately." before the answers is a lead-in, and "Checking
             // the setup. setup.sh resolves …" says what it found.
