@@ -741,3 +741,6 @@ fn writes_that_never_pause_are_committed_after_the_max_delay_without_the_typed_t
     assert!(git(&root, &["show", "HEAD:MEMORY.md"]).contains("while-typing"));
     assert!(daemon.stop().success());
 }
+
+#[path = "obsidian/round2.rs"]
+mod round2;

@@ -165,6 +165,7 @@ pub fn render_status(s: &Status) -> String {
         .partition(|p| !p.path.ends_with("MEMORY.md"));
     for p in memory.iter().chain(logs.iter().filter(|p| !p.fresh)) {
         let state = match (p.fresh, s.memory_missing) {
+            _ if p.foreign => "another tool's: memsync renders nothing there",
             (true, _) => "fresh",
             (false, true) => "stale: not rendered while memory/ is missing",
             (false, false) => "stale: the next sync renders it",

@@ -41,6 +41,9 @@ pub struct RuleStatus {
 pub struct ProjectionStatus {
     pub path: String,
     pub fresh: bool,
+    /// A MEMORY.md another tool renders (Signet's ledger): memsync renders
+    /// nothing there, so it is never stale.
+    pub foreign: bool,
 }
 
 #[derive(Debug, Serialize)]
@@ -138,6 +141,11 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
         .filter(|a| a.memory_md.outdated > 0)
         .map(|a| crate::project::memory_md_path(&a.agent_id))
         .collect();
+    let foreign: Vec<String> = agents
+        .iter()
+        .filter(|a| a.memory_md.foreign)
+        .map(|a| crate::project::memory_md_path(&a.agent_id))
+        .collect();
     let projections = index
         .projection_state()?
         .into_iter()
@@ -149,6 +157,7 @@ pub fn status(settings: &Settings, now: DateTime<Utc>) -> Result<Status> {
                 && !dirty.contains(&s.agent_id)
                 && !outdated.contains(&s.path);
             ProjectionStatus {
+                foreign: foreign.contains(&s.path),
                 path: s.path,
                 fresh,
             }
@@ -264,7 +273,11 @@ fn health(s: &Status) -> String {
             }
         ));
     }
-    let stale = s.projections.iter().filter(|p| !p.fresh).count();
+    let stale = s
+        .projections
+        .iter()
+        .filter(|p| !p.fresh && !p.foreign)
+        .count();
     if s.memory_missing {
         issues.push(
             "memory/ is missing: nothing is rendered until it is back (move it back; `memsync check` says more)"
