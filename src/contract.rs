@@ -254,6 +254,42 @@ pub fn parse_canonical_name(file_name: &str) -> Option<CanonicalName> {
 /// made safe as `+00-00`): the spec asks for a UTC time with file-system-safe
 /// separators, and `+00:00` is UTC; any other offset is not.
 pub fn parse_fs_timestamp(s: &str) -> Option<DateTime<Utc>> {
+    match memsyncs_own_fs_timestamp(s) {
+        Some(parsed) => parsed,
+        None => parse_any_fs_timestamp(s),
+    }
+}
+
+/// The one form memsync writes, `2026-03-28T22-34-06.792Z`, read by its
+/// digits: a cold sync reads it for every file, several times, and the
+/// general parse below was a few percent of the whole. `None` when `s` has
+/// another shape (or a leap second), which the general parse then reads.
+fn memsyncs_own_fs_timestamp(s: &str) -> Option<Option<DateTime<Utc>>> {
+    let b = s.as_bytes();
+    let shape = b"dddd-dd-ddTdd-dd-dd.dddZ";
+    if b.len() != shape.len()
+        || !b.iter().zip(shape).all(|(c, want)| match want {
+            b'd' => c.is_ascii_digit(),
+            _ => c == want,
+        })
+    {
+        return None;
+    }
+    let n = |from: usize, to: usize| {
+        b[from..to]
+            .iter()
+            .fold(0u32, |acc, c| acc * 10 + u32::from(c - b'0'))
+    };
+    if n(17, 19) == 60 {
+        return None;
+    }
+    let date = chrono::NaiveDate::from_ymd_opt(n(0, 4) as i32, n(5, 7), n(8, 10));
+    let time = chrono::NaiveTime::from_hms_milli_opt(n(11, 13), n(14, 16), n(17, 19), n(20, 23));
+    Some(date.zip(time).map(|(d, t)| d.and_time(t).and_utc()))
+}
+
+/// Any file-system-safe RFC 3339 time in UTC (`Z` or `+00-00`), any precision.
+fn parse_any_fs_timestamp(s: &str) -> Option<DateTime<Utc>> {
     let (date, time) = s.split_once('T')?;
     let (time, zone) = if let Some(t) = time.strip_suffix('Z') {
         (t, "Z")
@@ -414,6 +450,12 @@ pub const MAX_YAML_NESTING: usize = 64;
 /// Why `yaml` is refused before parsing, if it nests flow collections more
 /// than [`MAX_YAML_NESTING`] deep. Quoted text does not count; a cheap scan.
 pub fn yaml_too_deep(yaml: &str) -> Option<String> {
+    // Too few brackets to nest that deep, whatever the quoting: the common
+    // case, counted over bytes without decoding a character.
+    let opening = yaml.bytes().filter(|&b| b == b'[' || b == b'{').count();
+    if opening <= MAX_YAML_NESTING {
+        return None;
+    }
     let (mut depth, mut deepest) = (0usize, 0usize);
     let mut quote: Option<char> = None;
     for c in yaml.chars() {
@@ -497,6 +539,86 @@ mod tests {
                 "{body:?}"
             );
         }
+    }
+
+    /// Every file-name time of memsync's own shape, with each field at and
+    /// past its bounds and a leap second, reads as the general parse reads it.
+    #[test]
+    fn the_own_shape_fast_path_reads_every_time_as_the_general_parse() {
+        let mut checked = 0;
+        for (y, mo, d) in [
+            (2026, 2, 28),
+            (2024, 2, 29),
+            (2026, 2, 29),
+            (1970, 1, 1),
+            (9999, 12, 31),
+            (2026, 13, 1),
+            (2026, 0, 10),
+            (2026, 4, 31),
+            (2026, 1, 0),
+        ] {
+            for (h, mi, s) in [
+                (0, 0, 0),
+                (23, 59, 59),
+                (24, 0, 0),
+                (12, 60, 0),
+                (12, 0, 60),
+                (12, 0, 61),
+                (7, 5, 9),
+            ] {
+                for ms in [0, 1, 999] {
+                    let name = format!("{y:04}-{mo:02}-{d:02}T{h:02}-{mi:02}-{s:02}.{ms:03}Z");
+                    assert!(
+                        memsyncs_own_fs_timestamp(&name).is_some() || s == 60,
+                        "{name}"
+                    );
+                    assert_eq!(
+                        parse_fs_timestamp(&name),
+                        parse_any_fs_timestamp(&name),
+                        "{name}"
+                    );
+                    checked += 1;
+                }
+            }
+        }
+        assert_eq!(checked, 189);
+        for other in [
+            "2026-03-28T22-34-06.79Z",
+            "2026-03-28T22-34-06Z",
+            "2026-03-28T22-34-06.792+00-00",
+            "2026-03-28T22-34-06.792123456+00-00",
+            "2026-03-28 22-34-06.792Z",
+            "２026-03-28T22-34-06.792Z",
+            "2026-03-28T22:34:06.792Z",
+        ] {
+            assert!(memsyncs_own_fs_timestamp(other).is_none(), "{other}");
+            assert_eq!(
+                parse_fs_timestamp(other),
+                parse_any_fs_timestamp(other),
+                "{other}"
+            );
+        }
+    }
+
+    /// Deep nesting is still refused once the bracket count could reach it,
+    /// and a frontmatter with a few brackets is read as before.
+    #[test]
+    fn yaml_nesting_is_refused_only_past_the_limit() {
+        let deep = format!(
+            "a: {}1{}",
+            "[".repeat(MAX_YAML_NESTING + 1),
+            "]".repeat(MAX_YAML_NESTING + 1)
+        );
+        assert!(yaml_too_deep(&deep).is_some());
+        let at_limit = format!(
+            "a: {}1{}",
+            "[".repeat(MAX_YAML_NESTING),
+            "]".repeat(MAX_YAML_NESTING)
+        );
+        assert!(yaml_too_deep(&at_limit).is_none());
+        let quoted = format!("a: \"{}\"", "[".repeat(MAX_YAML_NESTING + 5));
+        assert!(yaml_too_deep(&quoted).is_none());
+        assert!(yaml_too_deep("tags: [a, b]\nmap: {k: [1]}\n").is_none());
     }
 
     #[test]
