@@ -128,56 +128,15 @@ impl Batch<'_> {
                 ])
             })
             .map_err(|e| self.err(e))?;
-        let id = self.tx.last_insert_rowid();
-        self.tx
-            .prepare_cached("INSERT INTO frontmatter(artifact_id, json) VALUES (?1, ?2)")
-            .and_then(|mut s| s.execute(params![id, a.frontmatter_json]))
-            .map_err(|e| self.err(e))?;
         self.bodies
             .borrow_mut()
             .insert(a.source_path.clone(), a.body.clone());
-        let mut link = self
-            .tx
-            .prepare_cached(
-                "INSERT INTO links(source_path, target, label, origin) VALUES (?1, ?2, ?3, ?4)",
-            )
-            .map_err(|e| self.err(e))?;
-        let declared = [
-            ("manifest_path", &a.manifest_path),
-            ("summary_path", &a.summary_path),
-            ("transcript_path", &a.transcript_path),
-            ("compaction_path", &a.compaction_path),
-        ];
-        for (origin, target) in declared {
-            if let Some(t) = target {
-                let t = crate::validate::link_path(t);
-                link.execute(params![a.source_path, t, None::<String>, origin])
-                    .map_err(|e| self.err(e))?;
-            }
-        }
-        for l in &a.links {
-            link.execute(params![a.source_path, l.target, l.label, "body"])
-                .map_err(|e| self.err(e))?;
-        }
         Ok(())
     }
 
-    /// Removes the content rows of one file (artifact, body, links); its
-    /// session's search document is rebuilt with the session.
+    /// Removes the row of one file; its session's search document is
+    /// rebuilt with the session.
     pub fn delete_artifact(&self, path: &str) -> Result<()> {
-        let id: Option<i64> = self
-            .tx
-            .prepare_cached("SELECT id FROM artifacts WHERE source_path = ?1")
-            .and_then(|mut s| s.query_row([path], |r| r.get(0)).optional())
-            .map_err(|e| self.err(e))?;
-        // Links go even when the row is missing: rows a race left half
-        // written are replaced whole, never doubled.
-        self.exec("DELETE FROM links WHERE source_path = ?1", [path])?;
-        let Some(id) = id else { return Ok(()) };
-        self.tx
-            .prepare_cached("DELETE FROM frontmatter WHERE artifact_id = ?1")
-            .and_then(|mut s| s.execute([id]))
-            .map_err(|e| self.err(e))?;
         self.exec("DELETE FROM artifacts WHERE source_path = ?1", [path])
     }
 

@@ -26,11 +26,6 @@ const DUMP: &[(&str, &str)] = &[
          FROM artifacts ORDER BY source_path",
     ),
     (
-        "frontmatter",
-        "SELECT a.source_path, f.json FROM frontmatter f JOIN artifacts a ON a.id = f.artifact_id
-         ORDER BY a.source_path",
-    ),
-    (
         "sessions",
         "SELECT agent_id, token, session_id, session_key, project, harness, membership_ts, private,
          sentence, summary_path, transcript_path, compaction_path, manifest_path, compaction_at,
@@ -50,10 +45,6 @@ const DUMP: &[(&str, &str)] = &[
     (
         "session_fts rows",
         "SELECT COUNT(*) FROM session_fts",
-    ),
-    (
-        "links",
-        "SELECT source_path, target, label, origin FROM links ORDER BY source_path, target, label, origin",
     ),
     (
         "problems",

@@ -1,7 +1,7 @@
 //! The derived schema and the telemetry tables: the index's shape and version.
 
 /// Bump when the derived schema changes: a mismatch rebuilds it from markdown.
-pub const SCHEMA_VERSION: i64 = 21;
+pub const SCHEMA_VERSION: i64 = 22;
 
 pub(super) const DERIVED_SCHEMA: &str = "
 CREATE TABLE files (
@@ -53,11 +53,6 @@ CREATE TABLE artifacts (
     -- A person's aliases and tags (Obsidian's standard properties): searched
     -- with the session's sentence.
     properties TEXT
-);
--- The whole frontmatter as JSON, kept apart so artifact rows stay small for projections.
-CREATE TABLE frontmatter (
-    artifact_id INTEGER PRIMARY KEY,
-    json TEXT NOT NULL
 );
 CREATE INDEX artifacts_session ON artifacts(agent_id, token);
 CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
@@ -118,13 +113,6 @@ CREATE TABLE session_days (
     n INTEGER NOT NULL,
     PRIMARY KEY (agent_id, day, project)
 ) WITHOUT ROWID;
-CREATE TABLE links (
-    source_path TEXT NOT NULL,
-    target TEXT NOT NULL,
-    label TEXT,
-    origin TEXT NOT NULL
-);
-CREATE INDEX links_source ON links(source_path);
 CREATE TABLE problems (
     path TEXT NOT NULL,
     severity TEXT NOT NULL,
@@ -191,6 +179,10 @@ pub(super) const DERIVED_TABLES: &[&str] = &[
     "artifacts",
     "artifact_fts",
     "session_fts",
+    // Tables of older schemas, dropped on the rebuild: `frontmatter` (each
+    // artifact's frontmatter as JSON) and `links` (its wikilinks) were written
+    // for every file and read by nothing but index dumps; they were 12 % of a
+    // cold sync's CPU. The files hold both; validation reads them there.
     "frontmatter",
     "sessions",
     "session_days",

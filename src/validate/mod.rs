@@ -114,9 +114,7 @@ pub struct Artifact {
     /// `N:hash`: how many source messages this transcript and its earlier parts hold.
     pub source_cursor: Option<String>,
     pub revision: Option<i64>,
-    pub frontmatter_json: String,
     pub body: String,
-    pub links: Vec<Wikilink>,
     /// What a person called the session in Obsidian's standard properties
     /// (`aliases`, `tags`), joined for search.
     pub properties: Option<String>,
@@ -394,11 +392,8 @@ pub fn validate_artifact(path: &str, text: &str, name: &CanonicalName, config: &
     let failed = problems.iter().any(|p| p.severity == Severity::Error);
     verdict.problems = problems;
     if !failed {
-        let frontmatter_json = serde_json::to_string(&doc.frontmatter).unwrap_or_default();
         verdict.artifact = Some(Artifact {
-            frontmatter_json,
             body: doc.body.to_string(),
-            links,
             properties: person_properties(&doc.frontmatter),
             ..artifact
         });

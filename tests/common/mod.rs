@@ -176,12 +176,10 @@ impl Workspace {
         let mut out = Vec::new();
         for sql in [
             "SELECT a.source_path, a.source_sha256, a.source_kind, a.agent_id, a.token, a.session_id,
-             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale, j.json
-             FROM artifacts a JOIN frontmatter j ON j.artifact_id = a.id
-             ORDER BY a.source_path",
+             a.session_key, a.project, a.membership_ts, a.memory_sentence, a.stale
+             FROM artifacts a ORDER BY a.source_path",
             "SELECT s.agent_id, s.token, s.sentence, f.summary, f.transcript, f.compaction
              FROM sessions s JOIN session_fts f ON f.rowid = s.fts_id ORDER BY s.agent_id, s.token",
-            "SELECT source_path, target, label, origin FROM links ORDER BY source_path, target, origin",
             "SELECT source_path, agent_id, token, removed_at, reason FROM tombstones ORDER BY source_path",
             // A hand deletion's notice is history, not something the files say.
             "SELECT path, severity, rule, reason FROM problems WHERE rule <> 'artifact.deleted' ORDER BY path, rule, reason",
