@@ -56,7 +56,6 @@ CREATE TABLE artifacts (
 );
 CREATE INDEX artifacts_session ON artifacts(agent_id, token);
 CREATE INDEX artifacts_membership ON artifacts(agent_id, membership_ts);
-CREATE INDEX artifacts_captured ON artifacts(agent_id, captured_at);
 CREATE INDEX artifacts_token ON artifacts(token);
 -- One search document per session (rowid = sessions.fts_id): ranking whole sessions
 -- is half the bm25 work of ranking their artifacts one by one. It also holds the
