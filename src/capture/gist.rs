@@ -20,8 +20,9 @@ use crate::transcript::{Role, Transcript};
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
 const REQUEST_WORDS: usize = 22;
-/// Words of a question the work followed, named before the ask.
-const QUESTION_WORDS: usize = 10;
+/// Words of a question the work followed, named before the ask (only
+/// questions of `summarize`'s orienting length, 8 words, are named).
+const QUESTION_CLIP_WORDS: usize = 10;
 const OUTCOME_WORDS: usize = 12;
 const OUTCOME_WORDS_MAX: usize = 20;
 const SENTENCE_WORDS: usize = 44;
@@ -38,7 +39,7 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         }
         // The question the work followed, then the ask that set it going.
         (_, Some(question)) => {
-            let question = clip_words(&request_gist(&question), QUESTION_WORDS);
+            let question = clip_words(&request_gist(&question), QUESTION_CLIP_WORDS);
             let ask = request_gist(request);
             let room = REQUEST_WORDS.saturating_sub(word_count(&question)).max(8);
             format!("{question} → {}", clip_words(&ask, room))

@@ -312,7 +312,7 @@ fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)
     let typed = typed_words(&requests[first]);
     let short_question = typed.trim_end().ends_with(['?', '？'])
         && !typed.starts_with('/')
-        && crate::sentence::word_count(&typed) <= QUESTION_WORDS;
+        && crate::sentence::word_count(&typed) <= ORIENTING_QUESTION_WORDS;
     if !short_question || replies[first].changes > 0 || lead(requests, replies) != Some(first) {
         return None;
     }
@@ -328,7 +328,7 @@ fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)
 }
 
 /// Words of an opening question short enough to be an orientation.
-const QUESTION_WORDS: usize = 8;
+const ORIENTING_QUESTION_WORDS: usize = 8;
 
 /// The first request that says something on its own. "continue our app",
 /// the agent's "Which app?", then "our vps project": a few words that only
