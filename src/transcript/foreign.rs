@@ -108,6 +108,9 @@ pub(crate) fn text(text: &str, known: &HarnessFiles) -> Option<Foreign> {
     if is_log(&head) {
         return Some(LOG);
     }
+    if is_stack_trace(&head) {
+        return Some(TRACE);
+    }
     (known.export)(first, &head)
         .or_else(|| specstory_export(&head).then_some("a SpecStory export (Markdown)"))
 }
@@ -124,7 +127,79 @@ fn is_log(head: &[&str]) -> bool {
         .take(40)
         .collect();
     let logged = lines.iter().filter(|l| is_log_line(l)).count();
-    logged >= 3 && logged * 10 >= lines.len() * 7
+    // Two lines are a log when they are all there is.
+    (logged >= 3 && logged * 10 >= lines.len() * 7) || (logged >= 2 && logged == lines.len())
+}
+
+const TRACE: Foreign = "a program's error output (a stack trace), not a conversation: capture the session file the harness keeps instead (`memsync harvest` finds them)";
+
+/// A stack trace and nothing else: it opens as Python, Rust, Java, Go or
+/// JavaScript open one, and every line after is a frame, the code a frame
+/// shows, a note the runtime adds, or the error itself.
+fn is_stack_trace(head: &[&str]) -> bool {
+    let lines: Vec<&str> = head
+        .iter()
+        .filter(|l| !l.trim().is_empty())
+        .copied()
+        .collect();
+    let Some((first, rest)) = lines.split_first() else {
+        return false;
+    };
+    let first = first.trim();
+    // Rust prints the panic's message on the line after where it happened.
+    let rust = first.starts_with("thread '") && first.contains("' panicked at");
+    let rest = if rust {
+        rest.get(1..).unwrap_or_default()
+    } else {
+        rest
+    };
+    let opens = first.starts_with("Traceback (most recent call last)")
+        || rust
+        || first.starts_with("Exception in thread ")
+        || first.starts_with("goroutine ") && first.ends_with("]:")
+        || first.starts_with("panic: ")
+        || is_error_line(first) && rest.first().is_some_and(|l| is_frame(l));
+    opens
+        && (rust || !rest.is_empty())
+        && rest.iter().all(|l| is_frame(l) || is_error_line(l.trim()))
+}
+
+/// A frame of a trace (`  File "x.py", line 3, in f`, `at f (x.js:1:2)`,
+/// `   2: std::rt::lang_start`), the indented code or path under one, or a
+/// note the runtime adds between them.
+fn is_frame(line: &str) -> bool {
+    let t = line.trim();
+    const NOTES: &[&str] = &[
+        "note: run with `RUST_BACKTRACE",
+        "stack backtrace:",
+        "During handling of the above exception",
+        "The above exception was the direct cause",
+        "Caused by:",
+        "... ",
+        "[signal ",
+        "exit status ",
+        "goroutine ",
+    ];
+    line.starts_with([' ', '\t'])
+        || t.starts_with("File \"")
+        || t.starts_with("at ")
+        // Go names each frame's call on a line of its own: `main.main()`.
+        || !t.contains(' ') && t.contains('(') && t.ends_with(')')
+        || t.split_once(": ").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+        || NOTES.iter().any(|n| t.starts_with(n))
+}
+
+/// The error a trace ends or opens with: `NameError: name 'x' is not
+/// defined`, `java.lang.IllegalStateException: …`, `TypeError: …`.
+fn is_error_line(line: &str) -> bool {
+    // Python's last line may be the bare name (`KeyboardInterrupt`).
+    let name = line.split_once(':').map_or(line, |(name, _)| name);
+    let name = name.rsplit('.').next().unwrap_or(name);
+    !name.is_empty()
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && ["Error", "Exception", "Panic", "Interrupt", "Exit"]
+            .iter()
+            .any(|k| name.ends_with(k))
 }
 
 /// A line that names its level within its first few words.
@@ -201,6 +276,48 @@ mod tests {
             assistant: Good. The linker was the only thing missing.\n";
         assert_eq!(text(chat, &NO_HARNESS), None);
         let notes = "# Notes\n\nAt a high level the cache is fine.\nThe error level is low.\n";
+        assert_eq!(text(notes, &NO_HARNESS), None);
+    }
+
+    /// The class: two levelled lines and nothing else are a log too.
+    #[test]
+    fn two_levelled_lines_alone_are_a_log() {
+        let two = [
+            "2026-03-02T09:00:01Z [INFO] Starting Copilot CLI\n2026-03-02T09:00:02Z [ERROR] no token",
+            "INFO worker started\nWARN queue is full",
+            "time=09:00:01 level=info msg=up\ntime=09:00:02 level=error msg=down",
+        ];
+        for log in two {
+            assert_eq!(text(log, &NO_HARNESS), Some(LOG), "{log}");
+        }
+        let one_of_two = "[INFO] the job ran\nplease tell me why it was slow";
+        assert_eq!(text(one_of_two, &NO_HARNESS), None);
+    }
+
+    /// The class: a stack trace alone, as each runtime prints one, is a
+    /// program's error output; a conversation or notes quoting one are not.
+    #[test]
+    fn a_stack_trace_alone_is_told_from_a_conversation_quoting_one() {
+        let traces = [
+            "Traceback (most recent call last):\n  File \"app.py\", line 3, in <module>\n    main()\n  File \"app.py\", line 2, in main\n    foo()\nNameError: name 'foo' is not defined",
+            "Traceback (most recent call last):\n  File \"loop.py\", line 9, in <module>\n    time.sleep(1)\nKeyboardInterrupt",
+            "thread 'main' panicked at src/main.rs:2:5:\nindex out of bounds: the len is 3 but the index is 7\nnote: run with `RUST_BACKTRACE=1` environment variable to display a backtrace",
+            "Exception in thread \"main\" java.lang.IllegalStateException: closed\n\tat com.shop.Cart.add(Cart.java:41)\n\tat com.shop.Main.main(Main.java:12)",
+            "TypeError: cart.items is not iterable\n    at total (/srv/shop/cart.js:14:22)\n    at Object.<anonymous> (/srv/shop/index.js:3:1)",
+            "panic: runtime error: invalid memory address or nil pointer dereference\n[signal SIGSEGV: segmentation violation code=0x1 addr=0x0 pc=0x4a1b2c]\n\ngoroutine 1 [running]:\nmain.main()\n\t/home/ana/shop/main.go:9 +0x1c\nexit status 2",
+        ];
+        for trace in traces {
+            assert_eq!(text(trace, &NO_HARNESS), Some(TRACE), "{trace}");
+        }
+        let asked = format!("why does this fail?\n\n{}", traces[0]);
+        assert_eq!(text(&asked, &NO_HARNESS), None);
+        let dialogue = format!(
+            "user: {}\nassistant: foo is never imported; add `from lib import foo`.",
+            traces[4]
+        );
+        assert_eq!(text(&dialogue, &NO_HARNESS), None);
+        let notes =
+            "TypeError: the usual one\nWe saw it twice last week and fixed it by pinning node.";
         assert_eq!(text(notes, &NO_HARNESS), None);
     }
 
