@@ -73,6 +73,10 @@ pub struct Message {
     /// Who sent a person's message through a chat bridge (`+51935507781`,
     /// `id:7627639740`), when the envelope says.
     pub sender: Option<String>,
+    /// The turn's last words (with or without calls after them) were said
+    /// while it worked, by the harness's own mark (Codex's `commentary`
+    /// phase): a turn that ends on them was cut off before its answer.
+    working: bool,
 }
 
 impl Message {
@@ -93,6 +97,12 @@ impl Message {
     pub fn said_before_report(&self) -> Option<&str> {
         let before = self.text.get(..self.report_from)?.trim();
         (self.reported() && !before.is_empty()).then_some(before)
+    }
+
+    /// Whether the turn's last words are ones its harness marked as said
+    /// while working, with no answer after them.
+    pub fn ends_working(&self) -> bool {
+        self.working
     }
 
     /// Whether the turn says anything after its last tool call.
@@ -419,6 +429,7 @@ impl Transcript {
         {
             let before = last.bytes();
             if !text.trim().is_empty() {
+                last.working = false;
                 if !last.text.is_empty() {
                     last.text.push_str("\n\n");
                 }
@@ -451,10 +462,24 @@ impl Transcript {
             report_from,
             elided: None,
             sender: None,
+            working: false,
         };
         let bytes = message.bytes();
         self.messages.push(message);
         self.note_kept(role, bytes);
+    }
+
+    /// Appends what the agent said while it worked (Codex's `commentary`
+    /// phase): like words before a tool call, never the turn's report.
+    pub(crate) fn push_working(&mut self, text: String) {
+        if text.trim().is_empty() {
+            return;
+        }
+        self.push(Role::Assistant, text, Vec::new(), None);
+        if let Some(last) = self.messages.last_mut() {
+            last.report_from = last.text.len();
+            last.working = true;
+        }
     }
 
     /// Counts `bytes` more of the newest message (of `role`) and leaves out

@@ -192,8 +192,9 @@ const ENDED: &str = "the run ended in its tool calls before the agent reported a
 /// words, and it reported nothing in the whole session: those words were
 /// an announcement ("I'll start by splitting payment.py…") or a remark on
 /// the way ("Interesting, the fixtures are older than I thought."), not
-/// what came of the work. One announcement before a single call, or any
-/// words before two calls or more, is such a run.
+/// what came of the work. One announcement before a single call, any
+/// words before two calls or more, or words its harness marked as said
+/// while working, is such a run.
 fn ended_unreported(messages: &[Message]) -> bool {
     let spoke = |m: &Message| m.role == Role::Assistant && !m.text.trim().is_empty();
     // Tool calls and not a word: cut off before the agent said anything.
@@ -216,7 +217,11 @@ fn ended_unreported(messages: &[Message]) -> bool {
             .filter(|m| m.role == Role::Assistant)
             .map(|m| m.tools.len())
             .sum::<usize>();
-    calls >= 2 || (calls == 1 && is_narration(&messages[last].text))
+    // Words the harness marked as said while working (Codex's commentary)
+    // are no report, whatever their wording or calls.
+    calls >= 2
+        || (calls == 1 && is_narration(&messages[last].text))
+        || messages[last].ends_working()
 }
 
 /// Whether the thread of the person's last request ends on the agent

@@ -586,6 +586,7 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
 
 mod bare;
 mod ended;
+mod phases;
 mod progress;
 mod step;
 mod stopped;

@@ -121,7 +121,7 @@ impl Rollout {
             ("event_msg", "agent_message") => {
                 self.events = true;
                 if let Some(text) = str_at(p, "message").as_deref().and_then(clean::assistant) {
-                    self.t.push(Role::Assistant, text, Vec::new(), None);
+                    agent_said(&mut self.t, text, p);
                 }
             }
             ("event_msg", "item_completed") => {
@@ -305,7 +305,7 @@ fn completed_item(t: &mut Transcript, item: &Value) {
         },
         "AgentMessage" => {
             if let Some(text) = text().as_deref().and_then(clean::assistant) {
-                t.push(Role::Assistant, text, Vec::new(), None);
+                agent_said(t, text, item);
             }
         }
         "FileChange" => {
@@ -376,10 +376,21 @@ fn message_item(t: &mut Transcript, p: &Value) {
         }
         Some("assistant") => {
             if let Some(text) = clean::assistant(&text) {
-                t.push(Role::Assistant, text, Vec::new(), None);
+                agent_said(t, text, p);
             }
         }
         _ => {}
+    }
+}
+
+/// What the agent said, by its `phase` where Codex marks one: `commentary`
+/// is said while working (never the turn's answer), `final_answer` is the
+/// answer.
+fn agent_said(t: &mut Transcript, text: String, message: &Value) {
+    if message.get("phase").and_then(Value::as_str) == Some("commentary") {
+        t.push_working(text);
+    } else {
+        t.push(Role::Assistant, text, Vec::new(), None);
     }
 }
 
