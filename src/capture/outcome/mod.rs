@@ -12,6 +12,7 @@
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
 
+mod aside;
 mod commit;
 mod conclusion;
 mod errand;
@@ -81,12 +82,12 @@ pub fn decide(t: &Transcript) -> Outcome {
     }
 }
 
-/// "push it" after the work was reported: the report before it and the
-/// errand's words. What came of the errand ("Pushed.", a rate limit) is
+/// "push it" (an errand) or "what's the date today?" (an aside) after the
+/// work was reported: the report before it and the person's words. What came of the errand ("Pushed.", a rate limit) is
 /// told after the report.
 fn trailing_errand(t: &Transcript, messages: &[Message]) -> Option<(String, String)> {
     let ask = messages.iter().rposition(|m| m.role == Role::User)?;
-    if !errand::is_errand(&messages[ask].text) {
+    if !errand::is_errand(&messages[ask].text) && !aside::is_aside(messages, ask) {
         return None;
     }
     let before = report(t, &messages[..ask]);

@@ -584,6 +584,7 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
     assert!(outcome(&t).starts_with("failed:"), "{}", outcome(&t));
 }
 
+mod aside;
 mod bare;
 mod ended;
 mod phases;
