@@ -85,6 +85,23 @@ fn token_words(token: &str) -> usize {
     words + cjk.div_ceil(2)
 }
 
+/// Where a text's first sentence ends (just past its mark), or its length
+/// when no mark ends one: `。！？` anywhere, `.!?` before a space or the end
+/// (so `v1.2`, `.devenv` and `?page=2` end nothing), never at its first
+/// character.
+pub fn first_sentence_end(text: &str) -> usize {
+    let mut chars = text.char_indices().peekable();
+    while let Some((i, c)) = chars.next() {
+        let next = chars.peek().map(|&(_, n)| n);
+        let ends = matches!(c, '。' | '！' | '？')
+            || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
+        if ends && i > 0 {
+            return i + c.len_utf8();
+        }
+    }
+    text.len()
+}
+
 /// A Han, kana or Hangul character.
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,

@@ -506,17 +506,9 @@ fn unmarked(line: &str) -> &str {
 
 /// Text up to the first sentence end (`. ` / `? ` / `! ` / `。`), if any.
 fn first_sentence(line: &str) -> String {
-    let mut end = line.len();
-    for (i, c) in line.char_indices() {
-        let next = line[i + c.len_utf8()..].chars().next();
-        let ends = matches!(c, '。' | '？' | '！')
-            || (matches!(c, '.' | '?' | '!') && next.is_none_or(char::is_whitespace));
-        if ends && i > 0 {
-            end = i + c.len_utf8();
-            break;
-        }
-    }
-    line[..end].trim().to_string()
+    line[..crate::sentence::first_sentence_end(line)]
+        .trim()
+        .to_string()
 }
 
 #[cfg(test)]

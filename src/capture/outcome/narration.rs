@@ -244,17 +244,9 @@ fn past_purpose_or_manners(lower: &str) -> Option<&str> {
     ((purpose || manners) && crate::sentence::word_count(head) <= 12).then(|| rest.trim_start())
 }
 
-/// Where a text's first sentence ends: after `。！？` or a line break, or
-/// after `.!?` before a space or the end (".devenv" and "e.g" end nothing).
+/// Where a text's first sentence ends: as the sentence module ends one,
+/// and at the end of its first line at the latest.
 pub(super) fn first_sentence_end(text: &str) -> usize {
-    let mut chars = text.char_indices().peekable();
-    while let Some((i, c)) = chars.next() {
-        let next = chars.peek().map(|&(_, n)| n);
-        let ends = matches!(c, '。' | '！' | '？' | '\n')
-            || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
-        if ends {
-            return i + c.len_utf8();
-        }
-    }
-    text.len()
+    let line = text.split_inclusive('\n').next().unwrap_or(text);
+    crate::sentence::first_sentence_end(line)
 }
