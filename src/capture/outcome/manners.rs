@@ -47,6 +47,26 @@ pub(crate) fn is_courtesy(sentence: &str) -> bool {
         "grazie",
         "obrigado",
         "спасибо",
+        // Good-byes close a session as thanks do.
+        "fine",
+        "alright",
+        "bye",
+        "goodbye",
+        "see",
+        "later",
+        "soon",
+        "cya",
+        "and",
+        "再见",
+        "拜拜",
+        "またね",
+        "さようなら",
+        "안녕히",
+        "tchau",
+        "adiós",
+        "adios",
+        "tschüss",
+        "пока",
     ];
     only_words(sentence, WORDS, 6)
 }
@@ -94,14 +114,63 @@ pub(crate) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
 /// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
 /// "네, 알겠습니다.", "承知しました。", "👍").
 pub(crate) fn is_acknowledgement(reply: &str) -> bool {
-    let t = reply
-        .trim()
+    let t = without_address(reply.trim())
         .trim_end_matches(['.', '!', '。', '！', '、', ','])
         .trim();
     !t.is_empty()
         && (t.chars().count() <= 3
             || ACKS.contains(&t.to_lowercase().as_str())
             || is_bare_completion(t))
+}
+
+/// A reply that only agrees to do what was asked ("Certainly!", "Master,
+/// as you wish.", "遵命，主人。"): not a status line ("✅ Done"), which
+/// reports.
+pub(crate) fn only_complies(reply: &str) -> bool {
+    let t = without_address(reply.trim())
+        .trim_end_matches(['.', '!', '。', '！', '、', ','])
+        .trim();
+    ACKS.contains(&t.to_lowercase().as_str()) && !matches!(t, "done" | "Done")
+}
+
+/// A reply without the title it addresses the person by, before or after
+/// it ("Master, as you wish.", "遵命，主人。").
+fn without_address(reply: &str) -> &str {
+    const TITLES: &[&str] = &[
+        "master",
+        "sir",
+        "madam",
+        "boss",
+        "captain",
+        "chief",
+        "my lord",
+        "主人",
+        "老板",
+        "大人",
+        "ご主人様",
+        "주인님",
+        "사장님",
+        "господин",
+        "señor",
+        "monsieur",
+    ];
+    let lower = reply.to_lowercase();
+    for title in TITLES {
+        if lower.starts_with(title)
+            && let Some(rest) = reply
+                .get(title.len()..)
+                .and_then(|r| r.strip_prefix([',', '，', '!', '！']))
+        {
+            return rest.trim();
+        }
+        let bare = lower.trim_end_matches(['.', '!', '。', '！']);
+        if let Some(head) = bare.strip_suffix(title)
+            && let Some(head) = head.trim_end().strip_suffix([',', '，', '、'])
+        {
+            return reply.get(..head.len()).map_or(reply, str::trim);
+        }
+    }
+    reply
 }
 
 /// "I've successfully completed the task.", "All requested changes have
@@ -294,4 +363,10 @@ const ACKS: &[&str] = &[
     "entendido",
     "claro",
     "verstanden",
+    "as you wish",
+    "at your service",
+    "with pleasure",
+    "my pleasure",
+    "right away",
+    "遵命",
 ];

@@ -456,6 +456,8 @@ fn answer_in(said: &str) -> String {
                 && !is_table(p)
                 && !lead::is_offer(p)
                 && !lead::is_realisation(p)
+                // "Master, as you wish." before what was done.
+                && !manners::only_complies(p)
         })
         .or(paras.len().checked_sub(1))
     else {
