@@ -11,7 +11,9 @@
 
 use super::brief::{brief_task, past_preamble, prose_lines};
 use super::clip::clip_words;
-use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
+use super::outcome::{
+    Commit, Outcome, is_courtesy, is_thanks, lead, only_words, past_acknowledging_clause,
+};
 use super::remarks;
 use super::summarize;
 use crate::sentence::{self, word_count};
@@ -317,7 +319,7 @@ const LEAD_IN_WORDS: usize = 5;
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
-    let out = gist(text);
+    let out = past_ties(gist(text));
     let mut lines = prose_lines(brief_task(past_preamble(text)));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
@@ -422,6 +424,27 @@ fn gist(text: &str) -> String {
     // sentence start after "please" the person's own.
     out
 }
+
+/// An ask without what ties it to the turn before it ("ok, now rename …",
+/// "then write …"), when the rest still says something.
+fn past_ties(ask: String) -> String {
+    let mut out = past_acknowledging_clause(&ask);
+    // "now that the cache works, drop the mutex" opens a clause of its own.
+    while let Some(rest) = CONNECTIVES
+        .iter()
+        .find_map(|c| out.strip_prefix(c))
+        .filter(|rest| word_count(rest) >= 3 && !rest.starts_with("that "))
+    {
+        out = rest;
+    }
+    out.to_string()
+}
+
+/// Words that open an ask by tying it to the turn before it.
+const CONNECTIVES: &[&str] = &[
+    "now ", "Now ", "then ", "Then ", "also ", "Also ", "and ", "And ", "next ", "Next ", "now, ",
+    "Now, ", "then, ", "Then, ", "next, ", "Next, ",
+];
 
 /// A question or ask that names nothing ("How could I solve this issue?").
 fn names_nothing(sentence: &str) -> bool {
@@ -590,7 +613,7 @@ mod tests {
             ),
             (
                 "Thanks! Now add a --dry-run flag to deploy.sh.",
-                "Now add a --dry-run flag to deploy.sh.",
+                "add a --dry-run flag to deploy.sh.",
             ),
             (
                 "Add a retry with backoff to the fetcher in src/fetch.rs. Then update the docs.",
@@ -690,6 +713,29 @@ mod tests {
             }
         }
         assert_eq!(request_gist("hello there!"), "hello there!");
+        // An acknowledgement or a word that ties the ask to the turn
+        // before it gives way to the ask, in any combination.
+        let ask = "rename the utils package to common everywhere";
+        for tie in [
+            "ok, now ",
+            "fine. now ",
+            "Then ",
+            "then, ",
+            "also ",
+            "And ",
+            "Next, ",
+            "okay, also ",
+            "好的，",
+        ] {
+            assert_eq!(request_gist(&format!("{tie}{ask}")), ask, "{tie}");
+        }
+        for kept in [
+            "now that the cache works, drop the mutex",
+            "now push it",
+            "then what?",
+        ] {
+            assert_eq!(request_gist(kept), kept);
+        }
         assert_eq!(
             request_gist("Hello Pi, nice to *meet* you! -L"),
             "Hello Pi, nice to *meet* you!"
