@@ -56,11 +56,16 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         s.push_str(base);
         s.push_str(": ");
     }
-    s.push_str(request.trim_end_matches(['.', '。', ';', ':', ',']));
-    if let Some(where_) = touched(t) {
-        s.push_str("; ");
-        s.push_str(&where_);
-    }
+    // A request of only dots or marks ("...", "?") says nothing: what was
+    // done says what the session was.
+    let said = request.trim_end_matches(['.', '。', ';', ':', ',']);
+    let said = Some(said).filter(|r| r.chars().any(char::is_alphanumeric));
+    let parts: Vec<String> = said
+        .map(str::to_string)
+        .into_iter()
+        .chain(touched(t))
+        .collect();
+    s.push_str(&parts.join("; "));
     let budget = SENTENCE_WORDS
         .saturating_sub(word_count(&s) + 1)
         .clamp(OUTCOME_WORDS, OUTCOME_WORDS_MAX);
@@ -80,8 +85,14 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         Outcome { report, .. } => clip_words(&outcome_gist(&report), budget),
     };
     if !outcome.is_empty() {
-        s.push_str("; outcome: ");
+        s.push_str(if parts.is_empty() {
+            "outcome: "
+        } else {
+            "; outcome: "
+        });
         s.push_str(&outcome);
+    } else if parts.is_empty() {
+        return None;
     }
     if word_count(&s) < 12 {
         let tools = t.tool_uses().count();
@@ -314,6 +325,10 @@ fn list(first: &str, n: usize) -> String {
 /// names the subject of what that line asks ("The login page.").
 const LEAD_IN_WORDS: usize = 5;
 
+/// Words from which a first sentence that asks nothing is backstory, too
+/// long to name with the ask after it.
+const BACKSTORY_WORDS: usize = 12;
+
 /// The gist of a request: "the nginx error log. the site returns 502 since
 /// this morning, find out why and fix it" names in a short first sentence
 /// what the rest of its line asks about, and goes on into it. (An answer's
@@ -340,6 +355,16 @@ fn request_gist(text: &str) -> String {
         return format!("{out} {item}");
     }
     let next = first_sentence(rest);
+    // "I've worked on this shop for three months and the team moved to
+    // PostgreSQL. I need you to update settings.py …": a long first
+    // sentence that asks nothing gives way to the ask after it.
+    if word_count(&out) > BACKSTORY_WORDS
+        && !out.ends_with(['?', '？'])
+        && !remarks::opens_an_ask(&out)
+        && remarks::opens_an_ask(&next)
+    {
+        return past_ties(gist(&next));
+    }
     let lead_in = remarks::sets_the_scene(&out)
         || (!is_courtesy(&out)
             && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
@@ -974,6 +999,64 @@ mod tests {
                 serde_json::json!([{"type": "text", "text": reply}])
             )
         ))
+    }
+
+    /// The class: a request of only dots or marks, with or without work
+    /// after it, says nothing; what was done or answered says it.
+    #[test]
+    fn a_request_of_only_marks_gives_way_to_what_was_done() {
+        for marks in ["...", "?", "。。。", "!!"] {
+            let s = compose(
+                &session(marks, "Fixed the header overlap."),
+                Some("/w/shop"),
+            );
+            assert_eq!(
+                s.as_deref(),
+                Some(
+                    "shop: outcome: Fixed the header overlap. (session of 1 request, 0 tool calls)."
+                ),
+                "{marks}"
+            );
+        }
+    }
+
+    /// The class: a long first sentence that asks nothing (backstory) and
+    /// the ask after it, in any language: the ask is the request. A short
+    /// scene goes on into the ask, and a first sentence that asks stays.
+    #[test]
+    fn a_long_first_sentence_that_asks_nothing_gives_way_to_the_ask_after_it() {
+        let story = [
+            "I have been working on this online shop in Django for three months and the team decided to move to PostgreSQL.",
+            "Estou trabalhando num projeto de loja virtual em Django há três meses e a equipe decidiu migrar o banco.",
+            "Wir arbeiten seit drei Monaten an diesem Shop in Django und das Team hat beschlossen, auf PostgreSQL umzusteigen.",
+        ];
+        let asks = [
+            (
+                "Please update settings.py to read DATABASE_URL.",
+                "update settings.py to read DATABASE_URL.",
+            ),
+            (
+                "Preciso que você atualize o settings.py.",
+                "Preciso que você atualize o settings.py.",
+            ),
+            (
+                "Kannst du settings.py anpassen?",
+                "Kannst du settings.py anpassen?",
+            ),
+            ("请帮我更新 settings.py。", "请帮我更新 settings.py。"),
+        ];
+        for s in story {
+            for (ask, want) in asks {
+                assert_eq!(request_gist(&format!("{s} {ask}")), want, "{s} {ask}");
+            }
+            // What follows without asking leaves the story the request.
+            let told = format!("{s} It has been a long quarter.");
+            assert!(request_gist(&told).starts_with(&s[..20]));
+        }
+        let scene = "I have a folder of 300 scanned invoices. Please rename them by date.";
+        assert_eq!(request_gist(scene), scene);
+        let asked = "Can you check why the nightly export to the billing service has been failing since Monday? Please hurry.";
+        assert!(request_gist(asked).starts_with("check why the nightly export"));
     }
 
     #[test]

@@ -255,6 +255,65 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
             || OPENERS_CJK.iter().any(|o| lower.starts_with(o)))
 }
 
+/// Whether a sentence opens by asking for something, in the words people
+/// ask with: "please …", "can you …", "I need you to …", "preciso que …",
+/// "请…", "…してください" (at its end, as Japanese asks).
+pub(super) fn opens_an_ask(sentence: &str) -> bool {
+    const ASKS: &[&str] = &[
+        "please ",
+        "can you ",
+        "could you ",
+        "would you ",
+        "i need you to ",
+        "i want you to ",
+        "i'd like you to ",
+        "i would like you to ",
+        "help me ",
+        "preciso que ",
+        "quero que ",
+        "pode ",
+        "poderia ",
+        "por favor",
+        "necesito que ",
+        "quiero que ",
+        "puedes ",
+        "podrías ",
+        "je voudrais que ",
+        "peux-tu ",
+        "pouvez-vous ",
+        "merci de ",
+        "ich möchte, dass ",
+        "kannst du ",
+        "könntest du ",
+        "bitte ",
+        "можешь ",
+        "нужно ",
+        "помоги ",
+        "пожалуйста",
+        "bạn có thể ",
+        "hãy ",
+        "请",
+        "帮我",
+        "麻烦",
+        "能不能",
+        "可以帮",
+        "你能",
+        "부탁",
+    ];
+    let lower = sentence.trim().to_lowercase();
+    ASKS.iter().any(|a| lower.starts_with(a))
+        || [
+            "してください",
+            "して下さい",
+            "お願いします",
+            "주세요",
+            "해줘",
+            "해 줘",
+        ]
+        .iter()
+        .any(|a| lower.trim_end_matches(['。', '.', '!', '！']).ends_with(a))
+}
+
 /// A sentence past its opening greeting: "hi, can you fix the typo" asks
 /// "can you fix the typo". A greeting alone stays as it is, and so does one
 /// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
