@@ -173,6 +173,9 @@ pub(super) fn end_sentence(s: &str) -> String {
 /// catch!" and "Let me check." give way to the sentence after them.
 fn outcome_gist(answer: &str) -> String {
     let mut rest = past_introduction(answer.trim());
+    if let Some(items) = short_list(rest) {
+        return items;
+    }
     let mut first = None;
     for _ in 0..4 {
         let one = gist(rest);
@@ -263,6 +266,32 @@ fn past_introduction(answer: &str) -> &str {
     } else {
         answer
     }
+}
+
+/// "- dark mode\n- CSV export\n- faster search" after an introduction: a
+/// list of short items is said as one, "dark mode, CSV export, faster
+/// search"; its first item alone would name a third of it.
+fn short_list(text: &str) -> Option<String> {
+    const ITEM_WORDS: usize = 6;
+    let lines: Vec<&str> = text
+        .lines()
+        .map(str::trim)
+        .take_while(|l| !l.is_empty())
+        .collect();
+    let items: Vec<&str> = lines.iter().map(|l| unmarked(l)).collect();
+    let all_items = lines.len() >= 2 && lines.iter().zip(&items).all(|(l, i)| l != i);
+    let short = items
+        .iter()
+        .all(|i| word_count(i) <= ITEM_WORDS && !i.is_empty() && !i.ends_with([':', '：']));
+    // Items that are sentences ("1. It fails because …") are kept apart.
+    let sentences = items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
+    (all_items && short).then(|| {
+        items
+            .iter()
+            .map(|i| i.trim_end_matches(['.', '。', ';', ',']).replace("**", ""))
+            .collect::<Vec<_>>()
+            .join(if sentences { "; " } else { ", " })
+    })
 }
 
 fn plural(n: usize) -> &'static str {
@@ -999,6 +1028,39 @@ mod tests {
                 serde_json::json!([{"type": "text", "text": reply}])
             )
         ))
+    }
+
+    /// The class: a list of short items after an introduction is said as
+    /// one; items that are sentences are kept apart, and a list of long
+    /// items or of one item gives its first.
+    #[test]
+    fn a_list_of_short_items_is_said_as_one() {
+        for (answer, want) in [
+            (
+                "The release contains the following:\n\n- dark mode\n- CSV export\n- faster search",
+                "dark mode, CSV export, faster search",
+            ),
+            (
+                "本次发布包含：\n\n1. 深色模式\n2. CSV 导出",
+                "深色模式, CSV 导出",
+            ),
+            (
+                "* **tokio** 1.40\n* **serde** 1.0.210",
+                "tokio 1.40, serde 1.0.210",
+            ),
+            (
+                "1. It fails because PATH lacks /usr/local/bin.\n2. Its logs go to /var/log/cron.log.",
+                "It fails because PATH lacks /usr/local/bin; Its logs go to /var/log/cron.log",
+            ),
+        ] {
+            assert_eq!(outcome_gist(answer), want, "{answer}");
+        }
+        let long =
+            "- Moved the retry loop into its own module so it can be tested alone\n- Added jitter";
+        assert_eq!(
+            outcome_gist(long),
+            "Moved the retry loop into its own module so it can be tested alone"
+        );
     }
 
     /// The class: a request of only dots or marks, with or without work
