@@ -370,6 +370,18 @@ fn request_gist(text: &str) -> String {
     let Some(rest) = after(line, out.as_str()).map(str::trim_start) else {
         return out;
     };
+    // "You are a senior Rust engineer. Review the PR …": the role the person
+    // gives the agent is not what they ask of it; the next sentence, on the
+    // same line or the next, is.
+    if remarks::assigns_a_role(&out) {
+        let next = Some(first_sentence(rest))
+            .filter(|n| !n.is_empty())
+            .or_else(|| lines.next().map(|l| first_sentence(unmarked(l))))
+            .filter(|n| !n.is_empty());
+        if let Some(next) = next {
+            return past_ties(gist(&next));
+        }
+    }
     // "1) is the cache thread-safe? 2) can we drop the mutex?": questions
     // asked as a list, on one line or on the list's lines, are asked together.
     let listed = |item: &str| unmarked(item) != item;
@@ -1061,6 +1073,32 @@ mod tests {
             outcome_gist(long),
             "Moved the retry loop into its own module so it can be tested alone"
         );
+    }
+
+    /// The class: a role given to the agent ("You are …", "Act as …") in
+    /// any language, then the ask on its line or the next: the ask is the
+    /// request. A role alone, or a question, stays.
+    #[test]
+    fn a_role_given_to_the_agent_gives_way_to_the_ask_after_it() {
+        let roles = [
+            "You are a senior Rust engineer.",
+            "Act as an SEO expert and orchestrator.",
+            "Agis en tant qu'expert SEO.",
+            "Actúa como un arquitecto de software.",
+            "Ты — опытный DevOps-инженер.",
+            "你是一名资深前端工程师。",
+            "あなたは熟練したエンジニアです。",
+        ];
+        let ask = "Review the retry logic in src/fetch.rs and list what can fail.";
+        for role in roles {
+            for sep in [" ", "\n", "\n\n"] {
+                let got = request_gist(&format!("{role}{sep}{ask}"));
+                assert_eq!(got, ask, "{role:?} {sep:?}");
+            }
+            assert_eq!(request_gist(role), role);
+        }
+        let asked = "You are a good judge of this: should we drop the mutex?";
+        assert_eq!(request_gist(asked), asked);
     }
 
     /// The class: a request of only dots or marks, with or without work
