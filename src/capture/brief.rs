@@ -7,14 +7,6 @@
 /// The text after a role-play preamble ("You are a senior Rust engineer.
 /// …"), when a paragraph follows it; the text itself otherwise.
 pub(super) fn past_preamble(text: &str) -> &str {
-    const ROLES: &[&str] = &[
-        "you are ",
-        "you're ",
-        "act as ",
-        "pretend ",
-        "imagine you",
-        "your role",
-    ];
     /// Lines that go on describing the role rather than asking.
     const RULES: &[&str] = &[
         "you ", "your ", "always ", "never ", "do not ", "don't ", "follow ",
@@ -44,6 +36,61 @@ pub(super) fn past_preamble(text: &str) -> &str {
     } else {
         rest
     }
+}
+
+/// How a role-play preamble opens, in the languages the harnesses are used in.
+const ROLES: &[&str] = &[
+    "you are ",
+    "you're ",
+    "act as ",
+    "act like ",
+    "acting as ",
+    "pretend ",
+    "imagine you",
+    "your role",
+    "agis en tant qu",
+    "agis comme ",
+    "tu es un ",
+    "tu es une ",
+    "vous êtes un ",
+    "actúa como ",
+    "actua como ",
+    "eres un ",
+    "eres una ",
+    "atue como ",
+    "aja como ",
+    "você é um ",
+    "você é uma ",
+    "du bist ein ",
+    "du bist eine ",
+    "handle als ",
+    "agisci come ",
+    "sei un ",
+    "ты — ",
+    "ты - ",
+    "представь, что ты ",
+    "действуй как ",
+    "bạn là một ",
+    "hãy đóng vai ",
+    "你是一个",
+    "你是一名",
+    "你现在是",
+    "请你扮演",
+    "请扮演",
+    "あなたは",
+    "당신은 ",
+];
+
+/// Whether a sentence only gives the agent a role ("You are a senior Rust
+/// engineer.", "Act as an SEO expert.", "Agis en tant qu'expert…", "你是一名
+/// 资深前端工程师。"): a preamble's opening, not the ask after it.
+pub(super) fn assigns_a_role(sentence: &str) -> bool {
+    let lower = sentence.trim().to_lowercase();
+    // "You are a good judge of this: should we …" asks; a long sentence
+    // that opens so says more than a role.
+    !lower.ends_with(['?', '？'])
+        && crate::sentence::word_count(&lower) <= 24
+        && ROLES.iter().any(|r| lower.starts_with(r))
 }
 
 /// A brief written in sections (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what

@@ -373,7 +373,7 @@ fn request_gist(text: &str) -> String {
     // "You are a senior Rust engineer. Review the PR …": the role the person
     // gives the agent is not what they ask of it; the next sentence, on the
     // same line or the next, is.
-    if remarks::assigns_a_role(&out) {
+    if super::brief::assigns_a_role(&out) {
         let next = Some(first_sentence(rest))
             .filter(|n| !n.is_empty())
             .or_else(|| lines.next().map(|l| first_sentence(unmarked(l))))

@@ -255,60 +255,6 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
             || OPENERS_CJK.iter().any(|o| lower.starts_with(o)))
 }
 
-/// Whether a sentence only gives the agent a role ("You are a senior Rust
-/// engineer.", "Act as an SEO expert.", "Agis en tant qu'expert…", "你是一名
-/// 资深前端工程师。"): a system prompt's opening, not the ask after it.
-pub(super) fn assigns_a_role(sentence: &str) -> bool {
-    const ROLES: &[&str] = &[
-        "you are a ",
-        "you are an ",
-        "you're a ",
-        "you're an ",
-        "you are now ",
-        "act as ",
-        "act like ",
-        "acting as ",
-        "pretend you are ",
-        "imagine you are ",
-        "agis en tant qu",
-        "agis comme ",
-        "tu es un ",
-        "tu es une ",
-        "vous êtes un ",
-        "actúa como ",
-        "actua como ",
-        "eres un ",
-        "eres una ",
-        "atue como ",
-        "aja como ",
-        "você é um ",
-        "você é uma ",
-        "du bist ein ",
-        "du bist eine ",
-        "handle als ",
-        "agisci come ",
-        "sei un ",
-        "ты — ",
-        "ты - ",
-        "представь, что ты ",
-        "действуй как ",
-        "bạn là một ",
-        "hãy đóng vai ",
-        "你是一个",
-        "你是一名",
-        "你现在是",
-        "请你扮演",
-        "请扮演",
-        "あなたは",
-        "당신은 ",
-    ];
-    let lower = sentence.trim().to_lowercase();
-    let asks = lower.ends_with(['?', '？']);
-    // "You are a good judge of this: should we …" asks; a long sentence
-    // that opens so says more than a role.
-    !asks && crate::sentence::word_count(&lower) <= 24 && ROLES.iter().any(|r| lower.starts_with(r))
-}
-
 /// Whether a sentence opens by asking for something, in the words people
 /// ask with: "please …", "can you …", "I need you to …", "preciso que …",
 /// "请…", "…してください" (at its end, as Japanese asks).
