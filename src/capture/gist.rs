@@ -11,9 +11,7 @@
 
 use super::brief::{brief_task, past_preamble, prose_lines};
 use super::clip::clip_words;
-use super::outcome::{
-    Commit, Outcome, is_courtesy, is_thanks, lead, only_words, past_acknowledging_clause,
-};
+use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
 use super::remarks;
 use super::summarize;
 use crate::sentence::{self, word_count};
@@ -363,7 +361,7 @@ const BACKSTORY_WORDS: usize = 12;
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
-    let out = past_ties(gist(text));
+    let out = remarks::past_ties(gist(text));
     let mut lines = prose_lines(brief_task(past_preamble(text)));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
@@ -379,7 +377,7 @@ fn request_gist(text: &str) -> String {
             .or_else(|| lines.next().map(|l| first_sentence(unmarked(l))))
             .filter(|n| !n.is_empty());
         if let Some(next) = next {
-            return past_ties(gist(&next));
+            return remarks::past_ties(gist(&next));
         }
     }
     // "1) is the cache thread-safe? 2) can we drop the mutex?": questions
@@ -404,7 +402,7 @@ fn request_gist(text: &str) -> String {
         && !remarks::opens_an_ask(&out)
         && remarks::opens_an_ask(&next)
     {
-        return past_ties(gist(&next));
+        return remarks::past_ties(gist(&next));
     }
     let lead_in = remarks::sets_the_scene(&out)
         || (!is_courtesy(&out)
@@ -490,27 +488,6 @@ fn gist(text: &str) -> String {
     // sentence start after "please" the person's own.
     out
 }
-
-/// An ask without what ties it to the turn before it ("ok, now rename …",
-/// "then write …"), when the rest still says something.
-fn past_ties(ask: String) -> String {
-    let mut out = past_acknowledging_clause(&ask);
-    // "now that the cache works, drop the mutex" opens a clause of its own.
-    while let Some(rest) = CONNECTIVES
-        .iter()
-        .find_map(|c| out.strip_prefix(c))
-        .filter(|rest| word_count(rest) >= 3 && !rest.starts_with("that "))
-    {
-        out = rest;
-    }
-    out.to_string()
-}
-
-/// Words that open an ask by tying it to the turn before it.
-const CONNECTIVES: &[&str] = &[
-    "now ", "Now ", "then ", "Then ", "also ", "Also ", "and ", "And ", "next ", "Next ", "now, ",
-    "Now, ", "then, ", "Then, ", "next, ", "Next, ",
-];
 
 /// A question or ask that names nothing ("How could I solve this issue?").
 fn names_nothing(sentence: &str) -> bool {

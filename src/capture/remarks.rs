@@ -345,3 +345,24 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
         sentence
     }
 }
+
+/// An ask without what ties it to the turn before it ("ok, now rename …",
+/// "then write …"), when the rest still says something.
+pub(super) fn past_ties(ask: String) -> String {
+    let mut out = super::outcome::past_acknowledging_clause(&ask);
+    // "now that the cache works, drop the mutex" opens a clause of its own.
+    while let Some(rest) = CONNECTIVES
+        .iter()
+        .find_map(|c| out.strip_prefix(c))
+        .filter(|rest| crate::sentence::word_count(rest) >= 3 && !rest.starts_with("that "))
+    {
+        out = rest;
+    }
+    out.to_string()
+}
+
+/// Words that open an ask by tying it to the turn before it.
+const CONNECTIVES: &[&str] = &[
+    "now ", "Now ", "then ", "Then ", "also ", "Also ", "and ", "And ", "next ", "Next ", "now, ",
+    "Now, ", "then, ", "Then, ", "next, ", "Next, ",
+];
