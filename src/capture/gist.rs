@@ -286,7 +286,8 @@ fn short_list(text: &str) -> Option<String> {
     (all_items && short).then(|| {
         items
             .iter()
-            .map(|i| i.trim_end_matches(['.', '。', ';', ',']).replace("**", ""))
+            // Marked up as the gist's own sentences are: no bold, no code ticks.
+            .map(|i| short_paths(i.trim_end_matches(['.', '。', ';', ','])).replace(['*', '`'], ""))
             .collect::<Vec<_>>()
             .join(if sentences { "; " } else { ", " })
     })
@@ -1036,6 +1037,10 @@ mod tests {
             (
                 "* **tokio** 1.40\n* **serde** 1.0.210",
                 "tokio 1.40, serde 1.0.210",
+            ),
+            (
+                "Current state:\n- project `idaho-vault` exists\n- billing is active",
+                "project idaho-vault exists, billing is active",
             ),
             (
                 "1. It fails because PATH lacks /usr/local/bin.\n2. Its logs go to /var/log/cron.log.",
