@@ -23,21 +23,21 @@ pub(super) fn is_aside(messages: &[Message], ask: usize) -> bool {
     let changes = |m: &Message| m.tools.iter().any(|t| t.kind == ToolKind::Change);
     let worked = messages[..ask].iter().any(changes);
     let answered_without_change = !messages[ask + 1..].iter().any(changes);
+    let asked = words(text);
     // A bare "?" or "huh?" names no subject: it prods the agent on.
-    let subject = !words(text).is_empty();
+    let subject = !asked.is_empty();
     question
         && short
         && subject
         && worked
         && answered_without_change
-        && !about_the_work(messages, ask)
+        && !about_the_work(&messages[..ask], &asked)
 }
 
-/// Whether the question at `ask` shares a word with the work before it: the
-/// person's requests, the agent's words and the files it touched.
-fn about_the_work(messages: &[Message], ask: usize) -> bool {
-    let asked = words(&messages[ask].text);
-    messages[..ask].iter().any(|m| {
+/// Whether the words of a question meet the work before it: the person's
+/// requests, the agent's words and the files it touched.
+fn about_the_work(before: &[Message], asked: &[String]) -> bool {
+    before.iter().any(|m| {
         let targets = m.tools.iter().map(|t| t.target.as_str());
         let said = if m.role == Role::User {
             m.text.as_str()

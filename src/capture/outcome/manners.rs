@@ -114,9 +114,7 @@ pub(crate) fn only_words(sentence: &str, words: &[&str], max: usize) -> bool {
 /// A reply or sentence that only acknowledges ("OK", "Done.", "好的",
 /// "네, 알겠습니다.", "承知しました。", "👍").
 pub(crate) fn is_acknowledgement(reply: &str) -> bool {
-    let t = without_address(reply.trim())
-        .trim_end_matches(['.', '!', '。', '！', '、', ','])
-        .trim();
+    let t = bare(reply);
     !t.is_empty()
         && (t.chars().count() <= 3
             || ACKS.contains(&t.to_lowercase().as_str())
@@ -127,10 +125,16 @@ pub(crate) fn is_acknowledgement(reply: &str) -> bool {
 /// as you wish.", "遵命，主人。"): not a status line ("✅ Done"), which
 /// reports.
 pub(crate) fn only_complies(reply: &str) -> bool {
-    let t = without_address(reply.trim())
+    let t = bare(reply).to_lowercase();
+    ACKS.contains(&t.as_str()) && t != "done"
+}
+
+/// A reply as the acknowledgement checks read it: without the title it
+/// addresses the person by and without its closing marks.
+fn bare(reply: &str) -> &str {
+    without_address(reply.trim())
         .trim_end_matches(['.', '!', '。', '！', '、', ','])
-        .trim();
-    ACKS.contains(&t.to_lowercase().as_str()) && !matches!(t, "done" | "Done")
+        .trim()
 }
 
 /// A reply without the title it addresses the person by, before or after
