@@ -378,3 +378,37 @@ fn a_stuck_merge_autostash_is_merged_back_and_removed_before_the_next_pull() {
     assert!(LineCount::of(&log, "agent", 3).is_whole(), "{log}");
     assert!(log.contains("- b line 1"), "{log}");
 }
+
+/// The daemon looks at the stash list again only when its mark changes. A
+/// pull that pushes an autostash while a pass restores another must not be
+/// taken as looked at: the mark after that pass asks for another look, and
+/// the next pass restores the new entry.
+#[test]
+fn an_autostash_a_pull_pushes_while_an_earlier_one_is_restored_is_looked_at_again() {
+    use memsync::files::WhileHeld;
+    let (_tmp, a) = left_autostash(false, false);
+    // What a pull during the pass will stash: the log with the third line.
+    let pushed = git(&a, &["stash", "create"]).trim().to_string();
+    let pulled = std::cell::Cell::new(false);
+    let idle = || {
+        if !pulled.replace(true) {
+            git(&a, &["stash", "store", "-m", "autostash", &pushed]);
+        }
+        true
+    };
+    let done = memsync::git::restore_left_stashes(&a, WhileHeld::Defer, &idle).expect("first pass");
+    assert_eq!(done.restored.len(), 1, "{done:?}");
+    assert_eq!(git(&a, &["stash", "list"]).lines().count(), 1);
+    assert_eq!(memsync::git::settled_mark(&a, &done), None);
+
+    let done =
+        memsync::git::restore_left_stashes(&a, WhileHeld::Defer, &|| true).expect("second pass");
+    assert_eq!(done.restored.len(), 1, "{done:?}");
+    assert_eq!(git(&a, &["stash", "list"]), "");
+    assert!(
+        memsync::git::settled_mark(&a, &done).is_none(),
+        "no stash at all"
+    );
+    let log = std::fs::read_to_string(today_log(&a)).expect("log");
+    assert!(LineCount::of(&log, "agent", 3).is_whole(), "{log}");
+}

@@ -172,6 +172,21 @@ pub fn restore_left_stashes(
     Ok(done)
 }
 
+/// The stash mark to remember after `done`, so that a later pass looks only
+/// when the list changes: `None` (look again) when the pass was interrupted
+/// or an entry memsync restores is still there, such as one a pull pushed
+/// while the pass worked. The mark is read before the list, so an entry
+/// pushed after the look changes the mark.
+pub fn settled_mark(root: &Path, done: &Restored) -> Option<String> {
+    let mark = stash_mark(root);
+    let pending = done.interrupted
+        || left_stashes(root).map_or(true, |left| {
+            let kept = |s: &LeftStash| done.kept.iter().any(|k| k.commit == s.commit);
+            left.iter().any(|s| s.projections_only && !kept(s))
+        });
+    if pending { None } else { mark }
+}
+
 /// Merges the stash's version of one projection into the work tree's, with
 /// the version the stash was made from as the base. False when a writer
 /// holds the file open (`WhileHeld::Defer`) and it was left alone.

@@ -18,7 +18,9 @@ mod autostash;
 mod commit;
 mod rescue;
 mod tombstone_merge;
-pub use autostash::{LeftStash, Restored, left_stashes, restore_left_stashes, stash_mark};
+pub use autostash::{
+    LeftStash, Restored, left_stashes, restore_left_stashes, settled_mark, stash_mark,
+};
 pub use commit::{Committed, OwnStaging, RecentRenders, commit_projections, dirty_projections};
 pub use rescue::rescue_lines;
 

@@ -109,12 +109,10 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
                 if !done.kept.is_empty() {
                     tracing::warn!(kept = ?done.kept, "autostash entries that hold other files than projections are left for you");
                 }
-                // Interrupted by git: look again once it is quiet.
-                self.stash_mark = match done.interrupted {
-                    true => None,
-                    false => crate::git::stash_mark(&self.root),
-                };
-                if done.interrupted {
+                // Interrupted by git, or an entry is still to restore (one a
+                // pull pushed while this pass worked): look again once quiet.
+                self.stash_mark = crate::git::settled_mark(&self.root, &done);
+                if self.stash_mark.is_none() {
                     self.schedule_commit();
                 }
             }
