@@ -7,6 +7,11 @@
 //! R@5, R@10 and the share of questions with no hit, overall and by form.
 //! "every word required" reruns the questions with every word joined by AND,
 //! as memsync read them before free-text queries: the before and after.
+//! The per-prompt hook is measured twice: `recall::relevant` per threshold,
+//! and `recall::offer` at the shipped one from the project's folder and from
+//! another, with small talk and unrelated prompts that must get nothing and
+//! echo sessions (a later session that asked a story's question again) that
+//! must not come before the work.
 
 use std::collections::BTreeMap;
 use std::time::Instant;
@@ -73,6 +78,31 @@ const UNRELATED: &[&str] = &[
     "draft an email to the team about the offsite",
 ];
 
+/// What people type that asks for nothing from memory: greetings, thanks,
+/// go-aheads and small talk, with the dates and names small talk carries.
+const SMALL_TALK: &[&str] = &[
+    "hi, how are you today?",
+    "hello!",
+    "good morning",
+    "yes, go ahead",
+    "great job, thank you so much",
+    "thanks!",
+    "ok",
+    "sounds good, do it",
+    "are you there?",
+    "what can you do?",
+    "what model are you?",
+    "lol nice",
+    "perfect, that works now",
+    "how was your weekend?",
+    "happy friday!",
+    "no, the other one",
+    "continue",
+    "you're the best",
+    "good night, talk tomorrow",
+    "hey Maria, welcome back",
+];
+
 fn main() {
     let tmp = tempfile::tempdir().expect("tempdir");
     let root = tmp.path().join("ws");
@@ -94,6 +124,9 @@ fn main() {
         "", "n", "R@1 %", "R@5 %", "R@10 %", "0 hit %"
     );
     calibrate(&index, &settings, &questions, now);
+    println!("per-prompt offers at the shipped threshold, from the project / from elsewhere:");
+    prompt_offers(&index, &settings, &questions, now);
+    stories_alone(&tmp.path().join("stories"), now);
     for (label, as_typed) in [("as typed", true), ("every word required", false)] {
         let started = Instant::now();
         let mut all = Tally::default();
@@ -152,6 +185,94 @@ fn calibrate(
             100.0 * answered as f64 / questions.len() as f64,
             100.0 * noisy as f64 / UNRELATED.len() as f64
         );
+    }
+}
+
+/// The per-prompt offers in a workspace of the stories alone, all of one
+/// project: from its folder the start-up digest lists the newest of them,
+/// as it does for a person whose every session is in one project.
+fn stories_alone(root: &std::path::Path, now: chrono::DateTime<chrono::Utc>) {
+    let mut settings = Settings::load(Some(root), None, &Env::default()).expect("settings");
+    settings.config.daily_logs.timezone = "UTC".into();
+    let none = Shape {
+        days: 0,
+        per_day: 0,
+        older: 0,
+        ..Shape::default()
+    };
+    let (g, questions) =
+        generate::generate_with_questions(root, now, none, &settings.config).expect("generate");
+    memsync::pipeline::sync(&settings, now, memsync::pipeline::SyncOptions::RENDER).expect("sync");
+    let index = memsync::store::Index::open(&settings.index_path()).expect("index");
+    println!(
+        "the same, in a workspace of the {} story and echo sessions alone:",
+        g.sessions
+    );
+    prompt_offers(&index, &settings, &questions, now);
+}
+
+/// What the per-prompt hook offers at the shipped threshold, from the
+/// project's folder (where the start-up digest lists its newest sessions)
+/// and from another: the share of questions whose session is offered (by
+/// form, and for echoed questions whether the echo is offered before the
+/// work), and the share of small talk and unrelated prompts offered anything.
+fn prompt_offers(
+    index: &memsync::store::Index,
+    settings: &Settings,
+    questions: &[Question],
+    now: chrono::DateTime<chrono::Utc>,
+) {
+    let offered = |text: &str, cwd: &str| -> Vec<String> {
+        let req = memsync::recall::PromptRequest {
+            prompt: text.to_string(),
+            session_id: None,
+            cwd: cwd.into(),
+            agent: "default".into(),
+        };
+        memsync::recall::offer(index, settings, &req, now)
+            .map(|o| o.tokens)
+            .unwrap_or_default()
+    };
+    let token = |id: &str| memsync::contract::session_token("default", id);
+    let pct = |n: usize, of: usize| 100.0 * n as f64 / of.max(1) as f64;
+    for cwd in ["/home/dev/code/webshop", "/home/dev/elsewhere"] {
+        let mut by_form: BTreeMap<&str, (usize, usize)> = BTreeMap::new();
+        let mut echo_first = 0;
+        for q in questions {
+            let got = offered(&q.question, cwd);
+            let at = got.iter().position(|t| *t == token(&q.session_id));
+            let e = by_form.entry(q.form).or_default();
+            e.0 += 1;
+            e.1 += usize::from(at.is_some());
+            if q.form == "echoed" {
+                let echo = token(&q.session_id.replace("story-", "echo-"));
+                let echo_at = got.iter().position(|t| *t == echo);
+                echo_first += usize::from(echo_at.is_some_and(|e| at.is_none_or(|a| e < a)));
+            }
+        }
+        let (n, hit) = by_form
+            .values()
+            .fold((0, 0), |(n, h), (a, b)| (n + a, h + b));
+        println!("  cwd {cwd}: past work offered {:.1} % of {n}", pct(hit, n));
+        for (form, (n, hit)) in &by_form {
+            println!("    {form:<12} {:>6.1} % of {n}", pct(*hit, *n));
+        }
+        let echoed = by_form.get("echoed").map_or(0, |e| e.0);
+        println!(
+            "    echo offered before the work {:.1} % of {echoed}",
+            pct(echo_first, echoed)
+        );
+        for (label, prompts) in [("small talk", SMALL_TALK), ("unrelated", UNRELATED)] {
+            let noisy = prompts
+                .iter()
+                .filter(|p| !offered(p, cwd).is_empty())
+                .count();
+            println!(
+                "    {label:<12} offered something {:.1} % of {}",
+                pct(noisy, prompts.len()),
+                prompts.len()
+            );
+        }
     }
 }
 

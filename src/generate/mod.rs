@@ -209,8 +209,13 @@ pub fn generate_with_questions(
     let mut out = generate(dir, now, shape, config)?;
     let mut questions = Vec::new();
     for i in 0..stories::count() {
-        let (files, asked) = stories::story(i, stories::ended(i, now), config);
+        let ended = stories::ended(i, now);
+        let (mut files, asked) = stories::story(i, ended, config);
         out.sessions += 1;
+        if stories::is_echoed(i) {
+            files.extend(stories::echo(i, ended, config));
+            out.sessions += 1;
+        }
         out.files += files.len();
         out.bytes += files.iter().map(|(_, t)| t.len()).sum::<usize>();
         compose::write_files(dir, &files)?;

@@ -10,7 +10,9 @@
 //! whole questions with stopwords and a question mark, other inflections than
 //! the text (`fix` for `fixed`, `timing out` for `times out`), possessives,
 //! a month and year instead of words, and Chinese or Japanese about the
-//! stories told in those languages.
+//! stories told in those languages. A quarter of the stories have an echo: a
+//! later session that asked the same question and found nothing, which the
+//! question (form `echoed`) must not find before the story.
 //!
 //! Owns: story text and questions. Must not: be used but for generated workspaces.
 
@@ -211,8 +213,8 @@ pub fn story(
             "inflection",
         ),
         (
-            format!("What was causing the {component} to be {symptom_q}?"),
-            "question",
+            asked_again(i),
+            if is_echoed(i) { "echoed" } else { "question" },
         ),
         (
             format!("What did {person}'s report about the {component} say?"),
@@ -268,6 +270,56 @@ pub fn story(
         })
         .collect();
     (s.files(config), questions)
+}
+
+/// Whether a later session asked story `i`'s question again and found
+/// nothing (a quarter of the stories): the echo that must not outrank the
+/// session that did the work.
+pub fn is_echoed(i: usize) -> bool {
+    i % 4 == 1
+}
+
+/// The question about story `i` that its echo asked again.
+fn asked_again(i: usize) -> String {
+    let (component, ..) = COMPONENTS[i % COMPONENTS.len()];
+    let (_, symptom_q, ..) = PROBLEMS[(i / COMPONENTS.len()) % PROBLEMS.len()];
+    format!("What was causing the {component} to be {symptom_q}?")
+}
+
+/// The session that asked story `i`'s question again two days after it
+/// ended, changed nothing and found no answer, as a session does that
+/// asked before memsync was connected.
+pub fn echo(i: usize, story_ended: DateTime<Utc>, config: &Config) -> Vec<(String, String)> {
+    let ended = story_ended + Duration::days(2);
+    let question = asked_again(i);
+    let content = |body: String| Content {
+        body,
+        sentence: Some(format!(
+            "webshop: {question}; outcome: no record of it in the code or the notes."
+        )),
+        captured_at: ended,
+    };
+    NewSession {
+        agent_id: "default".into(),
+        session_id: format!("echo-{i:04}"),
+        session_key: None,
+        project: Some("/home/dev/code/webshop".into()),
+        harness: "claude-code".into(),
+        started_at: Some(ended - Duration::minutes(5)),
+        ended_at: Some(ended),
+        captured_at: ended,
+        summary: Some(content(format!(
+            "## Summary\n\nAsked: {question} No record of it in the code or the notes.\n"
+        ))),
+        transcript: Some(content(format!(
+            "user: {question}\nassistant: I looked through the code and the notes and found no record of that.\n"
+        ))),
+        compaction: None,
+        private: false,
+        sentence_version: "memory_sentence_v1".into(),
+        sanitizer_version: "sanitize_transcript_v1".into(),
+    }
+    .files(config)
 }
 
 /// When story `i` ended: the stories of one component lie in different
