@@ -1,7 +1,7 @@
 //! The per-prompt recall (Claude Code's `UserPromptSubmit` hook): a prompt
 //! about an earlier session gets that session's record with the prompt, an
-//! unrelated prompt gets nothing at all, and nothing is offered twice or
-//! after the start-up digest already gave it.
+//! unrelated prompt gets nothing at all, nothing is offered twice, and a
+//! session the start-up digest listed comes with the lines that matched.
 
 mod common;
 
@@ -149,17 +149,28 @@ fn a_session_is_offered_once_per_agent_session() {
     assert_eq!(status["prompt_recall"]["offered"], 2, "{status}");
 }
 
+/// Issue 64: the start-up digest gives a session's sentence only; withheld
+/// from the prompt about it, the lines that answer it never came.
 #[test]
-fn a_session_the_start_up_digest_gave_is_not_offered_again() {
-    // Alone in the workspace, the quokka session is the digest's other work.
-    let ws = workspace(0);
+fn a_session_the_start_up_digest_listed_comes_again_with_its_matching_lines_when_the_prompt_is_about_it()
+ {
+    // With three newer sessions, the quokka session is among the digest's
+    // five lines of other work.
+    let ws = workspace(3);
+    let text = offered(&prompt_hook(&ws, "h1", "the quokka gate latch"));
+    let line = text
+        .lines()
+        .find(|l| l.contains("quokka enclosure"))
+        .expect(&text);
+    // Its sentence shows every matched word; the lines are quoted all the same.
+    assert!(
+        line.contains("matched: \"") && line.contains("«latch»"),
+        "{text}"
+    );
     assert_eq!(
-        prompt_hook(
-            &ws,
-            "h1",
-            "Why does the quokka gate latch fail at night again?"
-        ),
-        ""
+        prompt_hook(&ws, "h2", "Write a haiku about autumn leaves"),
+        "",
+        "only when the prompt is about it"
     );
 }
 
@@ -182,9 +193,10 @@ fn the_config_turns_it_off() {
 #[test]
 fn small_talk_thanks_and_go_aheads_get_nothing() {
     let ws = workspace(15);
-    // A session whose words small talk shares: "today", "great job", "go ahead".
+    // A session whose words small talk shares: "today", "great job", "go
+    // ahead", "undo", and "on" ("one" to the stemmer).
     let mut chat = session("default", "chat-1", now() - Duration::days(12));
-    let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today.";
+    let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today on staging, on the canary and on prod, and undo it on failure.";
     for c in [chat.summary.as_mut(), chat.transcript.as_mut()]
         .into_iter()
         .flatten()
@@ -201,6 +213,10 @@ fn small_talk_thanks_and_go_aheads_get_nothing() {
         "thanks!",
         "ok, sounds good, do it",
         "what model are you?",
+        // A redirection that names nothing: "one" is "on" to the stemmer.
+        "no, the other one",
+        "undo that",
+        "wait, not that one",
     ] {
         assert_eq!(prompt_hook(&ws, "h1", prompt), "", "{prompt}");
     }

@@ -348,3 +348,63 @@ fn a_hit_points_at_the_artifact_that_holds_the_whole_query() {
     assert_eq!(kind, "summary");
     assert!(snippet.contains("«wombat escaped»"), "{snippet}");
 }
+
+/// A session with `sentence` and a transcript of `body`, `days` old.
+fn told(id: &str, days: i64, sentence: &str, body: &str) -> memsync::compose::NewSession {
+    let mut s = session("default", id, now() - Duration::days(days));
+    for c in [s.summary.as_mut(), s.transcript.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some(sentence.into());
+    }
+    s.transcript.as_mut().unwrap().body = body.into();
+    s
+}
+
+/// Issue 64: the more memsync is used, the more sessions there are that
+/// asked a question again and found nothing. They hold every word of it in
+/// their sentence, and must not rank above the session that did the work.
+#[test]
+fn the_session_that_did_the_work_ranks_above_newer_ones_that_only_asked_the_question() {
+    let ws = Workspace::new();
+    ws.add(&told(
+        "work-1",
+        20,
+        "hello: make the greeting in hello.py say good night after ten; changed hello.py; outcome: the night greeting works.",
+        "user: make the greeting in hello.py say good night after ten\nassistant: changed the greeting in hello.py\n",
+    ));
+    for (i, days) in [(0, 6), (1, 2)] {
+        ws.add(&told(
+            &format!("echo-{i}"),
+            days,
+            "hello: what did we change in the greeting of hello.py last time?; outcome: no record of it.",
+            "user: what did we change in the greeting of hello.py last time?\nassistant: I found no record of it.\n",
+        ));
+    }
+    // Same subject, another request: ranked on its words, not moved.
+    ws.add(&told(
+        "chat-1",
+        1,
+        "hello: explain how the greeting in hello.py picks its words and why it changed; outcome: it reads the hour.",
+        "user: explain how the greeting in hello.py picks its words and why it changed\nassistant: it reads the hour.\n",
+    ));
+    for i in 0..6 {
+        ws.add(&session(
+            "default",
+            &format!("s-{i}"),
+            now() - Duration::days(i + 3),
+        ));
+    }
+    ws.sync();
+    let hits = ids(&search_json(
+        &ws,
+        &["what did we change in the greeting of hello.py last time?"],
+    ));
+    let at = |id: &str| hits.iter().position(|h| h == id).expect(id);
+    assert!(
+        at("work-1") < at("echo-0") && at("work-1") < at("echo-1"),
+        "{hits:?}"
+    );
+    assert!(at("chat-1") < at("echo-0"), "{hits:?}");
+}

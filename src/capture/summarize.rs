@@ -388,8 +388,14 @@ pub fn substantive(text: &str) -> bool {
 }
 
 /// A message that says nothing of any work: a greeting, small talk, thanks,
-/// an acknowledgement or a go-ahead ("yes, go ahead", "sounds good, do it").
+/// an acknowledgement, a go-ahead ("yes, go ahead", "sounds good, do it") or
+/// a redirection that names nothing ("no, the other one", "undo that").
 pub fn says_nothing_of_work(text: &str) -> bool {
+    const REDIRECT: &[&str] = &[
+        "no", "nope", "nah", "not", "the", "a", "other", "one", "ones", "that", "this", "it",
+        "instead", "wrong", "again", "try", "first", "second", "last", "previous", "next", "same",
+        "way", "use", "do", "undo", "revert", "back", "go", "please", "oops", "wait",
+    ];
     const GO_AHEAD: &[&str] = &[
         "yes", "yeah", "yep", "yup", "ok", "okay", "sure", "go", "ahead", "do", "it", "that",
         "please", "proceed", "continue", "sounds", "good", "great", "fine", "perfect", "right",
@@ -402,6 +408,7 @@ pub fn says_nothing_of_work(text: &str) -> bool {
         || super::outcome::is_courtesy(text)
         || super::outcome::is_acknowledgement(text)
         || super::outcome::only_words(text, GO_AHEAD, 6)
+        || super::outcome::only_words(text, REDIRECT, 6)
 }
 
 fn section(out: &mut String, title: &str, text: &str) {
@@ -905,5 +912,25 @@ mod tests {
         let hung = run_command("sleep 30; echo late", "", Duration::from_millis(300));
         assert!(matches!(hung, Err(CommandFailure::Timeout(..))));
         assert!(started.elapsed() < Duration::from_secs(5));
+    }
+
+    #[test]
+    fn a_redirection_that_names_nothing_says_nothing_of_work() {
+        for text in [
+            "no, the other one",
+            "undo that",
+            "wait, not that one",
+            "nope, try again",
+            "use the first one instead",
+        ] {
+            assert!(says_nothing_of_work(text), "{text}");
+        }
+        for text in [
+            "no, the other cache layer",
+            "undo the migration",
+            "use the first one instead of the retry queue in worker.ts",
+        ] {
+            assert!(!says_nothing_of_work(text), "{text}");
+        }
     }
 }

@@ -17,6 +17,7 @@ use crate::store::Index;
 use rank::Candidate;
 
 mod dates;
+mod echo;
 mod notes;
 mod query;
 mod rank;
@@ -24,6 +25,7 @@ mod snippet;
 mod suggest;
 
 pub use dates::Span;
+pub use echo::{enough_words, only_asked};
 pub use notes::NoteHit;
 pub use query::{Reading, read};
 pub use suggest::{Suggestion, suggest};
@@ -291,6 +293,7 @@ fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>
             project: c.project,
             accesses: c.accesses,
             last_access: c.last_access,
+            sentence: c.sentence,
             matched: 0,
         })
         .collect())

@@ -71,16 +71,7 @@ pub fn read(text: &str, kind: Option<ArtifactKind>, now: DateTime<Utc>) -> Resul
 pub fn read_as_words(text: &str, kind: Option<ArtifactKind>, now: DateTime<Utc>) -> Reading {
     let (span, rest) = dates::take_span(text, now);
     let cols = Columns::of(kind);
-    let mut terms: Vec<String> = Vec::new();
-    let mut words = Vec::new();
-    for chunk in rest.split(splits_words) {
-        for (term, word) in chunk_terms(chunk, &cols) {
-            if !terms.contains(&term) && terms.len() < MAX_TERMS {
-                terms.push(term);
-                words.push(word);
-            }
-        }
-    }
+    let (mut terms, mut words) = content_terms(&rest, &cols);
     if terms.is_empty() && span.is_none() {
         // Only stopwords ("what did we do?"): they are all there is to match.
         for chunk in rest.split(splits_words) {
@@ -98,6 +89,27 @@ pub fn read_as_words(text: &str, kind: Option<ArtifactKind>, now: DateTime<Utc>)
         span,
         explicit: false,
     }
+}
+
+/// The content terms of `text` and each one's word as written, at most
+/// [`MAX_TERMS`], each once.
+fn content_terms(text: &str, cols: &Columns) -> (Vec<String>, Vec<String>) {
+    let mut terms: Vec<String> = Vec::new();
+    let mut words = Vec::new();
+    for chunk in text.split(splits_words) {
+        for (term, word) in chunk_terms(chunk, cols) {
+            if !terms.contains(&term) && terms.len() < MAX_TERMS {
+                terms.push(term);
+                words.push(word);
+            }
+        }
+    }
+    (terms, words)
+}
+
+/// The content words of `text` as written: no stopword, no time read off.
+pub(super) fn content_words(text: &str) -> Vec<String> {
+    content_terms(text, &Columns::of(None)).1
 }
 
 /// Where terms look: every column, or one artifact kind's text and bigrams.

@@ -14,13 +14,16 @@
 //! percent and never a clearly better match (measured by `cargo bench
 //! --bench recall`: a larger recency weight moved top hits to wrong sessions).
 //!
+//! A session that only asked the question again ranks below the sessions
+//! that did work on it (`echo`).
+//!
 //! Owns: the score. Must not: choose candidates or build hits.
 
 use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::Reading;
+use super::{Reading, echo};
 use crate::config::SearchConfig;
 use crate::contract;
 use crate::error::Result;
@@ -44,6 +47,8 @@ pub(super) struct Candidate {
     pub last_access: Option<String>,
     /// How many of the query's words it holds.
     pub matched: usize,
+    /// Its one-line memory, for telling a session that only asked the question.
+    pub sentence: String,
 }
 
 /// The candidates with their scores, best first; ties go to the newer
@@ -77,6 +82,14 @@ pub(super) fn rank(
             .then_with(|| b.1.membership_ts.cmp(&a.1.membership_ts))
             .then_with(|| a.1.token.cmp(&b.1.token))
     });
+    if !reading.explicit {
+        let asked = &reading.words;
+        echo::demote(
+            &mut ranked,
+            |c| echo::only_asked(&c.sentence, asked),
+            |c| echo::enough_words(c.matched, words),
+        );
+    }
     Ok(ranked)
 }
 

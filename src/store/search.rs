@@ -17,6 +17,7 @@ pub struct SearchCandidate {
     pub project: Option<String>,
     pub accesses: i64,
     pub last_access: Option<String>,
+    pub sentence: String,
 }
 
 /// The session facts a hit shows, and its artifact paths (summary,
@@ -106,7 +107,7 @@ impl Index {
         query(
             &self.conn,
             "SELECT s.fts_id, s.agent_id, s.token, s.membership_ts, s.private, s.project,
-                    COALESCE(t.access_count, 0), t.last_access
+                    COALESCE(t.access_count, 0), t.last_access, COALESCE(s.sentence, '')
              FROM json_each(?1) j
              JOIN sessions s ON s.fts_id = j.value
              LEFT JOIN telemetry_access t ON t.agent_id = s.agent_id AND t.token = s.token",
@@ -121,6 +122,7 @@ impl Index {
                     project: r.get(5)?,
                     accesses: r.get(6)?,
                     last_access: r.get(7)?,
+                    sentence: r.get(8)?,
                 })
             },
         )
