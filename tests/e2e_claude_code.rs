@@ -118,11 +118,33 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "memory_search's hits never reached the model: {results:?}"
     );
 
+    // Two later sessions ask what changed in hello.py and change nothing
+    // (the fake model only reports): echoes of the question below.
+    const ECHOED: &str = "What did we change in hello.py last time?";
+    for _ in 0..2 {
+        let out = claude_in(&claude, &home, &model, &project)
+            .args(["-p", ECHOED])
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let echo_sentence = format!("proj: {ECHOED}; outcome");
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while home.read("ws/MEMORY.md").matches(&echo_sentence).count() < 2 {
+        assert!(Instant::now() < deadline, "the echoes were never captured");
+        std::thread::sleep(Duration::from_millis(200));
+    }
+
     // Each prompt gets the earlier sessions relevant to it (UserPromptSubmit),
     // beyond what the start-up digest gave: from another folder, with six
     // newer sessions of a third project, the digest no longer lists the
     // hello session, and a prompt about it brings it; an unrelated prompt
-    // brings nothing.
+    // brings nothing; the echoed question brings the session that changed
+    // hello.py, not the sessions that asked it.
     for i in 0..6 {
         let s = common::session("default", &format!("later-{i}"), chrono::Utc::now());
         for (rel, text) in s.files(&memsync::config::Config::default()) {
@@ -136,6 +158,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     for prompt in [
         "How did we add the hello function to hello.py before?",
         "Write a haiku about autumn leaves",
+        ECHOED,
     ] {
         let out = claude_in(&claude, &home, &model, &elsewhere)
             .args(["-p", prompt])
@@ -148,9 +171,12 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         );
     }
     let asked = model.requests();
-    // Every request that carries the prompt (Claude Code also sends it for a title).
-    let requests_of =
-        |prompt: &str| -> Vec<&str> { asked.lines().filter(|l| l.contains(prompt)).collect() };
+    // Every request that carries the prompt as the person's text (Claude Code
+    // also sends it for a title); a later start-up digest quotes it too.
+    let requests_of = |prompt: &str| -> Vec<&str> {
+        let typed = format!("\"text\":\"{prompt}\"");
+        asked.lines().filter(|l| l.contains(&typed)).collect()
+    };
     const OFFER: &str = "earlier sessions that may bear on this prompt";
     let about = requests_of("How did we add the hello function to hello.py before?");
     assert!(
@@ -159,11 +185,28 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
             .any(|l| l.contains(OFFER) && l.contains("Add a hello function")),
         "the relevant session never reached the model with the prompt"
     );
+    let echoed: Vec<&str> = (requests_of(ECHOED).into_iter())
+        .filter(|l| l.contains(OFFER))
+        .collect();
+    assert!(
+        echoed.iter().any(|l| l.contains("Add a hello function")),
+        "the session that changed hello.py never reached the model with the question"
+    );
+    let offers: Vec<&str> = (echoed.iter())
+        .filter_map(|l| l.split_once(OFFER).map(|(_, o)| o.get(..600).unwrap_or(o)))
+        .collect();
+    assert!(
+        offers.iter().all(|o| !o.contains(&echo_sentence)),
+        "a session that only asked the question was offered: {offers:?}"
+    );
     let unrelated = requests_of("Write a haiku about autumn leaves");
     assert!(!unrelated.is_empty());
+    let given: Vec<&str> = (unrelated.iter())
+        .filter_map(|l| l.split_once(OFFER).map(|(_, o)| o.get(..600).unwrap_or(o)))
+        .collect();
     assert!(
-        unrelated.iter().all(|l| !l.contains(OFFER)),
-        "an unrelated prompt was given sessions"
+        given.is_empty(),
+        "an unrelated prompt was given sessions: {given:?}"
     );
 
     // `claude mcp list` fires SessionEnd for a transcript it never writes:

@@ -97,9 +97,11 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
     assert!(summary.contains("harness: \"gemini-cli\""), "{summary}");
 
     // The next session: the SessionStart digest names the first, and the
-    // digest Gemini CLI writes into the turn is not the new request.
+    // digest Gemini CLI writes into the turn is not the new request. Its
+    // first prompt (BeforeAgent, the digest in `<hook_context>` before it)
+    // is about the first session, so that session comes again with it.
     let next = gemini_in(&gemini, &home, &project, &model)
-        .args(["-p", "What did we change last time?"])
+        .args(["-p", "What did we change in hello.py last time?"])
         .output()
         .unwrap();
     assert!(
@@ -114,9 +116,19 @@ fn a_real_gemini_cli_session_is_captured_by_its_hooks_and_disconnect_gives_setti
             && requests.contains("changed hello.py"),
         "the start-up digest did not reach the model"
     );
-    let memory = home.wait_for_ledger("proj: What did we change last time?");
     assert!(
-        memory.contains("proj: What did we change last time?"),
+        requests
+            .lines()
+            .filter(|l| l.contains("What did we change in hello.py last time?"))
+            .any(
+                |l| l.contains("earlier sessions that may bear on this prompt")
+                    && l.contains("Add a hello function")
+            ),
+        "the first prompt got no offer"
+    );
+    let memory = home.wait_for_ledger("proj: What did we change in hello.py last time?");
+    assert!(
+        memory.contains("proj: What did we change in hello.py last time?"),
         "{memory}"
     );
     assert!(!memory.contains("hook_context"), "{memory}");
