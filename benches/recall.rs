@@ -126,6 +126,7 @@ fn main() {
     calibrate(&index, &settings, &questions, now);
     println!("per-prompt offers at the shipped threshold, from the project / from elsewhere:");
     prompt_offers(&index, &settings, &questions, now);
+    hook_process(&root, &questions);
     stories_alone(&tmp.path().join("stories"), now);
     for (label, as_typed) in [("as typed", true), ("every word required", false)] {
         let started = Instant::now();
@@ -186,6 +187,50 @@ fn calibrate(
             100.0 * noisy as f64 / UNRELATED.len() as f64
         );
     }
+}
+
+/// The whole `capture --hook claude-code` process for a UserPromptSubmit
+/// payload, as Claude Code runs it: every fourteenth question (60) from the
+/// project's folder, each in a session of its own; p50 and p95.
+fn hook_process(root: &std::path::Path, questions: &[Question]) {
+    use std::io::Write;
+    use std::process::{Command, Stdio};
+    let mut times: Vec<f64> = (questions.iter().step_by(14).enumerate())
+        .map(|(i, q)| {
+            let payload = serde_json::json!({
+                "hook_event_name": "UserPromptSubmit",
+                "session_id": format!("bench-{i}"),
+                "cwd": "/home/dev/code/webshop",
+                "prompt": q.question,
+                "transcript_path": "/nonexistent.jsonl",
+            });
+            let started = Instant::now();
+            let mut child = Command::new(env!("CARGO_BIN_EXE_memsync"))
+                .arg("--workspace")
+                .arg(root)
+                .args(["capture", "--hook", "claude-code"])
+                .stdin(Stdio::piped())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .expect("run memsync capture --hook");
+            if let Some(mut stdin) = child.stdin.take() {
+                stdin
+                    .write_all(payload.to_string().as_bytes())
+                    .expect("payload");
+            }
+            assert!(child.wait().expect("wait").success(), "the hook failed");
+            started.elapsed().as_secs_f64() * 1000.0
+        })
+        .collect();
+    times.sort_by(f64::total_cmp);
+    let at = |p: f64| times[((times.len() - 1) as f64 * p).round() as usize];
+    println!(
+        "  the hook as a whole process, {} prompts: p50 {:.1} ms, p95 {:.1} ms",
+        times.len(),
+        at(0.5),
+        at(0.95)
+    );
 }
 
 /// The per-prompt offers in a workspace of the stories alone, all of one

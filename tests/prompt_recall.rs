@@ -36,13 +36,19 @@ fn workspace(newer: i64) -> Workspace {
     ws
 }
 
-/// What the hook prints for `prompt` in harness session `session_id`.
+/// What the hook prints for `prompt` in harness session `session_id`, in a
+/// folder of no project.
 fn prompt_hook(ws: &Workspace, session_id: &str, prompt: &str) -> String {
     let cwd = tempfile::tempdir().unwrap();
+    prompt_hook_in(ws, session_id, prompt, cwd.path())
+}
+
+/// What the hook prints for `prompt` in harness session `session_id`, in `cwd`.
+fn prompt_hook_in(ws: &Workspace, session_id: &str, prompt: &str, cwd: &std::path::Path) -> String {
     let payload = serde_json::json!({
         "hook_event_name": "UserPromptSubmit",
         "session_id": session_id,
-        "cwd": cwd.path(),
+        "cwd": cwd,
         "prompt": prompt,
         "transcript_path": "/nonexistent.jsonl",
     });
@@ -154,10 +160,15 @@ fn a_session_is_offered_once_per_agent_session() {
 #[test]
 fn a_session_the_start_up_digest_listed_comes_again_with_its_matching_lines_when_the_prompt_is_about_it()
  {
-    // With three newer sessions, the quokka session is among the digest's
-    // five lines of other work.
-    let ws = workspace(3);
-    let text = offered(&prompt_hook(&ws, "h1", "the quokka gate latch"));
+    // From the zoo project's folder, the digest lists its quokka session first.
+    let ws = workspace(15);
+    let zoo = std::path::Path::new("/home/dev/code/zoo");
+    let out = ws
+        .cli(&["context", "--cwd", "/home/dev/code/zoo"])
+        .success();
+    let digest = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(digest.contains("quokka enclosure"), "{digest}");
+    let text = offered(&prompt_hook_in(&ws, "h1", "the quokka gate latch", zoo));
     let line = text
         .lines()
         .find(|l| l.contains("quokka enclosure"))
