@@ -408,3 +408,43 @@ fn the_session_that_did_the_work_ranks_above_newer_ones_that_only_asked_the_ques
     );
     assert!(at("chat-1") < at("echo-0"), "{hits:?}");
 }
+
+/// Issue 64: a question that names a time ("10 days ago") finds that time's
+/// session even when it shares no word with the question, below the
+/// sessions that hold the words; a question naming no time does not.
+#[test]
+fn a_named_time_brings_its_session_even_without_a_shared_word() {
+    let ws = Workspace::new();
+    ws.add(&told(
+        "smoker-1",
+        10,
+        "home: got a smoker today and seasoned it for the weekend.",
+        "user: got a smoker today, how do I season it?\nassistant: oil it and run it hot for two hours.\n",
+    ));
+    for (id, days) in [("dishwasher-1", 40), ("fridge-1", 70)] {
+        ws.add(&told(
+            id,
+            days,
+            &format!("home: which appliance to buy: the {id} broke; outcome: ordered a new one."),
+            &format!(
+                "user: the {id} appliance broke, which one should I buy?\nassistant: this one.\n"
+            ),
+        ));
+    }
+    for i in 0..6 {
+        ws.add(&session(
+            "default",
+            &format!("s-{i}"),
+            now() - Duration::days(i * 3 + 12),
+        ));
+    }
+    ws.sync();
+    let hits = ids(&search_json(
+        &ws,
+        &["which appliance did I buy 10 days ago?"],
+    ));
+    assert!(hits.iter().take(3).any(|h| h == "smoker-1"), "{hits:?}");
+    assert!(hits.contains(&"dishwasher-1".to_string()), "{hits:?}");
+    let hits = ids(&search_json(&ws, &["which appliance did I buy?"]));
+    assert!(!hits.contains(&"smoker-1".to_string()), "{hits:?}");
+}

@@ -258,8 +258,16 @@ fn candidates(
             _ => index.best_by_bm25(&reading.fts, k, cfg.sentence_weight)?,
         };
         let exhausted = matches.len() < k;
+        let (matches, by_time) = match &reading.span {
+            Some(span) if !reading.fts.is_empty() => in_the_time(index, span, matches, limit)?,
+            _ => (matches, Vec::new()),
+        };
         let kept: Vec<Candidate> = candidates_of(index, &matches)?
             .into_iter()
+            .map(|mut c| {
+                c.by_time_only = by_time.contains(&c.fts_id);
+                c
+            })
             .filter(|c| filter.keeps(c))
             .collect();
         if kept.len() >= limit || exhausted {
@@ -274,6 +282,37 @@ fn candidates(
         }
         k = k.saturating_mul(4);
     }
+}
+
+/// Sessions by fts rowid, with their relevance.
+type Matches = Vec<(i64, f64)>;
+
+/// The sessions of the time a question names that hold none of its words
+/// ("the appliance I bought 10 days ago", that day's session saying "got a
+/// smoker today"), added to `matches` at half the best match's relevance:
+/// below the sessions that hold the words, above the weak ones. Only when
+/// the time is narrow enough to tell (no more sessions than the hits asked
+/// for); the ids added are returned beside.
+fn in_the_time(
+    index: &Index,
+    span: &Span,
+    mut matches: Matches,
+    limit: usize,
+) -> Result<(Matches, Vec<i64>)> {
+    let from = contract::format_ts(span.from);
+    let to = contract::format_ts(span.to);
+    let in_time = index.sessions_between(&from, &to, limit + 1)?;
+    if in_time.len() > limit {
+        return Ok((matches, Vec::new()));
+    }
+    let best = matches.iter().map(|(_, r)| *r).fold(0.0, f64::max);
+    let held: std::collections::HashSet<i64> = matches.iter().map(|(id, _)| *id).collect();
+    let added: Vec<i64> = (in_time.into_iter())
+        .map(|(id, _)| id)
+        .filter(|id| !held.contains(id))
+        .collect();
+    matches.extend(added.iter().map(|id| (*id, best * rank::TIME_ONLY_SHARE)));
+    Ok((matches, added))
 }
 
 /// What ranking and filtering need of the matching sessions, in one query.
@@ -295,6 +334,7 @@ fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>
             last_access: c.last_access,
             sentence: c.sentence,
             matched: 0,
+            by_time_only: false,
         })
         .collect())
 }

@@ -15,7 +15,8 @@
 //! --bench recall`: a larger recency weight moved top hits to wrong sessions).
 //!
 //! A session that only asked the question again ranks below the sessions
-//! that did work on it (`echo`).
+//! that did work on it (`echo`). A session of a narrow named time that holds
+//! no word comes in at half the best match's bm25 (`search::in_the_time`).
 //!
 //! Owns: the score. Must not: choose candidates or build hits.
 
@@ -33,6 +34,9 @@ use crate::store::Index;
 const COVERAGE_POWER: f64 = 1.0;
 /// A session in the time the query names counts this many times over.
 const TIME_BOOST: f64 = 2.0;
+/// A session of a narrow named time that holds none of the query's words
+/// counts as this share of the best match's bm25 (`search::in_the_time`).
+pub(super) const TIME_ONLY_SHARE: f64 = 0.5;
 
 /// A matching session before it is ranked: only what ranking needs.
 pub(super) struct Candidate {
@@ -49,6 +53,9 @@ pub(super) struct Candidate {
     pub matched: usize,
     /// Its one-line memory, for telling a session that only asked the question.
     pub sentence: String,
+    /// It is here only for being in the time the query names: its relevance
+    /// is already decided, and it holds no word.
+    pub by_time_only: bool,
 }
 
 /// The candidates with their scores, best first; ties go to the newer
@@ -66,12 +73,14 @@ pub(super) fn rank(
         .into_iter()
         .map(|c| {
             let coverage = match words {
+                _ if c.by_time_only => 1.0,
                 0 | 1 => 1.0,
                 n => (c.matched as f64 / n as f64).powf(COVERAGE_POWER),
             };
-            let in_time = reading.span.is_some_and(|span| {
-                contract::parse_ts(&c.membership_ts).is_some_and(|t| span.holds(t))
-            });
+            let in_time = !c.by_time_only
+                && reading.span.is_some_and(|span| {
+                    contract::parse_ts(&c.membership_ts).is_some_and(|t| span.holds(t))
+                });
             let mut c = c;
             c.relevance *= coverage * if in_time { TIME_BOOST } else { 1.0 };
             (score(cfg, c.relevance, &c, now), c)
@@ -98,7 +107,11 @@ pub(super) fn rank(
 fn count_words(index: &Index, reading: &Reading, kept: &mut [Candidate]) -> Result<()> {
     if reading.terms.len() < 2 || kept.is_empty() {
         for c in kept.iter_mut() {
-            c.matched = reading.terms.len();
+            c.matched = if c.by_time_only {
+                0
+            } else {
+                reading.terms.len()
+            };
         }
         return Ok(());
     }
