@@ -448,3 +448,35 @@ fn a_named_time_brings_its_session_even_without_a_shared_word() {
     let hits = ids(&search_json(&ws, &["which appliance did I buy?"]));
     assert!(!hits.contains(&"smoker-1".to_string()), "{hits:?}");
 }
+
+/// Issue 64: a hit's relevance is a share of the best hit's score and of
+/// the words that hit holds, so one word of a long question is never 100 %.
+#[test]
+fn relevance_counts_the_words_the_best_hit_holds() {
+    let ws = workspace();
+    let hits = search_json(
+        &ws,
+        &["how should we feed the quokka during the winter holidays"],
+    );
+    let top = &hits[0];
+    assert_eq!(top["session_id"], "s-2");
+    let (held, asked) = (
+        top["matched_words"].as_f64().unwrap(),
+        top["query_words"].as_f64().unwrap(),
+    );
+    assert!(held < asked, "{top}");
+    assert!(
+        (top["score"].as_f64().unwrap() - held / asked).abs() < 0.01,
+        "{top}"
+    );
+    let hits = search_json(&ws, &["where did the quokka go?"]);
+    assert_eq!(hits[0]["score"].as_f64(), Some(1.0), "{}", hits[0]);
+    let out = ws
+        .cli(&[
+            "search",
+            "how should we feed the quokka during the winter holidays",
+        ])
+        .success();
+    let text = String::from_utf8_lossy(&out.get_output().stdout).to_string();
+    assert!(!text.contains("relevance 100%"), "{text}");
+}

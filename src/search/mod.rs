@@ -273,7 +273,16 @@ fn candidates(
         if kept.len() >= limit || exhausted {
             let mut ranked = rank::rank(index, cfg, reading, kept, now)?;
             ranked.truncate(limit);
-            let best = ranked.first().map_or(1.0, |(score, _)| *score);
+            // A share of the best hit's score, and of the words that one
+            // holds: 2 of 6 words is never "relevance 100%".
+            let words = reading.terms.len();
+            let best = ranked.first().map_or(1.0, |(score, c)| {
+                let held = match words {
+                    0 | 1 => 1.0,
+                    n => c.matched.max(1) as f64 / n as f64,
+                };
+                score / held
+            });
             return ranked
                 .into_iter()
                 .enumerate()
