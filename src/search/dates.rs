@@ -44,8 +44,87 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
+/// Days and weeks named in one word in the other languages memsync reads:
+/// (the word, days back from today to its first day, its length in days;
+/// 0 for a week is the week before this one, as "last week").
+const WORD_TIMES: &[(&str, i64, i64)] = &[
+    // Spanish, Portuguese, French, German, Italian, Dutch, Russian.
+    ("hoy", 0, 1),
+    ("ayer", 1, 1),
+    ("anteayer", 2, 1),
+    ("hoje", 0, 1),
+    ("ontem", 1, 1),
+    ("anteontem", 2, 1),
+    ("aujourd'hui", 0, 1),
+    // Not French "hier": German and Dutch "hier" is "here".
+    ("avant-hier", 2, 1),
+    ("heute", 0, 1),
+    ("gestern", 1, 1),
+    ("vorgestern", 2, 1),
+    ("oggi", 0, 1),
+    ("ieri", 1, 1),
+    ("vandaag", 0, 1),
+    ("gisteren", 1, 1),
+    ("сегодня", 0, 1),
+    ("вчера", 1, 1),
+    ("позавчера", 2, 1),
+];
+
+/// The same in Chinese, Japanese and Korean, found inside a run of text
+/// (no space sets them apart). Longer first: 前天 before 天.
+const CJK_TIMES: &[(&str, i64, i64)] = &[
+    ("一昨日", 2, 1),
+    ("上个星期", 14, 15),
+    ("上星期", 14, 15),
+    ("上周", 14, 15),
+    ("上週", 14, 15),
+    ("先週", 14, 15),
+    ("지난주", 14, 15),
+    ("그저께", 2, 1),
+    ("前天", 2, 1),
+    ("昨天", 1, 1),
+    ("昨日", 1, 1),
+    ("今天", 0, 1),
+    ("今日", 0, 1),
+    ("어제", 1, 1),
+    ("오늘", 0, 1),
+];
+
+/// A day or week named in another language than English, and the text
+/// without it.
+fn other_language_span(text: &str, now: DateTime<Utc>) -> Option<(Span, String)> {
+    let today = now.date_naive();
+    let span = |back: i64, days: i64| {
+        let first = today - Duration::days(back);
+        Span::days(first, (first + Duration::days(days - 1)).min(today))
+    };
+    for (word, back, days) in CJK_TIMES {
+        if let Some(at) = text.find(word) {
+            let rest = format!("{} {}", &text[..at], &text[at + word.len()..]);
+            return Some((span(*back, *days)?, rest.trim().to_string()));
+        }
+    }
+    let words: Vec<&str> = text.split_whitespace().collect();
+    for (i, raw) in words.iter().enumerate() {
+        let bare = raw
+            .trim_matches(|c: char| !c.is_alphanumeric())
+            .to_lowercase();
+        if let Some((_, back, days)) = WORD_TIMES.iter().find(|(w, ..)| *w == bare) {
+            let rest: Vec<&str> = (words.iter().enumerate())
+                .filter(|(j, _)| *j != i)
+                .map(|(_, w)| *w)
+                .collect();
+            return Some((span(*back, *days)?, rest.join(" ")));
+        }
+    }
+    None
+}
+
 /// The first time `text` names, and the text without the words that named it.
 pub fn take_span(text: &str, now: DateTime<Utc>) -> (Option<Span>, String) {
+    if let Some((span, rest)) = other_language_span(text, now) {
+        return (Some(span), rest);
+    }
     let words: Vec<&str> = text.split_whitespace().collect();
     let bare: Vec<String> = words
         .iter()
@@ -382,6 +461,70 @@ mod tests {
         assert!(span.holds(day("2023-05-08")) && !span.holds(day("2023-05-10")));
         let (span, _) = take_span("fixed in 2024", now());
         assert!(span.unwrap().holds(day("2024-07-01")));
+    }
+
+    #[test]
+    fn days_and_weeks_in_other_languages_count_back_from_now() {
+        // now() is 2026-11-20.
+        for (text, inside, outside, words_left) in [
+            (
+                "¿qué rompimos ayer?",
+                "2026-11-19",
+                "2026-11-17",
+                "¿qué rompimos",
+            ),
+            (
+                "qu'avons-nous changé avant-hier ?",
+                "2026-11-18",
+                "2026-11-20",
+                "qu'avons-nous changé ?",
+            ),
+            (
+                "was haben wir gestern repariert?",
+                "2026-11-19",
+                "2026-11-17",
+                "was haben wir repariert?",
+            ),
+            (
+                "o que fizemos hoje",
+                "2026-11-20",
+                "2026-11-18",
+                "o que fizemos",
+            ),
+            (
+                "что мы сломали вчера",
+                "2026-11-19",
+                "2026-11-17",
+                "что мы сломали",
+            ),
+            (
+                "我们昨天修复了什么",
+                "2026-11-19",
+                "2026-11-17",
+                "我们 修复了什么",
+            ),
+            ("前天的缓存问题", "2026-11-18", "2026-11-16", "的缓存问题"),
+            ("上周的重试逻辑", "2026-11-10", "2026-10-20", "的重试逻辑"),
+            ("昨日直したバグ", "2026-11-19", "2026-11-17", "直したバグ"),
+            (
+                "先週のキャッシュ",
+                "2026-11-10",
+                "2026-10-20",
+                "のキャッシュ",
+            ),
+            ("어제 고친 버그", "2026-11-19", "2026-11-17", "고친 버그"),
+        ] {
+            let (span, rest) = take_span(text, now());
+            let span = span.unwrap_or_else(|| panic!("{text}"));
+            assert!(
+                span.holds(day(inside)) && !span.holds(day(outside)),
+                "{text}"
+            );
+            assert_eq!(rest, words_left, "{text}");
+        }
+        // Inside another word it is no day, and German "hier" is "here".
+        assert!(take_span("the hierarchy of heuter", now()).0.is_none());
+        assert!(take_span("was ist hier kaputt?", now()).0.is_none());
     }
 
     #[test]
