@@ -27,7 +27,8 @@ use common::terminal::Terminal;
 use serde_json::Value;
 
 use common::claude::{
-    KEY, SETTINGS, claude_env, claude_home, claude_in, connected_home, project_folder, with_remote,
+    KEY, SETTINGS, claude_env, claude_home, claude_in, claude_p, connected_home, project_folder,
+    with_remote,
 };
 
 #[test]
@@ -76,14 +77,12 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
 
     // The next session in the project starts with the project's digest:
     // SessionStart's additionalContext reaches the model.
-    let next = claude_in(&claude, &home, &model, &project)
-        .args(["-p", "What did we do last time?"])
-        .output()
-        .unwrap();
-    assert!(
-        next.status.success(),
-        "{}",
-        String::from_utf8_lossy(&next.stderr)
+    claude_p(
+        &claude,
+        &home,
+        &model,
+        &project,
+        "What did we do last time?",
     );
     let asked = model.requests();
     let digest_line = asked
@@ -122,15 +121,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
     // (the fake model only reports): echoes of the question below.
     const ECHOED: &str = "What did we change in hello.py last time?";
     for _ in 0..2 {
-        let out = claude_in(&claude, &home, &model, &project)
-            .args(["-p", ECHOED])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        claude_p(&claude, &home, &model, &project, ECHOED);
     }
     let echo_sentence = format!("proj: {ECHOED}; outcome");
     let deadline = Instant::now() + Duration::from_secs(60);
@@ -160,15 +151,7 @@ fn a_real_claude_code_session_is_captured_and_disconnect_gives_every_file_back()
         "Write a haiku about autumn leaves",
         ECHOED,
     ] {
-        let out = claude_in(&claude, &home, &model, &elsewhere)
-            .args(["-p", prompt])
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        claude_p(&claude, &home, &model, &elsewhere, prompt);
     }
     let asked = model.requests();
     // Every request that carries the prompt as the person's text (Claude Code

@@ -4,7 +4,7 @@
 mod common;
 
 use chrono::Duration;
-use common::{Workspace, now, session};
+use common::{Workspace, now, session, told};
 
 fn search_json(ws: &Workspace, args: &[&str]) -> Vec<serde_json::Value> {
     ws.search_json(args)
@@ -347,19 +347,6 @@ fn a_hit_points_at_the_artifact_that_holds_the_whole_query() {
     let (kind, snippet) = kind_and_snippet("\"wombat escaped\"");
     assert_eq!(kind, "summary");
     assert!(snippet.contains("«wombat escaped»"), "{snippet}");
-}
-
-/// A session with `sentence` and a transcript of `body`, `days` old.
-fn told(id: &str, days: i64, sentence: &str, body: &str) -> memsync::compose::NewSession {
-    let mut s = session("default", id, now() - Duration::days(days));
-    for c in [s.summary.as_mut(), s.transcript.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        c.sentence = Some(sentence.into());
-    }
-    s.transcript.as_mut().unwrap().body = body.into();
-    s
 }
 
 /// Issue 64: the more memsync is used, the more sessions there are that

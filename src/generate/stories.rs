@@ -240,26 +240,13 @@ pub fn story(
         )),
         _ => {}
     }
-    let content = |body: String| Content {
-        body,
-        sentence: Some(sentence.clone()),
-        captured_at: ended,
-    };
-    let s = NewSession {
-        agent_id: "default".into(),
-        session_id: session_id.clone(),
-        session_key: None,
-        project: Some("/home/dev/code/webshop".into()),
-        harness: "claude-code".into(),
-        started_at: Some(ended - Duration::minutes(40)),
-        ended_at: Some(ended),
-        captured_at: ended,
-        summary: Some(content(summary)),
-        transcript: Some(content(transcript)),
-        compaction: None,
-        private: false,
-        sentence_version: "memory_sentence_v1".into(),
-        sanitizer_version: "sanitize_transcript_v1".into(),
+    let told = Told {
+        id: session_id.clone(),
+        ended,
+        minutes: 40,
+        sentence,
+        summary,
+        transcript,
     };
     let questions = questions
         .into_iter()
@@ -269,7 +256,44 @@ pub fn story(
             form,
         })
         .collect();
-    (s.files(config), questions)
+    (told.files(config), questions)
+}
+
+/// A webshop session of the benchmark, as its files.
+struct Told {
+    id: String,
+    ended: DateTime<Utc>,
+    minutes: i64,
+    sentence: String,
+    summary: String,
+    transcript: String,
+}
+
+impl Told {
+    fn files(self, config: &Config) -> Vec<(String, String)> {
+        let content = |body: String| Content {
+            body,
+            sentence: Some(self.sentence.clone()),
+            captured_at: self.ended,
+        };
+        NewSession {
+            agent_id: "default".into(),
+            session_id: self.id.clone(),
+            session_key: None,
+            project: Some("/home/dev/code/webshop".into()),
+            harness: "claude-code".into(),
+            started_at: Some(self.ended - Duration::minutes(self.minutes)),
+            ended_at: Some(self.ended),
+            captured_at: self.ended,
+            summary: Some(content(self.summary.clone())),
+            transcript: Some(content(self.transcript.clone())),
+            compaction: None,
+            private: false,
+            sentence_version: "memory_sentence_v1".into(),
+            sanitizer_version: "sanitize_transcript_v1".into(),
+        }
+        .files(config)
+    }
 }
 
 /// Whether a later session asked story `i`'s question again and found
@@ -290,34 +314,18 @@ fn asked_again(i: usize) -> String {
 /// ended, changed nothing and found no answer, as a session does that
 /// asked before memsync was connected.
 pub fn echo(i: usize, story_ended: DateTime<Utc>, config: &Config) -> Vec<(String, String)> {
-    let ended = story_ended + Duration::days(2);
     let question = asked_again(i);
-    let content = |body: String| Content {
-        body,
-        sentence: Some(format!(
-            "webshop: {question}; outcome: no record of it in the code or the notes."
-        )),
-        captured_at: ended,
-    };
-    NewSession {
-        agent_id: "default".into(),
-        session_id: format!("echo-{i:04}"),
-        session_key: None,
-        project: Some("/home/dev/code/webshop".into()),
-        harness: "claude-code".into(),
-        started_at: Some(ended - Duration::minutes(5)),
-        ended_at: Some(ended),
-        captured_at: ended,
-        summary: Some(content(format!(
+    Told {
+        id: format!("echo-{i:04}"),
+        ended: story_ended + Duration::days(2),
+        minutes: 5,
+        sentence: format!("webshop: {question}; outcome: no record of it in the code or the notes."),
+        summary: format!(
             "## Summary\n\nAsked: {question} No record of it in the code or the notes.\n"
-        ))),
-        transcript: Some(content(format!(
+        ),
+        transcript: format!(
             "user: {question}\nassistant: I looked through the code and the notes and found no record of that.\n"
-        ))),
-        compaction: None,
-        private: false,
-        sentence_version: "memory_sentence_v1".into(),
-        sanitizer_version: "sanitize_transcript_v1".into(),
+        ),
     }
     .files(config)
 }

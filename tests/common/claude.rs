@@ -46,6 +46,26 @@ pub fn claude_in(
     cmd
 }
 
+/// `claude -p PROMPT` in `dir`, which must succeed.
+pub fn claude_p(
+    claude: &std::path::Path,
+    home: &Home,
+    model: &FakeModel,
+    dir: &std::path::Path,
+    prompt: &str,
+) -> std::process::Output {
+    let out = claude_in(claude, home, model, dir)
+        .args(["-p", prompt])
+        .output()
+        .expect("claude runs");
+    assert!(
+        out.status.success(),
+        "claude -p {prompt:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// A home where Claude Code has been set up as a person leaves it after the
 /// first run (onboarding done, the API key approved, `proj` trusted), with a
 /// memsync workspace and `connect claude-code` done.

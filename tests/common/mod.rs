@@ -306,6 +306,22 @@ pub fn session(agent: &str, id: &str, ended: DateTime<Utc>) -> NewSession {
     }
 }
 
+/// `session`, `days` before `now()`, with `sentence` as its memory and a
+/// transcript of `body`.
+pub fn told(id: &str, days: i64, sentence: &str, body: &str) -> NewSession {
+    let mut s = session("default", id, now() - Duration::days(days));
+    for c in [s.summary.as_mut(), s.transcript.as_mut()]
+        .into_iter()
+        .flatten()
+    {
+        c.sentence = Some(sentence.into());
+    }
+    if let Some(t) = s.transcript.as_mut() {
+        t.body = body.into();
+    }
+    s
+}
+
 /// The path of a session's artifact of `kind`.
 pub fn path_of(paths: &[String], kind: &str) -> String {
     paths
