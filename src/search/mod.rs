@@ -272,6 +272,7 @@ fn candidates(
             .collect();
         if kept.len() >= limit || exhausted {
             let mut ranked = rank::rank(index, cfg, reading, kept, now)?;
+            rank::demote_echoes(&mut ranked, reading, limit.saturating_mul(2));
             ranked.truncate(limit);
             // A share of the best hit's score, and of the words that one
             // holds: 2 of 6 words is never "relevance 100%".

@@ -91,15 +91,25 @@ pub(super) fn rank(
             .then_with(|| b.1.membership_ts.cmp(&a.1.membership_ts))
             .then_with(|| a.1.token.cmp(&b.1.token))
     });
-    if !reading.explicit {
-        let asked = &reading.words;
-        echo::demote(
-            &mut ranked,
-            |c| echo::only_asked(&c.sentence, asked),
-            |c| echo::enough_words(c.matched, words),
-        );
-    }
     Ok(ranked)
+}
+
+/// Moves the sessions that only asked the question again below the work
+/// (`echo::demote`), looking at the first `window` ranked only: an echo
+/// further down is shown nowhere, work further down is too weak to set
+/// above it, and telling an echo costs a pass over its sentence.
+pub(super) fn demote_echoes(ranked: &mut Vec<(f64, Candidate)>, reading: &Reading, window: usize) {
+    if reading.explicit {
+        return;
+    }
+    let (asked, words) = (&reading.words, reading.terms.len());
+    let rest = ranked.split_off(window.min(ranked.len()));
+    echo::demote(
+        ranked,
+        |c| echo::only_asked(&c.sentence, asked),
+        |c| echo::enough_words(c.matched, words),
+    );
+    ranked.extend(rest);
 }
 
 /// Fills in how many of the query's words each candidate holds: one query a
