@@ -18,6 +18,7 @@ use rank::Candidate;
 
 mod dates;
 mod echo;
+mod exact;
 mod notes;
 mod query;
 mod rank;
@@ -272,6 +273,7 @@ fn candidates(
             .collect();
         if kept.len() >= limit || exhausted {
             let mut ranked = rank::rank(index, cfg, reading, kept, now)?;
+            rank::prefer_exact(index, reading, &mut ranked, limit.saturating_mul(2))?;
             rank::demote_echoes(&mut ranked, reading, limit.saturating_mul(2));
             ranked.truncate(limit);
             // A share of the best hit's score, and of the words that one
@@ -344,6 +346,7 @@ fn candidates_of(index: &Index, matches: &[(i64, f64)]) -> Result<Vec<Candidate>
             last_access: c.last_access,
             sentence: c.sentence,
             matched: 0,
+            held: 0,
             by_time_only: false,
         })
         .collect())

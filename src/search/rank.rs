@@ -14,6 +14,10 @@
 //! percent and never a clearly better match (measured by `cargo bench
 //! --bench recall`: a larger recency weight moved top hits to wrong sessions).
 //!
+//! Among the first ranked, a word a session holds only under another word of
+//! its stem (`statue` for `status`) counts less than one held as written
+//! (`exact`).
+//!
 //! A session that only asked the question again ranks below the sessions
 //! that did work on it (`echo`). A session of a narrow named time that holds
 //! no word comes in at half the best match's bm25 (`search::in_the_time`).
@@ -24,7 +28,7 @@ use std::collections::HashMap;
 
 use chrono::{DateTime, Utc};
 
-use super::{Reading, echo};
+use super::{Reading, echo, exact};
 use crate::config::SearchConfig;
 use crate::contract;
 use crate::error::Result;
@@ -51,6 +55,8 @@ pub(super) struct Candidate {
     pub last_access: Option<String>,
     /// How many of the query's words it holds.
     pub matched: usize,
+    /// Which of them, one bit a term in query order (at most 24 terms).
+    pub held: u32,
     /// Its one-line memory, for telling a session that only asked the question.
     pub sentence: String,
     /// It is here only for being in the time the query names: its relevance
@@ -86,12 +92,58 @@ pub(super) fn rank(
             (score(cfg, c.relevance, &c, now), c)
         })
         .collect();
+    best_first(&mut ranked);
+    Ok(ranked)
+}
+
+/// Best score first; ties go to the newer session, then the token.
+fn best_first(ranked: &mut [(f64, Candidate)]) {
     ranked.sort_by(|a, b| {
         b.0.total_cmp(&a.0)
             .then_with(|| b.1.membership_ts.cmp(&a.1.membership_ts))
             .then_with(|| a.1.token.cmp(&b.1.token))
     });
-    Ok(ranked)
+}
+
+/// Lowers the first `window` ranked by what their matched words are held
+/// only under another word of the same stem (`exact`), and ranks again:
+/// between near-equals, the session that says the word asked comes first.
+pub(super) fn prefer_exact(
+    index: &Index,
+    reading: &Reading,
+    ranked: &mut [(f64, Candidate)],
+    window: usize,
+) -> Result<()> {
+    let words: Vec<Option<String>> = reading.words.iter().map(|w| exact::checkable(w)).collect();
+    if reading.explicit || words.iter().all(Option::is_none) {
+        return Ok(());
+    }
+    let window = window.min(ranked.len());
+    let ids: Vec<i64> = (ranked[..window].iter())
+        .filter(|(_, c)| !c.by_time_only)
+        .map(|(_, c)| c.fts_id)
+        .collect();
+    let heads: HashMap<i64, (String, bool)> = (index.document_heads(&ids, exact::READ_AT_MOST)?)
+        .into_iter()
+        .map(|h| (h.fts_id, (h.text.to_ascii_lowercase(), h.cut)))
+        .collect();
+    for (score, c) in &mut ranked[..window] {
+        let Some((text, cut)) = heads.get(&c.fts_id) else {
+            continue;
+        };
+        let stem_only = (words.iter().enumerate())
+            .filter(|(i, w)| c.held & (1 << i) != 0 && w.is_some())
+            .filter(|(_, w)| w.as_deref().is_some_and(|w| !exact::holds_a_form(text, w)))
+            .count();
+        if *cut || stem_only == 0 {
+            continue;
+        }
+        let share = exact::share(c.matched, stem_only);
+        c.relevance *= share;
+        *score *= share;
+    }
+    best_first(ranked);
+    Ok(())
 }
 
 /// Moves the sessions that only asked the question again below the work
@@ -117,23 +169,23 @@ pub(super) fn demote_echoes(ranked: &mut Vec<(f64, Candidate)>, reading: &Readin
 fn count_words(index: &Index, reading: &Reading, kept: &mut [Candidate]) -> Result<()> {
     if reading.terms.len() < 2 || kept.is_empty() {
         for c in kept.iter_mut() {
-            c.matched = if c.by_time_only {
-                0
-            } else {
-                reading.terms.len()
+            (c.matched, c.held) = match c.by_time_only {
+                true => (0, 0),
+                false => (reading.terms.len(), (1 << reading.terms.len()) - 1),
             };
         }
         return Ok(());
     }
     let ids: Vec<i64> = kept.iter().map(|c| c.fts_id).collect();
-    let mut counts: HashMap<i64, usize> = HashMap::new();
-    for term in &reading.terms {
+    let mut held: HashMap<i64, u32> = HashMap::new();
+    for (i, term) in reading.terms.iter().enumerate().take(32) {
         for id in index.holding(term, &ids)? {
-            *counts.entry(id).or_default() += 1;
+            *held.entry(id).or_default() |= 1 << i;
         }
     }
     for c in kept.iter_mut() {
-        c.matched = counts.get(&c.fts_id).copied().unwrap_or(0);
+        c.held = held.get(&c.fts_id).copied().unwrap_or(0);
+        c.matched = c.held.count_ones() as usize;
     }
     Ok(())
 }

@@ -32,6 +32,14 @@ pub struct HitRow {
     pub untrusted: bool,
 }
 
+/// The head of one session's document (`Index::document_heads`).
+pub struct DocumentHead {
+    pub fts_id: i64,
+    pub text: String,
+    /// A column was longer than what was read.
+    pub cut: bool,
+}
+
 impl Index {
     /// The `k` best session documents by bm25 alone, as (fts rowid, relevance).
     pub fn best_by_bm25(
@@ -205,6 +213,36 @@ impl Index {
         })
         .map_err(|e| self.err(e))?;
         Ok(rows.into_iter().next())
+    }
+
+    /// The text of these documents (their four text columns, one line
+    /// apart), each column cut to its first `chars` characters, and whether
+    /// any column was cut: what telling an exact word from its stem reads.
+    pub fn document_heads(&self, fts_ids: &[i64], chars: usize) -> Result<Vec<DocumentHead>> {
+        let ids = serde_json::to_string(fts_ids).unwrap_or_default();
+        query(
+            &self.conn,
+            "SELECT rowid, substr(sentence, 1, ?2), substr(summary, 1, ?2),
+                    substr(transcript, 1, ?2), substr(compaction, 1, ?2)
+             FROM session_fts WHERE rowid IN (SELECT value FROM json_each(?1))",
+            params![ids, chars as i64],
+            |r| {
+                let mut text = String::new();
+                let mut cut = false;
+                for i in 1..5 {
+                    let column = r.get::<_, Option<String>>(i)?.unwrap_or_default();
+                    cut |= column.len() >= chars && column.chars().count() >= chars;
+                    text.push_str(&column);
+                    text.push('\n');
+                }
+                Ok(DocumentHead {
+                    fts_id: r.get(0)?,
+                    text,
+                    cut,
+                })
+            },
+        )
+        .map_err(|e| self.err(e))
     }
 
     /// Indexed terms that could be `word` mistyped: the same first
