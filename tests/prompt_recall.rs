@@ -6,24 +6,20 @@
 mod common;
 
 use chrono::Duration;
-use common::{Workspace, memsync_bin, now, session};
+use common::{Workspace, memsync_bin, now, session, told};
 
 /// A session about a quokka enclosure, older than fifteen sessions of
 /// another project (so the start-up digest, five lines of other work, leaves
 /// it out).
 fn workspace(newer: i64) -> Workspace {
     let ws = Workspace::new();
-    let mut zoo = session("default", "zoo-1", now() - Duration::days(20));
+    let mut zoo = told(
+        "zoo-1",
+        20,
+        "Fixed the quokka enclosure gate latch in zoo/gates.rs so the night lock holds and the keepers get an alert.",
+        "user: the quokka enclosure gate latch fails at night\nassistant: fixed the latch in zoo/gates.rs\n",
+    );
     zoo.project = Some("/home/dev/code/zoo".into());
-    let sentence = "Fixed the quokka enclosure gate latch in zoo/gates.rs so the night lock holds and the keepers get an alert.";
-    for c in [zoo.summary.as_mut(), zoo.transcript.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        c.sentence = Some(sentence.into());
-    }
-    zoo.transcript.as_mut().unwrap().body =
-        "user: the quokka enclosure gate latch fails at night\nassistant: fixed the latch in zoo/gates.rs\n".into();
     ws.add(&zoo);
     for i in 0..newer {
         ws.add(&session(
@@ -92,15 +88,12 @@ fn a_prompt_about_an_earlier_session_gets_its_record_framed_as_a_record() {
 #[test]
 fn an_offer_shows_the_words_that_matched_when_its_sentence_does_not() {
     let ws = workspace(15);
-    let mut burrow = session("default", "burrow-1", now() - Duration::days(3));
-    for c in [burrow.summary.as_mut(), burrow.transcript.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        c.sentence = Some("Tidied the enclosure scripts and their logs.".into());
-    }
-    burrow.transcript.as_mut().unwrap().body =
-        "user: the wombat burrow sensor reads zero after midnight\nassistant: recalibrated the burrow sensor\n".into();
+    let burrow = told(
+        "burrow-1",
+        3,
+        "Tidied the enclosure scripts and their logs.",
+        "user: the wombat burrow sensor reads zero after midnight\nassistant: recalibrated the burrow sensor\n",
+    );
     ws.add(&burrow);
     ws.sync();
     let text = offered(&prompt_hook(
@@ -206,15 +199,13 @@ fn small_talk_thanks_and_go_aheads_get_nothing() {
     let ws = workspace(15);
     // A session whose words small talk shares: "today", "great job", "go
     // ahead", "undo", and "on" ("one" to the stemmer).
-    let mut chat = session("default", "chat-1", now() - Duration::days(12));
     let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today on staging, on the canary and on prod, and undo it on failure.";
-    for c in [chat.summary.as_mut(), chat.transcript.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        c.sentence = Some(said.into());
-    }
-    chat.transcript.as_mut().unwrap().body = format!("user: {said}\nassistant: ok\n");
+    let chat = told(
+        "chat-1",
+        12,
+        said,
+        &format!("user: {said}\nassistant: ok\n"),
+    );
     ws.add(&chat);
     ws.sync();
     for prompt in [
@@ -262,37 +253,24 @@ fn context_a_harness_injects_into_the_prompt_is_not_matched() {
 #[test]
 fn the_session_that_did_the_work_is_offered_not_the_ones_that_asked_about_it() {
     let ws = Workspace::new();
-    let mut work = session("default", "work-1", now() - Duration::days(9));
+    let mut work = told(
+        "work-1",
+        9,
+        "hello: add a greeting for the night shift; changed hello.py; outcome: hello.py now greets the night shift by name.",
+        "user: add a greeting for the night shift\nassistant: edited hello.py\n",
+    );
     work.project = Some("/home/dev/code/hello".into());
-    let did = "hello: add a greeting for the night shift; changed hello.py; outcome: hello.py now greets the night shift by name.";
     let mut asked_again = Vec::new();
     for (i, days) in [(0, 3), (1, 1)] {
-        let mut echo = session(
-            "default",
+        let mut echo = told(
             &format!("echo-{i}"),
-            now() - Duration::days(days),
+            days,
+            "hello: what did we change in hello.py last time; read hello.py; outcome: I could not tell from the files which change was last.",
+            "user: what did we change in hello.py last time?\nassistant: I could not tell.\n",
         );
         echo.project = Some("/home/dev/code/hello".into());
-        let said = "hello: what did we change in hello.py last time; read hello.py; outcome: I could not tell from the files which change was last.";
-        for c in [echo.summary.as_mut(), echo.transcript.as_mut()]
-            .into_iter()
-            .flatten()
-        {
-            c.sentence = Some(said.into());
-        }
-        echo.transcript.as_mut().unwrap().body =
-            "user: what did we change in hello.py last time?\nassistant: I could not tell.\n"
-                .into();
         asked_again.push(echo);
     }
-    for c in [work.summary.as_mut(), work.transcript.as_mut()]
-        .into_iter()
-        .flatten()
-    {
-        c.sentence = Some(did.into());
-    }
-    work.transcript.as_mut().unwrap().body =
-        "user: add a greeting for the night shift\nassistant: edited hello.py\n".into();
     ws.add(&work);
     for e in &asked_again {
         ws.add(e);

@@ -44,9 +44,8 @@ const MONTHS: [&str; 12] = [
     "december",
 ];
 
-/// Days and weeks named in one word in the other languages memsync reads:
-/// (the word, days back from today to its first day, its length in days;
-/// 0 for a week is the week before this one, as "last week").
+/// Days named in one word in the other languages memsync reads: (the word,
+/// days back from today to its first day, its length in days).
 const WORD_TIMES: &[(&str, i64, i64)] = &[
     // Spanish, Portuguese, French, German, Italian, Dutch, Russian.
     ("hoy", 0, 1),
@@ -71,7 +70,9 @@ const WORD_TIMES: &[(&str, i64, i64)] = &[
 ];
 
 /// The same in Chinese, Japanese and Korean, found inside a run of text
-/// (no space sets them apart). Longer first: 前天 before 天.
+/// (no space sets them apart), and "last week": the fifteen days up to
+/// today, as a person's "last week" may mean any of them. Longer first:
+/// 前天 before 天.
 const CJK_TIMES: &[(&str, i64, i64)] = &[
     ("一昨日", 2, 1),
     ("上个星期", 14, 15),
