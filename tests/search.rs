@@ -518,3 +518,31 @@ fn a_word_held_as_written_ranks_above_another_word_of_the_same_stem() {
         "{hits:?}"
     );
 }
+
+/// Issue 64: explicit syntax that finds nothing (a prefix, a phrase, an
+/// operator) gets the suggestions plain text gets, made of its words, and
+/// a respelled word is shown as sessions wrote it (`retry`), never as the
+/// index's stem (`retri`).
+#[test]
+fn syntax_that_finds_nothing_is_offered_its_words_respelled_as_written() {
+    let ws = Workspace::new();
+    ws.add(&told(
+        "pay-1",
+        3,
+        "pay: the retry policy of the payment client.",
+        "user: give the payment client a retry policy\nassistant: added retries with backoff\n",
+    ));
+    ws.sync();
+    let said = |query: &str| {
+        let out = ws.cli(&["search", query]).success();
+        String::from_utf8_lossy(&out.get_output().stdout).to_string()
+    };
+    for query in ["retyr", "retyr*", "\"retyr polcy\"", "retyr AND polcy"] {
+        let text = said(query);
+        assert!(text.contains("no session matches"), "{query}: {text}");
+        assert!(text.contains("try: memsync search"), "{query}: {text}");
+        assert!(text.contains("retry"), "{query}: {text}");
+        assert!(!text.contains("retri"), "{query}: {text}");
+    }
+    assert!(said("\"retyr polcy\"").contains("'retry policy'"));
+}

@@ -1,8 +1,10 @@
 //! What to try when a search finds nothing: the same words without the
 //! filters, each mistyped word replaced by the nearest indexed word (within
 //! one edit for words of up to four letters, two for longer ones, the word
-//! more sessions hold on a tie), or the words as prefixes. Each suggestion
-//! is tried, and offered only with the sessions it finds.
+//! more sessions hold on a tie; shown as a session wrote it, not as the
+//! index's stem), or the words as prefixes. Search syntax gets the same,
+//! made of its words. Each suggestion is tried, and offered only with the
+//! sessions it finds.
 //!
 //! Owns: the suggestions. Must not: rank (it runs `search`).
 
@@ -65,8 +67,15 @@ pub fn suggest(
             });
         }
     }
-    let words: Vec<&str> = q.text.split_whitespace().collect();
-    if words.iter().any(|w| !plain(w)) {
+    // Explicit syntax (`retyr*`, `"retry logic"`, `a AND b`) gets the
+    // suggestions plain text gets, made of its words.
+    let reading = super::read(&q.text, q.kind, now)?;
+    let owned: Vec<String> = match reading.explicit {
+        true => reading.words,
+        false => q.text.split_whitespace().map(str::to_string).collect(),
+    };
+    let words: Vec<&str> = owned.iter().map(String::as_str).collect();
+    if words.is_empty() || words.iter().any(|w| !plain(w)) {
         return Ok(out);
     }
     let respelled: Vec<String> = words
@@ -80,24 +89,74 @@ pub fn suggest(
             _ => format!("{w}*"),
         })
         .collect();
-    for (query, why) in [
-        (respelled.join(" "), "the nearest words the index holds"),
+    let respelled_query = respelled.join(" ");
+    let mut tries = vec![
+        (respelled_query.clone(), "the nearest words the index holds"),
         (prefixes.join(" "), "words that begin with these"),
-    ] {
-        if query == q.text {
+    ];
+    if reading.explicit {
+        tries.insert(0, (words.join(" "), "the words without the search syntax"));
+    }
+    for (query, why) in tries {
+        if query == q.text || out.iter().any(|s: &Suggestion| s.query == query) {
             continue;
         }
         let sessions = found(&query, filtered)?;
-        if sessions > 0 {
-            out.push(Suggestion {
-                query,
-                filtered,
-                sessions,
-                why: why.into(),
-            });
+        if sessions == 0 {
+            continue;
         }
+        let query = match query == respelled_query {
+            true => readable(index, cfg, &words, &respelled, now)?,
+            false => query,
+        };
+        out.push(Suggestion {
+            query,
+            filtered,
+            sessions,
+            why: why.into(),
+        });
     }
     Ok(out)
+}
+
+/// The respelled words, each indexed stem put in for a word (`retri`,
+/// `cach`) shown as a session wrote it (`retry`, `cache`): a marked word of
+/// the best hit's snippet that begins with all of the stem but its last
+/// letter (a stem's `i` is a word's `y`).
+fn readable(
+    index: &Index,
+    cfg: &SearchConfig,
+    words: &[&str],
+    respelled: &[String],
+    now: DateTime<Utc>,
+) -> Result<String> {
+    let tried = Query {
+        text: respelled.join(" "),
+        limit: 1,
+        ..Query::default()
+    };
+    let hit = search(index, cfg, &tried, now)?.hits.into_iter().next();
+    let marked: Vec<String> = (hit.iter())
+        .flat_map(|h| h.snippet.split(super::MARK_START).skip(1))
+        .filter_map(|rest| rest.split(super::MARK_END).next())
+        .map(str::to_lowercase)
+        .collect();
+    let shown = |(word, stem): (&&str, &String)| {
+        if word.eq_ignore_ascii_case(stem) || !stem.is_ascii() {
+            return stem.clone();
+        }
+        let head = &stem[..stem.len().saturating_sub(1).max(2).min(stem.len())];
+        (marked.iter())
+            .find(|w| w.starts_with(head) && w.len() >= stem.len())
+            .cloned()
+            .unwrap_or_else(|| stem.clone())
+    };
+    Ok(words
+        .iter()
+        .zip(respelled)
+        .map(shown)
+        .collect::<Vec<_>>()
+        .join(" "))
 }
 
 /// A word without FTS5 syntax and of letters written with spaces (a
