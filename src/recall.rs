@@ -74,9 +74,8 @@ pub fn relevant(
         .collect();
     // What a session did outweighs what it was asked: sessions that only
     // asked this question again give way to any that did the work.
-    let asked = search::read(prompt, None, now).map_or_else(|_| Vec::new(), |r| r.words);
     let (echoes, work): (Vec<Hit>, Vec<Hit>) =
-        (hits.drain(..)).partition(|h| search::only_asked(&h.sentence, &asked));
+        (hits.drain(..)).partition(|h| search::only_asked(&h.sentence, &found.asked));
     Ok(if work.is_empty() { echoes } else { work })
 }
 

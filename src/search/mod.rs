@@ -101,6 +101,9 @@ pub struct Found {
     /// Notes (`crate::note`) holding the query's words.
     pub notes: Vec<NoteHit>,
     pub note: Option<String>,
+    /// The query's words as it was read (stopwords and a named time left
+    /// out): what tells a session that only asked it again (`only_asked`).
+    pub asked: Vec<String>,
 }
 
 /// `7d`, `24h`, `2w`, a date (`2026-11-01`) or an RFC 3339 timestamp.
@@ -167,17 +170,24 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
                     hits,
                     notes,
                     note: None,
+                    asked: reading.words,
                 });
             };
             let hits = candidates(index, cfg, q, &any, now)?;
             let note = (!hits.is_empty())
                 .then(|| "no session holds every word; these hold some of them".to_string());
-            Ok(Found { hits, notes, note })
+            Ok(Found {
+                hits,
+                notes,
+                note,
+                asked: any.words,
+            })
         }
         Ok(hits) => Ok(Found {
             hits,
             notes,
             note: None,
+            asked: reading.words,
         }),
         Err(e) if reading.explicit => {
             let Some(reason) = Index::is_query_syntax(&e) else {
@@ -191,6 +201,7 @@ pub fn search(index: &Index, cfg: &SearchConfig, q: &Query, now: DateTime<Utc>) 
                 note: Some(format!(
                     "read as words: the search syntax was not valid ({reason})"
                 )),
+                asked: words.words,
             })
         }
         Err(e) => Err(e),
