@@ -41,7 +41,7 @@ pub fn suggest(
     let mut out = Vec::new();
     let filtered =
         q.agent.is_some() || q.project.is_some() || q.kind.is_some() || q.since.is_some();
-    let found = |text: &str, keep_filters: bool| -> Result<usize> {
+    let found = |text: &str, keep_filters: bool| -> Result<Vec<super::Hit>> {
         let tried = Query {
             text: text.to_string(),
             limit: COUNT_UP_TO,
@@ -54,10 +54,10 @@ pub fn suggest(
                 }
             }
         };
-        Ok(search(index, cfg, &tried, now)?.hits.len())
+        Ok(search(index, cfg, &tried, now)?.hits)
     };
     if filtered {
-        let n = found(&q.text, false)?;
+        let n = found(&q.text, false)?.len();
         if n > 0 {
             out.push(Suggestion {
                 query: q.text.clone(),
@@ -101,18 +101,18 @@ pub fn suggest(
         if query == q.text || out.iter().any(|s: &Suggestion| s.query == query) {
             continue;
         }
-        let sessions = found(&query, filtered)?;
-        if sessions == 0 {
+        let hits = found(&query, filtered)?;
+        let Some(best) = hits.first() else {
             continue;
-        }
+        };
         let query = match query == respelled_query {
-            true => readable(index, cfg, &words, &respelled, now)?,
+            true => readable(&words, &respelled, &best.snippet),
             false => query,
         };
         out.push(Suggestion {
             query,
             filtered,
-            sessions,
+            sessions: hits.len(),
             why: why.into(),
         });
     }
@@ -121,23 +121,11 @@ pub fn suggest(
 
 /// The respelled words, each indexed stem put in for a word (`retri`,
 /// `cach`) shown as a session wrote it (`retry`, `cache`): a marked word of
-/// the best hit's snippet that begins with all of the stem but its last
-/// letter (a stem's `i` is a word's `y`).
-fn readable(
-    index: &Index,
-    cfg: &SearchConfig,
-    words: &[&str],
-    respelled: &[String],
-    now: DateTime<Utc>,
-) -> Result<String> {
-    let tried = Query {
-        text: respelled.join(" "),
-        limit: 1,
-        ..Query::default()
-    };
-    let hit = search(index, cfg, &tried, now)?.hits.into_iter().next();
-    let marked: Vec<String> = (hit.iter())
-        .flat_map(|h| h.snippet.split(super::MARK_START).skip(1))
+/// `snippet` (the best hit's, from the search that tried the respelling)
+/// that begins with all of the stem but its last letter (a stem's `i` is a
+/// word's `y`).
+fn readable(words: &[&str], respelled: &[String], snippet: &str) -> String {
+    let marked: Vec<String> = (snippet.split(super::MARK_START).skip(1))
         .filter_map(|rest| rest.split(super::MARK_END).next())
         .map(str::to_lowercase)
         .collect();
@@ -151,12 +139,12 @@ fn readable(
             .cloned()
             .unwrap_or_else(|| stem.clone())
     };
-    Ok(words
+    words
         .iter()
         .zip(respelled)
         .map(shown)
         .collect::<Vec<_>>()
-        .join(" "))
+        .join(" ")
 }
 
 /// A word without FTS5 syntax and of letters written with spaces (a
