@@ -72,7 +72,8 @@ pub(super) fn holds_a_form(text: &str, word: &str) -> bool {
 const INFLECTIONS: [&str; 7] = ["ing", "ies", "ied", "ed", "es", "s", "e"];
 
 /// The word and what is left of it without each inflection it may end in
-/// and then a final `y` or `i` (at least two letters), undoubled (`dropp` → `drop`): two words are forms of one when their roots meet (`timing`
+/// and then a final `y` or `i` (at least two letters), undoubled (`dropp`
+/// → `drop`): two words are forms of one when their roots meet (`timing`
 /// and `times` at `tim`, `studies` and `study` at `stud`); `status` keeps
 /// its `s`, as `-us`, `-is` and `-ss` are no plural.
 fn roots(word: &str) -> Vec<&str> {
