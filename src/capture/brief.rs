@@ -93,6 +93,118 @@ pub(super) fn assigns_a_role(sentence: &str) -> bool {
         && ROLES.iter().any(|r| lower.starts_with(r))
 }
 
+/// Where a brief says in so many words what the agent is to do after
+/// giving its context ("Canonical layer: … Active context: … Your task
+/// appears to be: …", "背景：… 你的任务是…"): the text from that sentence.
+/// The text itself when the opening sentence asks or asks a question (the
+/// request is that; `opens_an_ask` tells an ask), or when no later
+/// sentence states a task.
+pub(super) fn stated_task(text: &str, opens_an_ask: fn(&str) -> bool) -> &str {
+    let mut starts = sentence_starts(text);
+    let Some(opening) = starts.next() else {
+        return text;
+    };
+    let first = &text[opening..];
+    let first = &first[..crate::sentence::first_sentence_end(first)];
+    if first.trim_end().ends_with(['?', '？']) || opens_an_ask(first) {
+        return text;
+    }
+    starts
+        .find(|&at| states_the_task(&text[at..]))
+        .map_or(text, |at| &text[at..])
+}
+
+/// Where each sentence of a text's prose starts: every line outside code
+/// fences, and every sentence after another on its line.
+fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let mut fenced = false;
+    let mut line_start = 0;
+    text.split_inclusive('\n').flat_map(move |line| {
+        let base = line_start;
+        line_start += line.len();
+        let fence = line.trim_start().starts_with("```");
+        fenced ^= fence;
+        let mut starts = Vec::new();
+        let mut rest = if fenced || fence { "" } else { line };
+        loop {
+            let sentence = rest.trim_start();
+            if sentence.is_empty() {
+                break;
+            }
+            starts.push(base + line.len() - sentence.len());
+            rest = &sentence[crate::sentence::first_sentence_end(sentence)..];
+        }
+        starts
+    })
+}
+
+/// A sentence that states the agent's task: "Your task is …", "The task
+/// here: …", "Your “Cloud” parallel task appears to be …", "Task: …", in
+/// the languages the harnesses are used in.
+fn states_the_task(sentence: &str) -> bool {
+    static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?:your(?:\s+\S+){0,3}?\s+(?:task|job|mission|assignment|objective|goal)|the\s+(?:task|mission|assignment|objective)|task|mission|objective)s?(?:\s+(?:here|now|today|for you))?\s*(?:[:：]|is\b|are\b|appears\b|will be\b)",
+        )
+        .expect("pattern compiles")
+    });
+    const STATED: &[&str] = &[
+        "ta tâche",
+        "votre tâche",
+        "ta mission",
+        "votre mission",
+        "tâche :",
+        "tu tarea",
+        "su tarea",
+        "tu misión",
+        "tarea:",
+        "sua tarefa",
+        "tua tarefa",
+        "sua missão",
+        "tarefa:",
+        "deine aufgabe",
+        "ihre aufgabe",
+        "aufgabe:",
+        "il tuo compito",
+        "compito:",
+        "je taak",
+        "jouw taak",
+        "uw taak",
+        "taak:",
+        "твоя задача",
+        "ваша задача",
+        "задача:",
+        "твоє завдання",
+        "ваше завдання",
+        "завдання:",
+        "nhiệm vụ của bạn",
+        "nhiệm vụ:",
+        "你的任务",
+        "您的任务",
+        "你的任務",
+        "您的任務",
+        "任务：",
+        "任务:",
+        "任務：",
+        "任務:",
+        "你要做的是",
+        "你需要做的是",
+        "あなたのタスク",
+        "あなたの仕事",
+        "タスク：",
+        "タスク:",
+        "당신의 임무",
+        "당신의 작업",
+        "작업:",
+        "과제:",
+    ];
+    // Its opening words are enough, and reading no further keeps a long
+    // paste's every sentence cheap.
+    let opening: String = sentence.trim_start().chars().take(80).collect();
+    let lower = opening.to_lowercase();
+    ENGLISH.is_match(&lower) || STATED.iter().any(|s| lower.starts_with(s))
+}
+
 /// A brief written in sections (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what
 /// to fix)`, `## Deliverables`) asks in the section that names the task, not
 /// in the rules that come first: the text from that section's first line, when

@@ -9,7 +9,7 @@
 //! Owns: composing the sentence from a transcript. Must not: judge it (the
 //! caller checks it against the floor and falls back) or do I/O.
 
-use super::brief::{brief_task, past_preamble, prose_lines};
+use super::brief::{brief_task, past_preamble, prose_lines, stated_task};
 use super::clip::clip_words;
 use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
 use super::remarks;
@@ -357,13 +357,19 @@ const LEAD_IN_WORDS: usize = 5;
 /// long to name with the ask after it.
 const BACKSTORY_WORDS: usize = 12;
 
+/// Where a request's ask starts: past a role-play preamble, in the section
+/// that names the task, from the sentence that states it.
+fn ask_of(text: &str) -> &str {
+    stated_task(brief_task(past_preamble(text)), remarks::opens_an_ask)
+}
+
 /// The gist of a request: "the nginx error log. the site returns 502 since
 /// this morning, find out why and fix it" names in a short first sentence
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
     let out = remarks::past_ties(gist(text));
-    let mut lines = prose_lines(brief_task(past_preamble(text)));
+    let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
     let Some(rest) = after(line, out.as_str()).map(str::trim_start) else {
@@ -418,7 +424,7 @@ fn request_gist(text: &str) -> String {
 /// The first sentence or line of a text, without markdown decoration, leading
 /// politeness or `@` file mentions.
 fn gist(text: &str) -> String {
-    let text = brief_task(past_preamble(text));
+    let text = ask_of(text);
     let line = prose_lines(text).next().unwrap_or_default();
     let mut out = first_sentence(remarks::past_greeting(unmarked(line)));
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
@@ -1081,6 +1087,60 @@ mod tests {
         }
         let asked = "You are a good judge of this: should we drop the mutex?";
         assert_eq!(request_gist(asked), asked);
+    }
+
+    /// The class: a brief that gives its context first (labelled
+    /// paragraphs, conventions, a role) and then states the agent's task in
+    /// so many words, in any language, on the context's line or after it:
+    /// the request is the task. An opening ask or question stays the
+    /// request, and so does a brief that states no task.
+    #[test]
+    fn a_brief_that_states_its_task_after_its_context_is_read_from_the_task() {
+        let contexts = [
+            "Canonical layer: infra/ holds all infrastructure. Do not write to old/.",
+            "You are entering the VAULT, a public notes vault.\n\nActive context: we discussed a souls system.\n\nKey conventions:\n- Markdown is the product.\n- Chat is ephemeral.",
+            "Background: the shop moved to PostgreSQL last month and the team is small.",
+        ];
+        let tasks = [
+            ("Your task is to add a retry to the fetcher.", "add a retry"),
+            (
+                "Your \"Cloud\" parallel task appears to be: explain the layout.",
+                "explain the layout",
+            ),
+            ("Task: add a retry to the fetcher.", "add a retry"),
+            (
+                "Ta tâche : ajouter un retry au fetcher.",
+                "ajouter un retry",
+            ),
+            (
+                "Tu tarea es añadir un reintento al fetcher.",
+                "añadir un reintento",
+            ),
+            (
+                "Твоя задача — добавить повтор в fetcher.",
+                "добавить повтор",
+            ),
+            ("你的任务是给 fetcher 加上重试。", "加上重试"),
+            (
+                "あなたのタスクは fetcher にリトライを追加することです。",
+                "リトライを追加",
+            ),
+        ];
+        for context in contexts {
+            for (task, words) in tasks {
+                for sep in [" ", "\n", "\n\n"] {
+                    let text =
+                        format!("{context}{sep}{task}\n\nCollision risk: do not touch souls/.");
+                    let got = request_gist(&text);
+                    assert!(got.contains(words), "{text:?} gave {got:?}");
+                }
+            }
+        }
+        let asked =
+            "Can you add a retry to the fetcher?\n\nBackground: it drops calls. Your task is easy.";
+        assert_eq!(request_gist(asked), "add a retry to the fetcher?");
+        let told = "The fetcher drops calls under load.\n\nYour task list in TODO.md is long.";
+        assert_eq!(request_gist(told), "The fetcher drops calls under load.");
     }
 
     /// The class: a request of only dots or marks, with or without work
