@@ -23,6 +23,8 @@ pub mod facts;
 pub mod foreign;
 pub use foreign::Foreign;
 mod fork;
+mod message;
+pub use message::Message;
 pub mod generic;
 pub mod lines;
 pub mod parts;
@@ -52,73 +54,6 @@ impl Role {
             Role::User => "User",
             Role::Assistant => "Assistant",
         }
-    }
-}
-
-/// One turn of the conversation: its text (cleaned of harness wrappers) and,
-/// for the agent, the tools it called.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Message {
-    pub role: Role,
-    pub text: String,
-    pub tools: Vec<ToolUse>,
-    /// Lines of one streamed response share this id and are joined.
-    id: Option<String>,
-    /// Where the text written after the turn's last tool call begins: the
-    /// agent's report, as opposed to what it said it was about to do.
-    report_from: usize,
-    /// Left out to keep the transcript in its budget: the digest its
-    /// rendering had, for the capture cursor.
-    elided: Option<String>,
-    /// Who sent a person's message through a chat bridge (`+51935507781`,
-    /// `id:7627639740`), when the envelope says.
-    pub sender: Option<String>,
-    /// The turn's last words (with or without calls after them) were said
-    /// while it worked, by the harness's own mark (Codex's `commentary`
-    /// phase): a turn that ends on them was cut off before its answer.
-    working: bool,
-}
-
-impl Message {
-    /// What the agent said after its last tool call in this turn; the whole
-    /// text when it said nothing after it.
-    pub fn report(&self) -> &str {
-        let from = (self.report_from..=self.text.len())
-            .find(|&i| self.text.is_char_boundary(i))
-            .unwrap_or(self.text.len());
-        match self.text[from..].trim() {
-            "" => self.text.trim(),
-            after => after,
-        }
-    }
-
-    /// What the turn said before its last tool call, when it also said
-    /// something after it (`None` otherwise: then that text is the report).
-    pub fn said_before_report(&self) -> Option<&str> {
-        let before = self.text.get(..self.report_from)?.trim();
-        (self.reported() && !before.is_empty()).then_some(before)
-    }
-
-    /// Whether the turn's last words are ones its harness marked as said
-    /// while working, with no answer after them.
-    pub fn ends_working(&self) -> bool {
-        self.working
-    }
-
-    /// Whether the turn says anything after its last tool call.
-    pub fn reported(&self) -> bool {
-        self.text
-            .get(self.report_from..)
-            .is_some_and(|after| !after.trim().is_empty())
-    }
-
-    pub(crate) fn bytes(&self) -> usize {
-        self.text.len()
-            + self
-                .tools
-                .iter()
-                .map(|t| t.target.len() + 16)
-                .sum::<usize>()
     }
 }
 
@@ -437,6 +372,7 @@ impl Transcript {
                 // is what the agent said last: the report, so far.
                 if id.is_none() || last.id != id {
                     last.report_from = last.text.len();
+                    last.said_from = last.text.len();
                     last.id = id.clone();
                 }
                 last.text.push_str(text.trim());
@@ -460,6 +396,7 @@ impl Transcript {
             tools,
             id,
             report_from,
+            said_from: 0,
             elided: None,
             sender: None,
             working: false,

@@ -150,6 +150,7 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         .failure
         .as_ref()
         .filter(|f| f.after >= thread && f.after <= messages.len());
+    let did = what_it_said_it_did(&messages[thread..]);
     match failure {
         // A usage or rate limit that stopped a slash command run after the
         // work was reported (a review) is not what came of the session; one
@@ -159,10 +160,9 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
             last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
         }
         Some(failure)
-            if (is_limit(&failure.error) || is_lookup_miss(&failure.error))
-                && said_what_it_did(&messages[thread..]) =>
+            if (is_limit(&failure.error) || is_lookup_miss(&failure.error)) && did.is_some() =>
         {
-            answer
+            did.unwrap_or_default()
         }
         // A search that missed ends no work: what the agent last reported
         // stands, or the run ended before it reported anything.
@@ -311,15 +311,16 @@ fn closing_courtesy(messages: &[Message]) -> Option<usize> {
     (is_courtesy(text) && !go_ahead && !worked && reported_before).then_some(last)
 }
 
-/// Whether the agent's last words in a thread tell what it did (not what it
-/// was about to do, not a limit notice), even before a tool call.
-fn said_what_it_did(thread: &[Message]) -> bool {
+/// What the agent's last words in a thread say it did (not what it was
+/// about to do, not a limit notice), even before a tool call: the words it
+/// said last, never a report from earlier in the session.
+fn what_it_said_it_did(thread: &[Message]) -> Option<String> {
     thread
         .iter()
         .rev()
         .find(|m| m.role == Role::Assistant && !m.text.trim().is_empty())
-        .map(answer_of)
-        .is_some_and(|a| !a.is_empty() && !is_narration(&a) && !is_limit(&a))
+        .map(|m| answer_in(m.last_words()))
+        .filter(|a| !a.is_empty() && !is_narration(a) && !is_limit(a))
 }
 
 /// Whether the request that opened the thread from `thread` on is a slash

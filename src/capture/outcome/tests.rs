@@ -587,6 +587,7 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
 mod aside;
 mod bare;
 mod ended;
+mod limit;
 mod manners;
 mod phases;
 mod progress;
