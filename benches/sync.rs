@@ -412,6 +412,7 @@ fn full_render(
         now,
         memsync::files::WhileHeld::Defer,
         memsync::project::Compare::Every,
+        &|| None,
     )
     .expect("render");
     t.elapsed()

@@ -585,3 +585,60 @@ fn a_memory_md_that_signet_renders_is_reported_and_never_given_a_second_ledger()
     assert!(!status.contains("the next sync drops"), "{status}");
     assert!(!status.contains("keeps 2 of"), "{status}");
 }
+
+/// A pull may begin while a pass indexes and renders (between its
+/// autostash and its merge), and a projection written then makes the pull
+/// refuse. Asked once more right before writing, git at work leaves every
+/// projection as it was, says why, and keeps the marks: the next pass
+/// writes what this one rendered.
+#[test]
+fn a_render_that_finds_git_at_work_when_it_comes_to_write_leaves_it_to_the_next_pass() {
+    use memsync::files::WhileHeld;
+    use memsync::pipeline::{SyncOptions, sync_with};
+    use memsync::project::{Compare, render};
+    let ws = Workspace::new();
+    ws.add(&session(
+        "default",
+        "before-git",
+        ts("2026-11-18T10:00:00Z"),
+    ));
+    ws.sync();
+    let before = ws.read("MEMORY.md");
+    ws.add(&session(
+        "default",
+        "during-git",
+        ts("2026-11-18T11:00:00Z"),
+    ));
+    let mut index = memsync::store::Index::open(&ws.settings.index_path()).unwrap();
+    sync_with(&mut index, &ws.settings, now(), SyncOptions::INDEX_ONLY).unwrap();
+    let pull = || Some("a git command is running");
+    let out = render(
+        &mut index,
+        &ws.settings,
+        now(),
+        WhileHeld::Defer,
+        Compare::Every,
+        &pull,
+    )
+    .unwrap();
+    assert_eq!(out.deferred, Some("a git command is running"));
+    assert!(out.written.is_empty(), "{:?}", out.written);
+    assert_eq!(ws.read("MEMORY.md"), before);
+    let idle = || None;
+    let out = render(
+        &mut index,
+        &ws.settings,
+        now(),
+        WhileHeld::Defer,
+        Compare::Every,
+        &idle,
+    )
+    .unwrap();
+    assert_eq!(out.deferred, None);
+    assert!(
+        out.written.iter().any(|p| p == "MEMORY.md"),
+        "{:?}",
+        out.written
+    );
+    assert!(ws.read("MEMORY.md").contains("session=during-git"));
+}

@@ -375,6 +375,7 @@ fn reconcile(
         // Writing a projection mid-merge or mid-rebase can make git's next step
         // refuse; the dirty marks stay, and the next sync or the daemon renders.
         tracing::info!(why, "projections left for later: git is busy");
+        report.projections_deferred = Some(why.to_string());
     }
     // A moved `memory/` keeps its rows (see `keep_rows_of_a_missing_memory_dir`);
     // a render now would re-create the folder with a daily log, after which
@@ -394,9 +395,18 @@ fn reconcile(
             Some(paths) => Compare::Only(paths),
             None => Compare::Every,
         };
-        let rendered = crate::project::render(index, settings, now, while_held, compare)?;
+        // Asked again at the last moment: a pull may have begun while this
+        // pass indexed and rendered, whoever checked before it.
+        let git_at_work = || {
+            crate::repo::busy_at(&settings.root).or_else(|| {
+                crate::repo::git_running_at(&settings.root).then_some("a git command is running")
+            })
+        };
+        let rendered =
+            crate::project::render(index, settings, now, while_held, compare, &git_at_work)?;
         report.projections_written = rendered.written;
         report.projections_held = rendered.held;
+        report.projections_deferred = rendered.deferred.map(str::to_string);
         tracing::info!(
             rendered = rendered.rendered.len(),
             ms = started.elapsed().as_millis() as u64,

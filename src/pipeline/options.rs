@@ -42,6 +42,10 @@ pub struct SyncReport {
     /// holds them open for writing; a later pass renders them.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub projections_held: Vec<String>,
+    /// Why no projection was written: git was at work in the repository
+    /// (a pull, a merge) when the pass came to write; a later pass renders.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub projections_deferred: Option<String>,
     /// Autostash entries (their commits) whose projection lines `sync`
     /// merged back into the work tree before indexing, and dropped.
     #[serde(skip_serializing_if = "Vec::is_empty")]

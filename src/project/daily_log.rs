@@ -37,7 +37,13 @@ impl RenderCtx<'_> {
     ) -> Result<()> {
         for group in days.chunks(DAYS_PER_PASS) {
             self.render_day_group(index, agent, group, out, problems)?;
-            out.finish(index, self.root, self.while_held, problems)?;
+            out.finish(
+                index,
+                self.root,
+                self.while_held,
+                self.git_at_work,
+                problems,
+            )?;
         }
         Ok(())
     }

@@ -5,16 +5,17 @@
 //! byte of a projection file outside its managed block.
 
 mod daily_log;
+mod dirty;
 mod edits;
 pub mod file;
 pub mod ledger;
 mod memory_md;
 pub mod mirror;
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::BTreeMap;
 use std::path::Path;
 
-use chrono::{DateTime, Duration, NaiveDate, Utc};
+use chrono::{DateTime, NaiveDate, Utc};
 use globset::GlobSet;
 use rayon::prelude::*;
 
@@ -28,8 +29,9 @@ use crate::error::{Error, Result};
 use crate::files::{Replaced, WhileHeld};
 use crate::scan::FileStat;
 use crate::sentence;
-use crate::store::{Index, Judge, Phase, ProjectionState, SessionRow};
+use crate::store::{Index, Judge, Phase, SessionRow};
 use crate::validate::Problem;
+use dirty::Dirty;
 
 /// What a render pass did.
 #[derive(Debug, Default)]
@@ -41,6 +43,10 @@ pub struct RenderOutcome {
     /// Files left as they were because another process holds them open for
     /// writing (one-shot commands only): they stay dirty for a later pass.
     pub held: Vec<String>,
+    /// Why nothing was written: git began to work while the pass rendered.
+    pub deferred: Option<&'static str>,
+    /// `git_at_work` was asked in this pass.
+    git_asked: bool,
     pending: Vec<Pending>,
     /// The blocks memsync last wrote and is writing now, by digest.
     blocks: edits::Blocks,
@@ -113,12 +119,19 @@ pub fn report_foreign_ledgers(index: &mut Index, settings: &Settings) -> Result<
     })
 }
 
+/// Renders the dirty projections and writes those whose bytes changed.
+/// `git_at_work` is asked once more right before files are written: a git
+/// command that began while this pass rendered (a pull between its
+/// autostash and its merge) would refuse on a file written now ("local
+/// changes would be overwritten"), so nothing more is written and the
+/// dirty marks stay for the next pass (`RenderOutcome::deferred`).
 pub fn render(
     index: &mut Index,
     settings: &Settings,
     now: DateTime<Utc>,
     while_held: WhileHeld<'_>,
     compare: Compare<'_>,
+    git_at_work: &(dyn Fn() -> Option<&'static str> + Sync),
 ) -> Result<RenderOutcome> {
     let cfg = &settings.config;
     let _lock = WriterLock::acquire(&settings.state_dir())?;
@@ -150,6 +163,7 @@ pub fn render(
         zone,
         exclusions: &exclusions,
         while_held,
+        git_at_work,
     };
     let mut out = RenderOutcome {
         blocks: edits::Blocks::load(index)?,
@@ -171,7 +185,13 @@ pub fn render(
         }
     }
     let writing = std::time::Instant::now();
-    out.finish(index, &settings.root, while_held, &mut problems)?;
+    out.finish(
+        index,
+        &settings.root,
+        while_held,
+        git_at_work,
+        &mut problems,
+    )?;
     let notices = edits::keep_edited_blocks(&settings.state_dir(), &out.edited, now);
     let held_mirrors =
         mirror::mirror_rendered(&settings.root, &cfg.mirrors, &out.rendered, while_held);
@@ -195,7 +215,9 @@ pub fn render(
     let rendered_now = contract::format_ts(now);
     // A file that could not be written (disk full, read-only) keeps what made
     // it dirty, so the next render retries it.
-    let all_written = out.held.is_empty() && !problems.iter().any(|p| p.rule == "projection.write");
+    let all_written = out.held.is_empty()
+        && out.deferred.is_none()
+        && !problems.iter().any(|p| p.rule == "projection.write");
     index.batch(|b| {
         for f in &out.rendered {
             b.put_projection_state(&f.path, &f.agent_id, &f.scope, f.stat, &rendered_now)?;
@@ -217,126 +239,6 @@ pub fn render(
         b.set_meta("projection_config", &dirty.fingerprint)
     })?;
     Ok(out)
-}
-
-/// What must be rendered this pass.
-struct Dirty {
-    agents: BTreeSet<String>,
-    days: BTreeSet<(String, NaiveDate)>,
-    fingerprint: String,
-    /// The notes MEMORY.md lists (their paths and titles), as a digest.
-    notes: String,
-    /// The marks this render consumes, and the highest of their ids.
-    marks: Vec<(String, String)>,
-    marks_through: i64,
-}
-
-impl Dirty {
-    /// Dirty = inputs changed (marks left by indexing), files changed behind
-    /// memsync's back, windows that rolled past a row, projections never
-    /// rendered, or a change to the projection settings (everything).
-    fn collect(
-        index: &Index,
-        state: &[ProjectionState],
-        settings: &Settings,
-        now: DateTime<Utc>,
-        zone: DayZone,
-        compare: Compare<'_>,
-    ) -> Result<Dirty> {
-        let cfg = &settings.config;
-        let fingerprint = contract::sha256_hex(
-            serde_json::to_string(&(
-                &cfg.memory_md,
-                &cfg.daily_logs,
-                &cfg.projection,
-                &cfg.sentence,
-                &cfg.mirrors,
-            ))
-            .unwrap_or_default()
-            .as_bytes(),
-        );
-        let full = index.meta("projection_config")?.as_deref() != Some(fingerprint.as_str());
-        let (marks, marks_through) = index.dirty_marks()?;
-        let notes = memory_md::notes_digest(index)?;
-        let notes_changed = index.meta("projection_notes")?.as_deref() != Some(notes.as_str());
-        let mut dirty = Dirty {
-            agents: BTreeSet::new(),
-            days: BTreeSet::new(),
-            fingerprint,
-            notes,
-            marks,
-            marks_through,
-        };
-        let rendered: BTreeSet<&str> = state.iter().map(|s| s.path.as_str()).collect();
-        let mut agents = index.session_agents()?;
-        // Agents read MEMORY.md even before their first session.
-        agents.push("default".into());
-        agents.extend(cfg.mirrors.iter().map(|m| m.agent.clone()));
-        for agent in agents {
-            if full || notes_changed || !rendered.contains(memory_md_path(&agent).as_str()) {
-                dirty.agents.insert(agent);
-            }
-        }
-        for (agent, ts) in &dirty.marks {
-            if let Some(ts) = contract::parse_ts(ts) {
-                dirty.days.insert((agent.clone(), zone.date(ts)));
-            }
-            dirty.agents.insert(agent.clone());
-        }
-        for s in state {
-            let moved = compare.includes(&s.path) && {
-                let on_disk = std::fs::symlink_metadata(settings.root.join(&s.path))
-                    .ok()
-                    .map(|m| FileStat::of(&m));
-                on_disk.is_none_or(|st| st.size != s.size || st.mtime_ns != s.mtime_ns)
-            };
-            match s
-                .scope
-                .strip_prefix("day:")
-                .and_then(|d| d.parse::<NaiveDate>().ok())
-            {
-                Some(day) if moved || full => {
-                    dirty.days.insert((s.agent_id.clone(), day));
-                }
-                Some(_) => {}
-                None if moved
-                    || full
-                    || window_rolled(index, &s.agent_id, &s.rendered_now, now, cfg)? =>
-                {
-                    dirty.agents.insert(s.agent_id.clone());
-                }
-                None => {}
-            }
-        }
-        if full {
-            for (agent, ts) in index.all_projection_times()? {
-                if let Some(ts) = contract::parse_ts(&ts) {
-                    dirty.days.insert((agent, zone.date(ts)));
-                }
-            }
-        }
-        Ok(dirty)
-    }
-}
-
-/// Whether any session entered or left the window between the last render and now.
-fn window_rolled(
-    index: &Index,
-    agent: &str,
-    last: &str,
-    now: DateTime<Utc>,
-    cfg: &Config,
-) -> Result<bool> {
-    let Some(last) = contract::parse_ts(last) else {
-        return Ok(true);
-    };
-    if last == now {
-        return Ok(false);
-    }
-    let (lo, hi) = if last < now { (last, now) } else { (now, last) };
-    let span = Duration::days(cfg.memory_md.window_days as i64);
-    let f = contract::format_ts;
-    index.session_crossed(agent, (&f(lo), &f(hi)), (&f(lo - span), &f(hi - span)))
 }
 
 /// Which sessions never reach a projection: temp/test sessions, private ones,
@@ -469,6 +371,7 @@ struct RenderCtx<'a> {
     zone: DayZone,
     exclusions: &'a Exclusions,
     while_held: WhileHeld<'a>,
+    git_at_work: &'a (dyn Fn() -> Option<&'static str> + Sync),
 }
 
 impl RenderCtx<'_> {
@@ -529,8 +432,23 @@ impl RenderOutcome {
         index: &Index,
         root: &Path,
         while_held: WhileHeld<'_>,
+        git_at_work: &(dyn Fn() -> Option<&'static str> + Sync),
         problems: &mut Vec<Problem>,
     ) -> Result<()> {
+        // Asked right before the first write, once a pass (a scan of running
+        // processes): a pull that began while this pass rendered refuses on
+        // a file written now.
+        if !self.git_asked && self.pending.iter().any(|p| p.changed) {
+            self.git_asked = true;
+            if let Some(why) = git_at_work() {
+                tracing::info!(why, "projections left for later: git began meanwhile");
+                self.deferred = Some(why);
+            }
+        }
+        if self.deferred.is_some() {
+            self.pending.clear();
+            return Ok(());
+        }
         for p in &self.pending {
             if let Some(edited) = self.blocks.note(p) {
                 self.edited.push(edited);

@@ -394,6 +394,12 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         self.last_report = report.as_ref().ok().cloned();
         let line = match report {
             Ok(r) => {
+                // Git began while the pass rendered: render once it lets go.
+                if r.projections_deferred.is_some() {
+                    self.deferred
+                        .get_or_insert_default()
+                        .add(BTreeSet::new(), None);
+                }
                 for rel in &r.projections_written {
                     if let Ok(bytes) = crate::files::read_file_at(self.root.join(rel)) {
                         self.renders.note(rel, &bytes);
