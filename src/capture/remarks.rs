@@ -6,6 +6,96 @@
 //! Owns: telling those remarks. Must not: choose the request (summarize
 //! does) or read a transcript.
 
+/// A shell command typed as it is ("sudo dmidecode -t system | grep …",
+/// "git status", "docker ps -a"): one line whose first word is a command
+/// no sentence opens with, and whose rest reads as arguments (a flag, a
+/// path, a pipe, or a few words), not as "cd into src and fix the tests".
+pub(super) fn is_typed_command(text: &str) -> bool {
+    const COMMANDS: &[&str] = &[
+        "sudo",
+        "git",
+        "ls",
+        "cd",
+        "grep",
+        "rg",
+        "ps",
+        "df",
+        "du",
+        "uname",
+        "lsblk",
+        "lscpu",
+        "lsusb",
+        "lspci",
+        "dmidecode",
+        "ifconfig",
+        "ping",
+        "curl",
+        "wget",
+        "ssh",
+        "scp",
+        "rsync",
+        "docker",
+        "kubectl",
+        "systemctl",
+        "journalctl",
+        "apt",
+        "apt-get",
+        "yum",
+        "dnf",
+        "brew",
+        "pip",
+        "pip3",
+        "npm",
+        "npx",
+        "pnpm",
+        "yarn",
+        "node",
+        "python",
+        "python3",
+        "cargo",
+        "rustc",
+        "chmod",
+        "chown",
+        "mkdir",
+        "rm",
+        "mv",
+        "cp",
+        "pwd",
+        "whoami",
+        "nvidia-smi",
+        "ollama",
+        "openclaw",
+        "gh",
+        "crontab",
+        "pkill",
+        "tmux",
+        "htop",
+        "lsof",
+        "netstat",
+        "mvn",
+        "gradle",
+        "dotnet",
+        "uv",
+        "poetry",
+        "conda",
+        "terraform",
+        "helm",
+        "ffmpeg",
+    ];
+    let line = text.trim();
+    let line = line.strip_prefix("$ ").unwrap_or(line);
+    let mut words = line.split_whitespace();
+    let Some(first) = words.next() else {
+        return false;
+    };
+    let rest: Vec<&str> = words.collect();
+    let arguments = rest.len() <= 3
+        || rest
+            .iter()
+            .any(|w| w.starts_with('-') || w.contains('/') || ["|", "&&", ">", ">>"].contains(w));
+    !line.contains('\n') && !line.ends_with(['?', '？']) && COMMANDS.contains(&first) && arguments
+}
+
 /// A question to the agent about itself ("what model are you?", "are you
 /// there?"): small talk, not the work.
 pub(super) fn is_small_talk(text: &str) -> bool {

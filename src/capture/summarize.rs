@@ -279,6 +279,14 @@ const REMARK_WORDS: usize = 6;
 /// a short remark that set nothing to work and a later request did.
 fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     let first = opening(requests, replies)?;
+    // "sudo dmidecode -t system | grep …" typed as it is: a command for the
+    // agent to run, not what the person wanted; a later request in words
+    // says that.
+    if remarks::is_typed_command(&requests[first]) {
+        let worded = (first + 1..requests.len())
+            .find(|&i| substantive(&requests[i]) && !remarks::is_typed_command(&requests[i]));
+        return Some(worded.unwrap_or(first));
+    }
     let later = |worked: fn(&Reply) -> bool| {
         (first + 1..requests.len()).find(|&i| worked(&replies[i]) && substantive(&requests[i]))
     };
@@ -644,6 +652,56 @@ mod tests {
             ("before we decide, examine how this happened", 2),
         ]);
         assert_eq!(requests(&t)[0], plan.trim());
+    }
+
+    /// The class: a shell command typed as it is (after `sudo` or `$`, with
+    /// a pipe, flags, a path or a few arguments), then a request in words
+    /// in any language; the request leads. A command with no later request
+    /// in words stays, and a sentence that opens with a command's name
+    /// ("cd into src and …") is a request.
+    #[test]
+    fn a_typed_shell_command_gives_way_to_the_request_in_words_after_it() {
+        let ran = Reply {
+            tools: 1,
+            acting: 1,
+            ..Reply::default()
+        };
+        let worked = Reply {
+            tools: 2,
+            acting: 1,
+            changes: 1,
+            answer_words: 40,
+            ..Reply::default()
+        };
+        let asks = [
+            "Write me a song about doppelgangers and old friends",
+            "écris-moi une chanson sur les sosies",
+            "帮我写一首关于分身和老朋友的歌",
+            "add a dark mode toggle to the settings page",
+        ];
+        for command in [
+            "sudo dmidecode -t system | grep -E \"Manufacturer|Version\"",
+            "docker ps -a --no-trunc",
+            "$ ls -la /var/log/nginx",
+            "kubectl get pods -n prod",
+            "npm run build",
+        ] {
+            for ask in asks {
+                let requests = [command.to_string(), "df -h /".to_string(), ask.to_string()];
+                assert_eq!(
+                    lead(&requests, &[ran, ran, worked]),
+                    Some(2),
+                    "{command} / {ask}"
+                );
+            }
+            let requests = [command.to_string(), "df -h /".to_string()];
+            assert_eq!(lead(&requests, &[ran, ran]), Some(0), "{command}");
+        }
+        let sentence = [
+            "cd into src and fix the failing tests".to_string(),
+            "add a dark mode toggle".to_string(),
+        ];
+        assert_eq!(lead(&sentence, &[worked, worked]), Some(0));
     }
 
     /// The class: a few words that only answer the agent's question ("our
