@@ -611,29 +611,23 @@ fn a_render_that_finds_git_at_work_when_it_comes_to_write_leaves_it_to_the_next_
     ));
     let mut index = memsync::store::Index::open(&ws.settings.index_path()).unwrap();
     sync_with(&mut index, &ws.settings, now(), SyncOptions::INDEX_ONLY).unwrap();
-    let pull = || Some("a git command is running");
-    let out = render(
-        &mut index,
-        &ws.settings,
-        now(),
-        WhileHeld::Defer,
-        Compare::Every,
-        &pull,
-    )
-    .unwrap();
+    let pass = |index: &mut memsync::store::Index,
+                git: &(dyn Fn() -> Option<&'static str> + Sync)| {
+        render(
+            index,
+            &ws.settings,
+            now(),
+            WhileHeld::Defer,
+            Compare::Every,
+            git,
+        )
+        .unwrap()
+    };
+    let out = pass(&mut index, &|| Some("a git command is running"));
     assert_eq!(out.deferred, Some("a git command is running"));
     assert!(out.written.is_empty(), "{:?}", out.written);
     assert_eq!(ws.read("MEMORY.md"), before);
-    let idle = || None;
-    let out = render(
-        &mut index,
-        &ws.settings,
-        now(),
-        WhileHeld::Defer,
-        Compare::Every,
-        &idle,
-    )
-    .unwrap();
+    let out = pass(&mut index, &|| None);
     assert_eq!(out.deferred, None);
     assert!(
         out.written.iter().any(|p| p == "MEMORY.md"),
