@@ -138,13 +138,14 @@ fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
-/// A sentence that states the agent's task: "Your task is …", "The task
+/// A sentence that states the agent's task: "Your task is to …", "The task
 /// here: …", "Your “Cloud” parallel task appears to be …", "Task: …", in
-/// the languages the harnesses are used in.
+/// the languages the harnesses are used in; not one that only says
+/// something of it ("The task is urgent because …").
 fn states_the_task(sentence: &str) -> bool {
     static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"^(?:your(?:\s+\S+){0,3}?\s+(?:task|job|mission|assignment|objective|goal)|the\s+(?:task|mission|assignment|objective)|task|mission|objective)s?(?:\s+(?:here|now|today|for you))?\s*(?:[:：]|is\b|are\b|appears\b|will be\b)",
+            r"^(?:your(?:\s+\S+){0,3}?\s+(?:task|job|mission|assignment|objective|goal)|the\s+(?:task|mission|assignment|objective)|task|mission|objective)s?(?:\s+(?:here|now|today|for you))?\s*(?:[:：]|(?:is|are|will be)\s+(?:to|as follows|the following)\b|appears to be\b)",
         )
         .expect("pattern compiles")
     });

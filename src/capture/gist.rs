@@ -1139,8 +1139,13 @@ mod tests {
         let asked =
             "Can you add a retry to the fetcher?\n\nBackground: it drops calls. Your task is easy.";
         assert_eq!(request_gist(asked), "add a retry to the fetcher?");
-        let told = "The fetcher drops calls under load.\n\nYour task list in TODO.md is long.";
-        assert_eq!(request_gist(told), "The fetcher drops calls under load.");
+        for told in [
+            "Your task list in TODO.md is long.",
+            "The task is urgent because the release is tomorrow.",
+        ] {
+            let text = format!("Fix the login redirect in auth.rs.\n\n{told}");
+            assert_eq!(request_gist(&text), "Fix the login redirect in auth.rs.");
+        }
     }
 
     /// The class: a request of only dots or marks, with or without work
