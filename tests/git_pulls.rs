@@ -11,7 +11,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 
-use common::daemon::Daemon;
+use common::daemon::{Daemon, wait_for};
 use common::gitrepo::*;
 use common::lines::{LineCount, numbered};
 
@@ -411,4 +411,53 @@ fn an_autostash_a_pull_pushes_while_an_earlier_one_is_restored_is_looked_at_agai
     );
     let log = std::fs::read_to_string(today_log(&a)).expect("log");
     assert!(LineCount::of(&log, "agent", 3).is_whole(), "{log}");
+}
+
+/// Git's own writes in its directory (a shell prompt's `git status` every
+/// 50 ms refreshes the index; an editor fetches) wake the daemon more often
+/// than it looks whether git has let go. The look must come all the same:
+/// once it was "250 ms from now" at every wake, so a render left for later
+/// while git held the repository never came while git kept writing.
+#[test]
+fn a_render_left_for_git_comes_while_git_keeps_writing_in_its_directory() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = tmp.path().join("ws");
+    git(
+        tmp.path(),
+        &["init", "-q", "-b", "main", repo.to_str().unwrap()],
+    );
+    init_repo(&repo);
+    commit_all(&repo, "base");
+    let daemon = Daemon::start(&repo);
+    settle(&repo, &daemon);
+    let lock = repo.join(".git/index.lock");
+    std::fs::write(&lock, "").unwrap();
+    let at = chrono::Utc::now() - chrono::Duration::minutes(5);
+    let s = common::session("default", "while-git-held", at);
+    memsync::compose::write_files(&repo, &s.files(&memsync::config::Config::default())).unwrap();
+    let rendered = || {
+        std::fs::read_to_string(repo.join("MEMORY.md"))
+            .is_ok_and(|m| m.contains("session=while-git-held"))
+    };
+    std::thread::sleep(Duration::from_millis(800));
+    assert!(!rendered(), "the daemon rendered while git held the index");
+
+    let stop = Arc::new(AtomicBool::new(false));
+    let noise = {
+        let (git_dir, stop) = (repo.join(".git"), stop.clone());
+        std::thread::spawn(move || {
+            let mut n = 0u64;
+            while !stop.load(Ordering::SeqCst) {
+                std::fs::write(git_dir.join("memsync-test-noise"), n.to_string()).unwrap();
+                n += 1;
+                std::thread::sleep(Duration::from_millis(30));
+            }
+        })
+    };
+    std::thread::sleep(Duration::from_millis(300));
+    std::fs::remove_file(&lock).unwrap();
+    wait_for(&daemon.log, "the render git held up", rendered);
+    stop.store(true, Ordering::SeqCst);
+    noise.join().unwrap();
+    assert!(daemon.stop().success());
 }

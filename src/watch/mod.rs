@@ -287,8 +287,8 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             let wait = (at - now).to_std().unwrap_or_default() + Duration::from_millis(5);
             next = next.min(Instant::now() + wait);
         }
-        if self.deferred.is_some() {
-            next = next.min(Instant::now() + Duration::from_millis(250));
+        if let Some(d) = &self.deferred {
+            next = next.min(d.recheck_at);
         }
         if let Some(r) = &self.retry {
             next = next.min(r.at);
@@ -483,7 +483,7 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         {
             return self.settle(r.paths, r.attempt);
         }
-        if self.deferred.is_some() && !self.git_busy() {
+        if self.git_let_go() {
             return self.after_git();
         }
         if Instant::now() >= self.next_full || self.watcher.is_none() {

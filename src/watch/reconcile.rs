@@ -7,20 +7,43 @@
 
 use super::*;
 
+/// How often the daemon looks whether git has let go.
+const GIT_RECHECK: Duration = Duration::from_millis(250);
+
 /// What arrived while git held the repository.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(super) struct Deferred {
     pub paths: BTreeSet<String>,
     /// Why a full reconcile is owed instead, when one is.
     pub full: Option<&'static str>,
+    /// When to look again whether git has let go. A fixed instant, not
+    /// "250 ms from now" at every wake: git's own writes in its directory
+    /// (a prompt's `git status` every 50 ms) wake the daemon more often
+    /// than that, and the look would never come.
+    pub recheck_at: Instant,
+}
+
+impl Default for Deferred {
+    fn default() -> Deferred {
+        Deferred {
+            paths: BTreeSet::new(),
+            full: None,
+            recheck_at: Instant::now() + GIT_RECHECK,
+        }
+    }
 }
 
 impl Deferred {
     pub fn full(reason: &'static str) -> Deferred {
         Deferred {
-            paths: BTreeSet::new(),
             full: Some(reason),
+            ..Deferred::default()
         }
+    }
+
+    /// Git still holds the repository: look again a little later.
+    pub fn recheck_later(&mut self) {
+        self.recheck_at = Instant::now() + GIT_RECHECK;
     }
 
     pub fn add(&mut self, paths: BTreeSet<String>, full: Option<&'static str>) {
@@ -301,6 +324,23 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         let report = pipeline::sync_with(&mut self.index, &self.settings, self.rendered_at, opts);
         self.schedule_retry(&report, 0);
         self.record(reason, report)
+    }
+
+    /// Whether git has let go of the repository since work waited for it,
+    /// looked at when the look is due; a look that finds git still at work
+    /// sets the next one.
+    pub(super) fn git_let_go(&mut self) -> bool {
+        let due = self.deferred.as_ref().map(|d| d.recheck_at);
+        if due.is_none_or(|at| Instant::now() < at) {
+            return false;
+        }
+        if !self.git_busy() {
+            return true;
+        }
+        if let Some(d) = self.deferred.as_mut() {
+            d.recheck_later();
+        }
+        false
     }
 
     /// Git has let go of the repository: reconcile what arrived meanwhile,

@@ -106,10 +106,22 @@ pub fn settle(root: &Path, daemon: &Daemon) {
             let log = std::fs::read_to_string(&daemon.log).unwrap_or_default();
             let tail: Vec<&str> = log.lines().filter(|l| !l.contains("DEBUG")).collect();
             let diff = git(root, &["diff"]);
+            // What the daemon's commit looks at: HEAD's history, the index
+            // entries (a staged blob it takes for the person's is left
+            // alone) and the autostash entries a pull left.
+            let state = [
+                git(root, &["log", "--oneline", "-5"]),
+                git(root, &["ls-files", "-s", "--", "MEMORY.md"]),
+                git(root, &["stash", "list"]),
+            ]
+            .join("\n");
+            let keep = std::env::temp_dir().join(format!("settle-{}.log", std::process::id()));
+            let _ = std::fs::write(&keep, &log);
             panic!(
-                "projections still dirty in {}: {:?}\n{diff}\n{}",
+                "projections still dirty in {}: {:?}\n{diff}\n{state}\nwhole log: {}\n{}",
                 root.display(),
                 dirty(),
+                keep.display(),
                 tail[tail.len().saturating_sub(15)..].join("\n")
             );
         }
