@@ -37,10 +37,7 @@ impl Message {
     /// What the agent said after its last tool call in this turn; the whole
     /// text when it said nothing after it.
     pub fn report(&self) -> &str {
-        let from = (self.report_from..=self.text.len())
-            .find(|&i| self.text.is_char_boundary(i))
-            .unwrap_or(self.text.len());
-        match self.text[from..].trim() {
+        match self.text_from(self.report_from).trim() {
             "" => self.text.trim(),
             after => after,
         }
@@ -50,10 +47,16 @@ impl Message {
     /// tool call when it said nothing after it ("Upgraded tokio." before
     /// the push a limit stopped), never words from earlier in the turn.
     pub fn last_words(&self) -> &str {
-        let from = (self.said_from..=self.text.len())
+        self.text_from(self.said_from).trim()
+    }
+
+    /// The text from byte `at` on, moved forward to a character boundary
+    /// (an offset kept while the text was joined may fall inside one).
+    fn text_from(&self, at: usize) -> &str {
+        let from = (at..=self.text.len())
             .find(|&i| self.text.is_char_boundary(i))
             .unwrap_or(self.text.len());
-        self.text[from..].trim()
+        &self.text[from..]
     }
 
     /// What the turn said before its last tool call, when it also said
