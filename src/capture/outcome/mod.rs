@@ -150,7 +150,6 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         .failure
         .as_ref()
         .filter(|f| f.after >= thread && f.after <= messages.len());
-    let did = what_it_said_it_did(&messages[thread..]);
     match failure {
         // A usage or rate limit that stopped a slash command run after the
         // work was reported (a review) is not what came of the session; one
@@ -160,9 +159,10 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
             last_report(messages).unwrap_or_else(|| format!("failed: {}", failure.error))
         }
         Some(failure)
-            if (is_limit(&failure.error) || is_lookup_miss(&failure.error)) && did.is_some() =>
+            if (is_limit(&failure.error) || is_lookup_miss(&failure.error))
+                && let Some(did) = what_it_said_it_did(&messages[thread..]) =>
         {
-            did.unwrap_or_default()
+            did
         }
         // A search that missed ends no work: what the agent last reported
         // stands, or the run ended before it reported anything.
