@@ -117,15 +117,9 @@ pub(super) fn stated_task(text: &str, opens_an_ask: fn(&str) -> bool) -> &str {
 /// Where each sentence of a text's prose starts: every line outside code
 /// fences, and every sentence after another on its line.
 fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
-    let mut fenced = false;
-    let mut line_start = 0;
-    text.split_inclusive('\n').flat_map(move |line| {
-        let base = line_start;
-        line_start += line.len();
-        let fence = line.trim_start().starts_with("```");
-        fenced ^= fence;
+    unfenced_lines(text).flat_map(|(base, line)| {
         let mut starts = Vec::new();
-        let mut rest = if fenced || fence { "" } else { line };
+        let mut rest = line;
         loop {
             let sentence = rest.trim_start();
             if sentence.is_empty() {
@@ -301,13 +295,24 @@ fn is_section_heading(line: &str) -> bool {
 /// The non-empty lines of a text outside code fences, trimmed, without
 /// the rules and banners that frame its parts.
 pub(super) fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
+    unfenced_lines(text)
+        .map(|(_, l)| l.trim())
+        .filter(|l| !l.is_empty() && !is_banner(l))
+}
+
+/// The lines of a text outside code fences (the fence lines too left out),
+/// each with the byte offset it starts at and without its line end.
+fn unfenced_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
     let mut fenced = false;
-    text.lines().map(str::trim).filter(move |l| {
-        if l.starts_with("```") {
+    let mut next = 0;
+    text.split_inclusive('\n').filter_map(move |line| {
+        let at = next;
+        next += line.len();
+        if line.trim_start().starts_with("```") {
             fenced = !fenced;
-            return false;
+            return None;
         }
-        !fenced && !l.is_empty() && !is_banner(l)
+        (!fenced).then(|| (at, line.trim_end_matches(['\n', '\r'])))
     })
 }
 
