@@ -83,7 +83,7 @@ struct Daemon<L> {
     /// Files that failed validation while still being written, retried with backoff.
     retry: Option<Retry>,
     /// The thread draining the capture job queue, while it runs.
-    jobs: Option<std::thread::JoinHandle<()>>,
+    jobs: Option<reconcile::JobDrain>,
     /// The repository's git directory, when the workspace is in a work tree.
     git_dir: Option<PathBuf>,
     /// Projections re-rendered but not yet committed (git was busy).
@@ -299,9 +299,9 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
         if let Some(at) = self.harvest_due() {
             next = next.min(at);
         }
-        if self.jobs.is_some() {
+        if let Some(drain) = &self.jobs {
             // A job queued while the last drain was finishing must not wait for the next reconcile.
-            next = next.min(Instant::now() + Duration::from_secs(1));
+            next = next.min(drain.look_at);
         }
         if self.watcher.is_none() {
             next = next.min(Instant::now() + poll_every(&self.settings));
@@ -461,12 +461,15 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
             }
             return Ok(());
         }
-        if self.jobs.as_ref().is_some_and(|t| t.is_finished()) {
+        if self.jobs.as_ref().is_some_and(|d| d.thread.is_finished()) {
             self.jobs = None;
             if self.has_due_jobs() {
                 self.run_jobs();
             }
             return Ok(());
+        }
+        if let Some(drain) = self.jobs.as_mut() {
+            drain.look_later();
         }
         if !self.root.exists() {
             // Never recreate a vanished workspace or drop its rows: wait for it.

@@ -52,6 +52,30 @@ impl Deferred {
     }
 }
 
+/// The thread draining the capture job queue, and when to look whether it
+/// has finished: a fixed instant, for the reason `Deferred::recheck_at` is.
+#[derive(Debug)]
+pub(super) struct JobDrain {
+    pub thread: std::thread::JoinHandle<()>,
+    pub look_at: Instant,
+}
+
+impl JobDrain {
+    fn new(thread: std::thread::JoinHandle<()>) -> JobDrain {
+        JobDrain {
+            thread,
+            look_at: Instant::now() + Duration::from_secs(1),
+        }
+    }
+
+    /// Still draining: look again a second later, once that look is due.
+    pub fn look_later(&mut self) {
+        if Instant::now() >= self.look_at {
+            self.look_at = Instant::now() + Duration::from_secs(1);
+        }
+    }
+}
+
 impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// The index is derived, so no failure of it stops the daemon: it is
     /// reopened (set aside first when damaged) and the next batch is a full
@@ -218,23 +242,22 @@ impl<L: Fn() -> Result<Settings>> Daemon<L> {
     /// slow summary command never holds up file events. The captures' own
     /// writes then arrive as events like any other writer's.
     pub(super) fn run_jobs(&mut self) {
-        if self.jobs.as_ref().is_some_and(|t| !t.is_finished()) {
+        if self.jobs.as_ref().is_some_and(|d| !d.thread.is_finished()) {
             // The running drain claims new jobs before it exits.
             return;
         }
         let settings = self.settings.clone();
-        self.jobs = Some(std::thread::spawn(move || {
-            match crate::jobs::run_worker(&settings) {
-                Ok(r) => tracing::info!(
-                    succeeded = r.succeeded,
-                    retried = r.retried,
-                    waiting = r.waiting,
-                    failed = r.failed,
-                    "capture jobs"
-                ),
-                Err(e) => tracing::error!(error = %e, "capture jobs"),
-            }
-        }));
+        let thread = std::thread::spawn(move || match crate::jobs::run_worker(&settings) {
+            Ok(r) => tracing::info!(
+                succeeded = r.succeeded,
+                retried = r.retried,
+                waiting = r.waiting,
+                failed = r.failed,
+                "capture jobs"
+            ),
+            Err(e) => tracing::error!(error = %e, "capture jobs"),
+        });
+        self.jobs = Some(JobDrain::new(thread));
     }
 
     /// When the next harvest is due, if `harvest.enabled`.
