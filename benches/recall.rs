@@ -1,8 +1,10 @@
 //! `cargo bench --bench recall`: whether a question, passed as an agent types
 //! it, finds the session that answers it. The reference workspace (~1,750
-//! filler sessions) gets 160 story sessions and ~880 questions about them
+//! filler sessions) gets 160 story sessions and ~850 questions about them
 //! (`memsync::generate::generate_with_questions`: other inflections,
-//! possessives, dates, Chinese and Japanese); each question is searched as
+//! possessives, dates, Chinese and Japanese, and words whose porter stem a
+//! newer look-alike session holds as another word: `organization` and
+//! `organ`, `status` and `statue`); each question is searched as
 //! `memsync search` and MCP `memory_search` do, and the bench reports R@1,
 //! R@5, R@10 and the share of questions with no hit, overall and by form.
 //! "every word required" reruns the questions with every word joined by AND,

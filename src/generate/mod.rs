@@ -12,6 +12,7 @@ use crate::compose::{self, Content, NewSession};
 use crate::config::Config;
 use crate::error::Result;
 
+mod collisions;
 mod stories;
 
 pub use stories::Question;
@@ -199,7 +200,8 @@ pub fn generate(
 }
 
 /// Writes the workspace into `dir` with the recall benchmark's story
-/// sessions among it, and returns the questions about them.
+/// sessions and stem-collision pairs among it, and returns the questions
+/// about them.
 pub fn generate_with_questions(
     dir: &Path,
     now: DateTime<Utc>,
@@ -220,6 +222,14 @@ pub fn generate_with_questions(
         out.bytes += files.iter().map(|(_, t)| t.len()).sum::<usize>();
         compose::write_files(dir, &files)?;
         questions.extend(asked);
+    }
+    for k in 0..collisions::count() {
+        let (files, asked) = collisions::pair(k, collisions::ended(k, now), config);
+        out.sessions += 2;
+        out.files += files.len();
+        out.bytes += files.iter().map(|(_, t)| t.len()).sum::<usize>();
+        compose::write_files(dir, &files)?;
+        questions.push(asked);
     }
     Ok((out, questions))
 }

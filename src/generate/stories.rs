@@ -260,17 +260,17 @@ pub fn story(
 }
 
 /// A webshop session of the benchmark, as its files.
-struct Told {
-    id: String,
-    ended: DateTime<Utc>,
-    minutes: i64,
-    sentence: String,
-    summary: String,
-    transcript: String,
+pub(super) struct Told {
+    pub id: String,
+    pub ended: DateTime<Utc>,
+    pub minutes: i64,
+    pub sentence: String,
+    pub summary: String,
+    pub transcript: String,
 }
 
 impl Told {
-    fn files(self, config: &Config) -> Vec<(String, String)> {
+    pub fn files(self, config: &Config) -> Vec<(String, String)> {
         let content = |body: String| Content {
             body,
             sentence: Some(self.sentence.clone()),
