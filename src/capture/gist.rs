@@ -185,6 +185,7 @@ fn outcome_gist(answer: &str) -> String {
         // stand before the result or after it without being it.
         let narration = super::outcome::is_narration(&one)
             || super::outcome::is_acknowledgement(&one)
+            || super::outcome::is_agreement(&one)
             || lead::is_realisation(&one)
             || lead::is_offer(&one);
         if !narration {
@@ -1253,6 +1254,54 @@ mod tests {
         ] {
             assert_eq!(outcome_gist(reply), want, "{reply}");
         }
+    }
+
+    /// The class: the answer opens by agreeing with what the person said
+    /// ("Record matches my view.", "完全同意。") and says the result after
+    /// it, in a paragraph of its own or the same one, in any language. A
+    /// sentence that names something it matches, or a bare verdict with
+    /// nothing after it, stays the outcome.
+    #[test]
+    fn agreement_with_the_person_before_the_result_gives_way_to_it() {
+        let agreements = [
+            "Record matches my view.",
+            "Agreed.",
+            "That's exactly right.",
+            "I fully agree with your assessment.",
+            "That matches my understanding.",
+            "Makes sense.",
+            "You're right.",
+            "C'est tout à fait exact.",
+            "Tienes razón.",
+            "Genau, das stimmt.",
+            "Concordo.",
+            "Полностью согласен.",
+            "Đúng vậy, chính xác.",
+            "完全同意。",
+            "その通りです。",
+            "맞습니다.",
+        ];
+        let results = [
+            "The session ended with governance repaired and the state preserved.",
+            "会话已结束，治理已修复。",
+        ];
+        for agreement in agreements {
+            for result in results {
+                for gap in ["\n\n", " "] {
+                    let answer = format!("{agreement}{gap}{result}");
+                    assert_eq!(outcome_gist(&answer), result, "{answer:?}");
+                }
+            }
+        }
+        for stays in [
+            "That matches the failing test in src/cache.rs.",
+            "Correct: the cache key lacks the tenant id.",
+            "The right header is set on every response now.",
+        ] {
+            let answer = format!("{stays}\n\nI also ran the suite.");
+            assert_eq!(outcome_gist(&answer), stays, "{answer:?}");
+        }
+        assert_eq!(outcome_gist("Agreed."), "Agreed.");
     }
 
     /// The class: an answer framed by rules and ornamented titles, in any

@@ -24,7 +24,7 @@ mod step;
 
 pub use commit::Commit;
 pub(crate) use manners::{
-    is_acknowledgement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
+    is_acknowledgement, is_agreement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
 };
 pub use narration::is_narration;
 
@@ -459,6 +459,8 @@ fn answer_in(said: &str) -> String {
                 && !lead::is_realisation(p)
                 // "Master, as you wish." before what was done.
                 && !manners::only_complies(p)
+                // "Record matches my view." before what came of it.
+                && !manners::is_agreement(p)
         })
         .or(paras.len().checked_sub(1))
     else {

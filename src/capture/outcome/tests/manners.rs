@@ -54,3 +54,38 @@ fn a_reply_that_only_agrees_gives_way_to_the_report_after_it() {
         assert_eq!(outcome(&claude(&lines)), agrees);
     }
 }
+
+/// The class: the last answer's first paragraph only agrees with what the
+/// person said ("Record matches my view.", "Agreed.", "完全同意。"); what
+/// came of the session is the paragraph after it.
+#[test]
+fn a_paragraph_that_only_agrees_with_the_person_gives_way_to_the_one_after_it() {
+    let user = |uuid: &str, text: &str| {
+        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
+            "message": {"role": "user", "content": text}})
+    };
+    let text = |s: &str| serde_json::json!([{"type": "text", "text": s}]);
+    for agreement in [
+        "Record matches my view.",
+        "Agreed.",
+        "That matches my understanding.",
+        "Tienes razón.",
+        "完全同意。",
+    ] {
+        let answer = format!(
+            "{agreement}\n\nThe release is tagged v2.4 and the changelog lists the three fixes."
+        );
+        let t = claude(&[
+            user(
+                "u1",
+                "For the record: v2.4 is tagged and the changelog is done.",
+            ),
+            assistant("a1", text(&answer)),
+        ]);
+        assert_eq!(
+            outcome(&t),
+            "The release is tagged v2.4 and the changelog lists the three fixes.",
+            "{agreement}"
+        );
+    }
+}
