@@ -170,8 +170,12 @@ pub(super) fn end_sentence(s: &str) -> String {
 /// The first sentence of an answer that says something: "Done!", "Good
 /// catch!" and "Let me check." give way to the sentence after them.
 fn outcome_gist(answer: &str) -> String {
-    let mut rest = past_introduction(answer.trim());
-    if let Some(items) = short_list(rest) {
+    let (said, mut rest) = past_introduction(answer.trim());
+    let items = short_list(rest);
+    if let Some(head) = said {
+        return lead::joined(head, &items.unwrap_or_else(|| gist(rest)));
+    }
+    if let Some(items) = items {
         return items;
     }
     let mut first = None;
@@ -246,14 +250,17 @@ fn fenced_command(text: &str) -> Option<&str> {
 /// An answer whose first line only introduces what follows ("Here is what
 /// I found:", "以下是我的調查結果：", "Nghe này Master...") says it in the
 /// lines after: a short line ending in a colon or an ellipsis, in any language.
-fn past_introduction(answer: &str) -> &str {
+/// A line that says something before its colon ("The backup repo is clean
+/// now:") is set aside to go before what follows it.
+fn past_introduction(answer: &str) -> (Option<&str>, &str) {
     let Some((first, after)) = answer.split_once('\n') else {
-        return answer;
+        return (None, answer);
     };
     let head = first.trim().trim_end_matches(['*', ' ']);
     // "That opens Notepad. In that window:" says something before its colon.
     let one_sentence = first_sentence(head).len() == head.len();
-    let introduces = (head.ends_with([':', '：']) && word_count(head) <= 16 && one_sentence)
+    let colon = head.ends_with([':', '：']);
+    let introduces = (colon && word_count(head) <= 16 && one_sentence)
         || (head.ends_with(['…']) || head.ends_with("...")) && word_count(head) <= 5;
     // "Verify it with:" before a command goes on into the command, and
     // "All 4 tasks complete:" before a table is the sentence itself.
@@ -261,9 +268,10 @@ fn past_introduction(answer: &str) -> &str {
         .next()
         .is_some_and(|l| !l.trim_start().starts_with('|'));
     if introduces && prose_after && fenced_command(after).is_none() {
-        after.trim_start()
+        let said = colon && lead::says_something(head);
+        (said.then_some(head), after.trim_start())
     } else {
-        answer
+        (None, answer)
     }
 }
 
@@ -922,6 +930,51 @@ mod tests {
         assert!(outcome_gist(long).starts_with("The retry loop"), "{long}");
     }
 
+    /// The class: the last answer's first line says something before its
+    /// colon (the state, the cause, what a thing is) and a list completes it.
+    /// The line goes before what it introduces, in any language, whether a
+    /// list of short items or one long item follows; a line that only points
+    /// ahead ("the following", "以下", an announcement) still gives way.
+    #[test]
+    fn a_line_that_says_something_before_its_colon_goes_before_what_it_introduces() {
+        let long = "DestroySoulMesh is defined after CreateSoulMesh, so the call finds nothing";
+        let said = [
+            "The backup repo is clean now:",
+            "**Two problems** kept the build red:",
+            "你现在主要有两个问题，所以魂环没生成：",
+            "ビルドが失敗した原因は二つあります：",
+            "Der Build schlägt aus zwei Gründen fehl:",
+            "El despliegue quedó listo en staging:",
+            "Сборка снова проходит, но медленно:",
+        ];
+        for head in said {
+            let core = head.replace('*', "");
+            let join = if core.ends_with('：') { "" } else { " " };
+            for marker in ["- ", "1. ", "* "] {
+                let one = format!("{head}\n{marker}{long}\n{marker}Moved the call below it");
+                assert_eq!(outcome_gist(&one), format!("{core}{join}{long}"), "{one:?}");
+                let short = format!("{head}\n\n{marker}dark mode\n{marker}CSV export");
+                let want = format!("{core}{join}dark mode, CSV export");
+                assert_eq!(outcome_gist(&short), want, "{short:?}");
+            }
+        }
+        let pointing = [
+            "Here is what I found:",
+            "The release contains the following:",
+            "I made these changes:",
+            "以下是修改结果：",
+            "次の変更を行いました：",
+            "Les changements suivants :",
+            "Folgende Änderungen:",
+            "Let me list what changed:",
+            "Changes:",
+        ];
+        for head in pointing {
+            let answer = format!("{head}\n- {long}\n- Moved the call below it");
+            assert_eq!(outcome_gist(&answer), long, "{answer:?}");
+        }
+    }
+
     #[test]
     fn a_request_keeps_its_point_after_a_colon_and_its_words_around_a_long_path() {
         assert_eq!(
@@ -1039,7 +1092,7 @@ mod tests {
             ),
             (
                 "本次发布包含：\n\n1. 深色模式\n2. CSV 导出",
-                "深色模式, CSV 导出",
+                "本次发布包含：深色模式, CSV 导出",
             ),
             (
                 "* **tokio** 1.40\n* **serde** 1.0.210",

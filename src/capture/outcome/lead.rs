@@ -71,6 +71,66 @@ const LEAD_INS: &[&str] = &[
     "changes made",
 ];
 
+/// Words with which a line before a colon only points at what follows it
+/// ("the following", "below", "以下"), in the languages memsync reads; a
+/// word's start is enough ("следующие", "suivantes").
+const POINTERS: &[&str] = &[
+    "following",
+    "below",
+    "these",
+    "as follows",
+    "以下",
+    "如下",
+    "下面",
+    "下列",
+    "次の",
+    "다음",
+    "ниже",
+    "следующ",
+    "suivant",
+    "ci-dessous",
+    "siguiente",
+    "a continuación",
+    "folgende",
+    "nachfolgend",
+    "seguinte",
+    "abaixo",
+    "sau đây",
+    "dưới đây",
+    "volgende",
+    "hieronder",
+    "seguent",
+];
+
+/// "The backup repo is clean now:" and "你现在主要有两个问题，所以魂环没生成："
+/// say something before their colon; "Here is what I found:", "結論:", "The
+/// release contains the following:" and "Let me list them:" only point at
+/// what follows.
+pub(crate) fn says_something(head: &str) -> bool {
+    let core = head.trim_end_matches([':', '：', ' ', '*']);
+    let lower = folded(core);
+    let points = POINTERS.iter().any(|p| {
+        lower.match_indices(p).any(|(i, _)| {
+            !lower[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+    });
+    word_count(core) >= 3 && !points && !opens_with(core, LEAD_INS) && !super::is_narration(core)
+}
+
+/// A line that says something before its colon, then what it introduces:
+/// "The backup repo is clean now: Replaced the exposed key", "魂环没生成：定义顺序错了".
+pub(crate) fn joined(head: &str, introduced: &str) -> String {
+    let head = head.replace(['*', '`'], "");
+    let head = head.trim_end();
+    if head.ends_with('：') {
+        return format!("{head}{introduced}");
+    }
+    format!("{head} {introduced}")
+}
+
 /// `text` as its opening words are matched: lower case, ’ as '.
 pub(super) fn folded(text: &str) -> String {
     text.to_lowercase().replace('’', "'")
