@@ -4,7 +4,8 @@
 //! (`memsync::generate::generate_with_questions`: other inflections,
 //! possessives, dates, Chinese and Japanese, and words whose porter stem a
 //! newer look-alike session holds as another word: `organization` and
-//! `organ`, `status` and `statue`); each question is searched as
+//! `organ`, `status` and `statue`; and chats where the person said the
+//! words a question asks the assistant about); each question is searched as
 //! `memsync search` and MCP `memory_search` do, and the bench reports R@1,
 //! R@5, R@10 and the share of questions with no hit, overall and by form.
 //! "every word required" reruns the questions with every word joined by AND,

@@ -546,3 +546,93 @@ fn syntax_that_finds_nothing_is_offered_its_words_respelled_as_written() {
     }
     assert!(said("\"retyr polcy\"").contains("'retry policy'"));
 }
+
+/// Issue 64: a chat's summary repeats the person's turns (and the replies
+/// it quotes), which the transcript holds already. Counted once, the words
+/// the assistant said in a chat's middle outrank the same words the person
+/// said in a newer chat; both captured from Claude Code transcripts.
+#[test]
+fn words_the_assistant_said_rank_with_the_persons_counted_once() {
+    // (question, the person's problem, the assistant's answer, the look-alike's person)
+    let chats = [
+        (
+            "what pot size did you recommend for the basil",
+            "My basil keeps wilting on the windowsill.",
+            "Repot the basil: the pot size that suits it is 20 cm, terracotta.",
+            "I picked a pot size of 20 cm for the basil, terracotta.",
+        ),
+        (
+            "which hydration did you advise for the sourdough loaf",
+            "I want to bake my first sourdough bread.",
+            "A first sourdough loaf is easier to shape at 70 % hydration.",
+            "I went with 70 % hydration for my sourdough loaf.",
+        ),
+        (
+            "what schedule did you give for watering the tomato seedlings",
+            "I started tomato seedlings under a grow light.",
+            "A good schedule for watering tomato seedlings: every second morning, from below.",
+            "My schedule for watering the tomato seedlings is every second morning.",
+        ),
+    ];
+    let ws = Workspace::new();
+    let inputs = tempfile::tempdir().unwrap();
+    let capture = |id: &str, at: &str, middle: (&str, &str)| {
+        let turns = [
+            (
+                "I need help with my garden and kitchen this spring.",
+                "Happy to help.",
+            ),
+            middle,
+            (
+                "And how often should I check on it?",
+                "Once a week is plenty.",
+            ),
+        ];
+        let line = |role: &str, n: usize, text: &str| {
+            let content = if role == "user" {
+                serde_json::json!(text)
+            } else {
+                serde_json::json!([{"type": "text", "text": text}])
+            };
+            serde_json::json!({"type": role, "uuid": format!("{id}-{n}"), "sessionId": id,
+                "cwd": "/home/ana/garden", "timestamp": at,
+                "message": {"role": role, "content": content}})
+            .to_string()
+                + "\n"
+        };
+        let text: String = turns
+            .iter()
+            .enumerate()
+            .map(|(n, (u, a))| line("user", 2 * n, u) + &line("assistant", 2 * n + 1, a))
+            .collect();
+        let path = inputs.path().join(format!("{id}.jsonl"));
+        std::fs::write(&path, text).unwrap();
+        let path = path.to_str().unwrap();
+        ws.cli(&[
+            "-q",
+            "capture",
+            "session-end",
+            "--transcript",
+            path,
+            "--session-id",
+            id,
+        ])
+        .success();
+    };
+    for (i, (_, person, answer, look_alike)) in chats.iter().enumerate() {
+        capture(
+            &format!("said-{i}"),
+            "2026-10-01T10:00:00Z",
+            (person, answer),
+        );
+        let other = (*look_alike, "Sounds good.");
+        capture(&format!("other-{i}"), "2026-10-02T10:00:00Z", other);
+    }
+    ws.sync();
+    for (i, (question, ..)) in chats.iter().enumerate() {
+        let hits = ids(&search_json(&ws, &[question]));
+        let at = |id: &str| hits.iter().position(|h| *h == format!("{id}-{i}"));
+        assert!(at("other").is_some(), "{question}: {hits:?}");
+        assert!(at("said") < at("other"), "{question}: {hits:?}");
+    }
+}

@@ -13,6 +13,7 @@ use crate::config::Config;
 use crate::error::Result;
 
 mod collisions;
+mod speakers;
 mod stories;
 
 pub use stories::Question;
@@ -200,7 +201,7 @@ pub fn generate(
 }
 
 /// Writes the workspace into `dir` with the recall benchmark's story
-/// sessions and stem-collision pairs among it, and returns the questions
+/// sessions, stem-collision and speaker pairs among it, and returns the questions
 /// about them.
 pub fn generate_with_questions(
     dir: &Path,
@@ -223,8 +224,11 @@ pub fn generate_with_questions(
         compose::write_files(dir, &files)?;
         questions.extend(asked);
     }
-    for k in 0..collisions::count() {
-        let (files, asked) = collisions::pair(k, collisions::ended(k, now), config);
+    // Two sessions and one question each.
+    let pairs = (0..collisions::count())
+        .map(|k| collisions::pair(k, collisions::ended(k, now), config))
+        .chain((0..speakers::count()).map(|k| speakers::pair(k, speakers::ended(k, now), config)));
+    for (files, asked) in pairs {
         out.sessions += 2;
         out.files += files.len();
         out.bytes += files.iter().map(|(_, t)| t.len()).sum::<usize>();

@@ -262,10 +262,17 @@ impl Batch<'_> {
         // text and every compaction, not only the newest.
         // One part (the usual case) is borrowed, not copied: a transcript
         // can be megabytes.
+        // An old summary column lacks the lines its transcript held; without
+        // the transcript now, the summary is read whole again.
+        let no_transcript = doc.transcript.is_empty();
         let body = |paths: &[String]| -> Option<std::borrow::Cow<'_, str>> {
+            let old = |p: &String| {
+                old.get(p)
+                    .filter(|_| !(no_transcript && paths == doc.summary))
+            };
             match paths {
                 [] => None,
-                [one] => match bodies.get(one).or_else(|| old.get(one)) {
+                [one] => match bodies.get(one).or_else(|| old(one)) {
                     Some(text) => Some(std::borrow::Cow::Borrowed(text.as_str())),
                     None => load(one).map(std::borrow::Cow::Owned),
                 },
@@ -297,6 +304,13 @@ impl Batch<'_> {
             body(&doc.transcript),
             body(&doc.compaction),
         );
+        let summary = match (summary, &transcript) {
+            (Some(summary), Some(transcript)) => match not_in_transcript(&summary, transcript) {
+                std::borrow::Cow::Borrowed(_) => Some(summary),
+                std::borrow::Cow::Owned(kept) => Some(std::borrow::Cow::Owned(kept)),
+            },
+            (summary, _) => summary,
+        };
         let cjk =
             |text: &Option<std::borrow::Cow<'_, str>>| super::cjk::index_text(text.as_deref());
         self.exec(
@@ -328,4 +342,53 @@ impl Batch<'_> {
             params![through, now],
         )
     }
+}
+
+/// The summary's lines its transcript does not hold. `Request` and `Later
+/// requests` repeat the person's turns and `Outcome` the last reply: counted
+/// twice, one speaker's words outweigh what only the other said ("what pot
+/// size did you recommend?" found the chat where the person named it).
+/// Dropping a held line twice changes nothing, so an old column can be
+/// indexed again as it is.
+fn not_in_transcript<'a>(summary: &'a str, transcript: &str) -> std::borrow::Cow<'a, str> {
+    use std::collections::HashSet;
+    // What each line says, and a reply it quotes after a short label ("For
+    // the first request: <the reply>").
+    let said = |line: &'a str| -> (&'a str, Option<&'a str>) {
+        let said = line.trim();
+        let said = said.strip_prefix("- ").unwrap_or(said);
+        let quoted = said
+            .split_once(": ")
+            .filter(|(label, _)| crate::sentence::word_count(label) <= 4)
+            .map(|(_, rest)| rest);
+        (said, quoted)
+    };
+    let lines: Vec<(&str, &str, Option<&str>)> = summary
+        .lines()
+        .map(|l| {
+            let (s, q) = said(l);
+            (l, s, q)
+        })
+        .collect();
+    let wanted: HashSet<&str> = lines
+        .iter()
+        .flat_map(|&(_, said, quoted)| std::iter::once(said).chain(quoted))
+        .filter(|s| !s.is_empty())
+        .collect();
+    // Only a transcript line as long as a wanted one is hashed: a transcript
+    // can be megabytes, a summary is a few lines.
+    let lengths: HashSet<usize> = wanted.iter().map(|s| s.len()).collect();
+    let held: HashSet<&str> = transcript
+        .lines()
+        .map(str::trim)
+        .filter(|l| lengths.contains(&l.len()) && wanted.contains(l))
+        .collect();
+    if held.is_empty() {
+        return std::borrow::Cow::Borrowed(summary);
+    }
+    let kept = |&&(_, said, quoted): &&(&str, &str, Option<&str>)| {
+        said.is_empty() || !(held.contains(said) || quoted.is_some_and(|q| held.contains(q)))
+    };
+    let kept: Vec<&str> = lines.iter().filter(kept).map(|&(line, ..)| line).collect();
+    std::borrow::Cow::Owned(kept.join("\n"))
 }
