@@ -106,11 +106,22 @@ pub(super) fn stated_task(text: &str, opens_an_ask: fn(&str) -> bool) -> &str {
     };
     let first = &text[opening..];
     let first = &first[..crate::sentence::first_sentence_end(first)];
-    if first.trim_end().ends_with(['?', '？']) || opens_an_ask(first) {
+    // "Here is our README section:" before a paste presents it; the ask
+    // comes after ("Can you rewrite it for Kubernetes?"), then maybe more.
+    let line = first.lines().next().unwrap_or_default().trim_end();
+    let presents = line.ends_with([':', '：'])
+        && crate::sentence::word_count(line) <= 12
+        && !opens_an_ask(line);
+    if !presents && (first.trim_end().ends_with(['?', '？']) || opens_an_ask(first)) {
         return text;
     }
+    let asks = |s: &str| {
+        let s = s.lines().next().unwrap_or_default();
+        let s = &s[..crate::sentence::first_sentence_end(s)];
+        s.trim_end().ends_with(['?', '？']) || opens_an_ask(s)
+    };
     starts
-        .find(|&at| states_the_task(&text[at..]))
+        .find(|&at| states_the_task(&text[at..]) || (presents && asks(&text[at..])))
         .map_or(text, |at| &text[at..])
 }
 

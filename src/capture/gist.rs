@@ -212,12 +212,14 @@ fn outcome_gist(answer: &str) -> String {
 }
 
 /// "Restart it with:" before a fenced command goes on into the command's
-/// line: cut before it, the sentence says nothing.
+/// line, and "Here's the function:" into the definition it shows: cut
+/// before it, the sentence says nothing.
 fn with_command(text: &str, line: String) -> String {
     if !line.ends_with([':', '：']) {
         return line;
     }
-    match after(text, &line).and_then(fenced_command) {
+    match after(text, &line).and_then(|t| fenced_command(t).or_else(|| lead::fenced_definition(t)))
+    {
         Some(command) => format!("{line} {command}"),
         None => line,
     }
@@ -830,6 +832,106 @@ mod tests {
     }
 
     /// A table after a colon is not words to add to the sentence before it.
+    /// The class: a lead-in before a fenced block that shows code, in any
+    /// language the agent wrote it in and any language it spoke: the
+    /// definition the block opens with names what was shown. Data, imports
+    /// and documents are not taken along.
+    #[test]
+    fn a_line_that_introduces_a_definition_goes_on_into_it() {
+        let definitions = [
+            ("python", "def slugify(name):", "def slugify(name)"),
+            (
+                "rust",
+                "pub fn parse(input: &str) -> Result<Ast> {",
+                "pub fn parse(input: &str) -> Result<Ast>",
+            ),
+            (
+                "js",
+                "export function total(items) {",
+                "export function total(items)",
+            ),
+            (
+                "go",
+                "func Retry(ctx context.Context) error {",
+                "func Retry(ctx context.Context) error",
+            ),
+            (
+                "ts",
+                "export default class CartStore {",
+                "export default class CartStore",
+            ),
+            ("sql", "CREATE TABLE invoices (", "CREATE TABLE invoices ("),
+            (
+                "kotlin",
+                "fun discount(total: Double): Double {",
+                "fun discount(total: Double): Double",
+            ),
+        ];
+        let intros = [
+            "Here's the function:",
+            "Here is the updated version:",
+            "这是修改后的代码：",
+            "Voici la version corrigée :",
+            "Aquí tienes el código:",
+        ];
+        for (lang, first, named) in definitions {
+            for intro in intros {
+                let answer = format!("{intro}\n\n```{lang}\n{first}\n    body\n```\n");
+                let got = outcome_gist(&answer);
+                assert!(got.contains(named), "{answer:?} -> {got:?}");
+                assert!(!got.contains('\n') && !got.contains("body"), "{got:?}");
+            }
+        }
+        for block in [
+            "```json\n{\"@type\": \"City\"}",
+            "```python\nimport re",
+            "```yaml\nserver:",
+        ] {
+            let answer = format!("Here's the config:\n\n{block}\n```");
+            assert_eq!(outcome_gist(&answer), "Here's the config:", "{answer:?}");
+        }
+    }
+
+    /// The class: a short line presents a paste ("Here is our README
+    /// section:", "这是我现在的配置："), the ask comes after it, and more
+    /// context may follow: the ask is the request, in any language, whatever
+    /// was pasted.
+    #[test]
+    fn the_ask_after_a_presented_paste_is_the_request() {
+        let presented = [
+            "Here is our current README section:",
+            "This is my config:",
+            "Voici mon fichier de configuration :",
+            "这是我现在的部署说明：",
+        ];
+        let pastes = [
+            "## Deploy\nWe deploy with fly.io. Run fly deploy from the root.",
+            "```yaml\napp: shop\nregion: ams\n```",
+            "fly deploy --remote-only\nfly secrets set KEY=1",
+        ];
+        let asks = [
+            ("Can you rewrite it for Kubernetes instead?", "Kubernetes"),
+            ("Please rewrite it for Kubernetes.", "Kubernetes"),
+            ("Why does the deploy fail on startup?", "startup"),
+            ("能帮我改成 Kubernetes 的吗？", "Kubernetes"),
+        ];
+        for intro in presented {
+            for paste in pastes {
+                for (ask, word) in asks {
+                    let text = format!(
+                        "{intro}\n\n{paste}\n\n{ask}\n\nFor reference, the cluster is GKE."
+                    );
+                    let got = request_gist(&text);
+                    assert!(got.contains(word), "{text:?} -> {got:?}");
+                }
+            }
+        }
+        // A line that asks before its colon is the request itself.
+        let asks_first =
+            "Can you rewrite this section:\n\n## Deploy\nWe use fly.io.\n\nWhy is it slow?";
+        assert!(request_gist(asks_first).contains("rewrite this section"));
+    }
+
     #[test]
     fn a_table_after_a_colon_is_not_taken_along() {
         let answer =

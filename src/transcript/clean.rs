@@ -203,6 +203,9 @@ fn trailing<'a, 'b>(lines: &'b [&'a str], keep: impl Fn(&str) -> bool) -> &'b [&
 /// A message that opens with prose keeps its opening.
 pub fn after_paste(text: &str) -> Option<String> {
     let text = text.trim();
+    if let Some(asked) = after_traceback(text) {
+        return Some(asked);
+    }
     if let Some(asked) = after_fenced_paste(text) {
         return Some(asked);
     }
@@ -220,6 +223,54 @@ pub fn after_paste(text: &str) -> Option<String> {
     let question = tail.join("\n");
     (!tail.is_empty() && question.len() <= 2000 && head.len() >= 8 && prose * 3 < head.len())
         .then_some(question)
+}
+
+/// A Python traceback the message opens with (fenced or not, after at most
+/// one short line) says its point in the exception it ends on
+/// ("ZeroDivisionError: division by zero"), not in its header: that line,
+/// after the words that led into it and before what the person wrote after.
+fn after_traceback(text: &str) -> Option<String> {
+    const HEADER: &str = "Traceback (most recent call last):";
+    let start = text.find(HEADER)?;
+    if start > 0 && !text[..start].ends_with('\n') {
+        return None;
+    }
+    let before = text[..start].trim();
+    // A fence's opening line, with its language, is no words.
+    let before = match before.rsplit_once('\n') {
+        Some((lead, fence)) if fence.starts_with("```") => lead.trim(),
+        None if before.starts_with("```") => "",
+        _ => before,
+    };
+    if before.contains('\n') || crate::sentence::word_count(before) > 12 {
+        return None;
+    }
+    let lines: Vec<&str> = text[start..].lines().collect();
+    let indented = |l: &str| l.starts_with([' ', '\t']);
+    // The exception: the last line at the margin right after the trace's
+    // indented lines (a chained trace ends on the last one raised).
+    let at = (1..lines.len())
+        .rev()
+        .find(|&i| !indented(lines[i]) && !lines[i].trim().is_empty() && indented(lines[i - 1]))?;
+    let after = lines[at + 1..].join("\n");
+    let asked = after.trim().trim_start_matches("```").trim();
+    let asked = if asked.to_lowercase().starts_with("thank") {
+        ""
+    } else {
+        asked
+    };
+    // "have you seen this?" before the trace and a question after: the one after.
+    let question = |t: &str| t.ends_with(['?', '？']);
+    let before = if question(before) && question(asked) {
+        ""
+    } else {
+        before
+    };
+    let said: Vec<&str> = [before, lines[at].trim(), asked]
+        .into_iter()
+        .filter(|s| !s.is_empty())
+        .collect();
+    Some(said.join(" … "))
 }
 
 /// What a person asked around a fenced paste that a few words led into:
@@ -319,13 +370,103 @@ pub(crate) mod tests {
         assert!(!looks_like_template("please move the + button"));
     }
 
+    /// The class: a Python traceback pasted as the message, bare or fenced,
+    /// one exception or chained, with or without words after it: the point
+    /// is the exception it ends on, then what the person asked.
+    #[test]
+    fn a_pasted_traceback_says_its_exception_not_its_header() {
+        let chained = "Traceback (most recent call last):\n  File \"db.py\", line 3, in get\n    return rows[0]\nIndexError: list index out of range\n\nDuring handling of the above exception, another exception occurred:\n\nTraceback (most recent call last):\n  File \"app.py\", line 9, in <module>\n    get()\n";
+        for (trace, exception) in [
+            (
+                "Traceback (most recent call last):\n  File \"app.py\", line 8, in main\n    total = sum(p) / len(p)\nZeroDivisionError: division by zero",
+                "ZeroDivisionError: division by zero",
+            ),
+            (
+                &format!("{chained}KeyError: 'user_id'") as &str,
+                "KeyError: 'user_id'",
+            ),
+            (
+                "Traceback (most recent call last):\n  File \"/usr/lib/python3.12/json/decoder.py\", line 355, in raw_decode\n    raise JSONDecodeError(\"Expecting value\", s, err.value)\njson.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+                "json.decoder.JSONDecodeError: Expecting value: line 1 column 1 (char 0)",
+            ),
+        ] {
+            for fence in [false, true] {
+                let pasted = if fence {
+                    format!("```\n{trace}\n```")
+                } else {
+                    trace.to_string()
+                };
+                assert_eq!(
+                    after_paste(&pasted).as_deref(),
+                    Some(exception),
+                    "{pasted:?}"
+                );
+                for asked in ["why does this happen?", "any idea", "это после обновления"]
+                {
+                    let text = format!("{pasted}\n\n{asked}");
+                    assert_eq!(
+                        after_paste(&text),
+                        Some(format!("{exception} … {asked}")),
+                        "{text:?}"
+                    );
+                }
+            }
+        }
+        // A short line before the trace leads into it; a paragraph is the
+        // person's message as typed.
+        let trace =
+            "Traceback (most recent call last):\n  File \"a.py\", line 1\n    f()\nValueError: bad";
+        for lead in [
+            "I get this when I run it:",
+            "```python",
+            "it fails again:\n```",
+        ] {
+            let want = match lead.lines().next() {
+                Some(l) if !l.starts_with("```") => format!("{l} … ValueError: bad"),
+                _ => "ValueError: bad".to_string(),
+            };
+            let text = format!("{lead}\n{trace}\n```");
+            assert_eq!(after_paste(&text), Some(want), "{text:?}");
+        }
+        let paragraph = format!("We upgraded Django.\nNow the admin fails.\n{trace}");
+        assert_eq!(after_paste(&paragraph), None);
+        // Around a fenced trace, as around any paste: a vague question before
+        // a real one gives way, thanks are no ask, a long opening stands.
+        let fenced = format!("```\n{trace}\n```");
+        let around =
+            |lead: &str, after: &str| after_paste(&format!("{lead}\n\n{fenced}\n\n{after}"));
+        for lead in [
+            "have you seen this code?",
+            "can you look at this?",
+            "你看过这段代码吗？",
+        ] {
+            assert_eq!(
+                around(lead, "why does it fail on empty input?").as_deref(),
+                Some("ValueError: bad … why does it fail on empty input?")
+            );
+        }
+        assert_eq!(
+            around("Fix this function:", "keep the public API the same").as_deref(),
+            Some("Fix this function: … ValueError: bad … keep the public API the same")
+        );
+        assert_eq!(
+            around(
+                "Fix the off-by-one in this function please",
+                "thanks a lot for this"
+            )
+            .as_deref(),
+            Some("Fix the off-by-one in this function please … ValueError: bad")
+        );
+        let long = "This function is meant to sum every item of the list it gets, always";
+        assert_eq!(around(long, "it still has to work on empty lists"), None);
+    }
+
     /// The class: a few words, a fenced paste (any language, any length),
     /// then what the person asks about it.
     #[test]
     fn the_ask_around_a_fenced_paste_is_kept_and_a_vague_lead_in_is_not() {
         let pastes = [
             "```python\ndef total(xs):\n    return sum(xs[:-1])\n```",
-            "```\nTraceback (most recent call last):\n  File \"a.py\", line 3\nKeyError: 'id'\n```",
             "```rust\nfn main() {\n    let v: Vec<u8> = Vec::new();\n    v[0];\n}\n```",
         ];
         for paste in pastes {

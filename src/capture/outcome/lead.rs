@@ -131,6 +131,25 @@ pub(crate) fn joined(head: &str, introduced: &str) -> String {
     format!("{head} {introduced}")
 }
 
+/// The definition a fenced block opens with ("def slugify(name):", "pub fn
+/// parse(input: &str)", "export function total(items)"), in the languages
+/// agents write: it names what "Here's the function:" shows. A block that
+/// opens otherwise (data, imports, a document) is not taken along.
+pub(crate) fn fenced_definition(text: &str) -> Option<&str> {
+    static DEFINITION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"^(?:(?:pub(?:\([a-z]+\))?|export|default|public|private|protected|internal|static|async|abstract|final|open|override|unsafe|extern)\s+)*(?:def|fn|function|class|struct|enum|trait|impl|interface|type|func|fun|const|let|var|val|object|record|module|CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW|FUNCTION|INDEX|TRIGGER))\s+[A-Za-z_]",
+        )
+        .expect("pattern compiles")
+    });
+    let mut lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
+    lines.next()?.strip_prefix("```")?;
+    lines
+        .next()
+        .filter(|l| l.chars().count() <= 80 && DEFINITION.is_match(l))
+        .map(|l| l.trim_end_matches(['{', ':', ' ']))
+}
+
 /// `text` as its opening words are matched: lower case, ’ as '.
 pub(super) fn folded(text: &str) -> String {
     text.to_lowercase().replace('’', "'")
