@@ -37,7 +37,22 @@ pub fn user_text(text: &str) -> Option<String> {
     if let Some(input) = between(&out, "<bash-input>", "</bash-input>") {
         out = format!("! {}", input.trim());
     }
-    person(&out)
+    person(&without_markers(&out))
+}
+
+/// The person's words without what Claude Code's prompt box put before or
+/// after them: the placeholder of a pasted image or text (`[Image #1]`,
+/// `[Pasted text #2 +40 lines]`, whose content is elsewhere or gone) and the
+/// keywords that set its thinking budget (`ultrathink`, `megathink`), which
+/// ask nothing. Inside the words they stay: "see [Image #1]" points at it.
+fn without_markers(text: &str) -> String {
+    static MARKERS: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let marker =
+            r"(?:\[(?:Image|Pasted text) #\d+(?: \+\d+ lines)?\]|\b(?:ultra|mega)think\b)[:,.!]?";
+        regex::Regex::new(&format!(r"(?i)^(?:\s*{marker})+\s*|\s*(?:{marker}\s*)+$"))
+            .expect("pattern compiles")
+    });
+    MARKERS.replace_all(text, "").to_string()
 }
 
 /// `<command-name>/x</command-name><command-args>a</command-args>` as `/x a`;
@@ -61,6 +76,37 @@ fn slash_command(text: &str) -> Option<Option<String>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The class: the prompt box's placeholders and thinking keywords,
+    /// before, inside or after the words, in any case: gone, the words stay.
+    #[test]
+    fn the_prompt_boxs_placeholders_and_thinking_keywords_are_not_the_persons_words() {
+        let words = "this button is misaligned on the checkout page, fix it";
+        for marker in [
+            "[Image #1]",
+            "[Image #12]",
+            "[Pasted text #2 +40 lines]",
+            "ultrathink:",
+            "ULTRATHINK",
+            "megathink,",
+        ] {
+            for text in [format!("{marker} {words}"), format!("{words} {marker}")] {
+                assert_eq!(user_text(&text).as_deref(), Some(words), "{text:?}");
+            }
+        }
+        for text in [
+            "[Image #1] [Image #2] ultrathink: the same bug",
+            "the same bug [Image #1] [Image #2]",
+        ] {
+            assert_eq!(user_text(text).as_deref(), Some("the same bug"), "{text:?}");
+        }
+        let inside = "see [Image #1] and [Image #2]: the same bug";
+        assert_eq!(user_text(inside).as_deref(), Some(inside));
+        // Thinking about thinking stays.
+        let own = "think hard about the cache keys";
+        assert_eq!(user_text(own).as_deref(), Some(own));
+        assert_eq!(user_text("[Image #1]"), None);
+    }
 
     #[test]
     fn slash_commands_keep_the_command_and_its_arguments() {
