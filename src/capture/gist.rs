@@ -54,15 +54,13 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         s.push_str(base);
         s.push_str(": ");
     }
-    // A request of only dots or marks ("...", "?") says nothing: what was
-    // done says what the session was.
+    // A request of only dots or marks ("...", "?") or of no work ("continue",
+    // "hi") says nothing: what was done says what the session was.
+    let place = touched(t);
     let said = request.trim_end_matches(['.', '。', ';', ':', ',']);
-    let said = Some(said).filter(|r| r.chars().any(char::is_alphanumeric));
-    let parts: Vec<String> = said
-        .map(str::to_string)
-        .into_iter()
-        .chain(touched(t))
-        .collect();
+    let says = |r: &&str| !(place.is_some() && summarize::says_nothing_of_work(r));
+    let said = Some(said).filter(|r| r.chars().any(char::is_alphanumeric) && says(r));
+    let parts: Vec<String> = said.map(str::to_string).into_iter().chain(place).collect();
     s.push_str(&parts.join("; "));
     let budget = SENTENCE_WORDS
         .saturating_sub(word_count(&s) + 1)
@@ -764,6 +762,17 @@ mod tests {
             "Bonjour ! ",
             "привет, ",
             "你好！",
+            "お疲れ様です。",
+            "おつかれさまです！",
+            "お世話になっております。",
+            "수고하십니다. ",
+            "辛苦了！",
+            "早上好，",
+            "Guten Morgen! ",
+            "Buenos días, ",
+            "Bom dia! ",
+            "Добрый день! ",
+            "Xin chào, ",
             "thanks for last time! ",
             "Thank you for the help yesterday. ",
             "谢谢你昨天的帮助！",
@@ -1306,6 +1315,53 @@ mod tests {
 
     /// The class: a request of only dots or marks, with or without work
     /// after it, says nothing; what was done or answered says it.
+    #[test]
+    fn a_request_of_no_work_gives_way_to_what_was_done() {
+        let worked = |request: &str| {
+            let line = |role: &str, uuid: &str, content: serde_json::Value| {
+                serde_json::json!({"type": role, "uuid": uuid, "sessionId": "s", "cwd": "/w/shop",
+                    "message": {"role": role, "content": content}})
+                .to_string()
+            };
+            let edit = serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Edit",
+                "input": {"file_path": "/w/shop/api/orders.py", "old_string": "a", "new_string": "b"}}]);
+            let result =
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "t1", "content": "ok"}]);
+            let reply = serde_json::json!([{"type": "text", "text": "Finished the pagination of /orders."}]);
+            crate::harnesses::read(
+                &[
+                    line("user", "u1", serde_json::json!(request)),
+                    line("assistant", "a1", edit),
+                    line("user", "r1", result),
+                    line("assistant", "a2", reply),
+                ]
+                .join("\n"),
+            )
+        };
+        let want = "shop: changed api/orders.py; outcome: Finished the pagination of /orders.";
+        for request in [
+            "continue",
+            "Continue.",
+            "go on",
+            "keep going",
+            "continue where you left off",
+            "继续",
+            "続けて",
+            "계속해",
+            "продолжай",
+            "weiter",
+            "tiếp tục",
+            "yes, go ahead",
+            "ok",
+        ] {
+            let s = compose(&worked(request), Some("/w/shop")).unwrap_or_default();
+            assert!(s.starts_with(want), "{request}: {s}");
+        }
+        // An ask, however short, stays.
+        let s = compose(&worked("paginate orders"), Some("/w/shop")).unwrap_or_default();
+        assert!(s.starts_with("shop: paginate orders; changed"), "{s}");
+    }
+
     #[test]
     fn a_request_of_only_marks_gives_way_to_what_was_done() {
         for marks in ["...", "?", "。。。", "!!"] {
