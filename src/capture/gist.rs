@@ -190,7 +190,8 @@ fn outcome_gist(answer: &str) -> String {
             || super::outcome::is_agreement(&one)
             || lead::is_realisation(&one)
             || lead::is_offer(&one);
-        if !narration {
+        // "✅" after "Done!" says less than it: a sentence has a word.
+        if !narration && one.chars().any(char::is_alphanumeric) {
             first.get_or_insert_with(|| one.clone());
         }
         let one = with_command(rest, one);
@@ -206,7 +207,11 @@ fn outcome_gist(answer: &str) -> String {
             .unwrap_or_default()
             .trim_start_matches(['.', '!', '?', ' ', '\n']);
     }
-    first.unwrap_or_else(|| gist(answer.trim()))
+    first.unwrap_or_else(|| {
+        Some(gist(answer.trim()))
+            .filter(|g| g.chars().any(char::is_alphanumeric))
+            .unwrap_or_else(|| first_sentence(answer.trim()))
+    })
 }
 
 /// "Restart it with:" before a fenced command goes on into the command's
@@ -1556,6 +1561,14 @@ mod tests {
                     "{bullet} Fixed the retry loop in fetch.rs — it backs off now."
                 )),
                 "Fixed the retry loop in fetch.rs — it backs off now."
+            );
+        }
+        // A mark alone after a completion word says less than the word.
+        for answer in ["Done! ✅", "已完成！🎉", "Fertig. ✔️", "All set! 🚀"] {
+            let got = outcome_gist(answer);
+            assert!(
+                got.chars().any(char::is_alphanumeric),
+                "{answer:?} -> {got:?}"
             );
         }
     }
