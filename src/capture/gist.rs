@@ -945,6 +945,7 @@ mod tests {
             "Folgende Änderungen:",
             "Let me list what changed:",
             "Changes:",
+            "I've reviewed the code and here are my findings:",
         ];
         for head in pointing {
             let answer = format!("{head}\n- {long}\n- Moved the call below it");
@@ -1338,6 +1339,32 @@ mod tests {
     /// it, in a paragraph of its own or the same one, in any language. A
     /// sentence that names something it matches, or a bare verdict with
     /// nothing after it, stays the outcome.
+    /// The class: the last answer opens by saying back what the person
+    /// asked, in any language, and the result follows in the next sentence
+    /// or paragraph: the result is the outcome. A restatement that goes on
+    /// into the result after a colon stays.
+    #[test]
+    fn a_restated_request_before_the_result_gives_way_to_it() {
+        let result = "I added a 20% VAT line to total() and the tests cover it.";
+        for restated in [
+            "You asked me to include tax in the cart total.",
+            "You wanted the cart total to include tax.",
+            "You requested tax in the cart total.",
+            "Tu m'as demandé d'inclure la TVA dans le total.",
+            "Me pediste incluir el IVA en el total.",
+            "Du hast mich gebeten, die Steuer einzurechnen.",
+            "Вы просили добавить налог в итог.",
+            "你让我在购物车总价里加上税。",
+        ] {
+            for gap in [" ", "\n\n"] {
+                let answer = format!("{restated}{gap}{result}");
+                assert_eq!(outcome_gist(&answer), result, "{answer:?}");
+            }
+        }
+        let goes_on = "You asked for tax in the total: added a 20% VAT line to total().";
+        assert_eq!(outcome_gist(goes_on), goes_on);
+    }
+
     #[test]
     fn agreement_with_the_person_before_the_result_gives_way_to_it() {
         let agreements = [

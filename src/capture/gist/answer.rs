@@ -26,12 +26,13 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             break;
         }
         // "네, 알겠습니다." and "承知しました。" before the result are not it.
-        // "I see the problem now." and "Would you like me to add jitter?"
-        // stand before the result or after it without being it.
+        // "I see the problem now.", "You asked me to add tax." and "Would
+        // you like me to add jitter?" stand around the result without being it.
         let narration = super::super::outcome::is_narration(&one)
             || super::super::outcome::is_acknowledgement(&one)
             || super::super::outcome::is_agreement(&one)
             || lead::is_realisation(&one)
+            || lead::is_restatement(&one)
             || lead::is_offer(&one);
         // "✅" after "Done!" says less than it: a sentence has a word.
         if !narration && one.chars().any(char::is_alphanumeric) {

@@ -34,6 +34,29 @@ const REALISATIONS: &[&str] = &[
     "i've got a clear",
 ];
 
+/// How a sentence that only says again what the person asked opens.
+const RESTATEMENTS: &[&str] = &[
+    "you asked me to",
+    "you asked for",
+    "you wanted me to",
+    "you wanted",
+    "you requested",
+    "you'd like me to",
+    "you would like me to",
+    "your request was",
+    "tu m'as demandé",
+    "vous m'avez demandé",
+    "me pediste",
+    "me has pedido",
+    "du hast mich gebeten",
+    "você pediu",
+    "вы просили",
+    "ты просил",
+    "你让我",
+    "你要求",
+    "您要求",
+];
+
 /// How an offer of more work opens.
 const OFFERS: &[&str] = &[
     "would you like",
@@ -76,6 +99,9 @@ const LEAD_INS: &[&str] = &[
 /// word's start is enough ("следующие", "suivantes").
 const POINTERS: &[&str] = &[
     "following",
+    "here are",
+    "here is",
+    "here's",
     "below",
     "these",
     "as follows",
@@ -178,6 +204,13 @@ pub(super) fn opens_with(sentence: &str, openings: &[&str]) -> bool {
 /// about the agent, not the work.
 pub(crate) fn is_realisation(sentence: &str) -> bool {
     word_count(sentence) <= 8 && opens_with(sentence, REALISATIONS) && !sentence.contains(':')
+}
+
+/// "You asked me to include tax in the cart total.": the person's request
+/// said back, not what came of it. One that goes on into the result after a
+/// colon or a semicolon ("You asked for X: done, …") is left to the caller.
+pub(crate) fn is_restatement(sentence: &str) -> bool {
+    opens_with(sentence, RESTATEMENTS) && !sentence.contains([':', ';', '：', '；'])
 }
 
 /// "Would you like me to add jitter?": more work offered, not work done.
