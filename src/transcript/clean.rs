@@ -430,77 +430,61 @@ pub(crate) mod tests {
         }
         let paragraph = format!("We upgraded Django.\nNow the admin fails.\n{trace}");
         assert_eq!(after_paste(&paragraph), None);
-        // Around a fenced trace, as around any paste: a vague question before
-        // a real one gives way, thanks are no ask, a long opening stands.
-        let fenced = format!("```\n{trace}\n```");
-        let around =
-            |lead: &str, after: &str| after_paste(&format!("{lead}\n\n{fenced}\n\n{after}"));
-        for lead in [
-            "have you seen this code?",
-            "can you look at this?",
-            "你看过这段代码吗？",
-        ] {
-            assert_eq!(
-                around(lead, "why does it fail on empty input?").as_deref(),
-                Some("ValueError: bad … why does it fail on empty input?")
-            );
-        }
-        assert_eq!(
-            around("Fix this function:", "keep the public API the same").as_deref(),
-            Some("Fix this function: … ValueError: bad … keep the public API the same")
-        );
-        assert_eq!(
-            around(
-                "Fix the off-by-one in this function please",
-                "thanks a lot for this"
-            )
-            .as_deref(),
-            Some("Fix the off-by-one in this function please … ValueError: bad")
-        );
-        let long = "This function is meant to sum every item of the list it gets, always";
-        assert_eq!(around(long, "it still has to work on empty lists"), None);
     }
 
-    /// The class: a few words, a fenced paste (any language, any length),
-    /// then what the person asks about it.
+    /// The class: a few words, a fenced paste (any language, any length;
+    /// a traceback says its exception among them), then what the person
+    /// asks about it.
     #[test]
     fn the_ask_around_a_fenced_paste_is_kept_and_a_vague_lead_in_is_not() {
         let pastes = [
-            "```python\ndef total(xs):\n    return sum(xs[:-1])\n```",
-            "```rust\nfn main() {\n    let v: Vec<u8> = Vec::new();\n    v[0];\n}\n```",
+            (
+                "```python\ndef total(xs):\n    return sum(xs[:-1])\n```",
+                None,
+            ),
+            (
+                "```rust\nfn main() {\n    let v: Vec<u8> = Vec::new();\n    v[0];\n}\n```",
+                None,
+            ),
+            (
+                "```\nTraceback (most recent call last):\n  File \"a.py\", line 3\n    f()\nKeyError: 'id'\n```",
+                Some("KeyError: 'id'"),
+            ),
         ];
-        for paste in pastes {
+        for (paste, exception) in pastes {
             let ask =
                 |lead: &str, after: &str| after_paste(&format!("{lead}\n\n{paste}\n\n{after}"));
+            // The parts that say something, in order.
+            let said = |parts: &[Option<&str>]| {
+                let parts: Vec<&str> = parts.iter().flatten().copied().collect();
+                (!parts.is_empty()).then(|| parts.join(" … "))
+            };
             // A question about the paste, then the real question: the real one.
             for lead in [
                 "have you seen this code?",
                 "can you look at this?",
                 "你看过这段代码吗？",
             ] {
-                assert_eq!(
-                    ask(lead, "why does it give the wrong total?").as_deref(),
-                    Some("why does it give the wrong total?")
-                );
+                let asked = "why does it give the wrong total?";
+                assert_eq!(ask(lead, asked), said(&[exception, Some(asked)]), "{lead}");
             }
             // A short lead-in and an instruction after: both, in order.
-            assert_eq!(
-                ask("Refactor this function:", "keep the public API the same").as_deref(),
-                Some("Refactor this function: … keep the public API the same")
-            );
-            assert_eq!(
-                ask("look at this:", "it crashes on empty input, fix it").as_deref(),
-                Some("look at this: … it crashes on empty input, fix it")
-            );
-            // Nothing asked after the paste, or only thanks: the message stands.
-            assert_eq!(
-                ask(
-                    "Fix the off-by-one in this function please",
-                    "thanks a lot for this"
-                ),
-                None
-            );
-            assert_eq!(after_paste(&format!("Fix this function:\n\n{paste}")), None);
+            for (lead, after) in [
+                ("Refactor this function:", "keep the public API the same"),
+                ("look at this:", "it crashes on empty input, fix it"),
+            ] {
+                assert_eq!(
+                    ask(lead, after),
+                    said(&[Some(lead), exception, Some(after)])
+                );
+            }
+            // Nothing asked after the paste, or only thanks: the message
+            // stands, or the words and the exception it shows.
+            let lead = "Fix the off-by-one in this function please";
+            let only = |lead| exception.and(said(&[Some(lead), exception]));
+            assert_eq!(ask(lead, "thanks a lot for this"), only(lead));
+            let lead = "Fix this function:";
+            assert_eq!(after_paste(&format!("{lead}\n\n{paste}")), only(lead));
             // A long opening that says what it wants is the ask itself.
             assert_eq!(
                 ask(
