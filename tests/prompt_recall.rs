@@ -224,6 +224,33 @@ fn small_talk_thanks_and_go_aheads_get_nothing() {
     }
 }
 
+/// Issue 64: how the other's time went, praise and good night are social
+/// talk, even where a session's few words are theirs ("weekend", "best",
+/// "night"): among enough sessions those words are rare enough to be offered.
+#[test]
+fn social_talk_gets_nothing_though_a_session_holds_its_words() {
+    let ws = workspace(300);
+    let bake = "bread: the best weekend loaf, proofed over the night";
+    ws.add(&told(
+        "bake-1",
+        10,
+        bake,
+        &format!("user: {bake}\nassistant: ok\n"),
+    ));
+    ws.sync();
+    // The words alone find it: the session is there to be offered.
+    let asked = prompt_hook(&ws, "h1", "which weekend loaf was the best?");
+    assert!(offered(&asked).contains("«weekend»"), "{asked}");
+    for prompt in [
+        "how was your weekend?",
+        "you're the best",
+        "good night, talk tomorrow",
+        "How have you been?",
+    ] {
+        assert_eq!(prompt_hook(&ws, "h2", prompt), "", "{prompt}");
+    }
+}
+
 /// Issue 64: Gemini CLI hands the start-up digest inside the first prompt
 /// (`<hook_context>…</hook_context>`, then the question): only the question
 /// is matched, so the first prompt gets its offer, and a digest followed by

@@ -97,7 +97,8 @@ pub(super) fn is_typed_command(text: &str) -> bool {
 }
 
 /// A question to the agent about itself ("what model are you?", "are you
-/// there?"): small talk, not the work.
+/// there?"), how its time went ("how was your weekend?") or praise ("you're
+/// the best"): small talk, not the work.
 pub(super) fn is_small_talk(text: &str) -> bool {
     const ABOUT_YOU: &[&str] = &[
         "what model are you",
@@ -114,6 +115,25 @@ pub(super) fn is_small_talk(text: &str) -> bool {
         "what is your name",
         "你是谁",
         "你是什么模型",
+        // How the other's time went, and praise: social, whatever it names.
+        "how was your weekend",
+        "how was your day",
+        "how was your week",
+        "how's your day",
+        "how is your day going",
+        "how have you been",
+        "how's it going",
+        "what's up",
+        "you're the best",
+        "you are the best",
+        "you're awesome",
+        "you are awesome",
+        "you're amazing",
+        "you rock",
+        "good bot",
+        "你真棒",
+        "你太棒了",
+        "最高です",
     ];
     let lower = text
         .trim()
@@ -185,6 +205,8 @@ pub(super) fn is_greeting(text: &str) -> bool {
         "good morning",
         "good afternoon",
         "good evening",
+        "good night",
+        "goodnight",
         "yo",
         "hola",
         "bonjour",
