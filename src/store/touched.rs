@@ -262,20 +262,26 @@ impl Batch<'_> {
         // text and every compaction, not only the newest.
         // One part (the usual case) is borrowed, not copied: a transcript
         // can be megabytes.
-        // An old summary column lacks the lines its transcript held; without
-        // the transcript now, the summary is read whole again.
-        let no_transcript = doc.transcript.is_empty();
-        let body = |paths: &[String]| -> Option<std::borrow::Cow<'_, str>> {
-            let old = |p: &String| {
-                old.get(p)
-                    .filter(|_| !(no_transcript && paths == doc.summary))
-            };
+        // `fresh`: read from disk before the old document. An old summary
+        // column lacks the lines its transcript held, so without the
+        // transcript now (gone, or momentarily unreadable) the summary is
+        // read whole again, and the trimmed column is kept only if that
+        // read fails too.
+        let body = |paths: &[String], fresh: bool| -> Option<std::borrow::Cow<'_, str>> {
             match paths {
                 [] => None,
-                [one] => match bodies.get(one).or_else(|| old(one)) {
-                    Some(text) => Some(std::borrow::Cow::Borrowed(text.as_str())),
-                    None => load(one).map(std::borrow::Cow::Owned),
-                },
+                [one] => {
+                    if let Some(text) = bodies.get(one) {
+                        return Some(std::borrow::Cow::Borrowed(text.as_str()));
+                    }
+                    let cached = || old.get(one).map(|t| std::borrow::Cow::Borrowed(t.as_str()));
+                    let read = || load(one).map(std::borrow::Cow::Owned);
+                    if fresh {
+                        read().or_else(cached)
+                    } else {
+                        cached().or_else(read)
+                    }
+                }
                 many => {
                     let texts: Vec<String> = many
                         .iter()
@@ -299,11 +305,9 @@ impl Batch<'_> {
             sentence.push('\n');
             sentence.push_str(words);
         }
-        let (summary, transcript, compaction) = (
-            body(&doc.summary),
-            body(&doc.transcript),
-            body(&doc.compaction),
-        );
+        let transcript = body(&doc.transcript, false);
+        let compaction = body(&doc.compaction, false);
+        let summary = body(&doc.summary, transcript.is_none());
         let summary = match (summary, &transcript) {
             (Some(summary), Some(transcript)) => match not_in_transcript(&summary, transcript) {
                 std::borrow::Cow::Borrowed(_) => Some(summary),
