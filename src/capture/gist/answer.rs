@@ -75,8 +75,7 @@ fn with_command(text: &str, line: String) -> String {
 /// The command a text opens with in a shell's fence (or a bare one): a
 /// command, not a document.
 fn fenced_command(text: &str) -> Option<&str> {
-    let mut lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
-    let fence = lines.next()?.strip_prefix("```")?.trim();
+    let (fence, first) = lead::fenced_opening(text)?;
     [
         "",
         "bash",
@@ -90,10 +89,7 @@ fn fenced_command(text: &str) -> Option<&str> {
         "cmd",
     ]
     .contains(&fence)
-    .then_some(())?;
-    lines
-        .next()
-        .filter(|l| !l.is_empty() && !l.starts_with("```") && l.chars().count() <= 80)
+    .then_some(first)
 }
 
 /// An answer whose first line only introduces what follows ("Here is what

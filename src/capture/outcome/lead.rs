@@ -168,12 +168,21 @@ pub(crate) fn fenced_definition(text: &str) -> Option<&str> {
         )
         .expect("pattern compiles")
     });
-    let mut lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
-    lines.next()?.strip_prefix("```")?;
-    lines
-        .next()
-        .filter(|l| l.chars().count() <= 80 && DEFINITION.is_match(l))
+    fenced_opening(text)
+        .map(|(_, line)| line)
+        .filter(|l| DEFINITION.is_match(l))
         .map(|l| l.trim_end_matches(['{', ':', ' ']))
+}
+
+/// A fenced block `text` opens with: its info string ("bash", "") and its
+/// first line, when that line is short enough to name in a sentence.
+pub(crate) fn fenced_opening(text: &str) -> Option<(&str, &str)> {
+    let mut lines = text.lines().map(str::trim).skip_while(|l| l.is_empty());
+    let info = lines.next()?.strip_prefix("```")?.trim();
+    let first = lines
+        .next()
+        .filter(|l| !l.is_empty() && !l.starts_with("```") && l.chars().count() <= 80)?;
+    Some((info, first))
 }
 
 /// `text` as its opening words are matched: lower case, ’ as '.
