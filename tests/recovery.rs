@@ -31,11 +31,14 @@ fn claude_transcript(dir: &std::path::Path) -> std::path::PathBuf {
     let path = dir.join("t.jsonl");
     std::fs::write(
         &path,
-        concat!(
-            r#"{"type":"user","uuid":"u-1","sessionId":"fresh-1","cwd":"/home/ana/shop","timestamp":"2026-11-20T09:00:00.120Z","message":{"role":"user","content":"Add a retry to the payment client"}}"#,
-            "\n",
-            r#"{"type":"assistant","uuid":"a-1","sessionId":"fresh-1","timestamp":"2026-11-20T09:10:04.900Z","message":{"id":"m","role":"assistant","content":[{"type":"text","text":"Added exponential backoff; tests pass."}]}}"#,
-            "\n"
+        common::chats::claude_code_chat(
+            "fresh-1",
+            "/home/ana/shop",
+            "2026-11-20T09:00:00.120Z",
+            &[(
+                "Add a retry to the payment client",
+                "Added exponential backoff; tests pass.",
+            )],
         ),
     )
     .expect("transcript");

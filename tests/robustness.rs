@@ -218,11 +218,15 @@ fn a_hook_with_a_broken_config_records_its_job_and_the_session_is_captured_once_
     let transcript = ws.path("5d3c.jsonl");
     std::fs::write(
         &transcript,
-        [
-            r#"{"type":"user","sessionId":"5d3c","cwd":"/home/ana/shop","timestamp":"2026-11-20T10:00:00Z","message":{"role":"user","content":"Add a retry to the payment client in src/pay.rs"}}"#,
-            r#"{"type":"assistant","sessionId":"5d3c","timestamp":"2026-11-20T10:05:00Z","message":{"role":"assistant","content":[{"type":"text","text":"Added exponential backoff in src/pay.rs; tests pass."}]}}"#,
-        ]
-        .join("\n"),
+        common::chats::claude_code_chat(
+            "5d3c",
+            "/home/ana/shop",
+            "2026-11-20T10:00:00Z",
+            &[(
+                "Add a retry to the payment client in src/pay.rs",
+                "Added exponential backoff in src/pay.rs; tests pass.",
+            )],
+        ),
     )
     .unwrap();
     std::fs::write(ws.path("memsync.yaml"), "memory_md: [unclosed\n").unwrap();

@@ -588,23 +588,7 @@ fn words_the_assistant_said_rank_with_the_persons_counted_once() {
                 "Once a week is plenty.",
             ),
         ];
-        let line = |role: &str, n: usize, text: &str| {
-            let content = if role == "user" {
-                serde_json::json!(text)
-            } else {
-                serde_json::json!([{"type": "text", "text": text}])
-            };
-            serde_json::json!({"type": role, "uuid": format!("{id}-{n}"), "sessionId": id,
-                "cwd": "/home/ana/garden", "timestamp": at,
-                "message": {"role": role, "content": content}})
-            .to_string()
-                + "\n"
-        };
-        let text: String = turns
-            .iter()
-            .enumerate()
-            .map(|(n, (u, a))| line("user", 2 * n, u) + &line("assistant", 2 * n + 1, a))
-            .collect();
+        let text = common::chats::claude_code_chat(id, "/home/ana/garden", at, &turns);
         let path = inputs.path().join(format!("{id}.jsonl"));
         std::fs::write(&path, text).unwrap();
         let path = path.to_str().unwrap();

@@ -3,6 +3,7 @@
 #![allow(dead_code)]
 
 pub mod captured;
+pub mod chats;
 pub mod claude;
 pub mod codex;
 pub mod daemon;
