@@ -144,12 +144,19 @@ pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
     // What the agent did answering each request in `out`.
     let mut replies: Vec<Reply> = Vec::new();
     let mut answering: Option<usize> = None;
+    // The request no agent message has followed yet.
+    let mut unanswered: Option<usize> = None;
     let owner = owner(t);
-    for m in &t.messages {
+    for (at, m) in t.messages.iter().enumerate() {
+        // A request the person stopped is not told on by the next one.
+        if t.stopped_before(at) {
+            unanswered = None;
+        }
         if m.role != Role::User {
             if let Some(i) = answering {
                 replies[i].take(m);
             }
+            unanswered = None;
             continue;
         }
         answering = None;
@@ -170,11 +177,23 @@ pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
             },
             None => clean::after_paste(&m.text).unwrap_or_else(|| m.text.trim().to_string()),
         };
-        answering = Some(out.iter().position(|r| *r == text).unwrap_or_else(|| {
+        // "the login page" / "it crashes when I click submit" / "only on
+        // firefox": short messages sent before the agent said or did
+        // anything are one request told in parts.
+        if let Some(i) = unanswered
+            && told_in_parts(&out[i], &text)
+        {
+            out[i] = format!("{}\n{text}", out[i]);
+            answering = Some(i);
+            continue;
+        }
+        let i = out.iter().position(|r| *r == text).unwrap_or_else(|| {
             out.push(text);
             replies.push(Reply::default());
             out.len() - 1
-        }));
+        });
+        answering = Some(i);
+        unanswered = Some(i);
     }
     let asked = asked_before(&out, &replies);
     let lead = match asked {
@@ -189,6 +208,25 @@ pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
         out.insert(0, first);
     }
     (asked, out)
+}
+
+/// Words a request told in parts stays within: short messages sent one
+/// after another, never a paste and the ask typed after it.
+const PARTS_WORDS: usize = 40;
+
+/// Whether `next`, sent before any answer to `so_far`, goes on telling the
+/// same request: both short words about work (a greeting repeated while the
+/// agent was down, or a command typed at it, is no part of one), and `next`
+/// not the same words again.
+fn told_in_parts(so_far: &str, next: &str) -> bool {
+    let words = |t: &str| crate::sentence::word_count(t);
+    let a_part =
+        |t: &str| !t.starts_with('/') && !says_nothing_of_work(t) && !remarks::is_typed_command(t);
+    so_far != next
+        && a_part(so_far)
+        && a_part(next)
+        && words(next) <= PARTS_WORDS / 2
+        && words(so_far) + words(next) <= PARTS_WORDS
 }
 
 /// Who the person is in a chat several people wrote into: the sender of most
@@ -989,6 +1027,75 @@ mod tests {
             "use the first one instead of the retry queue in worker.ts",
         ] {
             assert!(!says_nothing_of_work(text), "{text}");
+        }
+    }
+}
+
+#[cfg(test)]
+mod told_in_parts {
+    use super::*;
+
+    /// A Claude Code session of `(role, text)` lines: "user", "assistant",
+    /// or "stop" (the person interrupting the run).
+    fn chat(lines: &[(&str, &str)]) -> Transcript {
+        let lines: Vec<String> = (lines.iter().enumerate())
+            .map(|(i, &(role, text))| {
+                let (role, content) = match role {
+                    "assistant" => (role, serde_json::json!([{"type": "text", "text": text}])),
+                    "stop" => ("user", serde_json::json!("[Request interrupted by user]")),
+                    _ => (role, serde_json::json!(text)),
+                };
+                serde_json::json!({"type": role, "sessionId": "s", "uuid": format!("m{i}"),
+                    "message": {"id": format!("m{i}"), "role": role, "content": content}})
+                .to_string()
+            })
+            .collect();
+        crate::harnesses::read(&lines.join("\n"))
+    }
+
+    #[test]
+    fn short_messages_sent_before_any_answer_are_one_request() {
+        let told = [
+            &[
+                "the login page",
+                "it crashes when I click submit",
+                "only on firefox",
+            ][..],
+            &[
+                "la page de connexion",
+                "elle plante quand je clique sur envoyer",
+            ],
+            &["el formulario de pago", "no guarda la dirección"],
+            &["登录页面", "点提交就崩溃"],
+            &["check the nightly backup job", "it failed twice this week"],
+        ];
+        for parts in told {
+            let mut lines: Vec<(&str, &str)> = parts.iter().map(|p| ("user", *p)).collect();
+            lines.push(("assistant", "Fixed it; the form works again."));
+            let request = requests(&chat(&lines)).remove(0);
+            assert_eq!(request, parts.join("\n"), "{parts:?}");
+        }
+    }
+
+    #[test]
+    fn greetings_a_stopped_request_and_a_paste_are_no_parts_of_the_next() {
+        let ask = "the csv import drops rows with accents";
+        let paste = "Traceback (most recent call last): ".to_string()
+            + &"File \"app.py\", line 12, in main ".repeat(8);
+        let apart = [
+            vec![("user", "hi"), ("user", "hi"), ("user", ask)],
+            vec![
+                ("user", "rewrite the importer in go"),
+                ("stop", ""),
+                ("user", ask),
+            ],
+            vec![("user", paste.as_str()), ("user", ask)],
+            vec![("user", ask), ("user", ask)],
+        ];
+        for mut lines in apart {
+            lines.push(("assistant", "The import keeps accented names now."));
+            let asks = requests(&chat(&lines));
+            assert!(asks.iter().any(|r| r == ask), "{lines:?}: {asks:?}");
         }
     }
 }

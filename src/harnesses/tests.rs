@@ -179,6 +179,17 @@ fn aider_history_becomes_turns() {
 }
 
 #[test]
+fn an_aider_turn_the_person_interrupted_is_a_stop_before_the_next_prompt() {
+    let md = "# aider chat started at 2026-04-22 09:06:43\n\n#### rewrite the importer in go  \n>  \n> ^C again to exit  \n\n#### the csv import drops rows with accents  \n\nFixed the encoding.\n";
+    let t = read(md);
+    let next = (t.messages.iter())
+        .position(|m| m.text.starts_with("the csv import"))
+        .expect("the second prompt");
+    assert!(t.stopped_before(next), "{:?}", t.messages);
+    assert!(!t.stopped_before(next + 1));
+}
+
+#[test]
 fn json_no_reader_knows_is_not_understood() {
     let t = read("{\"weird\":1}\n{\"other\":2}\n");
     assert!(!t.understood());

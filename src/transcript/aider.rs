@@ -70,6 +70,11 @@ pub(crate) fn read(text: &str, keep: usize) -> Transcript {
         if let Some(status) = trimmed.strip_prefix('>') {
             flush_user(&mut t, &mut user);
             let status = status.trim();
+            // "^C again to exit": the person interrupted Aider's turn.
+            if status.starts_with("^C") {
+                t.note_stop();
+                continue;
+            }
             if let Some(file) = status
                 .strip_prefix("Applied edit to ")
                 .filter(|f| is_path(f))

@@ -126,6 +126,8 @@ pub struct Transcript {
     /// How many messages there were when the person stopped the agent's run
     /// (Claude Code's `[Request interrupted by user]`), the newest time.
     pub stopped_at: Option<usize>,
+    /// Every place the person stopped a run, in messages before it.
+    stops: Vec<usize>,
     /// The newest tool call or model request that failed, and how many
     /// messages there were when it did: the outcome of a session that ends
     /// without an answer.
@@ -163,6 +165,13 @@ impl Transcript {
     /// Notes that the person stopped the agent's run here.
     pub(crate) fn note_stop(&mut self) {
         self.stopped_at = Some(self.messages.len());
+        self.stops.push(self.messages.len());
+    }
+
+    /// Whether the person stopped the agent's run just before message `i`
+    /// (a request they cancelled before it was answered).
+    pub fn stopped_before(&self, i: usize) -> bool {
+        self.stops.contains(&i)
     }
 
     /// The bytes of conversation this transcript may keep.
@@ -183,7 +192,7 @@ impl Transcript {
         );
         (self.dropped_turns, self.failure) = (other.dropped_turns, other.failure);
         // Where the person stopped the run, counted in the messages taken.
-        self.stopped_at = other.stopped_at;
+        (self.stopped_at, self.stops) = (other.stopped_at, other.stops);
     }
 
     pub(crate) fn new(format: Format) -> Transcript {
@@ -217,6 +226,7 @@ impl Transcript {
             title: None,
             failure: None,
             stopped_at: None,
+            stops: Vec::new(),
             request_source: Default::default(),
             dropped_turns: 0,
             cut_lines: Vec::new(),
