@@ -277,14 +277,17 @@ fn request_gist(text: &str) -> String {
     }
     let next = first_sentence(rest);
     // "I've worked on this shop for three months and the team moved to
-    // PostgreSQL. I need you to update settings.py …": a long first
-    // sentence that asks nothing gives way to the ask after it.
+    // PostgreSQL. I think it's the config. Could you update settings.py
+    // …": a long first sentence that asks nothing gives way to the ask a
+    // few sentences after it, on its line.
     if word_count(&out) > BACKSTORY_WORDS
         && !out.ends_with(['?', '？'])
         && !remarks::opens_an_ask(&out)
-        && remarks::opens_an_ask(&next)
+        && let Some(ask) = sentences(rest)
+            .take(BACKSTORY_SENTENCES)
+            .find(|s| remarks::opens_an_ask(s))
     {
-        return remarks::past_ties(gist(&next));
+        return remarks::past_ties(gist(&ask));
     }
     let lead_in = remarks::sets_the_scene(&out)
         || (!is_courtesy(&out)
@@ -294,6 +297,22 @@ fn request_gist(text: &str) -> String {
         return format!("{out} {next}");
     }
     out
+}
+
+/// Sentences after a long backstory the ask is looked for in.
+const BACKSTORY_SENTENCES: usize = 3;
+
+/// The sentences of one line, in order.
+fn sentences(line: &str) -> impl Iterator<Item = String> + '_ {
+    let mut rest = line.trim_start();
+    std::iter::from_fn(move || {
+        let next = first_sentence(rest);
+        if next.is_empty() {
+            return None;
+        }
+        rest = after(rest, &next).map_or("", str::trim_start);
+        Some(next)
+    })
 }
 
 /// The first sentence or line of a text, without markdown decoration, leading
@@ -1247,7 +1266,8 @@ mod tests {
     }
 
     /// The class: a long first sentence that asks nothing (backstory) and
-    /// the ask after it, in any language: the ask is the request. A short
+    /// the ask a few sentences after it, in any language: the ask is the
+    /// request. A short
     /// scene goes on into the ask, and a first sentence that asks stays.
     #[test]
     fn a_long_first_sentence_that_asks_nothing_gives_way_to_the_ask_after_it() {
@@ -1271,9 +1291,19 @@ mod tests {
             ),
             ("请帮我更新 settings.py。", "请帮我更新 settings.py。"),
         ];
+        // Remarks between the story and the ask ("I think it's the
+        // config.") leave the ask the request.
+        let between = [
+            "",
+            "Nobody on the team knows it well. ",
+            "Nobody on the team knows it well. It worked in staging. ",
+        ];
         for s in story {
             for (ask, want) in asks {
-                assert_eq!(request_gist(&format!("{s} {ask}")), want, "{s} {ask}");
+                for b in between {
+                    let text = format!("{s} {b}{ask}");
+                    assert_eq!(request_gist(&text), want, "{text}");
+                }
             }
             // What follows without asking leaves the story the request.
             let told = format!("{s} It has been a long quarter.");
