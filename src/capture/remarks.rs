@@ -246,7 +246,8 @@ pub(super) fn is_greeting(text: &str) -> bool {
         "xin chào",
         "chào bạn",
     ];
-    let lower = text.to_lowercase();
+    // Spanish opens an exclamation with its mark: "¡Hola!".
+    let lower = text.trim_start_matches(['¡', '¿']).to_lowercase();
     let opens = OPENERS.iter().any(|o| {
         lower.starts_with(o)
             && lower[o.len()..]
