@@ -655,6 +655,8 @@ mod tests {
             "早上好，",
             "Guten Morgen! ",
             "Buenos días, ",
+            "¡Hola! ",
+            "¡Buenas tardes! ",
             "Bom dia! ",
             "Добрый день! ",
             "Xin chào, ",
@@ -846,6 +848,32 @@ mod tests {
         ] {
             assert_eq!(outcome_gist(&format!("{bare} {what}")), what, "{bare}");
         }
+    }
+
+    /// The class: an apology, alone or with agreement, before what was done
+    /// about it, in any language; the result is what was done. An apology
+    /// that names what cannot be done ("Sorry, I can't push to main.") is
+    /// the result itself.
+    #[test]
+    fn an_apology_before_the_result_gives_way_to_it() {
+        let what = "I've reverted theme.css; the layout is back.";
+        for sorry in [
+            "You're right, I apologize.",
+            "Sorry about that!",
+            "I'm really sorry for the confusion.",
+            "My apologies for the oversight.",
+            "Désolé pour la confusion.",
+            "Tienes razón, lo siento.",
+            "Entschuldigung!",
+            "Извините за путаницу.",
+            "抱歉。",
+            "申し訳ありません。",
+        ] {
+            assert_eq!(outcome_gist(&format!("{sorry} {what}")), what, "{sorry}");
+            assert_eq!(outcome_gist(&format!("{sorry}\n\n{what}")), what, "{sorry}");
+        }
+        let refusal = "Sorry, I can't push to main: the branch is protected.";
+        assert_eq!(outcome_gist(refusal), refusal);
     }
 
     #[test]

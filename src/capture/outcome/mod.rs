@@ -12,6 +12,7 @@
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
 
+mod agreement;
 mod aside;
 mod commit;
 mod conclusion;
@@ -22,9 +23,10 @@ mod narration;
 mod sections;
 mod step;
 
+pub(crate) use agreement::is_agreement;
 pub use commit::Commit;
 pub(crate) use manners::{
-    is_acknowledgement, is_agreement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
+    is_acknowledgement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
 };
 pub use narration::is_narration;
 
@@ -460,7 +462,7 @@ fn answer_in(said: &str) -> String {
                 // "Master, as you wish." before what was done.
                 && !manners::only_complies(p)
                 // "Record matches my view." before what came of it.
-                && !manners::is_agreement(p)
+                && !agreement::is_agreement(p)
         })
         .or(paras.len().checked_sub(1))
     else {

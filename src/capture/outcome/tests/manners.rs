@@ -56,7 +56,8 @@ fn a_reply_that_only_agrees_gives_way_to_the_report_after_it() {
 }
 
 /// The class: the last answer's first paragraph only agrees with what the
-/// person said ("Record matches my view.", "Agreed.", "完全同意。"); what
+/// person said ("Record matches my view.", "Agreed.", "完全同意。") or
+/// apologises ("Sorry for the confusion."); what
 /// came of the session is the paragraph after it.
 #[test]
 fn a_paragraph_that_only_agrees_with_the_person_gives_way_to_the_one_after_it() {
@@ -71,6 +72,9 @@ fn a_paragraph_that_only_agrees_with_the_person_gives_way_to_the_one_after_it() 
         "That matches my understanding.",
         "Tienes razón.",
         "完全同意。",
+        "You're right, I apologize.",
+        "Sorry for the confusion.",
+        "抱歉。",
     ] {
         let answer = format!(
             "{agreement}\n\nThe release is tagged v2.4 and the changelog lists the three fixes."
