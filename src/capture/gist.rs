@@ -296,6 +296,11 @@ fn request_gist(text: &str) -> String {
     if lead_in && !next.is_empty() {
         return format!("{out} {next}");
     }
+    // "Fix the typo in the README title. Also switch the install to pnpm.":
+    // an ask added on is the session's work too, when both fit.
+    if remarks::adds_an_ask(&next) && word_count(&out) + word_count(&next) <= REQUEST_WORDS {
+        return format!("{out} {next}");
+    }
     out
 }
 
@@ -874,6 +879,47 @@ mod tests {
         }
         let refusal = "Sorry, I can't push to main: the branch is protected.";
         assert_eq!(outcome_gist(refusal), refusal);
+    }
+
+    /// The class: a second ask added on in the next sentence ("Also …",
+    /// "Then …"), in any language, is kept with the first when both fit;
+    /// a remark after the ask, or an ask too long to fit, is not.
+    #[test]
+    fn an_ask_added_on_in_the_next_sentence_is_kept_with_the_first() {
+        for (first, added) in [
+            (
+                "Fix the typo in the README title.",
+                "Also switch the install section to pnpm.",
+            ),
+            (
+                "Add a CSV export to the orders page.",
+                "Then write a test for it.",
+            ),
+            (
+                "Corrige le titre du README.",
+                "Ajoute aussi une section d'installation.",
+            ),
+            (
+                "Arregla el título del README.",
+                "Además, cambia la instalación a pnpm.",
+            ),
+            (
+                "Behebe den Tippfehler im README.",
+                "Außerdem die Installation auf pnpm umstellen.",
+            ),
+            (
+                "Исправь опечатку в README.",
+                "Также обнови раздел установки.",
+            ),
+            ("修复 README 标题的拼写错误。", "另外把安装步骤改成 pnpm。"),
+        ] {
+            let text = format!("{first} {added}");
+            assert_eq!(request_gist(&text), text, "{text}");
+        }
+        let remark = "Fix the typo in the README title. It has bugged me for weeks.";
+        assert_eq!(request_gist(remark), "Fix the typo in the README title.");
+        let long = "Fix the typo in the README title and the broken badge links at the top. Also rewrite the whole install section so it uses pnpm workspaces instead of npm.";
+        assert!(!request_gist(long).contains("pnpm"), "{long}");
     }
 
     #[test]

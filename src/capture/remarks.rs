@@ -505,6 +505,56 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
     }
 }
 
+/// A sentence that adds an ask to the one before it ("Also switch to
+/// pnpm.", "Then write a test for it.", "另外…"), in any language.
+pub(super) fn adds_an_ask(sentence: &str) -> bool {
+    const ADDING: &[&str] = &[
+        "also",
+        "then",
+        "and also",
+        "additionally",
+        "plus",
+        "ajoute aussi",
+        "aussi",
+        "puis",
+        "además",
+        "también",
+        "luego",
+        "außerdem",
+        "dann",
+        "auch",
+        "também",
+        "além disso",
+        "depois",
+        "также",
+        "ещё",
+        "еще",
+        "потом",
+        "а также",
+        "ngoài ra",
+        "sau đó",
+    ];
+    const ADDING_CJK: &[&str] = &[
+        "另外",
+        "还有",
+        "還有",
+        "然后",
+        "然後",
+        "同时",
+        "また",
+        "それと",
+        "그리고",
+        "또한",
+    ];
+    let lower = sentence.to_lowercase();
+    let word_after = |w: &str| {
+        lower
+            .strip_prefix(w)
+            .is_some_and(|rest| rest.starts_with([' ', ',']))
+    };
+    ADDING.iter().any(|w| word_after(w)) || ADDING_CJK.iter().any(|w| lower.starts_with(w))
+}
+
 /// An ask without what ties it to the turn before it ("ok, now rename …",
 /// "then write …"), when the rest still says something.
 pub(super) fn past_ties(ask: String) -> String {
