@@ -565,7 +565,7 @@ mod tests {
                 "add a --dry-run flag to deploy.sh.",
             ),
             (
-                "Add a retry with backoff to the fetcher in src/fetch.rs. Then update the docs.",
+                "Add a retry with backoff to the fetcher in src/fetch.rs. It keeps timing out.",
                 "Add a retry with backoff to the fetcher in src/fetch.rs.",
             ),
         ] {
