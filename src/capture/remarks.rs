@@ -245,6 +245,23 @@ pub(super) fn is_greeting(text: &str) -> bool {
         "доброе утро",
         "xin chào",
         "chào bạn",
+        "oi",
+        "hej",
+        "hoi",
+        "moin",
+        "servus",
+        "ahoj",
+        "cześć",
+        "merhaba",
+        "selam",
+        "szia",
+        "привіт",
+        "вітаю",
+        "γεια",
+        "مرحبا",
+        "שלום",
+        "नमस्ते",
+        "สวัสดี",
     ];
     // Spanish opens an exclamation with its mark: "¡Hola!".
     let lower = text.trim_start_matches(['¡', '¿']).to_lowercase();
