@@ -123,10 +123,8 @@ pub struct Transcript {
     copied: usize,
     /// Turns the reader dropped as harness noise (heartbeats, injected context).
     pub dropped_turns: usize,
-    /// How many messages there were when the person stopped the agent's run
-    /// (Claude Code's `[Request interrupted by user]`), the newest time.
-    pub stopped_at: Option<usize>,
-    /// Every place the person stopped a run, in messages before it.
+    /// Every place the person stopped the agent's run (Claude Code's
+    /// `[Request interrupted by user]`), in messages before it, oldest first.
     stops: Vec<usize>,
     /// The newest tool call or model request that failed, and how many
     /// messages there were when it did: the outcome of a session that ends
@@ -164,8 +162,12 @@ pub const UNBOUNDED: usize = usize::MAX;
 impl Transcript {
     /// Notes that the person stopped the agent's run here.
     pub(crate) fn note_stop(&mut self) {
-        self.stopped_at = Some(self.messages.len());
         self.stops.push(self.messages.len());
+    }
+
+    /// How many messages there were when the person last stopped the run.
+    pub fn stopped_at(&self) -> Option<usize> {
+        self.stops.last().copied()
     }
 
     /// Whether the person stopped the agent's run just before message `i`
@@ -192,7 +194,7 @@ impl Transcript {
         );
         (self.dropped_turns, self.failure) = (other.dropped_turns, other.failure);
         // Where the person stopped the run, counted in the messages taken.
-        (self.stopped_at, self.stops) = (other.stopped_at, other.stops);
+        self.stops = other.stops;
     }
 
     pub(crate) fn new(format: Format) -> Transcript {
@@ -225,7 +227,6 @@ impl Transcript {
             copied: 0,
             title: None,
             failure: None,
-            stopped_at: None,
             stops: Vec::new(),
             request_source: Default::default(),
             dropped_turns: 0,

@@ -270,7 +270,7 @@ const STOPPED: &str = "stopped by the person before the agent reported a result"
 /// what it would do (or said nothing): "I'll conduct a comprehensive
 /// review…" and an interruption is a cancelled run, not a review.
 fn stopped_unreported(t: &Transcript, messages: &[Message]) -> bool {
-    let Some(at) = t.stopped_at.filter(|&at| at <= messages.len()) else {
+    let Some(at) = t.stopped_at().filter(|&at| at <= messages.len()) else {
         return false;
     };
     // What the person typed after the stop and the agent never answered
