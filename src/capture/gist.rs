@@ -14,6 +14,7 @@ use super::clip::clip_words;
 use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
 use super::remarks;
 use super::summarize;
+use super::ties;
 use crate::sentence::{self, word_count};
 use crate::transcript::{Role, Transcript};
 
@@ -243,7 +244,7 @@ fn ask_of(text: &str) -> &str {
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
-    let out = remarks::past_ties(gist(text));
+    let out = ties::past_ties(gist(text));
     let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
@@ -259,7 +260,7 @@ fn request_gist(text: &str) -> String {
             .or_else(|| lines.next().map(|l| first_sentence(unmarked(l))))
             .filter(|n| !n.is_empty());
         if let Some(next) = next {
-            return remarks::past_ties(gist(&next));
+            return ties::past_ties(gist(&next));
         }
     }
     // "1) is the cache thread-safe? 2) can we drop the mutex?": questions
@@ -287,7 +288,7 @@ fn request_gist(text: &str) -> String {
             .take(BACKSTORY_SENTENCES)
             .find(|s| remarks::opens_an_ask(s))
     {
-        return remarks::past_ties(gist(&ask));
+        return ties::past_ties(gist(&ask));
     }
     let lead_in = remarks::sets_the_scene(&out)
         || (!is_courtesy(&out)
@@ -298,7 +299,7 @@ fn request_gist(text: &str) -> String {
     }
     // "Fix the typo in the README title. Also switch the install to pnpm.":
     // an ask added on is the session's work too, when both fit.
-    if remarks::adds_an_ask(&next) && word_count(&out) + word_count(&next) <= REQUEST_WORDS {
+    if ties::adds_an_ask(&next) && word_count(&out) + word_count(&next) <= REQUEST_WORDS {
         return format!("{out} {next}");
     }
     out
@@ -697,6 +698,10 @@ mod tests {
             "Next, ",
             "okay, also ",
             "好的，",
+            "Además, ",
+            "Außerdem ",
+            "Также ",
+            "另外",
         ] {
             assert_eq!(request_gist(&format!("{tie}{ask}")), ask, "{tie}");
         }
@@ -906,7 +911,7 @@ mod tests {
             ),
             (
                 "Corrige le titre du README.",
-                "Ajoute aussi une section d'installation.",
+                "Peux-tu aussi ajouter une section d'installation ?",
             ),
             (
                 "Arregla el título del README.",
@@ -921,12 +926,31 @@ mod tests {
                 "Также обнови раздел установки.",
             ),
             ("修复 README 标题的拼写错误。", "另外把安装步骤改成 pnpm。"),
+            (
+                "Fix the typo in the README title.",
+                "Please also update the changelog.",
+            ),
+            (
+                "Add a CSV export to the orders page.",
+                "Can you also bump the version?",
+            ),
+            (
+                "Behebe den Tippfehler im README.",
+                "Kannst du auch die Tests anpassen?",
+            ),
         ] {
             let text = format!("{first} {added}");
             assert_eq!(request_gist(&text), text, "{text}");
         }
-        let remark = "Fix the typo in the README title. It has bugged me for weeks.";
-        assert_eq!(request_gist(remark), "Fix the typo in the README title.");
+        for remark in [
+            "It has bugged me for weeks.",
+            "And it still fails on Safari.",
+            "Now the build passes, but the title is wrong.",
+            "I also tried to fix it myself.",
+        ] {
+            let text = format!("Fix the typo in the README title. {remark}");
+            assert_eq!(request_gist(&text), "Fix the typo in the README title.");
+        }
         let long = "Fix the typo in the README title and the broken badge links at the top. Also rewrite the whole install section so it uses pnpm workspaces instead of npm.";
         assert!(!request_gist(long).contains("pnpm"), "{long}");
     }

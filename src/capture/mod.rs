@@ -25,6 +25,7 @@ mod remarks;
 pub mod sanitize;
 mod session_end;
 pub mod summarize;
+mod ties;
 
 mod writer;
 
