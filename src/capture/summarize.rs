@@ -528,27 +528,70 @@ pub fn clip(text: &str, max: usize) -> String {
 mod tests {
     use super::*;
 
-    /// A Claude Code session: each `(ask, tool calls)` a person's message
-    /// and the agent's answer with that many `Read` calls, then a report.
-    fn session(turns: &[(&str, usize)]) -> Transcript {
-        let mut lines = Vec::new();
-        for (i, (ask, calls)) in turns.iter().enumerate() {
-            lines.push(
-                serde_json::json!({"type": "user", "sessionId": "s", "uuid": format!("u{i}"),
-                "message": {"role": "user", "content": ask}}),
-            );
-            let mut content: Vec<serde_json::Value> = (0..*calls)
-                .map(|c| serde_json::json!({"type": "tool_use", "id": format!("t{i}-{c}"), "name": "Read",
-                    "input": {"file_path": format!("/srv/app/src/m{c}.rs")}}))
-                .collect();
-            content.push(serde_json::json!({"type": "text", "text": "Here is what I found."}));
-            lines.push(
-                serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": format!("a{i}"),
-                "message": {"id": format!("m{i}"), "role": "assistant", "content": content}}),
-            );
+    /// One line of a Claude Code chat.
+    pub(super) enum Line<'a> {
+        /// The person's message.
+        Person(&'a str),
+        /// The agent's answer, after `calls` calls of `tool`.
+        Agent {
+            text: String,
+            tool: &'a str,
+            calls: usize,
+        },
+        /// The person stopping the agent's run.
+        Stop,
+    }
+
+    /// The answer `text`, with no tool calls.
+    pub(super) fn says(text: &str) -> Line<'_> {
+        let text = text.to_string();
+        Line::Agent {
+            text,
+            tool: "Read",
+            calls: 0,
         }
-        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+    }
+
+    /// A Claude Code session of these lines, read as capture reads one.
+    pub(super) fn chat(lines: &[Line]) -> Transcript {
+        let json = |i: usize, line: &Line| {
+            let (role, content) = match line {
+                Line::Person(text) => ("user", serde_json::json!(text)),
+                Line::Stop => ("user", serde_json::json!("[Request interrupted by user]")),
+                Line::Agent { text, tool, calls } => {
+                    let mut content: Vec<serde_json::Value> = (0..*calls)
+                        .map(|c| serde_json::json!({"type": "tool_use", "id": format!("t{i}-{c}"), "name": tool,
+                            "input": {"file_path": format!("/srv/app/src/m{c}.rs"), "old_string": "a", "new_string": "b"}}))
+                        .collect();
+                    content.push(serde_json::json!({"type": "text", "text": text}));
+                    ("assistant", serde_json::json!(content))
+                }
+            };
+            serde_json::json!({"type": role, "sessionId": "s", "uuid": format!("m{i}"),
+                "message": {"id": format!("m{i}"), "role": role, "content": content}})
+            .to_string()
+        };
+        let text: Vec<String> = lines.iter().enumerate().map(|(i, l)| json(i, l)).collect();
         crate::harnesses::read(&text.join("\n"))
+    }
+
+    /// A session of `(ask, tool calls)` turns: the person's message and the
+    /// agent's answer with that many `Read` calls, then a report.
+    fn session(turns: &[(&str, usize)]) -> Transcript {
+        let lines: Vec<Line> = (turns.iter())
+            .flat_map(|&(ask, calls)| {
+                let text = "Here is what I found.".to_string();
+                [
+                    Line::Person(ask),
+                    Line::Agent {
+                        text,
+                        tool: "Read",
+                        calls,
+                    },
+                ]
+            })
+            .collect();
+        chat(&lines)
     }
 
     /// Sixty lines of a program, pasted in a fence.
@@ -589,28 +632,16 @@ mod tests {
         }
     }
 
-    /// A Claude Code session: each `(ask, tool, calls, answer words)` a
-    /// person's message and the agent's answer with that many `tool` calls.
+    /// A session of `(ask, tool, calls, answer words)` turns: the person's
+    /// message and the agent's answer with that many `tool` calls.
     fn session_with(turns: &[(&str, &str, usize, usize)]) -> Transcript {
-        let mut lines = Vec::new();
-        for (i, (ask, tool, calls, words)) in turns.iter().enumerate() {
-            lines.push(
-                serde_json::json!({"type": "user", "sessionId": "s", "uuid": format!("u{i}"),
-                "message": {"role": "user", "content": ask}}),
-            );
-            let mut content: Vec<serde_json::Value> = (0..*calls)
-                .map(|c| serde_json::json!({"type": "tool_use", "id": format!("t{i}-{c}"), "name": tool,
-                    "input": {"file_path": format!("/srv/app/src/m{c}.rs"), "old_string": "a", "new_string": "b"}}))
-                .collect();
-            let answer = vec!["word"; *words].join(" ");
-            content.push(serde_json::json!({"type": "text", "text": answer}));
-            lines.push(
-                serde_json::json!({"type": "assistant", "sessionId": "s", "uuid": format!("a{i}"),
-                "message": {"id": format!("m{i}"), "role": "assistant", "content": content}}),
-            );
-        }
-        let text: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        crate::harnesses::read(&text.join("\n"))
+        let lines: Vec<Line> = (turns.iter())
+            .flat_map(|&(ask, tool, calls, words)| {
+                let text = vec!["word"; words].join(" ");
+                [Line::Person(ask), Line::Agent { text, tool, calls }]
+            })
+            .collect();
+        chat(&lines)
     }
 
     /// The class: a short message to the agent about itself (its model, its
@@ -1033,25 +1064,8 @@ mod tests {
 
 #[cfg(test)]
 mod told_in_parts {
+    use super::tests::{Line, chat, says};
     use super::*;
-
-    /// A Claude Code session of `(role, text)` lines: "user", "assistant",
-    /// or "stop" (the person interrupting the run).
-    fn chat(lines: &[(&str, &str)]) -> Transcript {
-        let lines: Vec<String> = (lines.iter().enumerate())
-            .map(|(i, &(role, text))| {
-                let (role, content) = match role {
-                    "assistant" => (role, serde_json::json!([{"type": "text", "text": text}])),
-                    "stop" => ("user", serde_json::json!("[Request interrupted by user]")),
-                    _ => (role, serde_json::json!(text)),
-                };
-                serde_json::json!({"type": role, "sessionId": "s", "uuid": format!("m{i}"),
-                    "message": {"id": format!("m{i}"), "role": role, "content": content}})
-                .to_string()
-            })
-            .collect();
-        crate::harnesses::read(&lines.join("\n"))
-    }
 
     #[test]
     fn short_messages_sent_before_any_answer_are_one_request() {
@@ -1070,8 +1084,8 @@ mod told_in_parts {
             &["check the nightly backup job", "it failed twice this week"],
         ];
         for parts in told {
-            let mut lines: Vec<(&str, &str)> = parts.iter().map(|p| ("user", *p)).collect();
-            lines.push(("assistant", "Fixed it; the form works again."));
+            let mut lines: Vec<Line> = parts.iter().map(|p| Line::Person(p)).collect();
+            lines.push(says("Fixed it; the form works again."));
             let request = requests(&chat(&lines)).remove(0);
             assert_eq!(request, parts.join("\n"), "{parts:?}");
         }
@@ -1083,19 +1097,19 @@ mod told_in_parts {
         let paste = "Traceback (most recent call last): ".to_string()
             + &"File \"app.py\", line 12, in main ".repeat(8);
         let apart = [
-            vec![("user", "hi"), ("user", "hi"), ("user", ask)],
+            vec![Line::Person("hi"), Line::Person("hi"), Line::Person(ask)],
             vec![
-                ("user", "rewrite the importer in go"),
-                ("stop", ""),
-                ("user", ask),
+                Line::Person("rewrite the importer in go"),
+                Line::Stop,
+                Line::Person(ask),
             ],
-            vec![("user", paste.as_str()), ("user", ask)],
-            vec![("user", ask), ("user", ask)],
+            vec![Line::Person(paste.as_str()), Line::Person(ask)],
+            vec![Line::Person(ask), Line::Person(ask)],
         ];
-        for mut lines in apart {
-            lines.push(("assistant", "The import keeps accented names now."));
+        for (case, mut lines) in apart.into_iter().enumerate() {
+            lines.push(says("The import keeps accented names now."));
             let asks = requests(&chat(&lines));
-            assert!(asks.iter().any(|r| r == ask), "{lines:?}: {asks:?}");
+            assert!(asks.iter().any(|r| r == ask), "case {case}: {asks:?}");
         }
     }
 }

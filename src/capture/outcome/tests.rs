@@ -41,16 +41,11 @@ fn the_report_after_the_last_tool_call_is_the_outcome_not_the_announcement() {
 
 #[test]
 fn an_acknowledgement_at_the_end_gives_way_to_the_report_before_it() {
-    let user = |uuid: &str, text: &str| {
-        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-            "message": {"role": "user", "content": text}})
-    };
-    let text = |s: &str| serde_json::json!([{"type": "text", "text": s}]);
     let t = claude(&[
         user("u1", "please add a hello world script"),
-        assistant("a1", text("I added hello.py, which prints hi.")),
+        said("a1", "I added hello.py, which prints hi."),
         user("u2", "thanks!"),
-        assistant("a2", text("OK.")),
+        said("a2", "OK."),
     ]);
     assert_eq!(outcome(&t), "I added hello.py, which prints hi.");
     assert!(is_acknowledgement("好的"));
@@ -59,10 +54,6 @@ fn an_acknowledgement_at_the_end_gives_way_to_the_report_before_it() {
 
 #[test]
 fn a_transcript_cut_off_after_a_tool_call_keeps_the_last_report() {
-    let user = |uuid: &str, text: &str| {
-        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-            "message": {"role": "user", "content": text}})
-    };
     let t = claude(&[
         user("u1", "set the screensaver to 10 minutes"),
         assistant(

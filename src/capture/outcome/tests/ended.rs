@@ -3,15 +3,6 @@
 
 use super::*;
 
-fn user(uuid: &str, text: &str) -> serde_json::Value {
-    serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-        "message": {"role": "user", "content": text}})
-}
-
-fn words(uuid: &str, text: &str) -> serde_json::Value {
-    assistant(uuid, serde_json::json!([{"type": "text", "text": text}]))
-}
-
 fn call(uuid: &str, name: &str, input: serde_json::Value) -> serde_json::Value {
     assistant(
         uuid,
@@ -52,20 +43,23 @@ fn a_run_that_ends_in_its_calls_without_a_report_is_told_so() {
         "Hmm, this module has no tests at all.",
     ];
     for n in 1..=3 {
-        for said in announcements {
+        for announced in announcements {
             let mut lines = vec![
                 user("u1", "refactor the payment module into smaller files"),
-                words("a1", said),
+                said("a1", announced),
             ];
             lines.extend(calls().into_iter().take(n));
-            assert_eq!(outcome(&claude(&lines)), ENDED, "{said} / {n}");
+            assert_eq!(outcome(&claude(&lines)), ENDED, "{announced} / {n}");
         }
     }
     for n in 2..=3 {
-        for said in remarks {
-            let mut lines = vec![user("u1", "migrate the tests to pytest"), words("a1", said)];
+        for remark in remarks {
+            let mut lines = vec![
+                user("u1", "migrate the tests to pytest"),
+                said("a1", remark),
+            ];
             lines.extend(calls().into_iter().take(n));
-            assert_eq!(outcome(&claude(&lines)), ENDED, "{said} / {n}");
+            assert_eq!(outcome(&claude(&lines)), ENDED, "{remark} / {n}");
         }
     }
 }
@@ -77,10 +71,10 @@ fn a_run_that_ends_in_its_calls_without_a_report_is_told_so() {
 fn a_report_anywhere_or_a_remark_before_one_call_stays_the_outcome() {
     let mut reported = vec![
         user("u1", "refactor the payment module"),
-        words("a1", "Let me look."),
+        said("a1", "Let me look."),
     ];
     reported.extend(calls());
-    reported.push(words(
+    reported.push(said(
         "a2",
         "Split payment.py into gateway.py and refunds.py; tests pass.",
     ));
@@ -90,9 +84,9 @@ fn a_report_anywhere_or_a_remark_before_one_call_stays_the_outcome() {
     );
     let mut earlier = vec![
         user("u1", "set the screensaver to 10 minutes"),
-        words("a1", "Done. The screensaver now waits 10 minutes."),
+        said("a1", "Done. The screensaver now waits 10 minutes."),
         user("u2", "now refactor the payment module"),
-        words("a2", "I'll start with payment.py."),
+        said("a2", "I'll start with payment.py."),
     ];
     earlier.extend(calls());
     assert_eq!(
@@ -101,7 +95,7 @@ fn a_report_anywhere_or_a_remark_before_one_call_stays_the_outcome() {
     );
     let one = vec![
         user("u1", "is the cache thread-safe?"),
-        words(
+        said(
             "a1",
             "Yes: every access goes through the RwLock in cache.rs.",
         ),

@@ -61,11 +61,6 @@ fn a_reply_that_only_agrees_gives_way_to_the_report_after_it() {
 /// came of the session is the paragraph after it.
 #[test]
 fn a_paragraph_that_only_agrees_with_the_person_gives_way_to_the_one_after_it() {
-    let user = |uuid: &str, text: &str| {
-        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-            "message": {"role": "user", "content": text}})
-    };
-    let text = |s: &str| serde_json::json!([{"type": "text", "text": s}]);
     for agreement in [
         "Record matches my view.",
         "Agreed.",
@@ -84,7 +79,7 @@ fn a_paragraph_that_only_agrees_with_the_person_gives_way_to_the_one_after_it() 
                 "u1",
                 "For the record: v2.4 is tagged and the changelog is done.",
             ),
-            assistant("a1", text(&answer)),
+            said("a1", &answer),
         ]);
         assert_eq!(
             outcome(&t),

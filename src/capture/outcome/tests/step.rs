@@ -3,15 +3,6 @@
 
 use super::*;
 
-fn user(uuid: &str, text: &str) -> serde_json::Value {
-    serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-        "message": {"role": "user", "content": text}})
-}
-
-fn words(uuid: &str, text: &str) -> serde_json::Value {
-    assistant(uuid, serde_json::json!([{"type": "text", "text": text}]))
-}
-
 /// The class: instructions with commands (fenced or inline, any shell,
 /// any language around them), the person types one of those commands
 /// back, the agent remarks on that step. The instructions stay the outcome.
@@ -40,9 +31,9 @@ fn a_command_typed_back_from_the_instructions_leaves_them_the_outcome() {
         for remark in remarks {
             let t = claude(&[
                 user("u1", "how do I get the login working again?"),
-                words("a1", given),
+                said("a1", given),
                 user("u2", command),
-                words("a2", remark),
+                said("a2", remark),
             ]);
             let got = outcome(&t);
             assert!(!got.contains(remark), "{command} / {remark}: {got}");
@@ -69,9 +60,9 @@ fn a_new_request_after_instructions_keeps_its_own_reply() {
     ] {
         let t = claude(&[
             user("u1", "how do I check it?"),
-            words("a1", given),
+            said("a1", given),
             user("u2", typed),
-            words("a2", reply),
+            said("a2", reply),
         ]);
         assert_eq!(outcome(&t), reply, "{typed}");
     }

@@ -10,10 +10,6 @@ use super::*;
 /// a new request answered after it, stays the outcome.
 #[test]
 fn a_run_the_person_stopped_before_any_result_is_reported_as_stopped() {
-    let user = |uuid: &str, text: &str| {
-        serde_json::json!({"type": "user", "sessionId": "s", "uuid": uuid,
-            "message": {"role": "user", "content": text}})
-    };
     let said = |uuid: &str, text: &str| {
         assistant(uuid, serde_json::json!([{"type": "text", "text": text}]))
     };
