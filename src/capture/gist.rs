@@ -1167,7 +1167,7 @@ mod tests {
         assert_eq!(gist("Fix the retry loop. Thanks!"), "Fix the retry loop.");
     }
 
-    fn session(request: &str, reply: &str) -> Transcript {
+    pub(super) fn session(request: &str, reply: &str) -> Transcript {
         let line = |role: &str, uuid: &str, content: serde_json::Value| {
             serde_json::json!({"type": role, "uuid": uuid, "sessionId": "s", "cwd": "/w/shop",
                 "message": {"role": role, "content": content}})

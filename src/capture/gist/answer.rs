@@ -5,7 +5,7 @@
 //! Owns: reading one answer's text. Must not: choose which answer is the
 //! outcome (`outcome::decide` does) or clip it (the sentence does).
 
-use super::{after, first_sentence, gist, lead, prose_lines, short_paths, unmarked};
+use super::{after, first_sentence, gist, lead, prose_lines, sentences, short_paths, unmarked};
 use crate::sentence::word_count;
 
 /// The first sentence of an answer that says something: "Done!", "Good
@@ -41,7 +41,12 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         let one = with_command(rest, one);
         if word_count(&one) >= 4 && !narration {
             let said = super::super::outcome::past_acknowledging_clause(&one);
-            return lead::past_lead_in(said).to_string();
+            let said = lead::past_lead_in(said);
+            // "The problem was … . I moved …": the session ended in the fix.
+            if let Some(fix) = fix_after_cause(&one, rest) {
+                return fix;
+            }
+            return said.to_string();
         }
         let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
             break;
@@ -56,6 +61,21 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             .filter(|g| g.chars().any(char::is_alphanumeric))
             .unwrap_or_else(|| first_sentence(answer.trim()))
     })
+}
+
+/// The change an answer reports in the two sentences after `said`, when
+/// `said` names the cause of a problem.
+fn fix_after_cause(said: &str, rest: &str) -> Option<String> {
+    use super::super::outcome::{is_cause, reports_a_change};
+    if !is_cause(said) {
+        return None;
+    }
+    let sentences: Vec<String> = prose_lines(rest)
+        .flat_map(|line| sentences(unmarked(line)).collect::<Vec<_>>())
+        .collect();
+    let cause = sentences.iter().position(|s| is_cause(s))?;
+    let fix = (sentences.iter().skip(cause + 1).take(2)).find(|s| reports_a_change(s))?;
+    Some(gist(fix))
 }
 
 /// "Restart it with:" before a fenced command goes on into the command's
@@ -145,4 +165,88 @@ fn short_list(text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(if sentences { "; " } else { ", " })
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{compose, tests::session};
+
+    /// The opening of `text`, to find it in a sentence.
+    fn head(text: &str) -> String {
+        text.chars().take(10).collect()
+    }
+
+    /// The class: an answer names the cause of the problem, then the change
+    /// that fixed it (in the same paragraph, one sentence later or two, or
+    /// in the next paragraph), in any language: the session ended in the
+    /// fix, so the fix is what came of it. A cause with no change reported
+    /// after it, as an answer to "why …?" has, stays the outcome.
+    #[test]
+    fn a_cause_told_before_its_fix_gives_way_to_the_fix() {
+        let told = [
+            (
+                "The problem was that the discount was applied after tax.",
+                "I moved the discount step ahead of applyTax() in src/cart.ts.",
+            ),
+            (
+                "It turns out two tests share one temp directory.",
+                "I gave each test its own tmp_path, and CI passes.",
+            ),
+            (
+                "I see the issue — the toggle never writes the data-theme attribute.",
+                "I've added it in src/theme.js.",
+            ),
+            (
+                "The root cause is an LRU cache with no max size.",
+                "Fix: set maxsize=1024 in worker/cache.py.",
+            ),
+            (
+                "问题在于折扣是在计税之后才应用的。",
+                "我把折扣步骤移到了 applyTax() 之前。",
+            ),
+            (
+                "El problema era que SMTP_HOST no se leía del entorno.",
+                "Ahora se carga con dotenv en api/contact.js.",
+            ),
+            (
+                "Le problème venait du cache du navigateur.",
+                "J'ai ajouté un en-tête Cache-Control à la réponse.",
+            ),
+            (
+                "Das Problem war ein fehlender Index auf orders.user_id.",
+                "Ich habe den Index in der Migration 0042 angelegt.",
+            ),
+            (
+                "原因は環境変数の読み込み順でした。",
+                "dotenv を最初に読み込むように修正しました。",
+            ),
+            (
+                "Проблема была в том, что кэш не сбрасывался.",
+                "Я добавил сброс кэша после записи.",
+            ),
+        ];
+        let aside = "This only showed up with a discount code.";
+        for (cause, fix) in told {
+            for answer in [
+                format!("{cause} {fix}"),
+                format!("{cause} {aside} {fix}"),
+                format!("{cause}\n\n{fix}"),
+                format!("**{cause}**\n\n{fix}"),
+            ] {
+                let s = compose(&session("fix the bug", &answer), Some("/w/shop")).unwrap();
+                assert!(s.contains(&head(fix)), "{answer:?}: {s}");
+                assert!(!s.contains(&head(cause)), "{answer:?}: {s}");
+            }
+        }
+        let (cause, _) = told[0];
+        for after in [
+            "Setting the discount first in src/cart.ts would fix it.",
+            "I checked the logs. I looked at the tax table.",
+            "",
+        ] {
+            let answer = format!("{cause} {after}");
+            let s = compose(&session("why is the total wrong?", &answer), None).unwrap();
+            assert!(s.contains(&head(cause)), "{answer:?}: {s}");
+        }
+    }
 }

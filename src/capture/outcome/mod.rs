@@ -14,6 +14,7 @@
 
 mod agreement;
 mod aside;
+mod cause;
 mod commit;
 mod conclusion;
 mod errand;
@@ -24,6 +25,7 @@ mod sections;
 mod step;
 
 pub(crate) use agreement::is_agreement;
+pub(crate) use cause::{is_cause, reports_a_change};
 pub use commit::Commit;
 pub(crate) use manners::{
     is_acknowledgement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
@@ -475,8 +477,10 @@ fn answer_in(said: &str) -> String {
     let lead_in =
         first.ends_with([':', '：']) || (trails_off && crate::sentence::word_count(first) <= 5);
     let status = crate::sentence::word_count(first) < 3;
+    // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led to.
+    let fixed = |next: &str| cause::is_cause(first) && cause::reports_a_change(next);
     match paras.get(start + 1) {
-        Some(next) if lead_in || (status && !next.starts_with("```")) => {
+        Some(next) if lead_in || (status && !next.starts_with("```")) || fixed(next) => {
             format!("{first}\n\n{next}")
         }
         _ => first.to_string(),

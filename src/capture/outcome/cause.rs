@@ -1,0 +1,180 @@
+//! A cause told before its fix: "The problem was that the discount was
+//! applied after tax. I moved the discount step ahead of `applyTax()`." The
+//! session ended in the fix, so the fix is what came of it; the cause alone
+//! stays the result when no change is reported after it (an answer to "why
+//! does …?").
+//!
+//! Owns: telling a sentence that names a cause and one that reports a
+//! change, in the languages sessions are held in. Must not: choose the
+//! answer or clip the sentence.
+
+use super::lead::{folded, opens_with};
+
+/// How a sentence that names the cause of a problem opens.
+const CAUSES: &[&str] = &[
+    "the problem was",
+    "the problem is",
+    "the problem:",
+    "the issue was",
+    "the issue is",
+    "the bug was",
+    "the bug is",
+    "the cause was",
+    "the cause is",
+    "the root cause",
+    "root cause",
+    "the reason was",
+    "the reason is",
+    "the culprit",
+    "it turns out",
+    "turns out",
+    "i see the issue",
+    "i see the problem",
+    "i found the issue",
+    "i found the problem",
+    "i found the bug",
+    "found the bug",
+    "found the issue",
+    "this happens because",
+    "this happened because",
+    "this was caused by",
+    "the error comes from",
+    "the error came from",
+    "问题在于",
+    "问题出在",
+    "原因是",
+    "原因在于",
+    "根本原因",
+    "根因",
+    "原来是",
+    "問題在於",
+    "問題出在",
+    "原因在於",
+    "原因は",
+    "問題は",
+    "원인은",
+    "문제는",
+    "el problema era",
+    "el problema es",
+    "el problema estaba",
+    "el error era",
+    "el error estaba",
+    "la causa",
+    "le problème était",
+    "le problème venait",
+    "le problème vient",
+    "le problème est",
+    "la cause",
+    "das problem war",
+    "das problem ist",
+    "der fehler war",
+    "der fehler lag",
+    "die ursache",
+    "o problema era",
+    "o problema é",
+    "o problema estava",
+    "a causa",
+    "il problema era",
+    "il problema è",
+    "проблема была",
+    "проблема в том",
+    "причина в том",
+    "причина была",
+    "vấn đề là",
+    "nguyên nhân là",
+    "het probleem was",
+    "de oorzaak",
+];
+
+/// How a sentence that reports a change the agent made opens, past "I …"
+/// with a verb in the past (which `reports_a_change` reads itself).
+const CHANGES: &[&str] = &[
+    "i've ",
+    "i have ",
+    "so i ",
+    "fixed",
+    "fix:",
+    "the fix:",
+    "to fix",
+    "我把",
+    "我已",
+    "已将",
+    "已把",
+    "已修复",
+    "已經",
+    "ahora ",
+    "he ",
+    "lo corregí",
+    "cambié",
+    "moví",
+    "añadí",
+    "corregí",
+    "j'ai ",
+    "désormais",
+    "ich habe ",
+    "jetzt ",
+    "agora ",
+    "mudei",
+    "movi",
+    "adicionei",
+    "corrigi",
+    "ho ",
+    "я ",
+    "теперь ",
+    "исправил",
+    "tôi đã ",
+    "đã sửa",
+    "ik heb ",
+];
+
+/// Past forms of the verbs a fix is told with that do not end in "-ed".
+const IRREGULAR: &[&str] = &[
+    "made", "set", "put", "gave", "wrote", "rewrote", "took", "split", "kept", "cut", "built",
+    "swapped", "got", "switched", "dropped", "bumped", "wrapped",
+];
+
+/// Verbs in "-ed" that tell what the agent looked at, not what it changed.
+const LOOKED: &[&str] = &[
+    "noticed",
+    "checked",
+    "looked",
+    "searched",
+    "tried",
+    "verified",
+    "confirmed",
+    "tested",
+    "reviewed",
+    "examined",
+    "inspected",
+    "analyzed",
+    "analysed",
+    "traced",
+    "reproduced",
+    "needed",
+    "wanted",
+    "assumed",
+    "opened",
+];
+
+/// Whether a sentence names the cause of a problem ("The problem was …",
+/// "It turns out …", "问题在于…", "El problema era …").
+pub(crate) fn is_cause(sentence: &str) -> bool {
+    opens_with(sentence, CAUSES)
+}
+
+/// Whether a sentence reports a change the agent made: "I moved …", "I've
+/// added …", "我把…", "Ahora se carga …", "…を修正しました。".
+pub(crate) fn reports_a_change(sentence: &str) -> bool {
+    let lower = folded(sentence.trim_start_matches(|c: char| !c.is_alphanumeric()));
+    let mut words = lower.split_whitespace();
+    let past_verb = words.next() == Some("i")
+        && words.next().is_some_and(|verb| {
+            (verb.ends_with("ed") && !LOOKED.contains(&verb)) || IRREGULAR.contains(&verb)
+        });
+    let polite_past = ["ました", "했습니다", "했어요"].iter().any(|end| {
+        lower
+            .trim_end_matches(['。', '.', '!', '！'])
+            .ends_with(end)
+    });
+    past_verb || polite_past || CHANGES.iter().any(|c| lower.starts_with(c))
+}
