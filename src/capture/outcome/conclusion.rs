@@ -57,6 +57,53 @@ pub(super) fn conclusion(report: &str, is_heading: fn(&str) -> bool) -> Option<&
     (!rest.trim().is_empty()).then_some(rest)
 }
 
+/// Words that open a closing paragraph as its conclusion without a
+/// heading ("TL;DR: three issues, …", "In short, …", "总之，…"), besides
+/// the titles.
+const INLINE: &[&str] = &[
+    "summary",
+    "in short",
+    "in summary",
+    "to summarize",
+    "to sum up",
+    "总之",
+    "總之",
+    "简而言之",
+    "要するに",
+    "en resumen",
+    "kurz gesagt",
+    "em resumo",
+    "в итоге",
+    "tóm lại",
+];
+
+/// What the last paragraph that opens with a conclusion's words says
+/// after them ("…\n\nTL;DR: three issues, the token comparison first."),
+/// when paragraphs came before it.
+pub(super) fn closing_words(report: &str) -> Option<&str> {
+    let mut paragraphs = report.split("\n\n").filter(|p| !p.trim().is_empty());
+    paragraphs.next()?;
+    paragraphs.filter_map(|p| past_opening(p.trim())).last()
+}
+
+/// A paragraph past its opening conclusion words and their mark.
+fn past_opening(paragraph: &str) -> Option<&str> {
+    let bare = paragraph.trim_start_matches(['*', '_']);
+    let at = bare.find([':', '：', ',', '，', '—'])?;
+    let head = bare[..at]
+        .trim_end_matches(['*', '_'])
+        .trim()
+        .to_lowercase();
+    if !TITLES.contains(&head.as_str()) && !INLINE.contains(&head.as_str()) {
+        return None;
+    }
+    let mark = bare[at..].chars().next().map_or(1, char::len_utf8);
+    let rest = bare[at + mark..].trim_start_matches(['*', '_', ' ']);
+    // "요약:" over a list is a label, not words that conclude.
+    let said = rest.lines().next().is_some_and(|l| !l.trim().is_empty());
+    said.then_some(rest)
+}
+
 /// Whether a heading's words are a conclusion's title (`## 🏁 Conclusion`,
 /// `**TL;DR:**`, `### 3. 結論`).
 fn is_title(heading: &str) -> bool {
@@ -89,6 +136,37 @@ mod tests {
             conclusion(english, heading).map(str::trim),
             Some("Use mdBook.")
         );
+    }
+
+    /// The class: a closing paragraph opened by a conclusion's words, not
+    /// a heading, in any language and markup; the answer's conclusion is
+    /// what follows them. A first paragraph so opened is the answer as it is.
+    #[test]
+    fn a_closing_paragraph_opened_by_conclusion_words_is_the_conclusion() {
+        let said = "three issues, the token comparison is the most urgent.";
+        for opening in [
+            "TL;DR: ",
+            "**TL;DR:** ",
+            "In short, ",
+            "Bottom line: ",
+            "总之，",
+            "结论：",
+            "En resumen, ",
+            "Fazit: ",
+        ] {
+            for before in ["I went through the login flow.", "I went.\n\nI came back."] {
+                let report = format!("{before}\n\n{opening}{said}");
+                assert_eq!(closing_words(&report), Some(said), "{report:?}");
+            }
+            assert_eq!(closing_words(&format!("{opening}{said}")), None);
+        }
+        for report in [
+            "I went through the login flow.\n\nIn the reset flow, the token leaks.",
+            "Done.\n\nShort: yes",
+            "Created.\n\n요약:\n- 총 태스크 수: 65\n\n형식 검증:\n- ok",
+        ] {
+            assert_eq!(closing_words(report), None, "{report:?}");
+        }
     }
 
     #[test]

@@ -442,7 +442,9 @@ fn answer_of(last: &Message) -> String {
 /// The answer in a turn's words, narration and thinking left out.
 fn answer_in(said: &str) -> String {
     let whole = without_thinking(said);
-    let report = conclusion::conclusion(&whole, is_heading).unwrap_or(&whole);
+    let report = conclusion::conclusion(&whole, is_heading)
+        .or_else(|| conclusion::closing_words(&whole))
+        .unwrap_or(&whole);
     if let Some(outline) = sections::outline(report) {
         return outline;
     }
