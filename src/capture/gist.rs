@@ -862,6 +862,9 @@ mod tests {
         for bare in [
             "I've successfully completed the task.",
             "All requested changes have been implemented!",
+            "Great news — everything went smoothly!",
+            "Everything worked perfectly.",
+            "It all succeeded without any issues.",
             "완료되었습니다.",
             "任务已完成。",
         ] {

@@ -188,8 +188,22 @@ fn is_generic_completion(words: &[&str]) -> bool {
         "implemented",
         "applied",
         "made",
+        "smoothly",
+        "succeeded",
+        "successful",
+        "worked",
+        "perfectly",
     ];
     const GENERIC: &[&str] = &[
+        // "Great news — everything went smoothly!"
+        "great",
+        "good",
+        "news",
+        "went",
+        "without",
+        "any",
+        "issues",
+        "problems",
         "i",
         "ve",
         "have",

@@ -65,6 +65,7 @@ fn a_sentence_that_only_says_the_task_is_finished_acknowledges() {
     for named in [
         "I've completed the NavUser initials.",
         "The migration is complete.",
+        "The upgrade went smoothly.",
         "Completed the 12 query helpers.",
     ] {
         assert!(!is_acknowledgement(named), "{named}");
