@@ -159,6 +159,36 @@ fn an_opencode_markdown_export_is_refused_naming_what_memsync_reads_of_opencode(
     );
 }
 
+/// The layout of an opencode session another program renders through
+/// opencode's SDK and shares (`## Conversation`, `### 👤 User`,
+/// `### 🤖 Assistant (<model>)`, tool headings), however long its first
+/// message: refused for what it is, never asked for a session id.
+#[test]
+fn an_opencode_session_shared_as_markdown_by_another_program_is_refused_for_what_it_is() {
+    let tmp = tempfile::tempdir().unwrap();
+    for (name, pasted) in [("short.md", 0), ("long.md", 300)] {
+        let paste: String = (0..pasted)
+            .map(|i| format!("{i:05}| let v = {i};\n"))
+            .collect();
+        let shared = tmp.path().join(name);
+        std::fs::write(
+            &shared,
+            format!(
+                "# Retry the fetcher\n\n## Conversation\n\n### 👤 User\n\nadd a retry to src/fetch.ts\n\n{paste}\n### 🤖 Assistant (claude-opus-4-20250514)\n\n#### 🛠️ Tool: read\n\nAdded exponential backoff.\n"
+            ),
+        )
+        .unwrap();
+        assert_refused_saying(
+            &shared,
+            &[
+                "an opencode session exported as Markdown",
+                "shared by another program",
+                "opencode export <id>",
+            ],
+        );
+    }
+}
+
 #[test]
 fn an_html_page_is_refused_not_read_as_text() {
     let tmp = tempfile::tempdir().unwrap();

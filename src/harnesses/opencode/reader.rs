@@ -217,18 +217,36 @@ fn unquoted(text: &str) -> &str {
     }
 }
 
-/// opencode's `/export`: `# <title>`, `**Session ID:** ses_…`, then `## User`
-/// and `## Assistant (…)` turns.
+/// An opencode session written out as Markdown: by `/export` (`# <title>`,
+/// `**Session ID:** ses_…`, then `## User` and `## Assistant (…)` turns),
+/// or shared through opencode's SDK by another program (`## Conversation`,
+/// `### 👤 User`, `### 🤖 Assistant (<model>)`, `#### 🛠️ Tool: read`).
 pub fn is_markdown_export(first: &str, head: &[&str]) -> bool {
-    first.starts_with("# ")
+    let exported = head
+        .iter()
+        .take(6)
+        .any(|l| l.starts_with("**Session ID:** ses_"))
         && head
             .iter()
-            .take(6)
-            .any(|l| l.starts_with("**Session ID:** ses_"))
-        && head
-            .iter()
-            .any(|l| *l == "## User" || l.starts_with("## Assistant"))
+            .any(|l| *l == "## User" || l.starts_with("## Assistant"));
+    first.starts_with("# ") && (exported || shared(head))
+}
+
+/// The turn headings of a session shared as Markdown: the person's, and
+/// the agent's or the conversation's own heading.
+fn shared(head: &[&str]) -> bool {
+    let heading = |l: &str, words: &str| {
+        let l = l.trim_start_matches('#');
+        l.len() < 80 && l.trim().starts_with(words)
+    };
+    let person = head
+        .iter()
+        .any(|l| l.starts_with("##") && heading(l, "👤 User"));
+    let agent = head
+        .iter()
+        .any(|l| l.starts_with("##") && (heading(l, "🤖 Assistant") || heading(l, "Conversation")));
+    person && agent
 }
 
 /// What a refusal calls such an export.
-pub const MARKDOWN_EXPORT: crate::transcript::Foreign = "an opencode session exported as Markdown by /export (memsync reads opencode's database, and `opencode export <id>`)";
+pub const MARKDOWN_EXPORT: crate::transcript::Foreign = "an opencode session exported as Markdown, by /export or shared by another program (memsync reads opencode's database, and `opencode export <id>`)";
