@@ -428,10 +428,18 @@ fn answer(messages: &[Message]) -> String {
             std::iter::once(answer_of(m)).chain(before)
         });
     let last = replies.next().unwrap_or_default();
-    if !is_acknowledgement(&last) {
+    if !says_nothing_done(&last) {
         return last;
     }
-    replies.find(|a| !is_acknowledgement(a)).unwrap_or(last)
+    replies.find(|a| !says_nothing_done(a)).unwrap_or(last)
+}
+
+/// A reply that tells nothing of the work: an acknowledgement, or an offer
+/// alone after the report ("Let me know if you want any changes!").
+fn says_nothing_done(reply: &str) -> bool {
+    let reply = reply.trim();
+    let one_sentence = crate::sentence::first_sentence_end(reply) >= reply.len();
+    is_acknowledgement(reply) || (lead::is_offer(reply) && one_sentence)
 }
 
 /// One turn's answer, narration and thinking left out.

@@ -575,20 +575,9 @@ fn a_provider_limit_or_a_missed_lookup_at_the_end_leaves_what_the_agent_said() {
     assert!(outcome(&t).starts_with("failed:"), "{}", outcome(&t));
 }
 
-#[test]
-fn a_closing_tldr_is_the_outcome_of_the_answer_before_it() {
-    let t = claude(&[
-        user("u1", "review the auth module for security issues"),
-        said(
-            "a1",
-            "I went through the login, session and reset flows.\n\nThe reset token is compared with `==`.\n\nTL;DR: three issues, the token comparison first.",
-        ),
-    ]);
-    assert_eq!(outcome(&t), "three issues, the token comparison first.");
-}
-
 mod aside;
 mod bare;
+mod closing;
 mod ended;
 mod limit;
 mod manners;
