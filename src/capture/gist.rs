@@ -377,7 +377,9 @@ fn gist(text: &str) -> String {
     {
         out = format!("{out} {}", first_sentence(unmarked(next)));
     }
-    let mut out = short_paths(&out).replace("**", "").replace('`', "");
+    let mut out = short_paths(&unlinked(&out))
+        .replace("**", "")
+        .replace('`', "");
     out = out.replace(" @", " ");
     for polite in [
         "please ",
@@ -436,6 +438,17 @@ fn names_nothing(sentence: &str) -> bool {
 /// The text after the first occurrence of `part`.
 fn after<'a>(text: &'a str, part: &str) -> Option<&'a str> {
     text.find(part).map(|i| &text[i + part.len()..])
+}
+
+/// Markdown links as their words: "[src/export.py:88](/home/dev/shop/src/export.py:88)"
+/// says "src/export.py:88" (Codex links every file it names), and "[the
+/// docs](https://…)" says "the docs".
+fn unlinked(text: &str) -> std::borrow::Cow<'_, str> {
+    static LINK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[\s*([^\[\]\n]*?[^\[\]\s])\s*\]\([^()\s]+(?:\([^()\s]*\)[^()\s]*)*\)")
+            .expect("pattern compiles")
+    });
+    LINK.replace_all(text, "$1")
 }
 
 /// Absolute paths with their last two parts (`…/docs/architecture.md`), so a
@@ -1423,6 +1436,38 @@ mod tests {
         assert_eq!(request_gist(scene), scene);
         let asked = "Can you check why the nightly export to the billing service has been failing since Monday? Please hurry.";
         assert!(request_gist(asked).starts_with("check why the nightly export"));
+    }
+
+    /// The class: Markdown links in an answer or a request (Codex's file
+    /// references with a line, spaced brackets, web links, a target with
+    /// parentheses, several in one sentence) are told by their words; the
+    /// target never reaches the sentence. Brackets that are no link stay.
+    #[test]
+    fn a_markdown_link_is_told_by_its_words() {
+        for (linked, words) in [
+            (
+                "Added the column ([src/export.py:88](/home/dev/shop/src/export.py:88)).",
+                "Added the column (src/export.py:88).",
+            ),
+            (
+                "See [ pkg/job/actions.go:307 ](/Users/x/volcano/pkg/job/actions.go:307) for it.",
+                "See pkg/job/actions.go:307 for it.",
+            ),
+            (
+                "Follow [the upgrade guide](https://example.com/docs/upgrade) and [the FAQ](https://en.wikipedia.org/wiki/FAQ_(disambiguation)).",
+                "Follow the upgrade guide and the FAQ.",
+            ),
+            (
+                "Tasks marked [P] run in parallel; see [[Plan]].",
+                "Tasks marked [P] run in parallel; see [[Plan]].",
+            ),
+        ] {
+            assert_eq!(gist(linked), words, "{linked}");
+            let t = session("add the email column", linked);
+            let s = compose(&t, Some("/w/shop")).unwrap();
+            assert!(!s.contains("]("), "{s}");
+            assert!(!s.contains("https://"), "{s}");
+        }
     }
 
     #[test]
