@@ -46,7 +46,16 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             if let Some(fix) = fix_after_cause(&one, rest) {
                 return fix;
             }
-            return said.to_string();
+            // "The build passes. But two tests are skipped.": the short
+            // result the caveat limits goes with it.
+            if let Some(both) = first
+                .as_deref()
+                .filter(|f| *f != said && lead::is_caveat(said))
+                .and_then(|before| joined(before, said))
+            {
+                return both;
+            }
+            return with_caveat(said, rest);
         }
         let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
             break;
@@ -61,6 +70,34 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             .filter(|g| g.chars().any(char::is_alphanumeric))
             .unwrap_or_else(|| first_sentence(answer.trim()))
     })
+}
+
+/// Words a result and the caveat after it stay within to be told together.
+const CAVEAT_WORDS: usize = 20;
+
+/// "French is done. However, German is only half done.": a result and the
+/// caveat right after it, told together when both are short.
+fn with_caveat(said: &str, rest: &str) -> String {
+    let line = prose_lines(rest).next().unwrap_or_default();
+    let mut raw = sentences(unmarked(line)).skip(1);
+    match raw.next().map(|next| gist(&next)) {
+        Some(next) if lead::is_caveat(&next) => joined(said, &next),
+        _ => None,
+    }
+    .unwrap_or_else(|| said.to_string())
+}
+
+/// A result and its caveat as one, when both fit in `CAVEAT_WORDS`.
+fn joined(result: &str, caveat: &str) -> Option<String> {
+    if word_count(result) + word_count(caveat) > CAVEAT_WORDS {
+        return None;
+    }
+    let space = if result.ends_with(['。', '！', '？']) {
+        ""
+    } else {
+        " "
+    };
+    Some(format!("{result}{space}{caveat}"))
 }
 
 /// The change an answer reports in the two sentences after `said`, when
@@ -174,6 +211,44 @@ mod tests {
     /// The opening of `text`, to find it in a sentence.
     fn head(text: &str) -> String {
         text.chars().take(10).collect()
+    }
+
+    /// The class: a short result, then a sentence that limits it ("However,
+    /// German is only half done.", "不过…", "Pero …"), in any language: both
+    /// are what came of the session, told together when they fit. A next
+    /// sentence that adds no limit, or a pair too long, leaves the result.
+    #[test]
+    fn a_caveat_right_after_the_result_is_told_with_it() {
+        for (result, caveat) in [
+            (
+                "French is done (412 strings).",
+                "However, German is only half done.",
+            ),
+            ("The build passes.", "But two tests are skipped on Windows."),
+            ("法语翻译已完成。", "不过德语只完成了一半。"),
+            (
+                "La traducción al francés está lista.",
+                "Pero falta el alemán.",
+            ),
+            (
+                "Die Migration ist durch.",
+                "Allerdings fehlen noch die Indizes.",
+            ),
+        ] {
+            let answer = format!("{result} {caveat}");
+            let s = compose(&session("translate the app", &answer), None).unwrap();
+            assert!(s.contains(&head(caveat)), "{answer:?}: {s}");
+            assert!(s.contains(&head(result)), "{answer:?}: {s}");
+        }
+        let result = "French is done (412 strings).";
+        for after in [
+            "German is next on the list for tomorrow.",
+            "However, the German translation is only half done because the checkout, account and order history screens were never extracted for translators.",
+        ] {
+            let answer = format!("{result} {after}");
+            let s = compose(&session("translate the app", &answer), None).unwrap();
+            assert!(!s.contains(&head(after)), "{answer:?}: {s}");
+        }
     }
 
     /// The class: an answer names the cause of the problem, then the change

@@ -222,6 +222,47 @@ pub(crate) fn is_restatement(sentence: &str) -> bool {
     opens_with(sentence, RESTATEMENTS) && !sentence.contains([':', ';', '：', '；'])
 }
 
+/// How a sentence that limits the result before it opens ("However,
+/// German is only half done."), in the languages sessions are held in.
+const CAVEATS: &[&str] = &[
+    "but ",
+    "however",
+    "though",
+    "although",
+    "except",
+    "unfortunately",
+    "note that",
+    "caveat",
+    "但是",
+    "不过",
+    "不過",
+    "只是",
+    "ただし",
+    "しかし",
+    "하지만",
+    "다만",
+    "pero ",
+    "sin embargo",
+    "mais ",
+    "cependant",
+    "toutefois",
+    "aber ",
+    "jedoch",
+    "allerdings",
+    "но ",
+    "однако",
+    "mas ",
+    "porém",
+    "no entanto",
+    "tuy nhiên",
+    "nhưng",
+];
+
+/// "However, German is only half done.": a limit on the result just told.
+pub(crate) fn is_caveat(sentence: &str) -> bool {
+    opens_with(sentence, CAVEATS)
+}
+
 /// "Would you like me to add jitter?": more work offered, not work done.
 pub(crate) fn is_offer(sentence: &str) -> bool {
     opens_with(sentence, OFFERS)
