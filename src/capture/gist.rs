@@ -715,11 +715,21 @@ mod tests {
             "Außerdem ",
             "Также ",
             "另外",
+            // The fillers speech opens with, alone or in a run.
+            "hey so basically the thing is ",
+            "So ",
+            "Well, ",
+            "um, so ",
+            "ok so, ",
+            "Bueno, ",
+            "En fait, ",
+            "Ну ",
         ] {
             assert_eq!(request_gist(&format!("{tie}{ask}")), ask, "{tie}");
         }
         for kept in [
             "now that the cache works, drop the mutex",
+            "so far the tests pass, add a case for empty input",
             "now push it",
             "then what?",
         ] {

@@ -21,12 +21,19 @@ pub(super) fn adds_an_ask(sentence: &str) -> bool {
 }
 
 /// An ask without what ties it to the turn before it ("ok, now rename …",
-/// "then write …", "además, cambia …"), when the rest still says something.
+/// "then write …", "además, cambia …") and the fillers speech opens with
+/// ("hey so basically the thing is …"), when the rest still says something.
 pub(super) fn past_ties(ask: String) -> String {
     let mut out = super::outcome::past_acknowledging_clause(&ask);
-    // "now that the cache works, drop the mutex" opens a clause of its own.
-    while let Some((_, rest)) = opening_tie(out)
-        .filter(|(_, rest)| crate::sentence::word_count(rest) >= 3 && !rest.starts_with("that "))
+    // "now that the cache works, drop the mutex" and "so far the tests
+    // pass, …" open a clause of their own.
+    let own_clause = |rest: &str| {
+        ["that ", "far ", "much ", "many ", "long "]
+            .iter()
+            .any(|w| rest.starts_with(w))
+    };
+    while let Some((_, rest)) = (opening_tie(out).or_else(|| opening(out, FILLERS)))
+        .filter(|(_, rest)| crate::sentence::word_count(rest) >= 3 && !own_clause(rest))
     {
         out = rest;
     }
@@ -36,24 +43,61 @@ pub(super) fn past_ties(ask: String) -> String {
 /// The tie a sentence opens with (lower case, as in `TIES`), and the
 /// sentence past it and the comma or space after it.
 fn opening_tie(sentence: &str) -> Option<(&'static str, &str)> {
-    let head = |tie: &str| {
-        let end = sentence
-            .char_indices()
-            .nth(tie.chars().count())
-            .map_or(sentence.len(), |(i, _)| i);
-        (sentence[..end].to_lowercase() == tie).then(|| &sentence[end..])
-    };
-    let spaced = TIES.iter().find_map(|&tie| {
-        let rest = head(tie)?;
-        let past = rest.strip_prefix([',', ' '])?;
-        Some((tie, past.trim_start()))
-    });
-    spaced.or_else(|| {
-        TIES_CJK
-            .iter()
-            .find_map(|&tie| Some((tie, head(tie)?.trim_start_matches(['，', ',']))))
+    opening(sentence, TIES).or_else(|| {
+        TIES_CJK.iter().find_map(|&tie| {
+            let rest = head(sentence, tie)?;
+            Some((tie, rest.trim_start_matches(['，', ','])))
+        })
     })
 }
+
+/// The first of `words` a sentence opens with, followed by a comma or a
+/// space, and the sentence past them.
+fn opening<'a>(sentence: &'a str, words: &[&'static str]) -> Option<(&'static str, &'a str)> {
+    words.iter().find_map(|&word| {
+        let past = head(sentence, word)?.strip_prefix([',', ' '])?;
+        Some((word, past.trim_start()))
+    })
+}
+
+/// What follows `word` at the start of `sentence`, compared in lower case.
+fn head<'a>(sentence: &'a str, word: &str) -> Option<&'a str> {
+    let end = sentence
+        .char_indices()
+        .nth(word.chars().count())
+        .map_or(sentence.len(), |(i, _)| i);
+    (sentence[..end].to_lowercase() == word).then(|| &sentence[end..])
+}
+
+/// Words speech opens with before it says anything, longest first where
+/// one opens another.
+const FILLERS: &[&str] = &[
+    "hey so",
+    "hi so",
+    "ok so",
+    "okay so",
+    "so basically",
+    "basically",
+    "so",
+    "well",
+    "um",
+    "uh",
+    "erm",
+    "the thing is",
+    "here's the thing",
+    "long story short",
+    "quick one",
+    "real quick",
+    "pues",
+    "bueno",
+    "o sea",
+    "en fait",
+    "bon",
+    "alors",
+    "ну",
+    "короче",
+    "слушай",
+];
 
 /// Words that tie a sentence to the one before it, longest first where one
 /// opens another ("and also" before "and").
