@@ -98,8 +98,13 @@ pub(super) fn assigns_a_role(sentence: &str) -> bool {
 /// appears to be: …", "背景：… 你的任务是…"): the text from that sentence.
 /// The text itself when the opening sentence asks or asks a question (the
 /// request is that; `opens_an_ask` tells an ask), or when no later
-/// sentence states a task.
-pub(super) fn stated_task(text: &str, opens_an_ask: fn(&str) -> bool) -> &str {
+/// sentence states a task; the last paragraph when it asks at the end of a
+/// long telling (`adds_an_ask` tells an ask added to an earlier one).
+pub(super) fn stated_task(
+    text: &str,
+    opens_an_ask: fn(&str) -> bool,
+    adds_an_ask: fn(&str) -> bool,
+) -> &str {
     let mut starts = sentence_starts(text);
     let Some(opening) = starts.next() else {
         return text;
@@ -122,7 +127,26 @@ pub(super) fn stated_task(text: &str, opens_an_ask: fn(&str) -> bool) -> &str {
     };
     starts
         .find(|&at| states_the_task(&text[at..]) || (presents && asks(&text[at..])))
+        .or_else(|| closing_ask(text, |s| asks(s) && !adds_an_ask(s)))
         .map_or(text, |at| &text[at..])
+}
+
+/// Words of context before a closing ask that make it a problem told at
+/// length, the ask at its end.
+const TOLD_AT_LENGTH_WORDS: usize = 40;
+
+/// "Our app has three services … Restarting it fixes it for a while.\n\n
+/// Can you find out why the worker stalls and fix it?": where the last
+/// paragraph starts, when it asks and a long telling came before it (one
+/// that adds to an ask before it, "Can you also add tests?", does not).
+fn closing_ask(text: &str, asks: impl Fn(&str) -> bool) -> Option<usize> {
+    let (base, _) = unfenced_lines(text)
+        .filter(|(_, l)| !l.trim().is_empty())
+        .last()?;
+    let paragraph = text[..base].rfind("\n\n").map_or(0, |at| at + 2);
+    let told = crate::sentence::word_count(&text[..paragraph]);
+    let start = paragraph + (text[paragraph..].len() - text[paragraph..].trim_start().len());
+    (paragraph > 0 && told >= TOLD_AT_LENGTH_WORDS && asks(&text[start..])).then_some(start)
 }
 
 /// Where each sentence of a text's prose starts: every line outside code

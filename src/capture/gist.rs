@@ -236,7 +236,11 @@ const BACKSTORY_WORDS: usize = 12;
 /// Where a request's ask starts: past a role-play preamble, in the section
 /// that names the task, from the sentence that states it.
 fn ask_of(text: &str) -> &str {
-    stated_task(brief_task(past_preamble(text)), remarks::opens_an_ask)
+    stated_task(
+        brief_task(past_preamble(text)),
+        remarks::opens_an_ask,
+        ties::adds_an_ask,
+    )
 }
 
 /// The gist of a request: "the nginx error log. the site returns 502 since
@@ -1446,6 +1450,51 @@ mod tests {
         assert_eq!(request_gist(scene), scene);
         let asked = "Can you check why the nightly export to the billing service has been failing since Monday? Please hurry.";
         assert!(request_gist(asked).starts_with("check why the nightly export"));
+    }
+
+    /// The class: a problem told at length over paragraphs, the ask in the
+    /// last one ("Can you …?", "Please …", "What should I do?", "请…"), in
+    /// any language: the ask is the request. A short telling, or a last
+    /// paragraph that asks nothing, leaves the first sentence.
+    #[test]
+    fn the_ask_closing_a_problem_told_at_length_is_the_request() {
+        let told = "Our app has three services: api, worker and web. The api talks to Postgres, the worker reads jobs from Redis, and the web app calls the api through a gateway. Last week we moved Redis to a managed instance and since then the worker sometimes stops picking up jobs for minutes at a time.";
+        let told_zh = "我们的应用有三个服务：api、worker 和 web。api 连接 Postgres，worker 从 Redis 读取任务，web 通过网关调用 api。上周我们把 Redis 迁移到了托管实例，从那以后 worker 有时会连续几分钟不处理任务，日志里也没有任何错误，重启之后能好一阵子。";
+        for (context, ask, want) in [
+            (
+                told,
+                "Can you find out why the worker stalls and fix it?",
+                "find out why the worker stalls and fix it?",
+            ),
+            (
+                told,
+                "Please make the worker reconnect when Redis drops it.",
+                "make the worker reconnect when Redis drops it.",
+            ),
+            (
+                told,
+                "What should I change so it keeps working?",
+                "What should I change so it keeps working?",
+            ),
+            (told_zh, "请帮我找出原因并修复。", "请帮我找出原因并修复。"),
+        ] {
+            for between in ["", "\n\nRestarting it fixes it for a while."] {
+                let text = format!("{context}{between}\n\n{ask}");
+                assert_eq!(request_gist(&text), want, "{text}");
+            }
+        }
+        let first = "Our app has three services: api, worker and web.";
+        for text in [
+            format!("{first}\n\nCan you find out why the worker stalls?"),
+            format!("{told}\n\nThanks in advance, this has cost us a week."),
+            format!("{told} Can you find out why the worker stalls?"),
+            format!("{told}\n\nCan you also add a test for it?"),
+        ] {
+            assert!(
+                request_gist(&text).starts_with("Our app has three services"),
+                "{text}"
+            );
+        }
     }
 
     /// The class: Markdown links in an answer or a request (Codex's file
