@@ -249,6 +249,9 @@ fn ask_of(text: &str) -> &str {
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
     let out = ties::past_ties(gist(text));
+    if let Some(pointed) = pointed_at(text, &out) {
+        return pointed;
+    }
     let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);
@@ -307,6 +310,35 @@ fn request_gist(text: &str) -> String {
         return format!("{out} {next}");
     }
     out
+}
+
+/// Words of a sentence that points at what follows it ("Implement the
+/// following spec.") and says nothing else.
+const POINTING_WORDS: usize = 8;
+
+/// "Implement the following spec.\n\n# PRD: Orders export": a short ask
+/// that points at what follows it, with the first line it points at, as
+/// a colon would have it.
+fn pointed_at(text: &str, out: &str) -> Option<String> {
+    if !out.ends_with(['.', '。']) || word_count(out) > POINTING_WORDS {
+        return None;
+    }
+    if !lead::points_at_what_follows(out) {
+        return None;
+    }
+    let next = after(text, out)?
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .filter(|l| !l.starts_with("```") && !l.starts_with('|'))?;
+    let next = first_sentence(unmarked(next));
+    let ask = out.trim_end_matches(['.', '。']);
+    let colon = if ask.chars().last().is_some_and(crate::sentence::is_cjk) {
+        "："
+    } else {
+        ": "
+    };
+    (!next.is_empty()).then(|| format!("{ask}{colon}{next}"))
 }
 
 /// Sentences after a long backstory the ask is looked for in.
@@ -1492,6 +1524,52 @@ mod tests {
         ] {
             assert!(
                 request_gist(&text).starts_with("Our app has three services"),
+                "{text}"
+            );
+        }
+    }
+
+    /// The class: a short ask that points at what follows it ("Implement
+    /// the following spec.", "Fix the errors below.", "按照以下需求实现。"),
+    /// before a heading or a line: the ask with the first line it points
+    /// at. A sentence about what is already there ("These tests fail.") or
+    /// a long one is left alone, and so is a code block after it.
+    #[test]
+    fn a_short_ask_pointing_at_what_follows_takes_its_first_line() {
+        for (ask, said) in [
+            (
+                "Implement the following spec.",
+                "Implement the following spec",
+            ),
+            ("Fix the errors below.", "Fix the errors below"),
+            (
+                "Please review the attached plan.",
+                "review the attached plan",
+            ),
+            (
+                "Implémente la spécification suivante.",
+                "Implémente la spécification suivante",
+            ),
+            ("按照以下需求实现。", "按照以下需求实现"),
+        ] {
+            for next in [
+                "# PRD: Orders export",
+                "PRD: Orders export",
+                "## PRD: Orders export",
+            ] {
+                let text = format!("{ask}\n\n{next}\n\n## Goal\nOwners need a spreadsheet.");
+                let got = request_gist(&text);
+                assert!(got.starts_with(said), "{text}: {got}");
+                assert!(got.ends_with("PRD: Orders export"), "{text}: {got}");
+            }
+        }
+        for text in [
+            "These tests fail on CI.\nThe runner has no network.",
+            "Implement the following spec, which the product team wrote after three rounds of interviews.\n\n# PRD",
+            "Run the following.\n\n```\nnpm test\n```",
+        ] {
+            assert!(
+                !request_gist(text).contains("PRD") && !request_gist(text).contains("runner"),
                 "{text}"
             );
         }

@@ -99,6 +99,7 @@ const LEAD_INS: &[&str] = &[
 /// word's start is enough ("следующие", "suivantes").
 const POINTERS: &[&str] = &[
     "following",
+    "attached",
     "here are",
     "here is",
     "here's",
@@ -134,16 +135,37 @@ const POINTERS: &[&str] = &[
 /// what follows.
 pub(crate) fn says_something(head: &str) -> bool {
     let core = head.trim_end_matches([':', '：', ' ', '*']);
-    let lower = folded(core);
-    let points = POINTERS.iter().any(|p| {
+    word_count(core) >= 3
+        && !points(core, POINTERS)
+        && !opens_with(core, LEAD_INS)
+        && !super::is_narration(core)
+}
+
+/// Whether a sentence names what comes after it ("the following spec",
+/// "the errors below", "以下"): not "these" or "here is", which may point
+/// at what is already there.
+pub(crate) fn points_at_what_follows(sentence: &str) -> bool {
+    const NEARBY: &[&str] = &["here are", "here is", "here's", "these"];
+    let forward: Vec<&str> = (POINTERS.iter().copied())
+        .filter(|p| !NEARBY.contains(p))
+        .collect();
+    points(sentence, &forward)
+}
+
+/// Whether `line` holds one of `pointers` at a word's start.
+fn points(line: &str, pointers: &[&str]) -> bool {
+    let lower = folded(line);
+    // CJK writes no spaces: "结果如下" points as "the following" does.
+    let cjk = |p: &str| p.chars().next().is_some_and(crate::sentence::is_cjk);
+    pointers.iter().any(|p| {
         lower.match_indices(p).any(|(i, _)| {
-            !lower[..i]
-                .chars()
-                .next_back()
-                .is_some_and(char::is_alphanumeric)
+            cjk(p)
+                || !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
         })
-    });
-    word_count(core) >= 3 && !points && !opens_with(core, LEAD_INS) && !super::is_narration(core)
+    })
 }
 
 /// A line that says something before its colon, then what it introduces:
