@@ -285,12 +285,6 @@ pub(super) fn brief_task(text: &str) -> &str {
     if headings.len() < 2 {
         return text;
     }
-    // "Implement the following spec.\n\n# PRD: …": the person's own words
-    // before the brief they paste are the ask, not its Goal section.
-    let said_first = prose_lines(&text[..headings[0].0]).next().is_some();
-    if said_first {
-        return text;
-    }
     let task = headings.iter().find(|(_, h)| {
         let h = h.to_lowercase();
         TASK.iter().any(|w| h.contains(w)) && !RULES.iter().any(|w| h.contains(w))

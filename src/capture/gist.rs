@@ -236,11 +236,16 @@ const BACKSTORY_WORDS: usize = 12;
 /// Where a request's ask starts: past a role-play preamble, in the section
 /// that names the task, from the sentence that states it.
 fn ask_of(text: &str) -> &str {
-    stated_task(
-        brief_task(past_preamble(text)),
-        remarks::opens_an_ask,
-        ties::adds_an_ask,
-    )
+    let text = past_preamble(text);
+    // "Implement the following spec.\n\n# PRD: …": the person's words that
+    // point at the brief they paste are the ask, not its Goal section.
+    let pointing = prose_lines(text).next().is_some_and(|line| {
+        unmarked(line) == line
+            && word_count(line) <= POINTING_WORDS
+            && lead::points_at_what_follows(line)
+    });
+    let text = if pointing { text } else { brief_task(text) };
+    stated_task(text, remarks::opens_an_ask, ties::adds_an_ask)
 }
 
 /// The gist of a request: "the nginx error log. the site returns 502 since
@@ -1573,6 +1578,9 @@ mod tests {
                 "{text}"
             );
         }
+        // Words that point at nothing leave a brief read from its task.
+        let brief = "Please read carefully.\n\nRULES\n1) Small steps.\n\nTASK\nAdd a CSV export to the orders page.";
+        assert_eq!(request_gist(brief), "Add a CSV export to the orders page.");
     }
 
     /// The class: Markdown links in an answer or a request (Codex's file

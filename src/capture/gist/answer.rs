@@ -100,18 +100,18 @@ fn joined(result: &str, caveat: &str) -> Option<String> {
     Some(format!("{result}{space}{caveat}"))
 }
 
-/// The change an answer reports in the two sentences after `said`, when
-/// `said` names the cause of a problem.
-fn fix_after_cause(said: &str, rest: &str) -> Option<String> {
+/// The change an answer reports in the two sentences after `cause` (the
+/// sentence `rest` opens with), when `cause` names the cause of a problem.
+fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
     use super::super::outcome::{is_cause, reports_a_change};
-    if !is_cause(said) {
+    if !is_cause(cause) {
         return None;
     }
-    let sentences: Vec<String> = prose_lines(rest)
+    let told: Vec<String> = prose_lines(rest)
         .flat_map(|line| sentences(unmarked(line)).collect::<Vec<_>>())
         .collect();
-    let cause = sentences.iter().position(|s| is_cause(s))?;
-    let fix = (sentences.iter().skip(cause + 1).take(2)).find(|s| reports_a_change(s))?;
+    let at = told.iter().position(|s| is_cause(s))?;
+    let fix = (told.iter().skip(at + 1).take(2)).find(|s| reports_a_change(s))?;
     Some(gist(fix))
 }
 
