@@ -302,12 +302,43 @@ fn after_fenced_paste(text: &str) -> Option<String> {
         && crate::sentence::word_count(after) >= 3
         && after.len() <= 2000
         && !after.to_lowercase().starts_with("thank");
+    // "I get this error:", a block opening "Error: connect ECONNREFUSED …",
+    // then "what is wrong?": a short ask about a pasted error says its
+    // point in the error's line.
+    let short_ask = (1..=ASK_ON_ERROR_WORDS).contains(&crate::sentence::word_count(after));
+    if let Some(error) = error_line(&text[open..close])
+        && short_ask
+        && lead_words <= 12
+        && !before.contains('\n')
+    {
+        return Some(format!("{error} … {after}"));
+    }
     match () {
         _ if !fits => None,
         _ if before.is_empty() || question(before) && question(after) => Some(after.to_string()),
         _ if lead_words <= 6 || question(after) => Some(format!("{before} … {after}")),
         _ => None,
     }
+}
+
+/// Words an ask after a pasted error stays within to be told by the error.
+const ASK_ON_ERROR_WORDS: usize = 8;
+
+/// The first line of a fenced paste that states an error: `TypeError: …`,
+/// `java.lang.IllegalStateException: …`, `Error: connect ECONNREFUSED …`,
+/// `ERROR db pool exhausted`, `npm ERR! …`, `thread 'main' panicked at …`;
+/// not code that merely names one (`throw new Error(…)`).
+fn error_line(paste: &str) -> Option<&str> {
+    static ERROR: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"^(?:[A-Za-z_][\w.]*(?:Error|Exception)\b|(?i:error|fatal|panic)\b|(?i:npm err!)|thread '[^']*' panicked)")
+            .expect("a valid pattern")
+    });
+    paste
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .find(|l| !l.is_empty() && !l.starts_with("```"))
+        .filter(|l| l.len() <= 200 && ERROR.is_match(l))
 }
 
 /// A line of words, not of a log, code or a table: it opens with a letter,
@@ -361,6 +392,41 @@ pub(crate) fn keep(text: String) -> Option<String> {
 #[cfg(test)]
 pub(crate) mod tests {
     use super::*;
+
+    /// The class: an error pasted in a fence (JavaScript, Java, Node,
+    /// Rust, a logger's ERROR line, npm), maybe after a short lead-in, then
+    /// a short ask that names nothing ("what is wrong?", "Fix it.", "怎么修？"):
+    /// the request is the error's line and the ask. Code that only names
+    /// an error, or an ask long enough to say its point, is told as before.
+    #[test]
+    fn a_short_ask_after_a_pasted_error_is_told_by_the_error() {
+        for error in [
+            "TypeError: Cannot read properties of undefined (reading 'map')",
+            "java.lang.IllegalStateException: pool closed",
+            "Error: connect ECONNREFUSED 127.0.0.1:5432",
+            "thread 'main' panicked at src/main.rs:4:5:",
+            "ERROR db pool exhausted (max=10)",
+            "npm ERR! code ERESOLVE",
+        ] {
+            for lead in ["", "I get this error:\n", "Here is the error log:\n"] {
+                for ask in ["what is wrong?", "Fix it.", "怎么修？", "¿qué pasa?"] {
+                    let text = format!("{lead}```\n{error}\n    at main (a.js:1:1)\n```\n{ask}");
+                    assert_eq!(
+                        after_paste(&text),
+                        Some(format!("{error} … {ask}")),
+                        "{text:?}"
+                    );
+                }
+            }
+        }
+        let code = "```js\nfunction load() {\n  throw new Error('x')\n}\n```\nwhy does this throw?";
+        assert_eq!(after_paste(code).as_deref(), Some("why does this throw?"));
+        let long = "```\nError: connect ECONNREFUSED 127.0.0.1:5432\n```\nit only happens after the laptop wakes from sleep, with docker running";
+        assert!(
+            !after_paste(long).is_some_and(|r| r.starts_with("Error:")),
+            "{long}"
+        );
+    }
 
     #[test]
     fn prompt_templates_yield_what_the_person_typed() {
