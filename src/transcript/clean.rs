@@ -305,7 +305,8 @@ fn after_fenced_paste(text: &str) -> Option<String> {
     // "I get this error:", a block opening "Error: connect ECONNREFUSED …",
     // then "what is wrong?": a short ask about a pasted error says its
     // point in the error's line.
-    let short_ask = (1..=ASK_ON_ERROR_WORDS).contains(&crate::sentence::word_count(after));
+    let short_ask = (1..=ASK_ON_ERROR_WORDS).contains(&crate::sentence::word_count(after))
+        && !after.to_lowercase().starts_with("thank");
     if let Some(error) = error_line(&text[open..close])
         && short_ask
         && lead_words <= 12
@@ -419,6 +420,8 @@ pub(crate) mod tests {
                 }
             }
         }
+        let thanks = "```\nError: connect ECONNREFUSED 127.0.0.1:5432\n```\nthanks!";
+        assert_eq!(after_paste(thanks), None);
         let code = "```js\nfunction load() {\n  throw new Error('x')\n}\n```\nwhy does this throw?";
         assert_eq!(after_paste(code).as_deref(), Some("why does this throw?"));
         let long = "```\nError: connect ECONNREFUSED 127.0.0.1:5432\n```\nit only happens after the laptop wakes from sleep, with docker running";
