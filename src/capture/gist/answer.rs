@@ -107,12 +107,13 @@ fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
     if !is_cause(cause) {
         return None;
     }
-    let told: Vec<String> = prose_lines(rest)
-        .flat_map(|line| sentences(unmarked(line)).collect::<Vec<_>>())
-        .collect();
-    let at = told.iter().position(|s| is_cause(s))?;
-    let fix = (told.iter().skip(at + 1).take(2)).find(|s| reports_a_change(s))?;
-    Some(gist(fix))
+    let fix = prose_lines(rest)
+        .flat_map(|line| sentences(unmarked(line)))
+        .skip_while(|s| !is_cause(s))
+        .skip(1)
+        .take(2)
+        .find(|s| reports_a_change(s))?;
+    Some(gist(&fix))
 }
 
 /// "Restart it with:" before a fenced command goes on into the command's

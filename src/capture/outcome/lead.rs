@@ -136,7 +136,7 @@ const POINTERS: &[&str] = &[
 pub(crate) fn says_something(head: &str) -> bool {
     let core = head.trim_end_matches([':', '：', ' ', '*']);
     word_count(core) >= 3
-        && !points(core, POINTERS)
+        && !points(core, |_| true)
         && !opens_with(core, LEAD_INS)
         && !super::is_narration(core)
 }
@@ -146,18 +146,15 @@ pub(crate) fn says_something(head: &str) -> bool {
 /// at what is already there.
 pub(crate) fn points_at_what_follows(sentence: &str) -> bool {
     const NEARBY: &[&str] = &["here are", "here is", "here's", "these"];
-    let forward: Vec<&str> = (POINTERS.iter().copied())
-        .filter(|p| !NEARBY.contains(p))
-        .collect();
-    points(sentence, &forward)
+    points(sentence, |p| !NEARBY.contains(&p))
 }
 
-/// Whether `line` holds one of `pointers` at a word's start.
-fn points(line: &str, pointers: &[&str]) -> bool {
+/// Whether `line` holds one of the `POINTERS` `counted` keeps, at a word's start.
+fn points(line: &str, counted: impl Fn(&str) -> bool) -> bool {
     let lower = folded(line);
     // CJK writes no spaces: "结果如下" points as "the following" does.
     let cjk = |p: &str| p.chars().next().is_some_and(crate::sentence::is_cjk);
-    pointers.iter().any(|p| {
+    POINTERS.iter().filter(|p| counted(p)).any(|p| {
         lower.match_indices(p).any(|(i, _)| {
             cjk(p)
                 || !lower[..i]
