@@ -1,6 +1,10 @@
 //! Ties: the words that join a person's sentence to the one before it
 //! ("also", "then", "además", "另外"). An ask opening with one adds to the
-//! ask before it; a request's gist is read past them. Reads text only.
+//! ask before it; a request's gist is read past them, and past the fillers
+//! speech opens with ("so basically …").
+//!
+//! Owns: those words and where a sentence goes past them. Must not: choose
+//! the request (summarize does) or clip it (the gist does).
 
 use super::remarks::opens_an_ask;
 
