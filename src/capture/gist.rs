@@ -19,6 +19,7 @@ use crate::sentence::{self, word_count};
 use crate::transcript::{Role, Transcript};
 
 mod answer;
+mod listed;
 use answer::outcome_gist;
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
@@ -256,6 +257,9 @@ fn request_gist(text: &str) -> String {
     let out = ties::past_ties(gist(text));
     if let Some(pointed) = pointed_at(text, &out) {
         return pointed;
+    }
+    if let Some(tasks) = listed::listed_tasks(text, &out) {
+        return tasks;
     }
     let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
@@ -544,7 +548,7 @@ mod tests {
     use crate::config::SentenceConfig;
 
     /// Questions asked as a list are asked together, on one line or on the
-    /// list's lines, in any language; a list of tasks keeps its first.
+    /// list's lines, in any language (a list of tasks: `listed`).
     #[test]
     fn questions_asked_as_a_list_are_kept_together() {
         let (one, two) = (
@@ -565,7 +569,6 @@ mod tests {
         );
         for text in [
             format!("1. {one}\n2. Update the docs."),
-            "1. Add a retry to the fetcher\n2. Update the docs".to_string(),
             format!("{one}\n{two}"),
         ] {
             let got = request_gist(&text);

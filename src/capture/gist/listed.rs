@@ -1,0 +1,112 @@
+//! A request asked as a list of tasks ("A few things:\n- rename getUser
+//! …\n- drop the lodash import\n- add a test"): the session's work is every
+//! item, so the request names as many whole items as fit, and how many more
+//! there are; its first item alone would name a third of it.
+//!
+//! Owns: joining a request's listed tasks. Must not: choose where the ask
+//! starts (`ask_of` does) or read questions asked as a list (the request's
+//! gist keeps those together already).
+
+use super::{REQUEST_WORDS, ask_of, gist, prose_lines, unmarked};
+use crate::sentence::word_count;
+
+/// The request `first` (the gist of the list's first item, or of the label
+/// with it) with the list's other items, when it is a list of tasks.
+pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
+    if first.ends_with(['?', '？']) {
+        return None;
+    }
+    let listed = |line: &&str| unmarked(line) != *line;
+    let mut lines = prose_lines(ask_of(text));
+    let opening = lines.next()?;
+    // A label over the list ("A few things:", "待办：") took the list's
+    // first item along as what it introduces.
+    let mut labelled =
+        || opening.ends_with([':', '：']) && lines.next().is_some_and(|l| listed(&l));
+    if !(listed(&opening) || labelled()) {
+        return None;
+    }
+    let items: Vec<&str> = lines.take_while(listed).collect();
+    if items.is_empty() || items.iter().any(|i| i.ends_with(['?', '？'])) {
+        return None;
+    }
+    let mut said = first.to_string();
+    let mut left = 0;
+    for item in items {
+        let task = gist(item);
+        if left > 0 || word_count(&said) + word_count(&task) > REQUEST_WORDS {
+            left += 1;
+            continue;
+        }
+        said = format!("{}; {task}", said.trim_end_matches(['.', '。', ';', '；']));
+    }
+    if left > 0 {
+        said = format!("{}; and {left} more", said.trim_end_matches(['.', '。']));
+    }
+    Some(said)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::request_gist;
+
+    /// The class: tasks asked as a list, under a label or not, with any list
+    /// marker and in any language: the request names every task that fits,
+    /// and how many more there are. Questions, long items and a list of one
+    /// are not joined, and an item too long to fit is counted, not cut.
+    #[test]
+    fn tasks_asked_as_a_list_are_asked_together() {
+        let tasks = [
+            [
+                "rename `getUser` to `fetchUser`",
+                "drop the lodash import",
+                "add a test for fetchUser",
+            ],
+            [
+                "renomme getUser en fetchUser",
+                "supprime l'import lodash",
+                "ajoute un test",
+            ],
+            [
+                "把 getUser 改名为 fetchUser",
+                "删掉 lodash 的导入",
+                "加一个测试",
+            ],
+        ];
+        for [one, two, three] in tasks {
+            let plain = |t: &str| t.replace('`', "");
+            let want = format!("{}; {}; {}", plain(one), plain(two), plain(three));
+            for label in ["", "A few things:\n", "待办：\n", "Por favor:\n\n"] {
+                for marker in ["- ", "* ", "1. ", "• "] {
+                    let text = format!("{label}{marker}{one}\n{marker}{two}\n{marker}{three}");
+                    let got = request_gist(&text);
+                    assert!(got.ends_with(&want), "{text:?} -> {got:?}");
+                    let label = label.trim();
+                    assert!(got.starts_with(label), "{text:?} -> {got:?}");
+                }
+            }
+        }
+        // More than fit: whole items, then how many are left.
+        let many: String = (1..=8)
+            .map(|n| format!("- update the handler for route number {n}\n"))
+            .collect();
+        let got = request_gist(&many);
+        assert!(
+            got.contains("route number 2") && got.ends_with("; and 5 more"),
+            "{got:?}"
+        );
+        let long = "- Move the retry loop into its own module so that it can be tested alone\n- Add jitter to the retry loop so that clients do not all retry at once";
+        assert!(
+            request_gist(long).ends_with("tested alone; and 1 more"),
+            "{long:?}"
+        );
+        for text in [
+            "- is the cache thread-safe?\n- drop the mutex",
+            "A few things:\n- rename getUser to fetchUser",
+            "Current state: everything builds\n- drop the mutex",
+        ] {
+            let got = request_gist(text);
+            assert!(!got.contains(';'), "{text:?} -> {got:?}");
+        }
+    }
+}
