@@ -19,6 +19,7 @@ use crate::sentence::{self, word_count};
 use crate::transcript::{Role, Transcript};
 
 mod answer;
+mod closing;
 mod listed;
 use answer::outcome_gist;
 
@@ -254,6 +255,9 @@ fn ask_of(text: &str) -> &str {
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 fn request_gist(text: &str) -> String {
+    if let Some(told) = closing::pointing_back(text) {
+        return told;
+    }
     let out = ties::past_ties(gist(text));
     if let Some(pointed) = pointed_at(text, &out) {
         return pointed;

@@ -1,0 +1,173 @@
+//! A paste told first and a short ask pointing back at it last ("# Export
+//! feature\n## Goal …\n\nImplement this.", "My boss sent this:\n> The invoice
+//! PDF shows the wrong VAT rate …\n\nCan you look?"): the ask names nothing
+//! and the paste's first words name the subject, so the request is both,
+//! "Export feature … Implement this.".
+//!
+//! Owns: telling such a request. Must not: read fenced pastes (the
+//! transcript's `after_paste` tells an error's line and the ask after it)
+//! or an ask that says its point (`stated_task` finds it).
+
+use super::{REQUEST_WORDS, first_sentence, past_preamble, prose_lines, unmarked};
+use crate::capture::clip::clip_words;
+use crate::capture::remarks;
+use crate::sentence::word_count;
+
+/// Words a closing ask stays within to point back rather than say its point.
+const POINTING_BACK_WORDS: usize = 5;
+
+/// Words of paste before the ask that make it a paste, not a sentence or two.
+const PASTE_WORDS: usize = 15;
+
+/// Words of a line that presents the paste below it ("My boss sent this:").
+const PRESENTING_WORDS: usize = 12;
+
+/// "<the paste's first line> … <the ask>", when `text` ends in a short ask
+/// pointing back at a paste that opens it.
+pub(super) fn pointing_back(text: &str) -> Option<String> {
+    let lines: Vec<&str> = prose_lines(past_preamble(text)).collect();
+    let (&ask, pasted) = lines.split_last()?;
+    let &opening = pasted.first()?;
+    // An opening line that asks says the point itself.
+    if opening.ends_with(['?', '？']) || remarks::opens_an_ask(opening) {
+        return None;
+    }
+    if unmarked(ask) != ask
+        || word_count(ask) > POINTING_BACK_WORDS
+        || pasted.iter().map(|l| word_count(l)).sum::<usize>() < PASTE_WORDS
+        || !points_back(ask)
+    {
+        return None;
+    }
+    let presents = opening.ends_with([':', '：']) && word_count(opening) <= PRESENTING_WORDS;
+    let title = match presents {
+        true => pasted.get(1).filter(|l| **l != ask)?,
+        false => &opening,
+    };
+    let title = first_sentence(unmarked(title));
+    if title.is_empty() {
+        return None;
+    }
+    // The ask is the point: the title gives way to it when both are long.
+    let room = REQUEST_WORDS.saturating_sub(word_count(ask) + 1).max(6);
+    let title = clip_words(&title, room);
+    let gap = if title.ends_with('…') { " " } else { " … " };
+    Some(format!("{title}{gap}{ask}"))
+}
+
+/// An ask that points back at what came before it ("Implement this.", "Can
+/// you look?", "Thoughts?", "上面的帮我实现一下", "これを直して").
+fn points_back(ask: &str) -> bool {
+    const WORDS: &[&str] = &[
+        "this",
+        "that",
+        "it",
+        "above",
+        "these",
+        "those",
+        "look",
+        "check",
+        "thoughts",
+        "ideas",
+        "ceci",
+        "cela",
+        "ça",
+        "ci-dessus",
+        "esto",
+        "eso",
+        "arriba",
+        "isso",
+        "isto",
+        "acima",
+        "das",
+        "dies",
+        "oben",
+        "dit",
+        "hierboven",
+        "это",
+        "этот",
+        "выше",
+    ];
+    const CJK: &[&str] = &[
+        "这", "這", "上面", "以上", "上述", "它", "これ", "この", "それ", "上記", "이것", "이거",
+        "위의",
+    ];
+    let lower = ask.to_lowercase();
+    lower
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .any(|w| WORDS.contains(&w))
+        || CJK.iter().any(|w| lower.contains(w))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::request_gist;
+
+    /// The class: a paste (a brief in sections, a quoted message, a ticket's
+    /// text, maybe presented by a line) and then a short ask pointing back at
+    /// it, in any language: the request is the paste's first line and the
+    /// ask. An ask that says its point, a paste that opens with the ask, or
+    /// a sentence or two before the ask are read as before.
+    #[test]
+    fn a_short_ask_pointing_back_at_a_paste_is_told_with_the_pastes_first_line() {
+        let pastes = [
+            (
+                "# Export feature\n\n## Goal\nUsers can export their orders as CSV.\n\n## Requirements\n- one row per order\n- columns: id, date, total, status",
+                "Export feature",
+            ),
+            (
+                "My boss sent this:\n> The invoice PDF shows the wrong VAT rate for Austrian customers.\n> Can we get it fixed before Friday?",
+                "The invoice PDF shows the wrong VAT rate for Austrian customers.",
+            ),
+            (
+                "Checkout button stays disabled after a failed payment. Steps: add an item, pay with a declined card, close the error dialog, and the button never comes back.",
+                "Checkout button stays disabled after a failed payment.",
+            ),
+            (
+                "客户反馈：\n导出的发票里奥地利客户的增值税率错了，应该是百分之二十而不是十九，请在周五之前修好，另外也要检查一下德国和瑞士客户的税率是否正确，以及发票模板里的税号格式",
+                "导出的发票里奥地利客户的增值税率错了，应该是百分之二十而不是十九，请在周五之前修好，另外也要检查一下德国和瑞士客户的税率是否正确，以及发票模板里的税号格式",
+            ),
+        ];
+        let asks = [
+            "Implement this.",
+            "Can you look?",
+            "Thoughts?",
+            "上面的帮我实现一下",
+            "これを直してください。",
+            "Peux-tu corriger ça ?",
+            "Kannst du das beheben?",
+        ];
+        for (paste, first) in pastes {
+            for ask in asks {
+                let text = format!("{paste}\n\n{ask}");
+                let got = request_gist(&text);
+                assert!(got.ends_with(&format!(" {ask}")), "{text:?} -> {got:?}");
+                // Whole, or clipped to leave the ask its room.
+                let head = got.trim_end_matches(ask).trim_end().trim_end_matches(" …");
+                let head = head.trim_end_matches('…');
+                assert!(
+                    first.starts_with(head) && !head.is_empty(),
+                    "{text:?} -> {got:?}"
+                );
+                assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
+                if crate::sentence::word_count(first) < 12 {
+                    assert_eq!(got, format!("{first} … {ask}"));
+                }
+            }
+        }
+        for text in [
+            // The ask says its point.
+            "# Export feature\n\n## Goal\nUsers can export their orders as CSV.\n\nAdd a CSV export with a date filter and a BOM for Excel to the orders page.",
+            // The paste opens with the ask.
+            "Please fix the VAT rate for Austrian customers on the invoice PDF; it shows nineteen percent instead of twenty.\n\nThanks, do it.",
+            // Not a paste: a sentence before the ask.
+            "The checkout button stays disabled.\n\nFix it.",
+        ] {
+            assert!(
+                !request_gist(text).contains(" … "),
+                "{text:?} -> {:?}",
+                request_gist(text)
+            );
+        }
+    }
+}
