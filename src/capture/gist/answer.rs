@@ -215,9 +215,12 @@ mod tests {
     }
 
     /// The class: a short result, then a sentence that limits it ("However,
-    /// German is only half done.", "不过…", "Pero …"), in any language: both
-    /// are what came of the session, told together when they fit. A next
-    /// sentence that adds no limit, or a pair too long, leaves the result.
+    /// German is only half done.", "不过…", "Pero …"), or says what is left
+    /// without a word to open it ("German still has 200 missing strings.",
+    /// "德语还没翻译。"), in any language: both are what came of the session,
+    /// told together when they fit. A next sentence that adds no limit
+    /// ("It still works.", "I added the missing import."), or a pair too
+    /// long, leaves the result.
     #[test]
     fn a_caveat_right_after_the_result_is_told_with_it() {
         for (result, caveat) in [
@@ -235,6 +238,23 @@ mod tests {
                 "Die Migration ist durch.",
                 "Allerdings fehlen noch die Indizes.",
             ),
+            (
+                "French is done (412 strings).",
+                "German still has 200 missing strings.",
+            ),
+            ("The API is migrated.", "The docs are not updated yet."),
+            ("The importer works.", "Two edge cases are still failing."),
+            ("法语翻译已完成。", "德语还没翻译。"),
+            (
+                "フランス語は完了しました。",
+                "ドイツ語の翻訳はまだ終わっていません。",
+            ),
+            (
+                "Le français est fait.",
+                "L'allemand n'est pas encore traduit.",
+            ),
+            ("Die Migration ist durch.", "Die Indizes fehlen noch."),
+            ("Миграция готова.", "Индексы ещё не созданы."),
         ] {
             let answer = format!("{result} {caveat}");
             let s = compose(&session("translate the app", &answer), None).unwrap();
@@ -244,6 +264,8 @@ mod tests {
         let result = "French is done (412 strings).";
         for after in [
             "German is next on the list for tomorrow.",
+            "It still works on the old browsers.",
+            "I also added the missing plural forms.",
             "However, the German translation is only half done because the checkout, account and order history screens were never extracted for translators.",
         ] {
             let answer = format!("{result} {after}");

@@ -277,9 +277,55 @@ const CAVEATS: &[&str] = &[
     "nhưng",
 ];
 
-/// "However, German is only half done.": a limit on the result just told.
+/// "However, German is only half done.", "German still has 200 missing
+/// strings.": a limit on the result just told, by its opening word or by
+/// saying what is left.
 pub(crate) fn is_caveat(sentence: &str) -> bool {
-    opens_with(sentence, CAVEATS)
+    opens_with(sentence, CAVEATS) || says_what_remains(sentence)
+}
+
+/// "German still has 200 missing strings.", "The docs are not updated
+/// yet.", "德语还没翻译。": what the work left undone, in the languages the
+/// harnesses are used in; not "It still works." or "Added the missing
+/// import.", which tell a result.
+fn says_what_remains(sentence: &str) -> bool {
+    static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:not\s+(?:\w+\s+)?yet|still\s+(?:has|have|needs?|lacks?|fails?|failing|broken|missing|pending|open|to\s+do|left)|(?:is|are)\s+still\s+(?:missing|failing|broken|pending|open|untranslated|todo)|(?:is|are)\s+(?:missing|pending)|yet\s+to\s+be|left\s+to\s+do|remain(?:s|ing)?\s+(?:to|open|untranslated|failing|broken|missing))\b",
+        )
+        .expect("pattern compiles")
+    });
+    const LEFT: &[&str] = &[
+        "还没",
+        "还未",
+        "尚未",
+        "仍未",
+        "仍然缺",
+        "还缺",
+        "まだ",
+        "未完了",
+        "아직",
+        "noch nicht",
+        "noch offen",
+        "fehlt noch",
+        "fehlen noch",
+        "todavía no",
+        "aún no",
+        "todavía falta",
+        "aún falta",
+        "pas encore",
+        "manque encore",
+        "reste à",
+        "ещё не",
+        "еще не",
+        "пока не",
+        "осталось",
+        "ainda não",
+        "ainda falta",
+        "chưa",
+    ];
+    let lower = folded(sentence);
+    ENGLISH.is_match(&lower) || LEFT.iter().any(|w| lower.contains(w))
 }
 
 /// "Would you like me to add jitter?": more work offered, not work done.
