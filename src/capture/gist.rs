@@ -528,10 +528,13 @@ fn is_path_token(word: &str) -> bool {
         })
 }
 
-/// A line without its heading, quote or list marker (`1.`, `2)`, `-`, `•`).
+/// A line without its heading, quote or list marker (`1.`, `2)`, `-`, `•`,
+/// and the check marks agents list what they did with: `✅`, `✔️`, `☑`).
 fn unmarked(line: &str) -> &str {
     let line = super::brief::without_ornaments(line);
-    let line = line.trim_start_matches(['#', '>', '-', '*', '•', '◦', '▪', '‣', ' ']);
+    let line = line.trim_start_matches([
+        '#', '>', '-', '*', '•', '◦', '▪', '‣', ' ', '✅', '✔', '✓', '☑', '\u{FE0F}',
+    ]);
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     match line[digits..].strip_prefix(['.', ')']) {
         Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
@@ -1259,8 +1262,9 @@ mod tests {
     }
 
     /// The class: a list of short items after an introduction is said as
-    /// one; items that are sentences are kept apart, and a list of long
-    /// items or of one item gives its first.
+    /// one, whatever marks its items (`-`, `1.`, `✅`); items that are
+    /// sentences are kept apart, and a list of long items or of one item
+    /// gives its first.
     #[test]
     fn a_list_of_short_items_is_said_as_one() {
         for (answer, want) in [
@@ -1286,6 +1290,31 @@ mod tests {
             ),
         ] {
             assert_eq!(outcome_gist(answer), want, "{answer}");
+        }
+        // Check marks list as a list marker does, in any language.
+        for mark in ["✅", "✔️", "✔", "☑️", "✓"] {
+            for (items, want) in [
+                (
+                    [
+                        "ESLint configured",
+                        "Prettier added",
+                        "`npm run lint` passes",
+                    ],
+                    "ESLint configured, Prettier added, npm run lint passes",
+                ),
+                (
+                    ["旧代码已清理", "类型已统一", "构建通过"],
+                    "旧代码已清理, 类型已统一, 构建通过",
+                ),
+            ] {
+                let answer = items.map(|i| format!("{mark} {i}")).join("\n");
+                assert_eq!(outcome_gist(&answer), want, "{answer}");
+            }
+            let one = format!("{mark} Build fixed: the missing import is added.");
+            assert_eq!(
+                outcome_gist(&one),
+                "Build fixed: the missing import is added."
+            );
         }
         let long =
             "- Moved the retry loop into its own module so it can be tested alone\n- Added jitter";
