@@ -276,8 +276,9 @@ mod tests {
 
     /// The class: an answer names the cause of the problem, then the change
     /// that fixed it (in the same paragraph, one sentence later or two, or
-    /// in the next paragraph), in any language: the session ended in the
-    /// fix, so the fix is what came of it. A cause with no change reported
+    /// in the next paragraph), in any language, with "the problem was" or
+    /// only a "so"/"because" ("所以", "porque", "weil"): the session ended
+    /// in the fix, so the fix is what came of it. A cause with no change reported
     /// after it, as an answer to "why …?" has, stays the outcome.
     #[test]
     fn a_cause_told_before_its_fix_gives_way_to_the_fix() {
@@ -322,6 +323,27 @@ mod tests {
                 "Проблема была в том, что кэш не сбрасывался.",
                 "Я добавил сброс кэша после записи.",
             ),
+            // Told without "the problem was".
+            (
+                "The discount was applied after tax, so the total came out too high.",
+                "I moved the discount step ahead of applyTax() in src/cart.ts.",
+            ),
+            (
+                "It failed because the two tests shared one temp directory.",
+                "I gave each test its own tmp_path.",
+            ),
+            (
+                "折扣是在计税之后才应用的，所以总价偏高。",
+                "我把折扣步骤移到了 applyTax() 之前。",
+            ),
+            (
+                "SMTP_HOST no se leía porque faltaba dotenv.",
+                "Ahora se carga con dotenv en api/contact.js.",
+            ),
+            (
+                "Der Test schlug fehl, weil der Index fehlte.",
+                "Ich habe den Index in der Migration 0042 angelegt.",
+            ),
         ];
         let aside = "This only showed up with a discount code.";
         for (cause, fix) in told {
@@ -345,6 +367,16 @@ mod tests {
             let answer = format!("{cause} {after}");
             let s = compose(&session("why is the total wrong?", &answer), None).unwrap();
             assert!(s.contains(&head(cause)), "{answer:?}: {s}");
+        }
+        // A result or a change told with its reason is not a cause.
+        for result in [
+            "The tests pass now because the fixture was reset.",
+            "Removed the cache because it was stale.",
+            "Added caching, so the pages load in 80 ms.",
+        ] {
+            let answer = format!("{result} I updated the README as well.");
+            let s = compose(&session("fix the tests", &answer), None).unwrap();
+            assert!(s.contains(&head(result)), "{answer:?}: {s}");
         }
     }
 }

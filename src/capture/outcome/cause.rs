@@ -159,7 +159,62 @@ const LOOKED: &[&str] = &[
 /// Whether a sentence names the cause of a problem ("The problem was …",
 /// "It turns out …", "问题在于…", "El problema era …").
 pub(crate) fn is_cause(sentence: &str) -> bool {
-    opens_with(sentence, CAUSES)
+    opens_with(sentence, CAUSES) || tells_a_cause(sentence)
+}
+
+/// A sentence that tells what went wrong and what it led to without saying
+/// "the problem was": "The discount was applied after tax, so the total came
+/// out too high.", "It failed because the fixture was shared.", "折扣在税后计算，
+/// 所以总价偏高。". Not a result told with its reason ("The tests pass now
+/// because the fixture is reset.": in English the cause is told in the
+/// past), nor a change told with its reason ("Removed the cache because it
+/// was stale.").
+fn tells_a_cause(sentence: &str) -> bool {
+    static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let past = r"(?:was|were|had|did|didn't|wasn't|weren't|hadn't|never|\w+ed)";
+        regex::Regex::new(&format!(
+            r"\b{past}\b.*(?:,\s*so\b|\bbecause\b|\bwhich (?:is why|caused|made|meant)\b|\bcausing\b)|\bbecause\b.*\b{past}\b"
+        ))
+        .expect("pattern compiles")
+    });
+    const CONNECTIVES: &[&str] = &[
+        "所以",
+        "因此",
+        "导致",
+        "導致",
+        "因为",
+        "因為",
+        "ので",
+        "ため",
+        "때문에",
+        "porque",
+        "por lo que",
+        "así que",
+        "parce que",
+        "donc",
+        "weil",
+        "deshalb",
+        "daher",
+        "потому что",
+        "поэтому",
+        "из-за",
+        "então",
+        "nên",
+    ];
+    let lower = folded(sentence);
+    // "Removed the cache because it was stale." reports what was done.
+    let opening = lower.split_whitespace().next().unwrap_or_default();
+    if reports_a_change(sentence) || opening.ends_with("ed") || IRREGULAR.contains(&opening) {
+        return false;
+    }
+    // "… pass now because …" tells the state the work left.
+    const NOW: &[&str] = &["now", "ahora", "maintenant", "jetzt", "agora", "теперь"];
+    const NOW_CJK: &[&str] = &["现在", "現在", "今は", "지금"];
+    let words = || lower.split(|c: char| !c.is_alphanumeric());
+    if words().any(|w| NOW.contains(&w)) || NOW_CJK.iter().any(|n| lower.contains(n)) {
+        return false;
+    }
+    ENGLISH.is_match(&lower) || CONNECTIVES.iter().any(|c| lower.contains(c))
 }
 
 /// Whether a sentence reports a change the agent made: "I moved …", "I've
