@@ -123,12 +123,27 @@ fn at_a_boundary(clipped: &str) -> &str {
             && count('(') == count(')')
             && count('“') == count('”')
     };
-    let clause = [", ", "; ", ": ", " — ", " – ", " - "]
-        .iter()
-        .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
-        .filter(|&at| outside(at))
-        .max()
-        .filter(|&at| at * 10 >= clipped.len() * 6);
+    // A conjunction joins two clauses as a comma does: "… (1.1 GB) and
+    // keeps node_modules with dev" ends better before "and".
+    let clause = [
+        ", ",
+        "; ",
+        ": ",
+        " — ",
+        " – ",
+        " - ",
+        " and ",
+        " but ",
+        " which ",
+        " because ",
+        " while ",
+        " so ",
+    ]
+    .iter()
+    .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
+    .filter(|&at| outside(at))
+    .max()
+    .filter(|&at| at * 10 >= clipped.len() * 6);
     let mut out = match clause {
         Some(at) => &clipped[..at],
         None => clipped,
@@ -236,6 +251,24 @@ mod tests {
             "{sentence}"
         );
         assert!(!sentence.contains("…."), "{sentence}");
+    }
+
+    /// The class: a cut inside the second half of a clause joined by "and",
+    /// "but", "which", "because", "while" or "so" ("… and keeps node_modules
+    /// with dev|dependencies") ends before the conjunction, as it does
+    /// before a comma, so the outcome never ends in half a phrase; a join
+    /// too early to keep most of the text is not cut at.
+    #[test]
+    fn a_cut_inside_a_joined_clause_ends_before_its_conjunction() {
+        let head = "Most of the image is the build toolchain built from node:22 (1.1 GB)";
+        for join in ["and", "but", "which", "because", "while", "so"] {
+            let text = format!("{head} {join} keeps node_modules with dev dependencies (700 MB)");
+            let clipped = clip_words(&text, word_count(head) + 5);
+            assert_eq!(end_sentence(&clipped), format!("{head}."), "{text}");
+        }
+        let early =
+            "Upgraded react and moved every component of the dashboard to the new hooks API";
+        assert!(clip_words(early, 10).starts_with("Upgraded react and moved"));
     }
 
     #[test]
