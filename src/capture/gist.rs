@@ -1132,7 +1132,8 @@ mod tests {
             let join = if core.ends_with('：') { "" } else { " " };
             for marker in ["- ", "1. ", "* "] {
                 let one = format!("{head}\n{marker}{long}\n{marker}Moved the call below it");
-                assert_eq!(outcome_gist(&one), format!("{core}{join}{long}"), "{one:?}");
+                let want = format!("{core}{join}{long}; Moved the call below it");
+                assert_eq!(outcome_gist(&one), want, "{one:?}");
                 let short = format!("{head}\n\n{marker}dark mode\n{marker}CSV export");
                 let want = format!("{core}{join}dark mode, CSV export");
                 assert_eq!(outcome_gist(&short), want, "{short:?}");
@@ -1152,7 +1153,8 @@ mod tests {
         ];
         for head in pointing {
             let answer = format!("{head}\n- {long}\n- Moved the call below it");
-            assert_eq!(outcome_gist(&answer), long, "{answer:?}");
+            let want = format!("{long}; Moved the call below it");
+            assert_eq!(outcome_gist(&answer), want, "{answer:?}");
         }
     }
 
@@ -1263,8 +1265,8 @@ mod tests {
 
     /// The class: a list of short items after an introduction is said as
     /// one, whatever marks its items (`-`, `1.`, `✅`); items that are
-    /// sentences are kept apart, and a list of long items or of one item
-    /// gives its first.
+    /// sentences, or longer items that fit together, are said apart, and a
+    /// list of long items or of one item gives its first.
     #[test]
     fn a_list_of_short_items_is_said_as_one() {
         for (answer, want) in [
@@ -1316,8 +1318,13 @@ mod tests {
                 "Build fixed: the missing import is added."
             );
         }
-        let long =
-            "- Moved the retry loop into its own module so it can be tested alone\n- Added jitter";
+        // Longer items are said apart when all fit; else the first.
+        let longer = "I've made the following changes:\n\n- `Sidebar.tsx`: added a toggle button and a `collapsed` state\n- `Sidebar.css`: the sidebar slides out under 768px";
+        assert_eq!(
+            outcome_gist(longer),
+            "Sidebar.tsx: added a toggle button and a collapsed state; Sidebar.css: the sidebar slides out under 768px"
+        );
+        let long = "- Moved the retry loop into its own module so it can be tested alone\n- Added jitter to every retry so that clients do not all come back at once";
         assert_eq!(
             outcome_gist(long),
             "Moved the retry loop into its own module so it can be tested alone"

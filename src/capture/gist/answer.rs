@@ -180,9 +180,11 @@ fn past_introduction(answer: &str) -> (Option<&str>, &str) {
 
 /// "- dark mode\n- CSV export\n- faster search" after an introduction: a
 /// list of short items is said as one, "dark mode, CSV export, faster
-/// search"; its first item alone would name a third of it.
+/// search"; its first item alone would name a third of it. Longer items
+/// ("`Sidebar.tsx`: added a toggle …") are said apart, when all fit.
 fn short_list(text: &str) -> Option<String> {
     const ITEM_WORDS: usize = 6;
+    const LIST_WORDS: usize = 20;
     let lines: Vec<&str> = text
         .lines()
         .map(str::trim)
@@ -190,12 +192,14 @@ fn short_list(text: &str) -> Option<String> {
         .collect();
     let items: Vec<&str> = lines.iter().map(|l| unmarked(l)).collect();
     let all_items = lines.len() >= 2 && lines.iter().zip(&items).all(|(l, i)| l != i);
-    let short = items
+    let whole = items
         .iter()
-        .all(|i| word_count(i) <= ITEM_WORDS && !i.is_empty() && !i.ends_with([':', '：']));
+        .all(|i| !i.is_empty() && !i.ends_with([':', '：']));
+    let short = items.iter().all(|i| word_count(i) <= ITEM_WORDS);
+    let fit = items.iter().map(|i| word_count(i)).sum::<usize>() <= LIST_WORDS;
     // Items that are sentences ("1. It fails because …") are kept apart.
-    let sentences = items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
-    (all_items && short).then(|| {
+    let sentences = !short || items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
+    (all_items && whole && (short || fit)).then(|| {
         items
             .iter()
             // Marked up as the gist's own sentences are: no bold, no code ticks.
