@@ -500,16 +500,29 @@ fn unlinked(text: &str) -> std::borrow::Cow<'_, str> {
     LINK.replace_all(text, "$1")
 }
 
-/// Absolute paths with their last two parts (`…/docs/architecture.md`), so a
-/// request keeps its words when it is clipped.
+/// Absolute paths with their last two parts (`…/docs/architecture.md`), and
+/// web addresses without their scheme, a long one with its host and last two
+/// parts (`github.com/acme/shop/issues/42`, `github.com/…/button/index.ts`),
+/// so a request keeps its words when it is clipped.
 fn short_paths(text: &str) -> String {
+    static URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bhttps?://([^\s/()<>]+)((?:/[^\s/()<>]+)*)/?")
+            .expect("pattern compiles")
+    });
+    let text = URL.replace_all(text, |c: &regex::Captures<'_>| {
+        let parts: Vec<&str> = c[2].split('/').skip(1).collect();
+        match parts.len() {
+            0..=4 => format!("{}{}", &c[1], &c[2]),
+            n => format!("{}/…/{}/{}", &c[1], parts[n - 2], parts[n - 1]),
+        }
+    });
     static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r"(^|[^A-Za-z0-9_.~/-])((?:~|/)[A-Za-z0-9_.~-]*(?:/[A-Za-z0-9_.~@+-]+){3,})",
         )
         .expect("pattern compiles")
     });
-    PATH.replace_all(text, |c: &regex::Captures<'_>| {
+    PATH.replace_all(&text, |c: &regex::Captures<'_>| {
         let parts: Vec<&str> = c[2].rsplitn(3, '/').collect();
         format!("{}…/{}/{}", &c[1], parts[1], parts[0])
     })
@@ -1624,6 +1637,41 @@ mod tests {
         // Words that point at nothing leave a brief read from its task.
         let brief = "Please read carefully.\n\nRULES\n1) Small steps.\n\nTASK\nAdd a CSV export to the orders page.";
         assert_eq!(request_gist(brief), "Add a CSV export to the orders page.");
+    }
+
+    /// The class: a web address in a request (an issue, a pull request, a
+    /// page, alone or in a sentence, http or https) is told without its
+    /// scheme, whole when its path is short and by its host and last two
+    /// parts when long; it is never cut to "https:…".
+    #[test]
+    fn a_web_address_is_told_by_its_host_and_path() {
+        for (url, told) in [
+            (
+                "https://github.com/acme/shop/issues/42",
+                "github.com/acme/shop/issues/42",
+            ),
+            (
+                "http://gitlab.example.org/team/api/-/merge_requests/7/",
+                "gitlab.example.org/…/merge_requests/7",
+            ),
+            ("https://docs.rs/tokio", "docs.rs/tokio"),
+            (
+                "https://github.com/acme/shop/blob/main/src/checkout/button/index.ts",
+                "github.com/…/button/index.ts",
+            ),
+        ] {
+            for text in [
+                url.to_string(),
+                format!("fix {url} before the release"),
+                format!("看一下 {url} 这个问题"),
+            ] {
+                let got = request_gist(&text);
+                assert!(
+                    got.contains(told) && !got.contains("http"),
+                    "{text:?} -> {got:?}"
+                );
+            }
+        }
     }
 
     /// The class: Markdown links in an answer or a request (Codex's file
