@@ -123,27 +123,19 @@ fn at_a_boundary(clipped: &str) -> &str {
             && count('(') == count(')')
             && count('“') == count('”')
     };
-    // A conjunction joins two clauses as a comma does: "… (1.1 GB) and
-    // keeps node_modules with dev" ends better before "and".
-    let clause = [
-        ", ",
-        "; ",
-        ": ",
-        " — ",
-        " – ",
-        " - ",
-        " and ",
-        " but ",
-        " which ",
-        " because ",
-        " while ",
-        " so ",
-    ]
-    .iter()
-    .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
-    .filter(|&at| outside(at))
-    .max()
-    .filter(|&at| at * 10 >= clipped.len() * 6);
+    let last_break = |breaks: &[&str]| {
+        breaks
+            .iter()
+            .flat_map(|b| clipped.match_indices(b).map(|(at, _)| at))
+            .filter(|&at| outside(at))
+            .max()
+            .filter(|&at| at * 10 >= clipped.len() * 6)
+    };
+    // A mark ends a clause for sure; a conjunction may join two words
+    // ("back and reload"), so it is the break only when no mark is: "…
+    // (1.1 GB) and keeps node_modules with dev" ends before "and".
+    let clause = last_break(&[", ", "; ", ": ", " — ", " – ", " - "])
+        .or_else(|| last_break(&[" and ", " but ", " which ", " because ", " while ", " so "]));
     let mut out = match clause {
         Some(at) => &clipped[..at],
         None => clipped,
@@ -255,9 +247,9 @@ mod tests {
 
     /// The class: a cut inside the second half of a clause joined by "and",
     /// "but", "which", "because", "while" or "so" ("… and keeps node_modules
-    /// with dev|dependencies") ends before the conjunction, as it does
-    /// before a comma, so the outcome never ends in half a phrase; a join
-    /// too early to keep most of the text is not cut at.
+    /// with dev|dependencies") ends before the conjunction when no comma or
+    /// other mark is late enough to end at, so the outcome never ends in
+    /// half a phrase; a join too early to keep most of the text is not cut at.
     #[test]
     fn a_cut_inside_a_joined_clause_ends_before_its_conjunction() {
         let head = "Most of the image is the build toolchain built from node:22 (1.1 GB)";
