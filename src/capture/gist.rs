@@ -86,13 +86,16 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         }
         Outcome { report, .. } => clip_words(&outcome_gist(&report), budget),
     };
+    // "Added GET /healthz:" over a block it does not name says its point
+    // before the colon; the note after it must not read as what it shows.
+    let outcome = outcome.trim_end_matches([':', '：', ';', '；', ',', '，']);
     if !outcome.is_empty() {
         s.push_str(if parts.is_empty() {
             "outcome: "
         } else {
             "; outcome: "
         });
-        s.push_str(&outcome);
+        s.push_str(outcome);
     } else if parts.is_empty() {
         return None;
     }
@@ -891,6 +894,19 @@ mod tests {
         ] {
             let answer = format!("Here's the config:\n\n{block}\n```");
             assert_eq!(outcome_gist(&answer), "Here's the config:", "{answer:?}");
+            // In the sentence, a line over a block it does not name ends
+            // at its words, not at a colon before what follows.
+            for head in ["Added `GET /healthz`:", "已添加健康检查接口："] {
+                let answer = format!("{head}\n\n{block}\n```");
+                let s = compose(&session("add a healthcheck", &answer), None).unwrap();
+                let told = head.replace('`', "");
+                let told = told.trim_end_matches([':', '：']);
+                assert!(
+                    s.contains(&format!("outcome: {told} "))
+                        || s.ends_with(&format!("outcome: {told}.")),
+                    "{s}"
+                );
+            }
         }
     }
 
