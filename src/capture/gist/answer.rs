@@ -87,17 +87,34 @@ fn with_caveat(said: &str, rest: &str) -> String {
     .unwrap_or_else(|| said.to_string())
 }
 
-/// A result and its caveat as one, when both fit in `CAVEAT_WORDS`.
+/// A result and its caveat as one, when both fit in `CAVEAT_WORDS`: the
+/// caveat whole, or its first clause ("The build still fails: 3 errors …
+/// remain because …" says "The build still fails").
 fn joined(result: &str, caveat: &str) -> Option<String> {
-    if word_count(result) + word_count(caveat) > CAVEAT_WORDS {
-        return None;
-    }
+    let room = CAVEAT_WORDS.saturating_sub(word_count(result));
+    let caveat = match word_count(caveat) <= room {
+        true => caveat.to_string(),
+        false => first_clause(caveat).filter(|c| word_count(c) <= room)?,
+    };
     let space = if result.ends_with(['。', '！', '？']) {
         ""
     } else {
         " "
     };
     Some(format!("{result}{space}{caveat}"))
+}
+
+/// A sentence's first clause, up to its first colon, semicolon or dash, when
+/// that leaves a clause of three words or more; with a full stop. Not up to
+/// a comma: "But based on how it works, …" opens with half a clause.
+fn first_clause(sentence: &str) -> Option<String> {
+    let at = [": ", "; ", " — ", "：", "；"]
+        .iter()
+        .filter_map(|b| sentence.find(b))
+        .min()?;
+    let clause = sentence[..at].trim_end();
+    let cjk = clause.chars().last().is_some_and(crate::sentence::is_cjk);
+    (word_count(clause) >= 3).then(|| format!("{clause}{}", if cjk { "。" } else { "." }))
 }
 
 /// The change an answer reports in the two sentences after `cause` (the
@@ -222,9 +239,10 @@ mod tests {
     /// German is only half done.", "不过…", "Pero …"), or says what is left
     /// without a word to open it ("German still has 200 missing strings.",
     /// "德语还没翻译。"), in any language: both are what came of the session,
-    /// told together when they fit. A next sentence that adds no limit
-    /// ("It still works.", "I added the missing import."), or a pair too
-    /// long, leaves the result.
+    /// told together when they fit, the caveat by its first clause when
+    /// whole it does not. A next sentence that adds no limit ("It still
+    /// works.", "I added the missing import."), or a pair too long even so,
+    /// leaves the result.
     #[test]
     fn a_caveat_right_after_the_result_is_told_with_it() {
         for (result, caveat) in [
@@ -265,10 +283,40 @@ mod tests {
             assert!(s.contains(&head(caveat)), "{answer:?}: {s}");
             assert!(s.contains(&head(result)), "{answer:?}: {s}");
         }
+        // A caveat too long to tell whole is told by its first clause.
+        for (result, caveat, clause) in [
+            (
+                "I fixed 9 of the 12 type errors.",
+                "The build still fails: 3 errors in src/api.ts remain because the generated client types are out of date.",
+                "The build still fails.",
+            ),
+            (
+                "修复了 12 个类型错误中的 9 个。",
+                "构建仍然失败：src/api.ts 里还有 3 个错误，因为生成的客户端类型已经过期，需要重新生成。",
+                "构建仍然失败。",
+            ),
+            (
+                "Les tests unitaires passent.",
+                "Cependant, les tests e2e échouent encore sur Safari à cause du cookie SameSite que le proxy réécrit.",
+                "",
+            ),
+        ] {
+            let answer = format!("{result} {caveat}");
+            let s = compose(&session("fix the types", &answer), None).unwrap();
+            assert!(s.contains(&head(result)), "{answer:?}: {s}");
+            if !clause.is_empty() {
+                let clause = clause.trim_end_matches(['.', '。']);
+                assert!(
+                    s.contains(&format!("{clause}.")) || s.contains(&format!("{clause}。")),
+                    "{answer:?}: {s}"
+                );
+            }
+        }
         let result = "French is done (412 strings).";
         for after in [
             "German is next on the list for tomorrow.",
             "It still works on the old browsers.",
+            "But based on how the loader works, German will probably load from the same bundle once translated.",
             "I also added the missing plural forms.",
             "However, the German translation is only half done because the checkout, account and order history screens were never extracted for translators.",
         ] {
