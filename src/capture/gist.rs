@@ -718,6 +718,56 @@ mod tests {
         }
     }
 
+    /// The class: a greeting and "how are you?" before the ask, in the
+    /// languages sessions are held in ("Oi, tudo bem?", "Salut, ça va ?",
+    /// "Hola, ¿qué tal?", "你好，最近怎么样？"): the request starts at the
+    /// ask; a question about the work after a greeting is the request.
+    #[test]
+    fn how_are_you_after_a_greeting_gives_way_to_the_ask_in_any_language() {
+        for (greeting, ask) in [
+            ("Hi, how are you?", "Add pagination to the orders list."),
+            (
+                "Oi, tudo bem?",
+                "Preciso que você adicione paginação na lista de pedidos.",
+            ),
+            (
+                "Salut, ça va ?",
+                "Ajoute la pagination à la liste des commandes.",
+            ),
+            (
+                "Hola, ¿qué tal?",
+                "Necesito que añadas paginación a la lista de pedidos.",
+            ),
+            (
+                "Hallo, wie geht's?",
+                "Füge Paginierung zur Bestellliste hinzu.",
+            ),
+            ("Привет, как дела?", "Добавь пагинацию в список заказов."),
+            (
+                "Ciao, come stai?",
+                "Aggiungi la paginazione alla lista degli ordini.",
+            ),
+            ("你好，最近怎么样？", "帮我给订单列表加上分页。"),
+            (
+                "こんにちは、お元気ですか？",
+                "注文一覧にページ送りを追加してください。",
+            ),
+        ] {
+            for gap in [" ", "\n"] {
+                let text = format!("{greeting}{gap}{ask}");
+                let got = request_gist(&text);
+                let point: String = ask.chars().take(12).collect();
+                assert!(got.contains(&point), "{text:?} -> {got:?}");
+                assert!(!got.contains(greeting), "{text:?} -> {got:?}");
+            }
+        }
+        let about_work = "Hi, is the orders list paginated yet?";
+        assert_eq!(
+            request_gist(about_work),
+            "is the orders list paginated yet?"
+        );
+    }
+
     /// The class: a greeting or thanks before the ask, as its own sentence
     /// or as a clause, in any language; the request starts at the ask. A
     /// message that only greets stays as it is.

@@ -272,7 +272,7 @@ pub(super) fn is_greeting(text: &str) -> bool {
                 .next()
                 .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
     });
-    let asks = text.contains(['?', '？']) && !lower.contains("how are you");
+    let asks = text.contains(['?', '？']) && !HOW_ARE_YOU.iter().any(|h| lower.contains(h));
     opens && !asks && crate::sentence::word_count(text) <= 8
 }
 
@@ -490,6 +490,46 @@ pub(super) fn opens_an_ask(sentence: &str) -> bool {
         .any(|a| lower.trim_end_matches(['。', '.', '!', '！']).ends_with(a))
 }
 
+/// "How are you?" after a greeting, in the languages sessions are held in:
+/// part of the greeting, not a question about the work.
+const HOW_ARE_YOU: &[&str] = &[
+    "how are you",
+    "how's it going",
+    "how is it going",
+    "tudo bem",
+    "tudo bom",
+    "como vai",
+    "como está",
+    "como estás",
+    "qué tal",
+    "que tal",
+    "ça va",
+    "ca va",
+    "comment ça va",
+    "comment vas-tu",
+    "comment allez-vous",
+    "wie geht",
+    "hoe gaat het",
+    "как дела",
+    "как ты",
+    "как вы",
+    "come stai",
+    "come va",
+    "你好吗",
+    "你好嗎",
+    "最近怎么样",
+    "最近怎麼樣",
+    "最近好吗",
+    "元気",
+    "お元気",
+    "잘 지내",
+    "khỏe không",
+    "nasılsın",
+    "jak się masz",
+    "hur mår du",
+    "hvordan har du det",
+];
+
 /// A sentence past its opening greeting: "hi, can you fix the typo" asks
 /// "can you fix the typo". A greeting alone stays as it is, and so does one
 /// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
@@ -500,8 +540,6 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
         "good to see",
         "pleased to meet",
         "glad to",
-        "how are you",
-        "how's it going",
         "hope you",
         "long time",
     ];
@@ -511,8 +549,11 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
     let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
     let rest = sentence[at + mark..].trim_start();
     let pleasantry = {
-        let lower = rest.to_lowercase().replace(['*', '_'], "");
-        PLEASANTRIES.iter().any(|p| lower.starts_with(p))
+        let lower = rest.to_lowercase().replace(['*', '_', '¿', '¡'], "");
+        PLEASANTRIES
+            .iter()
+            .chain(HOW_ARE_YOU)
+            .any(|p| lower.starts_with(p))
     };
     if is_greeting(&sentence[..at + mark]) && !pleasantry && crate::sentence::word_count(rest) >= 2
     {
