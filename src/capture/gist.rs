@@ -321,8 +321,12 @@ fn request_gist(text: &str) -> String {
         return format!("{out} {next}");
     }
     // "Fix the typo in the README title. Also switch the install to pnpm.":
-    // an ask added on is the session's work too, when both fit.
-    if ties::adds_an_ask(&next) && word_count(&out) + word_count(&next) <= REQUEST_WORDS {
+    // an ask added on is the session's work too, when both fit; so is "If
+    // not, fix it." after "Is the retry thread-safe?".
+    let follows_up = out.ends_with(['?', '？']) && ties::follows_up_a_question(&next);
+    if (follows_up || ties::adds_an_ask(&next))
+        && word_count(&out) + word_count(&next) <= REQUEST_WORDS
+    {
         return format!("{out} {next}");
     }
     out
@@ -715,6 +719,53 @@ mod tests {
             ),
         ] {
             assert_eq!(request_gist(text), want, "{text:?}");
+        }
+    }
+
+    /// The class: a question, then a follow-up ask on its line, on a
+    /// condition ("If not, fix it.", "Si no, …", "如果是，…") or a short one
+    /// to mend it ("Fix it please.", "Arréglalo.", "修一下。"), in any
+    /// language: both are the request. A remark or thanks after the
+    /// question is not.
+    #[test]
+    fn a_follow_up_ask_after_a_question_is_kept_with_it() {
+        for (question, follow_up) in [
+            ("Is the retry logic thread-safe?", "If not, fix it."),
+            (
+                "Is the retry logic thread-safe?",
+                "If not, rewrite it around a channel and add a test.",
+            ),
+            ("Why does the build fail on CI?", "Fix it please."),
+            ("¿Por qué falla el build en CI?", "Arréglalo por favor."),
+            ("¿Es seguro el reintento entre hilos?", "Si no, corrígelo."),
+            (
+                "Pourquoi le build échoue-t-il sur la CI ?",
+                "Si oui, corrige-le.",
+            ),
+            ("Ist der Retry threadsicher?", "Falls nicht, behebe das."),
+            ("Почему падает сборка на CI?", "Исправь, пожалуйста."),
+            ("为什么 CI 上构建失败？", "修一下。"),
+            ("重试逻辑是线程安全的吗？", "如果不是，就改掉。"),
+        ] {
+            let text = format!("{question} {follow_up}");
+            let got = request_gist(&text);
+            let head: String = follow_up.chars().take(6).collect();
+            assert!(
+                got.contains(&head) && got.contains(question),
+                "{text:?} -> {got:?}"
+            );
+        }
+        for after in [
+            "It worked yesterday.",
+            "Thanks!",
+            "I fixed the tests last week myself.",
+        ] {
+            let text = format!("Why does the build fail on CI? {after}");
+            assert_eq!(
+                request_gist(&text),
+                "Why does the build fail on CI?",
+                "{text:?}"
+            );
         }
     }
 

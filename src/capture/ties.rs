@@ -24,6 +24,74 @@ pub(super) fn adds_an_ask(sentence: &str) -> bool {
     opens_an_ask(sentence) && sentence.split_whitespace().take(4).skip(1).any(tied_word)
 }
 
+/// A short ask that follows up the question before it: on a condition ("If
+/// not, fix it.", "Si no, arréglalo.", "如果是，就改掉。") or to mend what
+/// the question asks about ("Fix it please.", "Arréglalo por favor.",
+/// "修一下。"). "Is the retry thread-safe? If not, fix it." asks both.
+pub(super) fn follows_up_a_question(sentence: &str) -> bool {
+    const CONDITIONS: &[&str] = &[
+        "if so",
+        "if not",
+        "if yes",
+        "if it is",
+        "if it isn't",
+        "if it does",
+        "if it doesn't",
+        "if there is",
+        "if there are",
+        "otherwise",
+        "si no",
+        "si es así",
+        "si oui",
+        "si non",
+        "sinon",
+        "se não",
+        "se sim",
+        "falls nicht",
+        "falls ja",
+        "wenn nicht",
+        "wenn ja",
+        "если нет",
+        "если да",
+        "иначе",
+        "nếu không",
+        "nếu có",
+        "nếu vậy",
+    ];
+    const CONDITIONS_CJK: &[&str] = &["如果", "若是", "若不是", "要是", "もし", "만약", "그렇다면"];
+    const MEND: &[&str] = &[
+        "fix",
+        "repair",
+        "solve",
+        "resolve",
+        "arregl",
+        "arrégl",
+        "corrig",
+        "corríg",
+        "consert",
+        "beheb",
+        "reparier",
+        "исправ",
+        "почин",
+        "sửa",
+        "修",
+        "改一下",
+        "改掉",
+        "直し",
+        "直して",
+        "고쳐",
+        "수정",
+    ];
+    let lower = sentence.trim_start().to_lowercase();
+    let short = crate::sentence::word_count(sentence) <= 6;
+    let conditional = opening(sentence, CONDITIONS).is_some()
+        || CONDITIONS_CJK.iter().any(|c| lower.starts_with(c));
+    let mends = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .any(|w| MEND.iter().any(|m| w.starts_with(m)));
+    conditional || (short && mends)
+}
+
 /// An ask without what ties it to the turn before it ("ok, now rename …",
 /// "then write …", "además, cambia …") and the fillers speech opens with
 /// ("hey so basically the thing is …"), when the rest still says something.
