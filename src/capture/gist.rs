@@ -241,7 +241,7 @@ const BACKSTORY_WORDS: usize = 12;
 /// Where a request's ask starts: past a role-play preamble, in the section
 /// that names the task, from the sentence that states it.
 fn ask_of(text: &str) -> &str {
-    let text = past_preamble(text);
+    let text = past_quote(past_preamble(text));
     // "Implement the following spec.\n\n# PRD: …": the person's words that
     // point at the brief they paste are the ask, not its Goal section.
     let pointing = prose_lines(text).next().is_some_and(|line| {
@@ -251,6 +251,24 @@ fn ask_of(text: &str) -> &str {
     });
     let text = if pointing { text } else { brief_task(text) };
     stated_task(text, remarks::opens_an_ask, ties::adds_an_ask)
+}
+
+/// A reply past the words it quotes: "> I added a retry with a fixed
+/// delay.\nNo, use exponential backoff." answers the quote; the person's
+/// own words after it are the ask. A quote with nothing after it stays.
+fn past_quote(text: &str) -> &str {
+    if !text.trim_start().starts_with('>') {
+        return text;
+    }
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim();
+        if !l.is_empty() && !l.starts_with('>') {
+            return &text[at..];
+        }
+        at += line.len();
+    }
+    text
 }
 
 /// The gist of a request: "the nginx error log. the site returns 502 since
@@ -720,6 +738,38 @@ mod tests {
         ] {
             assert_eq!(request_gist(text), want, "{text:?}");
         }
+    }
+
+    /// The class: a reply that quotes the agent first ("> I added a retry
+    /// …"), on one quoted line or several, with or without a blank line,
+    /// in any language: the person's words after the quote are the
+    /// request. A quote with nothing after it is the request as before.
+    #[test]
+    fn a_reply_is_read_past_the_words_it_quotes() {
+        for (quote, reply) in [
+            (
+                "> I added a retry with a fixed 1 s delay.",
+                "No, use exponential backoff instead.",
+            ),
+            (
+                "> I added a retry.\n> It waits one second.",
+                "Make the delay grow with each attempt.",
+            ),
+            (">我加了固定 1 秒的重试。", "不对，改成指数退避。"),
+            (
+                "> J'ai ajouté un nouvel essai.",
+                "Non, utilise un backoff exponentiel.",
+            ),
+        ] {
+            for gap in ["\n", "\n\n"] {
+                let text = format!("{quote}{gap}{reply}");
+                let got = request_gist(&text);
+                let head: String = reply.chars().take(8).collect();
+                assert!(got.starts_with(&head), "{text:?} -> {got:?}");
+            }
+        }
+        let alone = "> The invoice PDF shows the wrong VAT rate.";
+        assert!(request_gist(alone).starts_with("The invoice PDF"));
     }
 
     /// The class: a question, then a follow-up ask on its line, on a
