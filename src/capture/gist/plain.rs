@@ -1,0 +1,90 @@
+//! How a line of a message reads as words: markdown links by their words,
+//! long paths and web addresses shortened, list markers, check marks and
+//! headings taken off, and a reply read past the words it quotes.
+//!
+//! Owns: those readings of one line or text. Must not: choose which line
+//! or sentence is the request or outcome (the gist does).
+
+/// Markdown links as their words: "[src/export.py:88](/home/dev/shop/src/export.py:88)"
+/// says "src/export.py:88" (Codex links every file it names), and "[the
+/// docs](https://…)" says "the docs".
+pub(super) fn unlinked(text: &str) -> std::borrow::Cow<'_, str> {
+    static LINK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\[\s*([^\[\]\n]*?[^\[\]\s])\s*\]\([^()\s]+(?:\([^()\s]*\)[^()\s]*)*\)")
+            .expect("pattern compiles")
+    });
+    LINK.replace_all(text, "$1")
+}
+
+/// Absolute paths with their last two parts (`…/docs/architecture.md`), and
+/// web addresses without their scheme, a long one with its host and last two
+/// parts (`github.com/acme/shop/issues/42`, `github.com/…/button/index.ts`),
+/// so a request keeps its words when it is clipped.
+pub(super) fn short_paths(text: &str) -> String {
+    static URL: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"\bhttps?://([^\s/()<>]+)((?:/[^\s/()<>]+)*)/?")
+            .expect("pattern compiles")
+    });
+    let text = URL.replace_all(text, |c: &regex::Captures<'_>| {
+        let parts: Vec<&str> = c[2].split('/').skip(1).collect();
+        match parts.len() {
+            0..=4 => format!("{}{}", &c[1], &c[2]),
+            n => format!("{}/…/{}/{}", &c[1], parts[n - 2], parts[n - 1]),
+        }
+    });
+    static PATH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(^|[^A-Za-z0-9_.~/-])((?:~|/)[A-Za-z0-9_.~-]*(?:/[A-Za-z0-9_.~@+-]+){3,})",
+        )
+        .expect("pattern compiles")
+    });
+    PATH.replace_all(&text, |c: &regex::Captures<'_>| {
+        let parts: Vec<&str> = c[2].rsplitn(3, '/').collect();
+        format!("{}…/{}/{}", &c[1], parts[1], parts[0])
+    })
+    .into_owned()
+}
+
+/// A path or file name (`src/fetch.rs`, `@docs/plan.md`, `Cargo.toml`).
+pub(super) fn is_path_token(word: &str) -> bool {
+    let w = word.trim_matches(|c: char| matches!(c, '`' | '"' | '\'' | ',' | ':'));
+    w.contains('/')
+        || w.starts_with('@')
+        || w.rsplit_once('.').is_some_and(|(stem, ext)| {
+            !stem.is_empty()
+                && (1..=5).contains(&ext.len())
+                && ext.chars().all(|c| c.is_ascii_alphanumeric())
+        })
+}
+
+/// A line without its heading, quote or list marker (`1.`, `2)`, `-`, `•`,
+/// and the check marks agents list what they did with: `✅`, `✔️`, `☑`).
+pub(super) fn unmarked(line: &str) -> &str {
+    let line = super::super::brief::without_ornaments(line);
+    let line = line.trim_start_matches([
+        '#', '>', '-', '*', '•', '◦', '▪', '‣', ' ', '✅', '✔', '✓', '☑', '\u{FE0F}',
+    ]);
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    match line[digits..].strip_prefix(['.', ')']) {
+        Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
+        _ => line,
+    }
+}
+
+/// A reply past the words it quotes: "> I added a retry with a fixed
+/// delay.\nNo, use exponential backoff." answers the quote; the person's
+/// own words after it are the ask. A quote with nothing after it stays.
+pub(super) fn past_quote(text: &str) -> &str {
+    if !text.trim_start().starts_with('>') {
+        return text;
+    }
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let l = line.trim();
+        if !l.is_empty() && !l.starts_with('>') {
+            return &text[at..];
+        }
+        at += line.len();
+    }
+    text
+}
