@@ -11,6 +11,7 @@
 
 use super::brief::{brief_task, past_preamble, prose_lines, stated_task};
 use super::clip::clip_words;
+use super::greetings;
 use super::outcome::{Commit, Outcome, is_courtesy, is_thanks, lead, only_words};
 use super::remarks;
 use super::summarize;
@@ -316,6 +317,7 @@ fn request_gist(text: &str) -> String {
         return ties::past_ties(gist(&ask));
     }
     let lead_in = remarks::sets_the_scene(&out)
+        || remarks::complains(&out)
         || (!is_courtesy(&out)
             && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
             && !out.ends_with(['?', '？', ':', '：']));
@@ -384,7 +386,7 @@ fn sentences(line: &str) -> impl Iterator<Item = String> + '_ {
 fn gist(text: &str) -> String {
     let text = ask_of(text);
     let line = prose_lines(text).next().unwrap_or_default();
-    let mut out = first_sentence(remarks::past_greeting(unmarked(line)));
+    let mut out = first_sentence(greetings::past_greeting(unmarked(line)));
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
     if !out.is_empty()
         && out.split_whitespace().all(is_path_token)
@@ -415,9 +417,9 @@ fn gist(text: &str) -> String {
         .map(|rest| first_sentence(rest.lines().next().unwrap_or_default()))
         .filter(|n| !n.is_empty() && !n.starts_with("```"));
     if let Some(next) = next {
-        let greets = is_thanks(&out) || remarks::is_greeting(&out);
+        let greets = is_thanks(&out) || greetings::is_greeting(&out);
         if is_courtesy(&out) || (greets && word_count(&next) >= 3) {
-            out = remarks::past_greeting(&next).to_string();
+            out = greetings::past_greeting(&next).to_string();
         } else if names_nothing(&out) {
             out = format!("{out} {next}");
         }
@@ -588,6 +590,57 @@ mod tests {
             (
                 "Add a retry with backoff to the fetcher in src/fetch.rs. It keeps timing out.",
                 "Add a retry with backoff to the fetcher in src/fetch.rs.",
+            ),
+        ] {
+            assert_eq!(request_gist(text), want, "{text:?}");
+        }
+    }
+
+    /// The class: a first sentence that vents ("ugh this is so annoying,
+    /// …", "这个 bug 烦死了", "das nervt"), then the ask on its line, in any
+    /// language: the request keeps both. A plain statement, or a question
+    /// that vents, stays alone.
+    #[test]
+    fn a_first_sentence_that_vents_goes_on_into_the_ask_after_it() {
+        for (vent, ask) in [
+            (
+                "ugh this is so annoying, the tests keep failing randomly.",
+                "make them deterministic",
+            ),
+            (
+                "The flaky login test is driving me crazy.",
+                "Pin the clock in it.",
+            ),
+            (
+                "I'm sick of the 10 minute builds.",
+                "Cache the dependencies in CI.",
+            ),
+            (
+                "Das nervt, der Build bricht ständig ab.",
+                "Mach ihn stabil.",
+            ),
+            ("这个 bug 烦死了。", "帮我修一下。"),
+            (
+                "C'est chiant, les tests plantent tout le temps.",
+                "Rends-les stables.",
+            ),
+        ] {
+            let text = format!("{vent} {ask}");
+            let got = request_gist(&text);
+            let ask_word: String = ask.chars().take(4).collect();
+            assert!(
+                got.starts_with(vent.trim_end_matches(['.', '。'])) && got.contains(&ask_word),
+                "{text:?} -> {got:?}"
+            );
+        }
+        for (text, want) in [
+            (
+                "The tests keep failing randomly on CI. It happens about once a day.",
+                "The tests keep failing randomly on CI.",
+            ),
+            (
+                "Why is this build so annoying to debug? It fails once a day.",
+                "Why is this build so annoying to debug?",
             ),
         ] {
             assert_eq!(request_gist(text), want, "{text:?}");

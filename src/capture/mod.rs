@@ -15,6 +15,7 @@
 mod brief;
 mod clip;
 mod gist;
+mod greetings;
 mod hook_file;
 mod listing;
 pub mod model;

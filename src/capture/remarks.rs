@@ -1,7 +1,9 @@
-//! What a person says that asks nothing of the work: a greeting, small talk
-//! with the agent about itself (its model, its name, which agent it is), a
-//! bare "carry on". Told by structure across languages, so the request a
-//! sentence names is the one the session's work followed.
+//! What a person says that asks nothing of the work alone: small talk with
+//! the agent about itself (its model, its name, which agent it is), a bare
+//! "carry on", venting, a scene set for the ask after it; and how an ask
+//! opens. Told by structure across languages, so the request a sentence
+//! names is the one the session's work followed. Greetings are in
+//! `greetings`.
 //!
 //! Owns: telling those remarks. Must not: choose the request (summarize
 //! does) or read a transcript.
@@ -195,87 +197,6 @@ pub(super) fn only_carries_on(text: &str) -> bool {
             .all(|w| CARRY_ON.contains(&w.as_str()) || FILLER.contains(&w.as_str()))
 }
 
-/// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
-pub(super) fn is_greeting(text: &str) -> bool {
-    const OPENERS: &[&str] = &[
-        "hi",
-        "hello",
-        "hey",
-        "hiya",
-        "good morning",
-        "good afternoon",
-        "good evening",
-        "good night",
-        "goodnight",
-        "yo",
-        "hola",
-        "bonjour",
-        "salut",
-        "ciao",
-        "hallo",
-        "olá",
-        "ola",
-        "привет",
-        "здравствуйте",
-        "你好",
-        "您好",
-        "嗨",
-        "こんにちは",
-        "こんばんは",
-        "おはよう",
-        "お疲れ様",
-        "お疲れさま",
-        "おつかれさま",
-        "お世話になっております",
-        "안녕",
-        "수고하",
-        "수고 많",
-        "辛苦了",
-        "早上好",
-        "下午好",
-        "晚上好",
-        "guten morgen",
-        "guten tag",
-        "buenos días",
-        "buenas tardes",
-        "bom dia",
-        "boa tarde",
-        "buongiorno",
-        "добрый день",
-        "доброе утро",
-        "xin chào",
-        "chào bạn",
-        "oi",
-        "hej",
-        "hoi",
-        "moin",
-        "servus",
-        "ahoj",
-        "cześć",
-        "merhaba",
-        "selam",
-        "szia",
-        "привіт",
-        "вітаю",
-        "γεια",
-        "مرحبا",
-        "שלום",
-        "नमस्ते",
-        "สวัสดี",
-    ];
-    // Spanish opens an exclamation with its mark: "¡Hola!".
-    let lower = text.trim_start_matches(['¡', '¿']).to_lowercase();
-    let opens = OPENERS.iter().any(|o| {
-        lower.starts_with(o)
-            && lower[o.len()..]
-                .chars()
-                .next()
-                .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
-    });
-    let asks = text.contains(['?', '？']) && !HOW_ARE_YOU.iter().any(|h| lower.contains(h));
-    opens && !asks && crate::sentence::word_count(text) <= 8
-}
-
 /// A short message to the agent about itself, in any language: a word for
 /// "you" and a word for what the agent is (its model, its name, which agent,
 /// its workspace, its version), and nothing of the work (no path, no file,
@@ -350,6 +271,56 @@ pub(super) fn asks_about_the_agent(text: &str) -> bool {
         words.iter().any(|w| list.contains(w)) || cjk.iter().any(|s| lower.contains(s))
     };
     any(YOU, YOU_CJK) && any(SELF, SELF_CJK)
+}
+
+/// A sentence that vents before the ask ("ugh this is so annoying, the
+/// tests keep failing randomly.", "这个 bug 烦死了。"): how the person
+/// feels about the problem, not what to do about it.
+pub(super) fn complains(sentence: &str) -> bool {
+    const VENTING: &[&str] = &[
+        "so annoying",
+        "really annoying",
+        "is annoying",
+        "frustrating",
+        "driving me crazy",
+        "drives me crazy",
+        "driving me nuts",
+        "sick of",
+        "tired of",
+        "fed up",
+        "i hate",
+        "sucks",
+        "ugh",
+        "argh",
+        "wtf",
+        "ffs",
+        "nervig",
+        "nervt",
+        "molesto",
+        "harto",
+        "chiant",
+        "marre",
+        "бесит",
+        "достало",
+        "烦死",
+        "好烦",
+        "崩溃",
+        "受不了",
+        "うざい",
+        "イライラ",
+        "짜증",
+    ];
+    let lower = sentence.to_lowercase();
+    !sentence.trim_end().ends_with(['?', '？'])
+        && VENTING.iter().any(|v| {
+            lower.match_indices(v).any(|(i, _)| {
+                let cjk = v.chars().next().is_some_and(crate::sentence::is_cjk);
+                cjk || !lower[..i]
+                    .chars()
+                    .next_back()
+                    .is_some_and(char::is_alphanumeric)
+            })
+        })
 }
 
 /// A first sentence that only sets the scene for the ask after it: what the
@@ -488,77 +459,4 @@ pub(super) fn opens_an_ask(sentence: &str) -> bool {
         ]
         .iter()
         .any(|a| lower.trim_end_matches(['。', '.', '!', '！']).ends_with(a))
-}
-
-/// "How are you?" after a greeting, in the languages sessions are held in:
-/// part of the greeting, not a question about the work.
-const HOW_ARE_YOU: &[&str] = &[
-    "how are you",
-    "how's it going",
-    "how is it going",
-    "tudo bem",
-    "tudo bom",
-    "como vai",
-    "como está",
-    "como estás",
-    "qué tal",
-    "que tal",
-    "ça va",
-    "ca va",
-    "comment ça va",
-    "comment vas-tu",
-    "comment allez-vous",
-    "wie geht",
-    "hoe gaat het",
-    "как дела",
-    "как ты",
-    "как вы",
-    "come stai",
-    "come va",
-    "你好吗",
-    "你好嗎",
-    "最近怎么样",
-    "最近怎麼樣",
-    "最近好吗",
-    "元気",
-    "お元気",
-    "잘 지내",
-    "khỏe không",
-    "nasılsın",
-    "jak się masz",
-    "hur mår du",
-    "hvordan har du det",
-];
-
-/// A sentence past its opening greeting: "hi, can you fix the typo" asks
-/// "can you fix the typo". A greeting alone stays as it is, and so does one
-/// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
-pub(super) fn past_greeting(sentence: &str) -> &str {
-    const PLEASANTRIES: &[&str] = &[
-        "nice to meet",
-        "nice to see",
-        "good to see",
-        "pleased to meet",
-        "glad to",
-        "hope you",
-        "long time",
-    ];
-    let Some(at) = sentence.find([',', '!', '，', '！', '~']) else {
-        return sentence;
-    };
-    let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
-    let rest = sentence[at + mark..].trim_start();
-    let pleasantry = {
-        let lower = rest.to_lowercase().replace(['*', '_', '¿', '¡'], "");
-        PLEASANTRIES
-            .iter()
-            .chain(HOW_ARE_YOU)
-            .any(|p| lower.starts_with(p))
-    };
-    if is_greeting(&sentence[..at + mark]) && !pleasantry && crate::sentence::word_count(rest) >= 2
-    {
-        rest
-    } else {
-        sentence
-    }
 }

@@ -6,6 +6,7 @@
 
 use std::time::Duration;
 
+use super::greetings;
 use super::outcome::Commit;
 use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
@@ -428,7 +429,7 @@ pub fn substantive(text: &str) -> bool {
         return text.contains([' ', ':', '\n']);
     }
     crate::sentence::word_count(text) >= 3
-        && !remarks::is_greeting(text)
+        && !greetings::is_greeting(text)
         && !remarks::only_carries_on(text)
         && !remarks::is_small_talk(text)
 }
@@ -448,7 +449,7 @@ pub fn says_nothing_of_work(text: &str) -> bool {
         "correct", "exactly", "lgtm", "ship", "works", "for", "me", "then", "now", "and", "y",
     ];
     let text = text.trim();
-    remarks::is_greeting(text)
+    greetings::is_greeting(text)
         || remarks::is_small_talk(text)
         || remarks::only_carries_on(text)
         || super::outcome::is_courtesy(text)

@@ -1,0 +1,161 @@
+//! Greetings: "hi", "¡Hola!", "你好", with or without "how are you?", in
+//! the languages sessions are held in. A message that only greets asks
+//! nothing of the work, and a request is read past the greeting it opens
+//! with.
+//!
+//! Owns: telling a greeting and where the words after it start. Must not:
+//! choose the request (summarize and the gist do).
+
+/// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
+pub(super) fn is_greeting(text: &str) -> bool {
+    const OPENERS: &[&str] = &[
+        "hi",
+        "hello",
+        "hey",
+        "hiya",
+        "good morning",
+        "good afternoon",
+        "good evening",
+        "good night",
+        "goodnight",
+        "yo",
+        "hola",
+        "bonjour",
+        "salut",
+        "ciao",
+        "hallo",
+        "olá",
+        "ola",
+        "привет",
+        "здравствуйте",
+        "你好",
+        "您好",
+        "嗨",
+        "こんにちは",
+        "こんばんは",
+        "おはよう",
+        "お疲れ様",
+        "お疲れさま",
+        "おつかれさま",
+        "お世話になっております",
+        "안녕",
+        "수고하",
+        "수고 많",
+        "辛苦了",
+        "早上好",
+        "下午好",
+        "晚上好",
+        "guten morgen",
+        "guten tag",
+        "buenos días",
+        "buenas tardes",
+        "bom dia",
+        "boa tarde",
+        "buongiorno",
+        "добрый день",
+        "доброе утро",
+        "xin chào",
+        "chào bạn",
+        "oi",
+        "hej",
+        "hoi",
+        "moin",
+        "servus",
+        "ahoj",
+        "cześć",
+        "merhaba",
+        "selam",
+        "szia",
+        "привіт",
+        "вітаю",
+        "γεια",
+        "مرحبا",
+        "שלום",
+        "नमस्ते",
+        "สวัสดี",
+    ];
+    // Spanish opens an exclamation with its mark: "¡Hola!".
+    let lower = text.trim_start_matches(['¡', '¿']).to_lowercase();
+    let opens = OPENERS.iter().any(|o| {
+        lower.starts_with(o)
+            && lower[o.len()..]
+                .chars()
+                .next()
+                .is_none_or(|c| c.is_whitespace() || ",!~，！、。".contains(c) || !c.is_ascii())
+    });
+    let asks = text.contains(['?', '？']) && !HOW_ARE_YOU.iter().any(|h| lower.contains(h));
+    opens && !asks && crate::sentence::word_count(text) <= 8
+}
+
+/// "How are you?" after a greeting, in the languages sessions are held in:
+/// part of the greeting, not a question about the work.
+const HOW_ARE_YOU: &[&str] = &[
+    "how are you",
+    "how's it going",
+    "how is it going",
+    "tudo bem",
+    "tudo bom",
+    "como vai",
+    "como está",
+    "como estás",
+    "qué tal",
+    "que tal",
+    "ça va",
+    "ca va",
+    "comment ça va",
+    "comment vas-tu",
+    "comment allez-vous",
+    "wie geht",
+    "hoe gaat het",
+    "как дела",
+    "как ты",
+    "как вы",
+    "come stai",
+    "come va",
+    "你好吗",
+    "你好嗎",
+    "最近怎么样",
+    "最近怎麼樣",
+    "最近好吗",
+    "元気",
+    "お元気",
+    "잘 지내",
+    "khỏe không",
+    "nasılsın",
+    "jak się masz",
+    "hur mår du",
+    "hvordan har du det",
+];
+
+/// A sentence past its opening greeting: "hi, can you fix the typo" asks
+/// "can you fix the typo". A greeting alone stays as it is, and so does one
+/// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
+pub(super) fn past_greeting(sentence: &str) -> &str {
+    const PLEASANTRIES: &[&str] = &[
+        "nice to meet",
+        "nice to see",
+        "good to see",
+        "pleased to meet",
+        "glad to",
+        "hope you",
+        "long time",
+    ];
+    let Some(at) = sentence.find([',', '!', '，', '！', '~']) else {
+        return sentence;
+    };
+    let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
+    let rest = sentence[at + mark..].trim_start();
+    let pleasantry = {
+        let lower = rest.to_lowercase().replace(['*', '_', '¿', '¡'], "");
+        PLEASANTRIES
+            .iter()
+            .chain(HOW_ARE_YOU)
+            .any(|p| lower.starts_with(p))
+    };
+    if is_greeting(&sentence[..at + mark]) && !pleasantry && crate::sentence::word_count(rest) >= 2
+    {
+        rest
+    } else {
+        sentence
+    }
+}
