@@ -271,6 +271,9 @@ fn request_gist(text: &str) -> String {
     if let Some(tasks) = listed::listed_tasks(text, &out) {
         return tasks;
     }
+    if let Some(asked) = closing::ask_inside(&out) {
+        return asked;
+    }
     let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
     let line = unmarked(first);

@@ -8,9 +8,9 @@
 //! transcript's `after_paste` tells an error's line and the ask after it)
 //! or an ask that says its point (`stated_task` finds it).
 
-use super::{REQUEST_WORDS, first_sentence, past_preamble, prose_lines, unmarked};
+use super::{REQUEST_WORDS, first_sentence, gist, past_preamble, prose_lines, unmarked};
 use crate::capture::clip::clip_words;
-use crate::capture::remarks;
+use crate::capture::{remarks, ties};
 use crate::sentence::word_count;
 
 /// Words a closing ask stays within to point back rather than say its point.
@@ -53,6 +53,41 @@ pub(super) fn pointing_back(text: &str) -> Option<String> {
     let title = clip_words(&title, room);
     let gap = if title.ends_with('…') { " " } else { " … " };
     Some(format!("{title}{gap}{ask}"))
+}
+
+/// Words of telling before an ask inside one long sentence that make it a
+/// run-on ("so the thing is when a user signs up … so can you make it link
+/// the accounts by email").
+const RUN_ON_WORDS: usize = 8;
+
+/// A run-on sentence longer than a request, with its ask inside: "<its
+/// opening words> … <the ask>", so the clip keeps the ask rather than the
+/// first 22 words of telling.
+pub(super) fn ask_inside(sentence: &str) -> Option<String> {
+    if word_count(sentence) <= REQUEST_WORDS {
+        return None;
+    }
+    let starts = sentence
+        .char_indices()
+        .filter(|&(i, c)| !c.is_whitespace() && sentence[..i].ends_with(char::is_whitespace));
+    let (at, _) = starts
+        .skip(RUN_ON_WORDS - 1)
+        .find(|&(i, _)| remarks::opens_an_ask(&sentence[i..]))?;
+    let ask = gist(&sentence[at..]);
+    let room = REQUEST_WORDS.saturating_sub(word_count(&ask) + 1);
+    if room < 6 {
+        return Some(ask);
+    }
+    let mut head = sentence[..at].trim_end().trim_end_matches([',', '，']);
+    while let Some((before, last)) = head.rsplit_once(' ') {
+        if !["so", "and", "but", "then", "now"].contains(&last.to_lowercase().as_str()) {
+            break;
+        }
+        head = before.trim_end_matches([',', '，']);
+    }
+    let head = clip_words(ties::past_ties(head.to_string()).as_str(), room);
+    let gap = if head.ends_with('…') { " " } else { " … " };
+    Some(format!("{head}{gap}{ask}"))
 }
 
 /// An ask that points back at what came before it ("Implement this.", "Can
@@ -102,6 +137,44 @@ fn points_back(ask: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::request_gist;
+
+    /// The class: one run-on sentence, longer than a request, that tells
+    /// the problem and asks at its end ("… so can you make it link the
+    /// accounts by email", "… et pouvez-vous …", "… kannst du …"): the
+    /// request is its opening words and the ask, within 22 words. A long
+    /// sentence that asks first, or asks nothing, is clipped as before.
+    #[test]
+    fn the_ask_at_the_end_of_a_run_on_sentence_is_kept() {
+        for (telling, ask) in [
+            (
+                "so the thing is when a user signs up with google and then later tries to log in with email and password using the same address the app creates a second account instead of linking them",
+                "so can you make it link the accounts by email",
+            ),
+            (
+                "quand un client paie avec une carte refusée puis réessaie avec une autre carte la commande reste bloquée en attente et le stock reste réservé pour toujours",
+                "pouvez-vous libérer le stock après un échec",
+            ),
+            (
+                "wenn ein Nutzer sich mit Google anmeldet und später mit E-Mail und Passwort einloggt legt die App ein zweites Konto an statt die beiden zu verknüpfen",
+                "kannst du die Konten per E-Mail verknüpfen",
+            ),
+        ] {
+            let text = format!("{telling} {ask}");
+            let got = request_gist(&text);
+            let last: Vec<&str> = ask.split_whitespace().rev().take(3).collect();
+            assert!(last.iter().all(|w| got.contains(w)), "{text:?} -> {got:?}");
+            let first: String = telling
+                .split_whitespace()
+                .skip(4)
+                .take(2)
+                .collect::<Vec<_>>()
+                .join(" ");
+            assert!(got.contains(&first), "{text:?} -> {got:?}");
+            assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
+        }
+        let asks_first = "can you make the importer skip rows whose date column is empty or malformed instead of failing the whole file and then log how many rows it skipped";
+        assert!(request_gist(asks_first).starts_with("make the importer skip rows"));
+    }
 
     /// The class: a paste (a brief in sections, a quoted message, a ticket's
     /// text, maybe presented by a line) and then a short ask pointing back at
