@@ -142,13 +142,21 @@ fn at_a_boundary(clipped: &str) -> &str {
     };
     // A cut inside parentheses ("…on two counts (no file + the") ends
     // before them, when that keeps half the text.
-    for (open, close) in [('(', ')'), ('（', '）'), ('[', ']')] {
+    for (open, close) in [('(', ')'), ('（', '）'), ('[', ']'), ('{', '}')] {
         if out.matches(open).count() > out.matches(close).count()
             && let Some(at) = out.rfind(open).filter(|&at| at * 2 >= clipped.len())
         {
             out = &out[..at];
         }
     }
+    // A cut inside a quote ("… with \"order") ends before the word it opens.
+    if out.matches('"').count() % 2 == 1
+        && let Some(at) = out.rfind('"').map(|q| out[..q].rfind(' ').unwrap_or(q))
+        && at * 2 >= clipped.len()
+    {
+        out = &out[..at];
+    }
+    out = out.trim_end();
     while let Some((head, last)) = out.rsplit_once(' ') {
         if !DANGLING.contains(&last.to_lowercase().as_str()) {
             break;
@@ -163,8 +171,8 @@ mod tests {
     use super::*;
     use crate::capture::gist::end_sentence;
 
-    /// Cut inside a parenthesis (any kind, any language), the text ends
-    /// before it; a parenthesis closed before the cut stays.
+    /// Cut inside a parenthesis (any kind, any language), a brace or a
+    /// quote, the text ends before it; one closed before the cut stays.
     #[test]
     fn a_cut_inside_parentheses_ends_before_them() {
         for (open, close) in [("(", ")"), ("（", "）"), ("[", "]")] {
@@ -179,6 +187,20 @@ mod tests {
                 assert!(!clipped.contains(open), "{clipped}");
                 assert!(clipped.starts_with(head), "{clipped}");
             }
+        }
+        // Quotes and braces too: JSON in an outcome is never cut open.
+        for tail in [
+            "{\"error\":\"order not found\"} on every miss",
+            "\"order not found\" on every miss",
+        ] {
+            let text = format!(
+                "getOrder throws NotFoundError and the error middleware maps it to a 404 with {tail}"
+            );
+            let clipped = end_sentence(&clip_words(&text, 15));
+            assert_eq!(
+                clipped, "getOrder throws NotFoundError and the error middleware maps it to a 404.",
+                "{text}"
+            );
         }
         let closed = "the tests (all 42) pass on the new parser and the old one too";
         assert!(clip_words(closed, 8).contains("(all 42)"));
