@@ -396,6 +396,15 @@ mod tests {
                 "Der Test schlug fehl, weil der Index fehlte.",
                 "Ich habe den Index in der Migration 0042 angelegt.",
             ),
+            // Told in the present, naming what goes wrong.
+            (
+                "The CDN returns 403 because the bucket policy only allows the old domain.",
+                "I added shop.example.com to the allowed referrers in infra/cdn.tf.",
+            ),
+            (
+                "The worker hangs because the Redis client never reconnects.",
+                "I've enabled reconnect with backoff in worker/redis.ts.",
+            ),
         ];
         let aside = "This only showed up with a discount code.";
         for (cause, fix) in told {
@@ -425,6 +434,7 @@ mod tests {
             "The tests pass now because the fixture was reset.",
             "Removed the cache because it was stale.",
             "Added caching, so the pages load in 80 ms.",
+            "The page loads fast because the images are cached.",
         ] {
             let answer = format!("{result} I updated the README as well.");
             let s = compose(&session("fix the tests", &answer), None).unwrap();

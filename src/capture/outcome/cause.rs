@@ -171,9 +171,14 @@ pub(crate) fn is_cause(sentence: &str) -> bool {
 /// was stale.").
 fn tells_a_cause(sentence: &str) -> bool {
     static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        let past = r"(?:was|were|had|did|didn't|wasn't|weren't|hadn't|never|\w+ed)";
+        let was = r"(?:was|were|had|did|didn't|wasn't|weren't|hadn't|never)";
+        let past = format!(r"(?:{was}|\w+ed)");
+        // After "because", only a past the person cannot read as a state
+        // ("because the images are cached" is one). Told in the present, a
+        // cause names what goes wrong: "The CDN returns 403 because …".
+        let failing = r"(?:fails?|failing|errors?|crash(?:es)?|breaks?|broken|wrong|returns? [45]\d\d|doesn't|don't|can't|cannot|hangs?|loops?|times? out)";
         regex::Regex::new(&format!(
-            r"\b{past}\b.*(?:,\s*so\b|\bbecause\b|\bwhich (?:is why|caused|made|meant)\b|\bcausing\b)|\bbecause\b.*\b{past}\b"
+            r"\b{past}\b.*(?:,\s*so\b|\bbecause\b|\bwhich (?:is why|caused|made|meant)\b|\bcausing\b)|\bbecause\b.*\b{was}\b|\b{failing}\b.*\bbecause\b"
         ))
         .expect("pattern compiles")
     });
