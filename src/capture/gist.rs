@@ -276,6 +276,7 @@ fn request_gist(text: &str) -> String {
     }
     let mut lines = prose_lines(ask_of(text));
     let first = lines.next().unwrap_or_default();
+    let second = lines.next();
     let line = unmarked(first);
     let Some(rest) = after(line, out.as_str()).map(str::trim_start) else {
         return out;
@@ -286,7 +287,7 @@ fn request_gist(text: &str) -> String {
     if super::brief::assigns_a_role(&out) {
         let next = Some(first_sentence(rest))
             .filter(|n| !n.is_empty())
-            .or_else(|| lines.next().map(|l| first_sentence(unmarked(l))))
+            .or_else(|| second.map(|l| first_sentence(unmarked(l))))
             .filter(|n| !n.is_empty());
         if let Some(next) = next {
             return ties::past_ties(gist(&next));
@@ -296,7 +297,7 @@ fn request_gist(text: &str) -> String {
     // asked as a list, on one line or on the list's lines, are asked together.
     let listed = |item: &str| unmarked(item) != item;
     let following = match rest.is_empty() {
-        true => lines.next().filter(|l| listed(first) && listed(l)),
+        true => second.filter(|l| listed(first) && listed(l)),
         false => Some(rest).filter(|r| listed(r)),
     };
     if out.ends_with(['?', '？'])
@@ -319,11 +320,17 @@ fn request_gist(text: &str) -> String {
     {
         return ties::past_ties(gist(&ask));
     }
-    let lead_in = remarks::sets_the_scene(&out)
-        || remarks::complains(&out)
+    let scene = remarks::sets_the_scene(&out) || remarks::complains(&out);
+    let lead_in = scene
         || (!is_courtesy(&out)
             && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
             && !out.ends_with(['?', '？', ':', '：']));
+    // A scene alone on its line ("We are migrating from Jest to Vitest.")
+    // goes on into the next line of prose, as on its own line.
+    let next = match (scene && next.is_empty(), second) {
+        (true, Some(line)) if unmarked(line) == line => first_sentence(line),
+        _ => next,
+    };
     if lead_in && !next.is_empty() {
         return format!("{out} {next}");
     }
@@ -651,8 +658,9 @@ mod tests {
     }
 
     /// The class: a first sentence that only sets the scene (what the
-    /// person has, what to read first) and the ask after it on its line, in
-    /// any language and with any scene; the request keeps both. A first
+    /// person has, is in the middle of, what to read first) and the ask
+    /// after it, on its line or the next, in any language and with any
+    /// scene; the request keeps both. A first
     /// sentence that asks, or says what to do, stays alone.
     #[test]
     fn a_first_sentence_that_sets_the_scene_goes_on_into_the_ask_after_it() {
@@ -686,15 +694,25 @@ mod tests {
                 "Read the migration guide in docs/upgrade.md.",
                 "Then bump the SDK to v3 and fix what breaks.",
             ),
+            (
+                "We are migrating from Jest to Vitest.",
+                "Convert the tests in src/utils and keep the snapshots.",
+            ),
+            (
+                "我们正在从 Jest 迁移到 Vitest。",
+                "把 src/utils 的测试改过去。",
+            ),
         ] {
-            let text = format!("{scene} {ask}");
-            let got = request_gist(&text);
-            let ask_word = ask.split_whitespace().nth(1).unwrap_or(ask);
-            assert!(
-                got.starts_with(scene.trim_end_matches(['.', '。']))
-                    && got.contains(ask_word.trim_end_matches(['.', '。'])),
-                "{text:?} -> {got:?}"
-            );
+            for gap in [" ", "\n", "\n\n"] {
+                let text = format!("{scene}{gap}{ask}");
+                let got = request_gist(&text);
+                let ask_word = ask.split_whitespace().nth(1).unwrap_or(ask);
+                assert!(
+                    got.starts_with(scene.trim_end_matches(['.', '。']))
+                        && got.contains(ask_word.trim_end_matches(['.', '。'])),
+                    "{text:?} -> {got:?}"
+                );
+            }
         }
         for (text, want) in [
             (
@@ -708,6 +726,14 @@ mod tests {
             (
                 "Thanks to the cache the build is fast now. Add one for the tests too.",
                 "Thanks to the cache the build is fast now.",
+            ),
+            (
+                "Fix the crash in src/parser.rs on empty input.\n\nIt started after the last release.",
+                "Fix the crash in src/parser.rs on empty input.",
+            ),
+            (
+                "We are migrating from Jest to Vitest.\n- src/utils\n- src/api",
+                "We are migrating from Jest to Vitest.",
             ),
         ] {
             assert_eq!(request_gist(text), want, "{text:?}");

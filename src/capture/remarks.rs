@@ -325,7 +325,8 @@ pub(super) fn complains(sentence: &str) -> bool {
 
 /// A first sentence that only sets the scene for the ask after it: what the
 /// person has ("I have a folder of 300 scanned invoices.", "Tengo un CSV de
-/// pedidos.", "У меня есть лог.", "我有一个文件夹。") or what to read first
+/// pedidos.", "У меня есть лог.", "我有一个文件夹。"), is in the middle of
+/// ("We are migrating from Jest to Vitest.") or what to read first
 /// ("look at the files in src/.", "Прочитай README."). It asks nothing of
 /// the work alone: the next sentence says what to do with it.
 pub(super) fn sets_the_scene(sentence: &str) -> bool {
@@ -365,6 +366,20 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
         "вот ",
         "tôi có ",
         "mình có ",
+        // What the person is in the middle of.
+        "we are ",
+        "we're ",
+        "we use ",
+        "we moved ",
+        "we switched ",
+        "we migrated ",
+        "i'm working on ",
+        "i am working on ",
+        "i'm building ",
+        "i am building ",
+        "nous utilisons ",
+        "estamos ",
+        "wir nutzen ",
         // What to read first.
         "look at ",
         "have a look at ",
@@ -387,6 +402,8 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
     const OPENERS_CJK: &[&str] = &[
         "我有",
         "我们有",
+        "我们正在",
+        "我正在做",
         "这里有",
         "这是",
         "看一下",
