@@ -20,6 +20,11 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         return items;
     }
     let mut first = None;
+    // "Fixed!", "Done." opening the answer: the gist reads past it.
+    let opening = first_sentence(unmarked(prose_lines(rest).next().unwrap_or_default()));
+    let completion = Some(opening.trim_end_matches(['!', '.', '！', '。']))
+        .filter(|_| completes(&opening))
+        .map(str::to_string);
     for _ in 0..4 {
         let one = gist(rest);
         if one.is_empty() {
@@ -46,6 +51,11 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             if let Some(fix) = fix_after_cause(&one, rest) {
                 return fix;
             }
+            // "Fixed! The issue was that formatDate assumed UTC.": the
+            // cause, with the word that says the work is done.
+            if let Some(done) = completion.filter(|_| super::super::outcome::is_cause(said)) {
+                return format!("{done}: {said}");
+            }
             // "The build passes. But two tests are skipped.": the short
             // result the caveat limits goes with it.
             if let Some(both) = first
@@ -70,6 +80,15 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             .filter(|g| g.chars().any(char::is_alphanumeric))
             .unwrap_or_else(|| first_sentence(answer.trim()))
     })
+}
+
+/// A sentence that only says the work is done ("Fixed!", "Done.", "搞定！"),
+/// not one that only complies ("OK.", "Sure!", "好的").
+fn completes(sentence: &str) -> bool {
+    use super::super::outcome::{is_acknowledgement, only_complies};
+    is_acknowledgement(sentence)
+        && !only_complies(sentence)
+        && sentence.chars().any(char::is_alphanumeric)
 }
 
 /// Words a result and the caveat after it stay within to be told together.
@@ -331,7 +350,8 @@ mod tests {
     /// in the next paragraph), in any language, with "the problem was" or
     /// only a "so"/"because" ("所以", "porque", "weil"): the session ended
     /// in the fix, so the fix is what came of it. A cause with no change reported
-    /// after it, as an answer to "why …?" has, stays the outcome.
+    /// after it, as an answer to "why …?" has, stays the outcome, told with
+    /// the word before it that says the work is done ("Fixed: …").
     #[test]
     fn a_cause_told_before_its_fix_gives_way_to_the_fix() {
         let told = [
@@ -429,6 +449,18 @@ mod tests {
             let s = compose(&session("why is the total wrong?", &answer), None).unwrap();
             assert!(s.contains(&head(cause)), "{answer:?}: {s}");
         }
+        // "Fixed!" before a cause with no change after it: both.
+        for done in ["Fixed!", "Done.", "All done!", "搞定！"] {
+            let answer = format!("{done} {cause}");
+            let s = compose(&session("fix the bug", &answer), None).unwrap();
+            let word = done.trim_end_matches(['!', '.', '！']);
+            assert!(
+                s.contains(&format!("{word}: {}", head(cause))),
+                "{answer:?}: {s}"
+            );
+        }
+        let s = compose(&session("fix the bug", &format!("OK. {cause}")), None).unwrap();
+        assert!(!s.contains("OK:") && s.contains(&head(cause)), "{s}");
         // A result or a change told with its reason is not a cause.
         for result in [
             "The tests pass now because the fixture was reset.",

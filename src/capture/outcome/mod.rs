@@ -28,7 +28,8 @@ pub(crate) use agreement::is_agreement;
 pub(crate) use cause::{is_cause, reports_a_change};
 pub use commit::Commit;
 pub(crate) use manners::{
-    is_acknowledgement, is_courtesy, is_thanks, only_words, past_acknowledging_clause,
+    is_acknowledgement, is_courtesy, is_thanks, only_complies, only_words,
+    past_acknowledging_clause,
 };
 pub use narration::is_narration;
 
