@@ -104,6 +104,9 @@ const SMALL_TALK: &[&str] = &[
     "you're the best",
     "good night, talk tomorrow",
     "hey Maria, welcome back",
+    "Oi, tudo bem?",
+    "Salut, ça va ?",
+    "你好，最近怎么样？",
 ];
 
 fn main() {

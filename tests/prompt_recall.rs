@@ -199,7 +199,7 @@ fn small_talk_thanks_and_go_aheads_get_nothing() {
     let ws = workspace(15);
     // A session whose words small talk shares: "today", "great job", "go
     // ahead", "undo", and "on" ("one" to the stemmer).
-    let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today on staging, on the canary and on prod, and undo it on failure.";
+    let said = "release: how are you today, the team said great job and thank you so much; we go ahead with the deploy today on staging, on the canary and on prod, and undo it on failure. Oi Ana, tudo bem; salut, ça va; hallo, wie geht's; 你好，最近怎么样";
     let chat = told(
         "chat-1",
         12,
@@ -219,6 +219,11 @@ fn small_talk_thanks_and_go_aheads_get_nothing() {
         "no, the other one",
         "undo that",
         "wait, not that one",
+        // Greetings with "how are you" in other languages.
+        "Oi, tudo bem?",
+        "Salut, ça va ?",
+        "Hallo, wie geht's?",
+        "你好，最近怎么样？",
     ] {
         assert_eq!(prompt_hook(&ws, "h1", prompt), "", "{prompt}");
     }
