@@ -24,10 +24,11 @@ pub(super) fn adds_an_ask(sentence: &str) -> bool {
     opens_an_ask(sentence) && sentence.split_whitespace().take(4).skip(1).any(tied_word)
 }
 
-/// A short ask that follows up the question before it: on a condition ("If
-/// not, fix it.", "Si no, arréglalo.", "如果是，就改掉。") or to mend what
-/// the question asks about ("Fix it please.", "Arréglalo por favor.",
-/// "修一下。"). "Is the retry thread-safe? If not, fix it." asks both.
+/// An ask that follows up the question before it: on a condition ("If not,
+/// fix it.", "Si no, arréglalo.", "如果是，就改掉。"), or in six words or
+/// fewer to mend what the question asks about ("Fix it please.", "Arréglalo
+/// por favor.", "修一下。"). "Is the retry thread-safe? If not, fix it."
+/// asks both.
 pub(super) fn follows_up_a_question(sentence: &str) -> bool {
     const CONDITIONS: &[&str] = &[
         "if so",

@@ -1,8 +1,10 @@
-//! A paste told first and a short ask pointing back at it last ("# Export
-//! feature\n## Goal …\n\nImplement this.", "My boss sent this:\n> The invoice
-//! PDF shows the wrong VAT rate …\n\nCan you look?"): the ask names nothing
-//! and the paste's first words name the subject, so the request is both,
-//! "Export feature … Implement this.".
+//! A request whose ask comes last, after what it is about: a paste told
+//! first and a short ask pointing back at it ("# Export feature\n## Goal
+//! …\n\nImplement this.", "My boss sent this:\n> The invoice PDF shows the
+//! wrong VAT rate …\n\nCan you look?"), or one run-on sentence that tells
+//! the problem at length and asks at its end. The ask names nothing, or is
+//! past the request's words, and the opening names the subject, so the
+//! request is both: "Export feature … Implement this.".
 //!
 //! Owns: telling such a request. Must not: read fenced pastes (the
 //! transcript's `after_paste` tells an error's line and the ask after it)
@@ -48,11 +50,20 @@ pub(super) fn pointing_back(text: &str) -> Option<String> {
     if title.is_empty() {
         return None;
     }
-    // The ask is the point: the title gives way to it when both are long.
+    Some(told_with(&title, ask))
+}
+
+/// "<subject> … <ask>": the ask is the point, so the subject gives way to
+/// it when both are long, down to six words.
+fn told_with(subject: &str, ask: &str) -> String {
     let room = REQUEST_WORDS.saturating_sub(word_count(ask) + 1).max(6);
-    let title = clip_words(&title, room);
-    let gap = if title.ends_with('…') { " " } else { " … " };
-    Some(format!("{title}{gap}{ask}"))
+    let subject = clip_words(subject, room);
+    let gap = if subject.ends_with('…') {
+        " "
+    } else {
+        " … "
+    };
+    format!("{subject}{gap}{ask}")
 }
 
 /// Words of telling before an ask inside one long sentence that make it a
@@ -74,8 +85,7 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
         .skip(RUN_ON_WORDS - 1)
         .find(|&(i, _)| remarks::opens_an_ask(&sentence[i..]))?;
     let ask = gist(&sentence[at..]);
-    let room = REQUEST_WORDS.saturating_sub(word_count(&ask) + 1);
-    if room < 6 {
+    if word_count(&ask) + 1 + 6 > REQUEST_WORDS {
         return Some(ask);
     }
     let mut head = sentence[..at].trim_end().trim_end_matches([',', '，']);
@@ -85,9 +95,7 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
         }
         head = before.trim_end_matches([',', '，']);
     }
-    let head = clip_words(ties::past_ties(head.to_string()).as_str(), room);
-    let gap = if head.ends_with('…') { " " } else { " … " };
-    Some(format!("{head}{gap}{ask}"))
+    Some(told_with(&ties::past_ties(head.to_string()), &ask))
 }
 
 /// An ask that points back at what came before it ("Implement this.", "Can

@@ -164,11 +164,12 @@ pub(crate) fn is_cause(sentence: &str) -> bool {
 
 /// A sentence that tells what went wrong and what it led to without saying
 /// "the problem was": "The discount was applied after tax, so the total came
-/// out too high.", "It failed because the fixture was shared.", "折扣在税后计算，
-/// 所以总价偏高。". Not a result told with its reason ("The tests pass now
-/// because the fixture is reset.": in English the cause is told in the
-/// past), nor a change told with its reason ("Removed the cache because it
-/// was stale.").
+/// out too high.", "It failed because the fixture was shared.", "The CDN
+/// returns 403 because …", "折扣在税后计算，所以总价偏高。". In English a
+/// cause is told in the past, or in the present naming what goes wrong.
+/// Not a result told with its reason ("The tests pass now because …", "The
+/// page loads fast because the images are cached."), nor a change told with
+/// its reason ("Removed the cache because it was stale.").
 fn tells_a_cause(sentence: &str) -> bool {
     static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         let was = r"(?:was|were|had|did|didn't|wasn't|weren't|hadn't|never)";
