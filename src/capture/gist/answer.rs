@@ -11,6 +11,12 @@ use crate::sentence::word_count;
 /// The first sentence of an answer that says something: "Done!", "Good
 /// catch!" and "Let me check." give way to the sentence after them.
 pub(super) fn outcome_gist(answer: &str) -> String {
+    if let Some(after) = state_after(answer) {
+        return gist(after);
+    }
+    if let Some(told) = past_warning(answer.trim()) {
+        return told;
+    }
     let (said, mut rest) = past_introduction(answer.trim());
     let items = short_list(rest);
     if let Some(head) = said {
@@ -80,6 +86,62 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             .filter(|g| g.chars().any(char::is_alphanumeric))
             .unwrap_or_else(|| first_sentence(answer.trim()))
     })
+}
+
+/// "Before: unlimited login attempts.\nAfter: 5 attempts per minute …":
+/// the line that tells the state after the work, when a line told the one
+/// before it.
+fn state_after(answer: &str) -> Option<&str> {
+    const BEFORE: &[&str] = &[
+        "before",
+        "antes",
+        "avant",
+        "vorher",
+        "было",
+        "之前",
+        "修改前",
+        "修正前",
+        "변경 전",
+    ];
+    const AFTER: &[&str] = &[
+        "after",
+        "después",
+        "depois",
+        "après",
+        "nachher",
+        "стало",
+        "之后",
+        "修改后",
+        "修正後",
+        "변경 후",
+    ];
+    let labelled = |line: &str, labels: &[&str]| {
+        let lower = unmarked(line).replace('*', "").to_lowercase();
+        labels.iter().any(|l| {
+            lower
+                .strip_prefix(l)
+                .is_some_and(|rest| rest.trim_start().starts_with([':', '：']))
+        })
+    };
+    let mut lines = prose_lines(answer).skip_while(|l| !labelled(l, BEFORE));
+    lines.next()?;
+    lines.find(|l| labelled(l, AFTER)).map(unmarked)
+}
+
+/// "⚠️ Heads up: the limiter is in-memory.\n\nI added a limit …": a
+/// warning put first gives way to the change reported after it, and goes
+/// with it when both fit.
+fn past_warning(answer: &str) -> Option<String> {
+    let (first, after) = answer.split_once("\n\n")?;
+    if first.contains('\n') || !lead::is_warning(first) {
+        return None;
+    }
+    let report = gist(after.trim_start());
+    if !super::super::outcome::reports_a_change(&report) {
+        return None;
+    }
+    let warning = gist(first.trim_start_matches(|c: char| !c.is_alphanumeric()));
+    Some(joined(&report, &warning).unwrap_or(report))
 }
 
 /// A sentence that only says the work is done ("Fixed!", "Done.", "搞定！"),
@@ -252,6 +314,65 @@ mod tests {
     /// The opening of `text`, to find it in a sentence.
     fn head(text: &str) -> String {
         text.chars().take(10).collect()
+    }
+
+    /// The class: an answer that tells the state before and after the work
+    /// on labelled lines ("Before: …\nAfter: …", "修正前：…", "Antes: …"),
+    /// in any language and list layout: the state after is the outcome.
+    #[test]
+    fn the_state_after_the_work_is_the_outcome_of_a_before_and_after() {
+        for (before, after) in [
+            ("Before", "After"),
+            ("**Before**", "**After**"),
+            ("Antes", "Después"),
+            ("修正前", "修正後"),
+            ("Vorher", "Nachher"),
+        ] {
+            for marker in ["", "- "] {
+                let answer = format!(
+                    "{marker}{before}: unlimited login attempts.\n{marker}{after}: 5 attempts per minute per IP, then 429."
+                );
+                let s = compose(&session("add rate limiting", &answer), None).unwrap();
+                assert!(
+                    s.contains("5 attempts per minute") && !s.contains("unlimited"),
+                    "{answer:?}: {s}"
+                );
+            }
+        }
+        // "after" alone, without a "before", is read as before.
+        let s = compose(
+            &session(
+                "add rate limiting",
+                "After some digging: the limiter lives in the gateway.",
+            ),
+            None,
+        )
+        .unwrap();
+        assert!(s.contains("After some digging"), "{s}");
+    }
+
+    /// The class: a warning put first, in its own paragraph ("⚠️ Heads up:
+    /// …", "Note: …", "注意：…"), then the change the agent reports: the
+    /// change is the outcome. A warning followed by no change stays.
+    #[test]
+    fn a_warning_put_before_the_reported_change_gives_way_to_it() {
+        let change = "I added a limit of 5 attempts per minute per IP to POST /login; after that it returns 429.";
+        for warning in [
+            "⚠️ Heads up: the limiter is in-memory.",
+            "**Note:** the limiter is in-memory.",
+            "Warning: the limiter resets on restart.",
+            "注意：限流计数保存在内存中。",
+        ] {
+            let answer = format!("{warning}\n\n{change}");
+            let s = compose(&session("add rate limiting", &answer), None).unwrap();
+            assert!(
+                s.contains("I added a limit of 5 attempts"),
+                "{answer:?}: {s}"
+            );
+        }
+        let alone = "⚠️ Heads up: the limiter is in-memory.\n\nIt resets when the pod restarts.";
+        let s = compose(&session("add rate limiting", alone), None).unwrap();
+        assert!(s.contains("Heads up"), "{s}");
     }
 
     /// The class: a short result, then a sentence that limits it ("However,

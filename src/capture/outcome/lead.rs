@@ -332,6 +332,25 @@ fn says_what_remains(sentence: &str) -> bool {
     ENGLISH.is_match(&lower) || LEFT.iter().any(|w| lower.contains(w))
 }
 
+/// "⚠️ Heads up: the limiter is in-memory.", "Note: …", "注意：…": a
+/// warning, which the agent may put before the result it qualifies.
+pub(crate) fn is_warning(text: &str) -> bool {
+    const WARNINGS: &[&str] = &[
+        "⚠",
+        "heads up",
+        "warning:",
+        "note:",
+        "caution:",
+        "注意",
+        "警告",
+        "achtung",
+        "atención",
+        "attention",
+    ];
+    let lower = text.trim().replace('*', "").to_lowercase();
+    WARNINGS.iter().any(|w| lower.starts_with(w))
+}
+
 /// "Would you like me to add jitter?": more work offered, not work done.
 pub(crate) fn is_offer(sentence: &str) -> bool {
     opens_with(sentence, OFFERS)

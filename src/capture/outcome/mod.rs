@@ -488,8 +488,11 @@ fn answer_in(said: &str) -> String {
     let lead_in =
         first.ends_with([':', '：']) || (trails_off && crate::sentence::word_count(first) <= 5);
     let status = crate::sentence::word_count(first) < 3;
-    // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led to.
-    let fixed = |next: &str| cause::is_cause(first) && cause::reports_a_change(next);
+    // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led
+    // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
+    let fixed = |next: &str| {
+        (cause::is_cause(first) || lead::is_warning(first)) && cause::reports_a_change(next)
+    };
     match paras.get(start + 1) {
         Some(next) if lead_in || (status && !next.starts_with("```")) || fixed(next) => {
             format!("{first}\n\n{next}")
