@@ -57,6 +57,10 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             if let Some(fix) = fix_after_cause(&one, rest) {
                 return fix;
             }
+            // "I looked at …, and since …, I added …": what was done.
+            if let Some(change) = super::super::outcome::change_after_looking(said) {
+                return change.to_string();
+            }
             // "Fixed! The issue was that formatDate assumed UTC.": the
             // cause, with the word that says the work is done.
             if let Some(done) = completion.filter(|_| super::super::outcome::is_cause(said)) {
@@ -314,6 +318,45 @@ mod tests {
     /// The opening of `text`, to find it in a sentence.
     fn head(text: &str) -> String {
         text.chars().take(10).collect()
+    }
+
+    /// The class: one sentence that tells what the agent looked at, then
+    /// the change it made ("I looked at …, and since …, I added …", "I
+    /// checked the logs and I bumped …", "I reviewed …; I moved …"): the
+    /// change is the outcome. A sentence whose second part is no change
+    /// ("… and I think it is fine") stays.
+    #[test]
+    fn a_change_told_after_what_the_agent_looked_at_is_the_outcome() {
+        for (looked, change) in [
+            (
+                "I looked at how login requests flow through the gateway and the auth service, and since the gateway already tags each request with the client IP,",
+                "I added a sliding-window limiter keyed on that IP.",
+            ),
+            (
+                "I checked the pool metrics during the spike and",
+                "I bumped the pool size to 30.",
+            ),
+            (
+                "I reviewed the handler;",
+                "I moved the validation before the database call.",
+            ),
+        ] {
+            let answer = format!("{looked} {change}");
+            let s = compose(&session("fix the login", &answer), None).unwrap();
+            assert!(
+                s.contains(&change[..20]) && !s.contains(&looked[..12]),
+                "{answer:?}: {s}"
+            );
+        }
+        let s = compose(
+            &session(
+                "fix the login",
+                "I looked at the handler, and I think the validation is fine as it is.",
+            ),
+            None,
+        )
+        .unwrap();
+        assert!(s.contains("I looked at the handler"), "{s}");
     }
 
     /// The class: an answer that tells the state before and after the work

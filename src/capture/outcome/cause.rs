@@ -223,6 +223,32 @@ fn tells_a_cause(sentence: &str) -> bool {
     ENGLISH.is_match(&lower) || CONNECTIVES.iter().any(|c| lower.contains(c))
 }
 
+/// The change a sentence reports after telling what the agent looked at:
+/// "I looked at how login requests flow through the gateway, and since it
+/// tags each request with the client IP, I added a limiter keyed on it."
+/// says "I added a limiter keyed on it.".
+pub(crate) fn change_after_looking(sentence: &str) -> Option<&str> {
+    let lower = folded(sentence);
+    let mut words = lower.split_whitespace();
+    let looked = words.next() == Some("i")
+        && words
+            .next()
+            .is_some_and(|verb| LOOKED.contains(&verb) || verb == "read" || verb == "went");
+    if !looked {
+        return None;
+    }
+    [", I ", ", and I ", " and I ", "; I "]
+        .iter()
+        .flat_map(|joint| {
+            sentence
+                .match_indices(joint)
+                .map(move |(at, _)| at + joint.len() - 2)
+        })
+        .min()
+        .map(|at| &sentence[at..])
+        .filter(|rest| reports_a_change(rest))
+}
+
 /// Whether a sentence reports a change the agent made: "I moved …", "I've
 /// added …", "我把…", "Ahora se carga …", "…を修正しました。".
 pub(crate) fn reports_a_change(sentence: &str) -> bool {

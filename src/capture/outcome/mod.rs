@@ -25,7 +25,7 @@ mod sections;
 mod step;
 
 pub(crate) use agreement::is_agreement;
-pub(crate) use cause::{is_cause, reports_a_change};
+pub(crate) use cause::{change_after_looking, is_cause, reports_a_change};
 pub use commit::Commit;
 pub(crate) use manners::{
     is_acknowledgement, is_courtesy, is_thanks, only_complies, only_words,
