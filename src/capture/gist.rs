@@ -326,9 +326,15 @@ fn request_gist(text: &str) -> String {
             && crate::sentence::word_count(&out) <= LEAD_IN_WORDS
             && !out.ends_with(['?', '？', ':', '：']));
     // A scene alone on its line ("We are migrating from Jest to Vitest.")
-    // goes on into the next line of prose, as on its own line.
-    let next = match (scene && next.is_empty(), second) {
-        (true, Some(line)) if unmarked(line) == line => first_sentence(line),
+    // goes on into the next line of prose, as on its own line; so does a
+    // question into a follow-up, and an ask into one added on.
+    let goes_on = |line: &str| {
+        scene
+            || ties::adds_an_ask(line)
+            || (out.ends_with(['?', '？']) && ties::follows_up_a_question(line))
+    };
+    let next = match (next.is_empty(), second.map(first_sentence)) {
+        (true, Some(line)) if unmarked(&line) == line && goes_on(&line) => line,
         _ => next,
     };
     if lead_in && !next.is_empty() {
@@ -772,7 +778,7 @@ mod tests {
         assert!(request_gist(alone).starts_with("The invoice PDF"));
     }
 
-    /// The class: a question, then a follow-up ask on its line, on a
+    /// The class: a question, then a follow-up ask on its line or the next, on a
     /// condition ("If not, fix it.", "Si no, …", "如果是，…") or a short one
     /// to mend it ("Fix it please.", "Arréglalo.", "修一下。"), in any
     /// language: both are the request. A remark or thanks after the
@@ -797,25 +803,29 @@ mod tests {
             ("为什么 CI 上构建失败？", "修一下。"),
             ("重试逻辑是线程安全的吗？", "如果不是，就改掉。"),
         ] {
-            let text = format!("{question} {follow_up}");
-            let got = request_gist(&text);
-            let head: String = follow_up.chars().take(6).collect();
-            assert!(
-                got.contains(&head) && got.contains(question),
-                "{text:?} -> {got:?}"
-            );
+            for gap in [" ", "\n"] {
+                let text = format!("{question}{gap}{follow_up}");
+                let got = request_gist(&text);
+                let head: String = follow_up.chars().take(6).collect();
+                assert!(
+                    got.contains(&head) && got.contains(question),
+                    "{text:?} -> {got:?}"
+                );
+            }
         }
         for after in [
             "It worked yesterday.",
             "Thanks!",
             "I fixed the tests last week myself.",
         ] {
-            let text = format!("Why does the build fail on CI? {after}");
-            assert_eq!(
-                request_gist(&text),
-                "Why does the build fail on CI?",
-                "{text:?}"
-            );
+            for gap in [" ", "\n"] {
+                let text = format!("Why does the build fail on CI?{gap}{after}");
+                assert_eq!(
+                    request_gist(&text),
+                    "Why does the build fail on CI?",
+                    "{text:?}"
+                );
+            }
         }
     }
 
@@ -1198,6 +1208,9 @@ mod tests {
         ] {
             let text = format!("{first} {added}");
             assert_eq!(request_gist(&text), text, "{text}");
+            // On the next line too.
+            let text = format!("{first}\n{added}");
+            assert_eq!(request_gist(&text), format!("{first} {added}"), "{text}");
         }
         for remark in [
             "It has bugged me for weeks.",
@@ -1205,8 +1218,10 @@ mod tests {
             "Now the build passes, but the title is wrong.",
             "I also tried to fix it myself.",
         ] {
-            let text = format!("Fix the typo in the README title. {remark}");
-            assert_eq!(request_gist(&text), "Fix the typo in the README title.");
+            for gap in [" ", "\n"] {
+                let text = format!("Fix the typo in the README title.{gap}{remark}");
+                assert_eq!(request_gist(&text), "Fix the typo in the README title.");
+            }
         }
         let long = "Fix the typo in the README title and the broken badge links at the top. Also rewrite the whole install section so it uses pnpm workspaces instead of npm.";
         assert!(!request_gist(long).contains("pnpm"), "{long}");
