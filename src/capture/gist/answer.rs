@@ -17,6 +17,9 @@ pub(super) fn outcome_gist(answer: &str) -> String {
     if let Some(told) = past_warning(answer.trim()) {
         return told;
     }
+    if let Some(told) = over_a_table(answer.trim()) {
+        return told;
+    }
     let (said, mut rest) = past_introduction(answer.trim());
     let items = short_list(rest);
     if let Some(head) = said {
@@ -148,6 +151,19 @@ fn past_warning(answer: &str) -> Option<String> {
     }
     let warning = gist(first.trim_start_matches(|c: char| !c.is_alphanumeric()));
     Some(joined(&report, &warning).unwrap_or(report))
+}
+
+/// "Replaced the deprecated calls:", a table, then "The payment tests
+/// pass.": the line over the table with the short state after it.
+fn over_a_table(answer: &str) -> Option<String> {
+    let paras: Vec<&str> = answer.split("\n\n").map(str::trim).collect();
+    let [head, table, after] = paras[..] else {
+        return None;
+    };
+    let tabled = table.lines().all(|l| l.trim_start().starts_with('|'));
+    let closes = !after.contains('\n') && word_count(after) <= 12;
+    let says = head.ends_with([':', '：']) && !head.contains('\n') && lead::says_something(head);
+    (tabled && closes && says).then(|| lead::joined(head, &gist(after)))
 }
 
 /// A sentence that only says the work is done ("Fixed!", "Done.", "搞定！"),
@@ -359,6 +375,38 @@ mod tests {
         )
         .unwrap();
         assert!(s.contains("I looked at the handler"), "{s}");
+    }
+
+    /// The class: a line that says what was done over a table, then a short
+    /// line with the state after it ("Replaced the deprecated calls:" | table
+    /// | "The payment tests pass."), in any language: both are the outcome.
+    /// A closing paragraph too long to be a state line is left out.
+    #[test]
+    fn the_state_after_a_table_goes_with_the_line_over_it() {
+        let table = "| File | Old | New |\n|---|---|---|\n| charge.ts | charges.create | paymentIntents.create |";
+        for (over, after) in [
+            ("Replaced the deprecated calls:", "The payment tests pass."),
+            (
+                "Migrated all four services:",
+                "Everything builds on Node 22.",
+            ),
+            ("已替换废弃的调用：", "支付测试全部通过。"),
+        ] {
+            let answer = format!("{over}\n\n{table}\n\n{after}");
+            let s = compose(&session("clean up the payments module", &answer), None).unwrap();
+            let core = over.trim_end_matches([':', '：']);
+            assert!(
+                s.contains(core) && s.contains(&head(after).replace('。', "")),
+                "{answer:?}: {s}"
+            );
+        }
+        let long = "The payment tests pass, but the refund tests still need a Stripe key that this machine does not have.";
+        let answer = format!("Replaced the deprecated calls:\n\n{table}\n\n{long}");
+        let s = compose(&session("clean up the payments module", &answer), None).unwrap();
+        assert!(
+            s.contains("Replaced the deprecated calls") && !s.contains("refund"),
+            "{s}"
+        );
     }
 
     /// The class: an answer that tells the state before and after the work

@@ -493,8 +493,16 @@ fn answer_in(said: &str) -> String {
     let fixed = |next: &str| {
         (cause::is_cause(first) || lead::is_warning(first)) && cause::reports_a_change(next)
     };
-    match paras.get(start + 1) {
-        Some(next) if lead_in || (status && !next.starts_with("```")) || fixed(next) => {
+    // "Replaced the deprecated calls:", a table, then "The payment tests
+    // pass.": the line over the table, the table, and the state after it.
+    let closing = paras
+        .get(start + 2)
+        .filter(|after| crate::sentence::word_count(after) <= 12 && !after.contains('\n'));
+    match (paras.get(start + 1), closing) {
+        (Some(table), Some(after)) if lead_in && is_table(table) => {
+            format!("{first}\n\n{table}\n\n{after}")
+        }
+        (Some(next), _) if lead_in || (status && !next.starts_with("```")) || fixed(next) => {
             format!("{first}\n\n{next}")
         }
         _ => first.to_string(),
