@@ -102,6 +102,21 @@ pub fn first_sentence_end(text: &str) -> usize {
     text.len()
 }
 
+/// Whether `lower` (already lowercased) holds one of `phrases` where a word
+/// starts: "ugh" in "ugh, again" but not in "tough". A phrase opening with
+/// CJK needs no boundary, as those scripts write no spaces.
+pub fn holds_phrase<'a>(lower: &str, phrases: impl IntoIterator<Item = &'a str>) -> bool {
+    phrases.into_iter().any(|p| {
+        let cjk = p.chars().next().is_some_and(is_cjk);
+        lower.match_indices(p).any(|(i, _)| {
+            cjk || !lower[..i]
+                .chars()
+                .next_back()
+                .is_some_and(char::is_alphanumeric)
+        })
+    })
+}
+
 /// A Han, kana or Hangul character.
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,

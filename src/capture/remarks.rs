@@ -310,17 +310,8 @@ pub(super) fn complains(sentence: &str) -> bool {
         "イライラ",
         "짜증",
     ];
-    let lower = sentence.to_lowercase();
     !sentence.trim_end().ends_with(['?', '？'])
-        && VENTING.iter().any(|v| {
-            lower.match_indices(v).any(|(i, _)| {
-                let cjk = v.chars().next().is_some_and(crate::sentence::is_cjk);
-                cjk || !lower[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(char::is_alphanumeric)
-            })
-        })
+        && crate::sentence::holds_phrase(&sentence.to_lowercase(), VENTING.iter().copied())
 }
 
 /// A first sentence that only sets the scene for the ask after it: what the

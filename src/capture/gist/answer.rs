@@ -160,7 +160,7 @@ fn over_a_table(answer: &str) -> Option<String> {
     let [head, table, after] = paras[..] else {
         return None;
     };
-    let tabled = table.lines().all(|l| l.trim_start().starts_with('|'));
+    let tabled = super::super::outcome::is_table(table);
     let closes = !after.contains('\n') && word_count(after) <= 12;
     let says = head.ends_with([':', '：']) && !head.contains('\n') && lead::says_something(head);
     (tabled && closes && says).then(|| lead::joined(head, &gist(after)))

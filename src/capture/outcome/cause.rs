@@ -229,11 +229,8 @@ fn tells_a_cause(sentence: &str) -> bool {
 /// says "I added a limiter keyed on it.".
 pub(crate) fn change_after_looking(sentence: &str) -> Option<&str> {
     let lower = folded(sentence);
-    let mut words = lower.split_whitespace();
-    let looked = words.next() == Some("i")
-        && words
-            .next()
-            .is_some_and(|verb| LOOKED.contains(&verb) || verb == "read" || verb == "went");
+    let looked = verb_after_i(&lower)
+        .is_some_and(|verb| LOOKED.contains(&verb) || verb == "read" || verb == "went");
     if !looked {
         return None;
     }
@@ -249,15 +246,19 @@ pub(crate) fn change_after_looking(sentence: &str) -> Option<&str> {
         .filter(|rest| reports_a_change(rest))
 }
 
+/// The verb of a (folded) sentence that opens "I <verb> …".
+fn verb_after_i(lower: &str) -> Option<&str> {
+    let mut words = lower.split_whitespace();
+    (words.next() == Some("i")).then(|| words.next()).flatten()
+}
+
 /// Whether a sentence reports a change the agent made: "I moved …", "I've
 /// added …", "我把…", "Ahora se carga …", "…を修正しました。".
 pub(crate) fn reports_a_change(sentence: &str) -> bool {
     let lower = folded(sentence.trim_start_matches(|c: char| !c.is_alphanumeric()));
-    let mut words = lower.split_whitespace();
-    let past_verb = words.next() == Some("i")
-        && words.next().is_some_and(|verb| {
-            (verb.ends_with("ed") && !LOOKED.contains(&verb)) || IRREGULAR.contains(&verb)
-        });
+    let past_verb = verb_after_i(&lower).is_some_and(|verb| {
+        (verb.ends_with("ed") && !LOOKED.contains(&verb)) || IRREGULAR.contains(&verb)
+    });
     let polite_past = ["ました", "했습니다", "했어요"].iter().any(|end| {
         lower
             .trim_end_matches(['。', '.', '!', '！'])

@@ -151,18 +151,8 @@ pub(crate) fn points_at_what_follows(sentence: &str) -> bool {
 
 /// Whether `line` holds one of the `POINTERS` `counted` keeps, at a word's start.
 fn points(line: &str, counted: impl Fn(&str) -> bool) -> bool {
-    let lower = folded(line);
-    // CJK writes no spaces: "结果如下" points as "the following" does.
-    let cjk = |p: &str| p.chars().next().is_some_and(crate::sentence::is_cjk);
-    POINTERS.iter().filter(|p| counted(p)).any(|p| {
-        lower.match_indices(p).any(|(i, _)| {
-            cjk(p)
-                || !lower[..i]
-                    .chars()
-                    .next_back()
-                    .is_some_and(char::is_alphanumeric)
-        })
-    })
+    let pointers = POINTERS.iter().copied().filter(|p| counted(p));
+    crate::sentence::holds_phrase(&folded(line), pointers)
 }
 
 /// A line that says something before its colon, then what it introduces:

@@ -554,7 +554,7 @@ fn is_heading(line: &str) -> bool {
 }
 
 /// A markdown table: every line a row (`| a | b |`).
-fn is_table(p: &str) -> bool {
+pub(crate) fn is_table(p: &str) -> bool {
     p.lines().all(|l| l.trim_start().starts_with('|'))
 }
 
