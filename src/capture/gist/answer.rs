@@ -223,17 +223,39 @@ fn first_clause(sentence: &str) -> Option<String> {
 /// The change an answer reports in the two sentences after `cause` (the
 /// sentence `rest` opens with), when `cause` names the cause of a problem.
 fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
-    use super::super::outcome::{is_cause, reports_a_change};
-    if !is_cause(cause) {
+    use super::super::outcome::{is_cause, reports_a_change, states_a_fault};
+    // A state told as it was is a cause only when the change comes right
+    // after it, as a fix, and not as more work ("I also …").
+    let (told, within) = if is_cause(cause) {
+        (is_cause as fn(&str) -> bool, 2)
+    } else if states_a_fault(cause) {
+        (states_a_fault as fn(&str) -> bool, 1)
+    } else {
         return None;
-    }
+    };
+    let adds = |s: &str| {
+        let lower = s.to_lowercase();
+        crate::sentence::holds_phrase(&lower, ["also ", "too", "as well"])
+    };
     let fix = prose_lines(rest)
         .flat_map(|line| sentences(unmarked(line)))
-        .skip_while(|s| !is_cause(s))
+        .skip_while(|s| !told(s))
         .skip(1)
-        .take(2)
-        .find(|s| reports_a_change(s))?;
-    Some(gist(&fix))
+        .take(within)
+        .find(|s| reports_a_change(s) && !adds(s))?;
+    Some(gist(&fix)).filter(|fix| !refers_back(fix))
+}
+
+/// A change that names nothing of its own ("I corrected it and added a
+/// test.", "I fixed that."): the cause before it says what changed.
+fn refers_back(change: &str) -> bool {
+    let lower = change.to_lowercase();
+    let mut words = lower.split(|c: char| !c.is_alphanumeric() && c != '\'');
+    let (i, _verb, object) = (words.next(), words.next(), words.next());
+    let ends = words
+        .next()
+        .is_none_or(|w| ["and", "so", "too", ""].contains(&w));
+    i == Some("i") && object.is_some_and(|o| ["it", "this", "that", "them"].contains(&o)) && ends
 }
 
 /// "Restart it with:" before a fenced command goes on into the command's
@@ -689,6 +711,83 @@ mod tests {
             let answer = format!("{result} I updated the README as well.");
             let s = compose(&session("fix the tests", &answer), None).unwrap();
             assert!(s.contains(&head(result)), "{answer:?}: {s}");
+        }
+    }
+
+    /// The class: how something stood, told as it was without calling it
+    /// the problem ("`products` was undefined on the first render."), and
+    /// right after it the change the agent made: the change is the result.
+    /// A result, a change told in the passive, more work ("I also …") and a
+    /// change that names nothing ("I corrected it.") leave the first
+    /// sentence as it was.
+    #[test]
+    fn a_state_told_as_it_was_gives_way_to_the_fix_right_after_it() {
+        let told = [
+            (
+                "`products` was undefined on the first render, before the fetch resolved.",
+                "I defaulted it to an empty array in ProductList.tsx.",
+            ),
+            (
+                "The footer had `position: fixed` without padding below it.",
+                "I added padding-bottom: 64px to the main container.",
+            ),
+            (
+                "The worker's Redis connection had no keepalive.",
+                "I enabled TCP keepalive and a 30 s health check.",
+            ),
+            (
+                "El test usaba la zona horaria local.",
+                "Ahora la configuración de los tests fija UTC.",
+            ),
+            (
+                "Le pied de page avait une position fixe sans marge.",
+                "J'ai ajouté une marge de 64px sous 640px.",
+            ),
+            (
+                "Die Funktion verwendete die lokale Zeitzone.",
+                "Ich habe sie in der Testkonfiguration auf UTC festgelegt.",
+            ),
+            (
+                "O teste usava o fuso horário local.",
+                "Agora a configuração dos testes fixa UTC.",
+            ),
+            (
+                "Тест был привязан к локальному часовому поясу.",
+                "Я закрепил UTC в настройке тестов.",
+            ),
+            ("products 在首次渲染时为空。", "我把它的默认值设为空数组。"),
+            (
+                "products は最初の描画で undefined でした。",
+                "空の配列を既定値にするように修正しました。",
+            ),
+        ];
+        for (state, fix) in told {
+            for answer in [format!("{state} {fix}"), format!("{state}\n\n{fix}")] {
+                let s = compose(&session("fix the bug", &answer), None).unwrap();
+                assert!(s.contains(&head(fix)), "{answer:?}: {s}");
+                assert!(!s.contains(&head(state)), "{answer:?}: {s}");
+            }
+        }
+        // In one sentence, after a semicolon.
+        let answer = "The test used the local time zone; I pinned it to UTC in the setup.";
+        let s = compose(&session("fix the flaky test", answer), None).unwrap();
+        assert!(s.contains("outcome: I pinned it to UTC"), "{s}");
+        for (first, then) in [
+            (
+                "The tests passed on the first run.",
+                "I updated the README.",
+            ),
+            ("The route was added in src/api.ts.", "I updated the docs."),
+            ("The VAT table had Austria at 19 %.", "I corrected it."),
+            (
+                "The footer had no padding.",
+                "I also renamed the CSS class.",
+            ),
+            ("I checked the footer styles.", "I added a padding rule."),
+        ] {
+            let answer = format!("{first} {then}");
+            let s = compose(&session("fix the footer", &answer), None).unwrap();
+            assert!(s.contains(&head(first)), "{answer:?}: {s}");
         }
     }
 }

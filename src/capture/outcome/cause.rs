@@ -223,15 +223,100 @@ fn tells_a_cause(sentence: &str) -> bool {
     ENGLISH.is_match(&lower) || CONNECTIVES.iter().any(|c| lower.contains(c))
 }
 
-/// The change a sentence reports after telling what the agent looked at:
-/// "I looked at how login requests flow through the gateway, and since it
-/// tags each request with the client IP, I added a limiter keyed on it."
-/// says "I added a limiter keyed on it.".
+/// Whether a sentence tells how something stood before the agent changed
+/// it, without naming it a problem: "`products` was undefined on the first
+/// render.", "The footer had `position: fixed`.", "El test usaba la zona
+/// horaria local.", "products 在首次渲染时为空。". Told in the past, of
+/// something other than the agent and the person, and not a result ("The
+/// tests passed.") nor a change told in the passive ("The route was added.").
+pub(crate) fn states_a_fault(sentence: &str) -> bool {
+    static PAST_STATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:was|were|had|used|wasn't|weren't|didn't|hadn't|never|lacked|missed|era|estaba|tenía|usaba|faltaba|était|avait|utilisait|manquait|war|hatte|fehlte|verwendete|nutzte|estava|tinha|usava|faltava|был|была|было|были|не было)\b",
+        )
+        .expect("pattern compiles")
+    });
+    const FAULT_CJK: &[&str] = &[
+        "没有",
+        "沒有",
+        "缺少",
+        "为空",
+        "為空",
+        "错误",
+        "錯誤",
+        "なかった",
+        "でした",
+        "없었",
+        "않았",
+    ];
+    // Whole words: "the fetch resolved" and "`position: fixed`" are states.
+    const RESULT: &[&str] = &[
+        "pass",
+        "passes",
+        "passed",
+        "passing",
+        "works",
+        "worked",
+        "working",
+        "succeeded",
+        "succeeds",
+        "successful",
+        "successfully",
+        "done",
+        "green",
+        "complete",
+        "completed",
+        "ready",
+        "now",
+        "clean",
+    ];
+    // "was added", "were removed": a change told without its doer.
+    const CHANGED: &[&str] = &[
+        "was added",
+        "were added",
+        "was updated",
+        "were updated",
+        "was removed",
+        "were removed",
+        "was changed",
+        "were changed",
+        "was created",
+        "were created",
+        "was moved",
+        "were moved",
+        "was renamed",
+        "were renamed",
+        "was replaced",
+        "were replaced",
+        "was fixed",
+        "were fixed",
+        "was resolved",
+        "were resolved",
+    ];
+    let lower = folded(sentence);
+    let subject = lower.split_whitespace().next().unwrap_or_default();
+    let told_of_someone =
+        ["i", "i'm", "i've", "we", "we've", "you", "let", "let's"].contains(&subject);
+    let past = PAST_STATE.is_match(&lower) || FAULT_CJK.iter().any(|f| lower.contains(f));
+    past && !told_of_someone
+        && !reports_a_change(sentence)
+        && !lower
+            .split(|c: char| !c.is_alphanumeric())
+            .any(|w| RESULT.contains(&w))
+        && !crate::sentence::holds_phrase(&lower, CHANGED.iter().copied())
+}
+
+/// The change a sentence reports after telling what the agent looked at or
+/// how something stood: "I looked at how login requests flow through the
+/// gateway, and since it tags each request with the client IP, I added a
+/// limiter keyed on it." says "I added a limiter keyed on it.", and "The
+/// test used the local time zone; I pinned it to UTC." says "I pinned it
+/// to UTC.".
 pub(crate) fn change_after_looking(sentence: &str) -> Option<&str> {
     let lower = folded(sentence);
     let looked = verb_after_i(&lower)
         .is_some_and(|verb| LOOKED.contains(&verb) || verb == "read" || verb == "went");
-    if !looked {
+    if !looked && !states_a_fault(sentence.split([';', ',']).next().unwrap_or_default()) {
         return None;
     }
     [", I ", ", and I ", " and I ", "; I "]

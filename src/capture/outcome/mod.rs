@@ -25,7 +25,7 @@ mod sections;
 mod step;
 
 pub(crate) use agreement::is_agreement;
-pub(crate) use cause::{change_after_looking, is_cause, reports_a_change};
+pub(crate) use cause::{change_after_looking, is_cause, reports_a_change, states_a_fault};
 pub use commit::Commit;
 pub(crate) use manners::{
     is_acknowledgement, is_courtesy, is_thanks, only_complies, only_words,
@@ -490,9 +490,12 @@ fn answer_in(said: &str) -> String {
     let status = crate::sentence::word_count(first) < 3;
     // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led
     // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
-    let fixed = |next: &str| {
-        (cause::is_cause(first) || lead::is_warning(first)) && cause::reports_a_change(next)
-    };
+    // "`products` was undefined." alone, then "I defaulted it …": the same.
+    let one_sentence = crate::sentence::first_sentence_end(first) == first.len();
+    let told = cause::is_cause(first)
+        || lead::is_warning(first)
+        || (one_sentence && cause::states_a_fault(first));
+    let fixed = |next: &str| told && cause::reports_a_change(next);
     // "Replaced the deprecated calls:", a table, then "The payment tests
     // pass.": the line over the table, the table, and the state after it.
     let closing = paras
