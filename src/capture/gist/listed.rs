@@ -51,7 +51,7 @@ mod tests {
     use super::super::request_gist;
 
     /// The class: tasks asked as a list, under a label or not, with any list
-    /// marker and in any language: the request names every task that fits,
+    /// marker (a task list's boxes too) and in any language: the request names every task that fits,
     /// and how many more there are. Questions, long items and a list of one
     /// are not joined, and an item too long to fit is counted, not cut.
     #[test]
@@ -77,7 +77,7 @@ mod tests {
             let plain = |t: &str| t.replace('`', "");
             let want = format!("{}; {}; {}", plain(one), plain(two), plain(three));
             for label in ["", "A few things:\n", "待办：\n", "Por favor:\n\n"] {
-                for marker in ["- ", "* ", "1. ", "• "] {
+                for marker in ["- ", "* ", "1. ", "• ", "- [ ] ", "* [x] ", "☐ "] {
                     let text = format!("{label}{marker}{one}\n{marker}{two}\n{marker}{three}");
                     let got = request_gist(&text);
                     assert!(got.ends_with(&want), "{text:?} -> {got:?}");

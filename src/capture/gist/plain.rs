@@ -58,12 +58,17 @@ pub(super) fn is_path_token(word: &str) -> bool {
 }
 
 /// A line without its heading, quote or list marker (`1.`, `2)`, `-`, `•`,
-/// and the check marks agents list what they did with: `✅`, `✔️`, `☑`).
+/// the check marks agents list what they did with: `✅`, `✔️`, `☑`, and a
+/// task list's boxes: `- [ ]`, `- [x]`, `☐`).
 pub(super) fn unmarked(line: &str) -> &str {
     let line = super::super::brief::without_ornaments(line);
     let line = line.trim_start_matches([
-        '#', '>', '-', '*', '•', '◦', '▪', '‣', ' ', '✅', '✔', '✓', '☑', '\u{FE0F}',
+        '#', '>', '-', '*', '•', '◦', '▪', '‣', ' ', '✅', '✔', '✓', '☑', '☐', '\u{FE0F}',
     ]);
+    let line = ["[ ] ", "[x] ", "[X] "]
+        .iter()
+        .find_map(|b| line.strip_prefix(b))
+        .map_or(line, str::trim_start);
     let digits = line.bytes().take_while(u8::is_ascii_digit).count();
     match line[digits..].strip_prefix(['.', ')']) {
         Some(rest) if (1..=3).contains(&digits) && rest.starts_with(' ') => rest.trim_start(),
