@@ -30,8 +30,8 @@ use plain::{is_path_token, past_quote, short_paths, unlinked, unmarked};
 /// at least its own, and what a short request left of the whole.
 const REQUEST_WORDS: usize = 22;
 /// Words of a question the work followed, named before the ask (only
-/// questions of `summarize`'s orienting length, 8 words, are named).
-const QUESTION_CLIP_WORDS: usize = 10;
+/// questions of `summarize`'s orienting length, 16 words, are named).
+const QUESTION_CLIP_WORDS: usize = 16;
 const OUTCOME_WORDS: usize = 12;
 const OUTCOME_WORDS_MAX: usize = 20;
 const SENTENCE_WORDS: usize = 44;

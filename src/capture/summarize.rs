@@ -374,8 +374,8 @@ fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)
     asks(&requests[later]).then_some((first, later))
 }
 
-/// Words of an opening question short enough to be an orientation.
-const ORIENTING_QUESTION_WORDS: usize = 8;
+/// Words of an opening question asked as one (longer, it tells a problem).
+const ORIENTING_QUESTION_WORDS: usize = 16;
 
 /// The first request that says something on its own. "continue our app",
 /// the agent's "Which app?", then "our vps project": a few words that only
@@ -848,6 +848,9 @@ mod tests {
             "который тут Node?",
             "c'est quoi ce projet ?",
             "这个项目是做什么的？",
+            // A question of its own length, not only an orientation.
+            "how does the auth middleware decide if a token is expired?",
+            "¿cómo decide el middleware de autenticación si un token ha caducado?",
         ] {
             for ask in asks {
                 let requests = [question.to_string(), ask.to_string()];
