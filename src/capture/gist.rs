@@ -331,6 +331,7 @@ fn request_gist(text: &str) -> String {
     let goes_on = |line: &str| {
         scene
             || ties::adds_an_ask(line)
+            || closing::asks_of_it(&out, line).is_some()
             || (out.ends_with(['?', '？']) && ties::follows_up_a_question(line))
     };
     let next = match (next.is_empty(), second.map(first_sentence)) {
@@ -339,6 +340,9 @@ fn request_gist(text: &str) -> String {
     };
     if lead_in && !next.is_empty() {
         return format!("{out} {next}");
+    }
+    if let Some(both) = closing::asks_of_it(&out, &next) {
+        return both;
     }
     // "Fix the typo in the README title. Also switch the install to pnpm.":
     // an ask added on is the session's work too, when both fit; so is "If

@@ -53,6 +53,38 @@ pub(super) fn pointing_back(text: &str) -> Option<String> {
     Some(told_with(&title, ask))
 }
 
+/// A short ask after a sentence that tells the problem ("The search page is
+/// slow with 50k products. Make it faster.", "测试在 CI 上失败。修一下。"):
+/// it points back at the telling, so the request is both.
+pub(super) fn asks_of_it(telling: &str, ask: &str) -> Option<String> {
+    let tells = !telling.ends_with(['?', '？', ':', '：']) && !remarks::opens_an_ask(telling);
+    // "It keeps timing out." points back as its subject, telling more.
+    let question = ask.trim_end().ends_with(['?', '？']);
+    let short_ask = word_count(ask) <= POINTING_BACK_WORDS
+        && points_back(ask)
+        && (question || !points_back(&opening_word(ask)));
+    (tells && short_ask).then(|| {
+        let ask = ask.trim_end_matches(['.', '。']);
+        match word_count(telling) + word_count(ask) <= REQUEST_WORDS {
+            true => format!("{telling} {ask}"),
+            false => told_with(telling, ask),
+        }
+    })
+}
+
+/// A sentence's first word as its subject; in CJK, which writes no spaces,
+/// its first two characters ("这个很慢"), unless the sentence marks what
+/// opens it as the object of an ask ("これを直して", "把这个改一下").
+fn opening_word(sentence: &str) -> String {
+    const ASKED: &[&str] = &["を", "把", "帮", "幫", "请", "請", "一下", "て", "을", "를"];
+    let word = sentence.split_whitespace().next().unwrap_or_default();
+    match word.chars().next().is_some_and(crate::sentence::is_cjk) {
+        true if ASKED.iter().any(|m| sentence.contains(m)) => String::new(),
+        true => word.chars().take(2).collect(),
+        false => word.to_string(),
+    }
+}
+
 /// "<subject> … <ask>": the ask is the point, so the subject gives way to
 /// it when both are long, down to six words.
 fn told_with(subject: &str, ask: &str) -> String {
@@ -248,6 +280,72 @@ mod tests {
                 !request_gist(text).contains(" … "),
                 "{text:?} -> {:?}",
                 request_gist(text)
+            );
+        }
+    }
+
+    /// The class: a sentence that tells the problem, then a short ask that
+    /// points back at it, on the same line or the next, in any language:
+    /// the request is both. A telling too long to fit gives way to the ask;
+    /// a sentence after it that asks nothing is not taken along.
+    #[test]
+    fn a_short_ask_after_the_problem_it_points_back_at_is_kept_with_it() {
+        for (telling, ask) in [
+            (
+                "The search page is slow with 50k products.",
+                "Make it faster.",
+            ),
+            ("The tests fail on CI since yesterday.", "Can you look?"),
+            (
+                "La página de búsqueda es lenta con 50k productos.",
+                "Arregla esto.",
+            ),
+            (
+                "La page de recherche est lente avec 50k produits.",
+                "Regarde ça.",
+            ),
+            (
+                "Die Suchseite ist mit 50k Produkten langsam.",
+                "Schau dir das an.",
+            ),
+            (
+                "A página de busca está lenta com 50k produtos.",
+                "Corrige isso.",
+            ),
+            ("Страница поиска тормозит на 50k товаров.", "Исправь это."),
+            ("搜索页面在五万个商品时很慢。", "帮我优化一下这个。"),
+            ("検索ページが5万件の商品で遅い。", "これを直して。"),
+        ] {
+            for text in [
+                format!("{telling} {ask}"),
+                format!("{telling}\n{ask}"),
+                format!("{telling}\n\n{ask}"),
+            ] {
+                let got = request_gist(&text);
+                let ask = ask.trim_end_matches(['.', '。']);
+                let opening: String = telling.chars().take(6).collect();
+                assert!(
+                    got.starts_with(&opening) && got.contains(ask),
+                    "{text:?} -> {got:?}"
+                );
+            }
+        }
+        let long = "When a customer pays with a declined card and then retries with another card the order stays pending and the stock stays reserved for ever.";
+        let got = request_gist(&format!("{long} Fix it."));
+        assert!(
+            got.ends_with("Fix it") && got.starts_with("When a customer"),
+            "{got:?}"
+        );
+        for more in [
+            "I tried adding an index yesterday.",
+            "It keeps timing out.",
+            "这个很慢。",
+        ] {
+            let text = format!("The search page is slow with 50k products. {more}");
+            let got = request_gist(&text);
+            assert!(
+                !got.contains(more.trim_end_matches(['.', '。'])),
+                "{text:?} -> {got:?}"
             );
         }
     }
