@@ -15,6 +15,7 @@
 mod agreement;
 mod aside;
 mod cause;
+mod choice;
 mod commit;
 mod conclusion;
 mod errand;
@@ -448,12 +449,23 @@ fn answer_of(last: &Message) -> String {
     answer_in(last.report())
 }
 
-/// The answer in a turn's words, narration and thinking left out.
+/// The answer in a turn's words, narration and thinking left out; the
+/// choice it ends by asking for first.
 fn answer_in(said: &str) -> String {
     let whole = without_thinking(said);
-    let report = conclusion::conclusion(&whole, is_heading)
-        .or_else(|| conclusion::closing_words(&whole))
-        .unwrap_or(&whole);
+    let report = report_in(&whole);
+    match choice::asked(&whole) {
+        Some(choice) if !report.is_empty() => format!("{choice}\n\n{report}"),
+        Some(choice) => choice,
+        None => report,
+    }
+}
+
+/// What a turn's answer reports.
+fn report_in(whole: &str) -> String {
+    let report = conclusion::conclusion(whole, is_heading)
+        .or_else(|| conclusion::closing_words(whole))
+        .unwrap_or(whole);
     if let Some(outline) = sections::outline(report) {
         return outline;
     }
