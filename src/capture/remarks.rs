@@ -414,6 +414,22 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
 /// ask with: "please …", "can you …", "I need you to …", "preciso que …",
 /// "请…", "…してください" (at its end, as Japanese asks).
 pub(super) fn opens_an_ask(sentence: &str) -> bool {
+    let lower = sentence.trim().to_lowercase();
+    asks_first(&lower)
+        || [
+            "してください",
+            "して下さい",
+            "お願いします",
+            "주세요",
+            "해줘",
+            "해 줘",
+        ]
+        .iter()
+        .any(|a| lower.trim_end_matches(['。', '.', '!', '！']).ends_with(a))
+}
+
+/// Whether a (lowercased) text starts with the words an ask opens with.
+pub(super) fn asks_first(lower: &str) -> bool {
     const ASKS: &[&str] = &[
         "please ",
         "can you ",
@@ -455,16 +471,5 @@ pub(super) fn opens_an_ask(sentence: &str) -> bool {
         "你能",
         "부탁",
     ];
-    let lower = sentence.trim().to_lowercase();
     ASKS.iter().any(|a| lower.starts_with(a))
-        || [
-            "してください",
-            "して下さい",
-            "お願いします",
-            "주세요",
-            "해줘",
-            "해 줘",
-        ]
-        .iter()
-        .any(|a| lower.trim_end_matches(['。', '.', '!', '！']).ends_with(a))
 }

@@ -110,12 +110,23 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
     if word_count(sentence) <= REQUEST_WORDS {
         return None;
     }
-    let starts = sentence
-        .char_indices()
-        .filter(|&(i, c)| !c.is_whitespace() && sentence[..i].ends_with(char::is_whitespace));
-    let (at, _) = starts
-        .skip(RUN_ON_WORDS - 1)
-        .find(|&(i, _)| remarks::opens_an_ask(&sentence[i..]))?;
+    // Words start after a space; in CJK, which writes none, an ask may start
+    // at any character ("…关联起来请你帮我改成…"), said as asks open, or past
+    // the clause that gives its reason ("…作られてしまうので、…してください").
+    let cjk = crate::sentence::is_cjk;
+    let at = sentence.char_indices().find_map(|(i, c)| {
+        let (head, rest) = sentence.split_at(i);
+        let before = head.chars().next_back()?;
+        let asks = match cjk(c) && cjk(before) || before == '、' {
+            true => {
+                let reason = ["ので", "から", "けど", "ため", "、"];
+                remarks::asks_first(rest)
+                    || (reason.iter().any(|r| head.ends_with(r)) && remarks::opens_an_ask(rest))
+            }
+            false => !c.is_whitespace() && before.is_whitespace() && remarks::opens_an_ask(rest),
+        };
+        (asks && word_count(head) >= RUN_ON_WORDS - 1).then_some(i)
+    })?;
     let ask = gist(&sentence[at..]);
     if word_count(&ask) + 1 + 6 > REQUEST_WORDS {
         return Some(ask);
@@ -210,6 +221,30 @@ mod tests {
                 .collect::<Vec<_>>()
                 .join(" ");
             assert!(got.contains(&first), "{text:?} -> {got:?}");
+            assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
+        }
+        // CJK writes no spaces: the ask starts where its words do.
+        for (telling, ask) in [
+            (
+                "我们的网站在用户用谷歌登录之后再用邮箱和密码登录的时候会创建第二个账号而不是把两个账号关联起来",
+                "请你帮我改成按邮箱关联账号",
+            ),
+            (
+                "客户用被拒的卡付款然后换另一张卡重试的时候订单一直卡在待处理而且库存永远被占用",
+                "麻烦把失败后的库存释放掉",
+            ),
+            (
+                "ユーザーがGoogleでログインした後にメールとパスワードでログインすると二つ目のアカウントが作られてしまうので、",
+                "メールでアカウントを紐付けるようにしてください",
+            ),
+        ] {
+            let text = format!("{telling}{ask}。");
+            let got = request_gist(&text);
+            let opening: String = telling.chars().take(6).collect();
+            assert!(
+                got.starts_with(&opening) && got.contains(ask),
+                "{text:?} -> {got:?}"
+            );
             assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
         }
         let asks_first = "can you make the importer skip rows whose date column is empty or malformed instead of failing the whole file and then log how many rows it skipped";
