@@ -1031,6 +1031,17 @@ mod tests {
                 "export default class CartStore",
             ),
             ("sql", "CREATE TABLE invoices (", "CREATE TABLE invoices ("),
+            // Named without type parameters, which only bound the types.
+            (
+                "ts",
+                "export function debounce<T extends (...a: any[]) => void>(fn: T, ms: number) {",
+                "export function debounce(fn: T, ms: number)",
+            ),
+            (
+                "rust",
+                "pub fn parse<'a>(input: &'a str) -> Result<Ast<'a>> {",
+                "pub fn parse(input: &'a str) -> Result<Ast<'a>>",
+            ),
             (
                 "kotlin",
                 "fun discount(total: Double): Double {",

@@ -265,8 +265,12 @@ fn with_command(text: &str, line: String) -> String {
     if !line.ends_with([':', '：']) {
         return line;
     }
-    match after(text, &line).and_then(|t| fenced_command(t).or_else(|| lead::fenced_definition(t)))
-    {
+    let shown = after(text, &line).and_then(|t| {
+        fenced_command(t)
+            .map(str::to_string)
+            .or_else(|| lead::fenced_definition(t))
+    });
+    match shown {
         Some(command) => format!("{line} {command}"),
         None => line,
     }
@@ -338,7 +342,15 @@ fn short_list(text: &str) -> Option<String> {
         .iter()
         .all(|i| !i.is_empty() && !i.ends_with([':', '：']));
     let short = items.iter().all(|i| word_count(i) <= ITEM_WORDS);
-    let fit = items.iter().map(|i| word_count(i)).sum::<usize>() <= LIST_WORDS;
+    let fits = |items: &[&str]| items.iter().map(|i| word_count(i)).sum::<usize>() <= LIST_WORDS;
+    // "1. Install flyctl: `curl …`\n2. Deploy with `fly deploy`.": steps
+    // too long together are said by what each does, before its colon.
+    let labels: Vec<&str> = items.iter().map(|i| step_label(i)).collect();
+    let items = match fits(&items) || !fits(&labels) {
+        true => items,
+        false => labels,
+    };
+    let fit = fits(&items);
     // Items that are sentences ("1. It fails because …") are kept apart.
     let sentences = !short || items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
     (all_items && whole && (short || fit)).then(|| {
@@ -349,6 +361,16 @@ fn short_list(text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(if sentences { "; " } else { ", " })
     })
+}
+
+/// What a step says before its colon ("Install flyctl" of "Install
+/// flyctl: `curl …`"), when that is words of its own; a file or one word
+/// before a colon ("`Sidebar.tsx`: added …") labels what follows instead.
+fn step_label(item: &str) -> &str {
+    match item.split_once(": ") {
+        Some((head, _)) if word_count(head) >= 2 && !head.contains(['`', '/', '*']) => head,
+        _ => item,
+    }
 }
 
 #[cfg(test)]
@@ -789,5 +811,44 @@ mod tests {
             let s = compose(&session("fix the footer", &answer), None).unwrap();
             assert!(s.contains(&head(first)), "{answer:?}: {s}");
         }
+    }
+
+    /// The class: steps too long to say together ("1. Install flyctl:
+    /// `curl …`"), in any list style and language, are said by what each
+    /// does before its colon; a file or one word before a colon is a label
+    /// of what follows, and a list that fits whole is said whole.
+    #[test]
+    fn steps_too_long_together_are_said_by_what_each_does() {
+        let steps = [
+            [
+                "Install flyctl: `curl -L https://fly.io/install.sh | sh`",
+                "Run fly launch in the project root: `fly launch --no-deploy`",
+                "Set the secrets: `fly secrets set DATABASE_URL=postgres://db`",
+                "Deploy the app: `fly deploy --remote-only`",
+            ],
+            [
+                "Instala flyctl: `curl -L https://fly.io/install.sh | sh`",
+                "Ejecuta fly launch en la raíz: `fly launch --no-deploy`",
+                "Configura los secretos: `fly secrets set DATABASE_URL=postgres://db`",
+                "Despliega la app: `fly deploy --remote-only`",
+            ],
+        ];
+        for [a, b, c, d] in steps {
+            for marker in ["1. ", "- "] {
+                let answer = [a, b, c, d].map(|i| format!("{marker}{i}")).join("\n");
+                let s = compose(&session("how do I deploy this?", &answer), None).unwrap();
+                for step in [a, b, c, d] {
+                    let label = step.split_once(": ").map(|(l, _)| l).unwrap_or(step);
+                    assert!(s.contains(label), "{answer:?}: {s}");
+                }
+                assert!(!s.contains("curl"), "{answer:?}: {s}");
+            }
+        }
+        let files = "- `Sidebar.tsx`: added a collapse toggle with a chevron icon\n- `Sidebar.css`: animated the width change over 200 ms";
+        let s = compose(&session("make the sidebar collapsible", files), None).unwrap();
+        assert!(s.contains("added a collapse toggle"), "{s}");
+        let whole = "1. Install flyctl: `brew install flyctl`\n2. Deploy: `fly deploy`";
+        let s = compose(&session("how do I deploy this?", whole), None).unwrap();
+        assert!(s.contains("brew install flyctl"), "{s}");
     }
 }

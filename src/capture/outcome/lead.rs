@@ -170,7 +170,7 @@ pub(crate) fn joined(head: &str, introduced: &str) -> String {
 /// parse(input: &str)", "export function total(items)"), in the languages
 /// agents write: it names what "Here's the function:" shows. A block that
 /// opens otherwise (data, imports, a document) is not taken along.
-pub(crate) fn fenced_definition(text: &str) -> Option<&str> {
+pub(crate) fn fenced_definition(text: &str) -> Option<String> {
     static DEFINITION: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
             r"^(?:(?:pub(?:\([a-z]+\))?|export|default|public|private|protected|internal|static|async|abstract|final|open|override|unsafe|extern)\s+)*(?:def|fn|function|class|struct|enum|trait|impl|interface|type|func|fun|const|let|var|val|object|record|module|CREATE\s+(?:OR\s+REPLACE\s+)?(?:TABLE|VIEW|FUNCTION|INDEX|TRIGGER))\s+[A-Za-z_]",
@@ -180,7 +180,39 @@ pub(crate) fn fenced_definition(text: &str) -> Option<&str> {
     fenced_opening(text)
         .map(|(_, line)| line)
         .filter(|l| DEFINITION.is_match(l))
-        .map(|l| l.trim_end_matches(['{', ':', ' ']))
+        .map(|l| without_type_parameters(l.trim_end_matches(['{', ':', ' '])))
+}
+
+/// A definition without its type parameters: "function debounce<T extends
+/// (...a: any[]) => void>(fn: T, ms: number)" names "function
+/// debounce(fn: T, ms: number)"; the bounds say nothing a reader looks for.
+/// Only before the parameters: a return type (`Result<Ast>`) stays.
+fn without_type_parameters(line: &str) -> String {
+    let Some(params) = line.find('(') else {
+        return line.to_string();
+    };
+    let (mut depth, mut at) = (0usize, line.len());
+    let mut previous = ' ';
+    let mut out = String::with_capacity(line.len());
+    for (i, c) in line.char_indices() {
+        match c {
+            '(' if depth == 0 && i >= params => {
+                at = i;
+                break;
+            }
+            '<' if depth > 0 || previous.is_alphanumeric() || previous == '_' => depth += 1,
+            // "=>" and "->" inside the bounds are arrows, not closers.
+            '>' if depth > 0 && !matches!(previous, '=' | '-') => depth -= 1,
+            _ if depth == 0 => out.push(c),
+            _ => {}
+        }
+        previous = c;
+    }
+    // An unclosed '<' was no list of parameters: keep the line as written.
+    match depth {
+        0 => out + &line[at..],
+        _ => line.to_string(),
+    }
 }
 
 /// A fenced block `text` opens with: its info string ("bash", "") and its
