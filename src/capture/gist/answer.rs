@@ -44,6 +44,9 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         // you like me to add jitter?" stand around the result without being it.
         let narration = super::super::outcome::is_narration(&one)
             || super::super::outcome::is_acknowledgement(&one)
+            || super::super::outcome::is_acknowledgement(
+                super::super::outcome::past_acknowledging_clause(&one),
+            )
             || super::super::outcome::is_agreement(&one)
             || lead::is_realisation(&one)
             || lead::is_restatement(&one)
@@ -850,5 +853,37 @@ mod tests {
         let whole = "1. Install flyctl: `brew install flyctl`\n2. Deploy: `fly deploy`";
         let s = compose(&session("how do I deploy this?", whole), None).unwrap();
         assert!(s.contains("brew install flyctl"), "{s}");
+    }
+
+    /// The class: a paragraph that only says the work is finished, in any
+    /// language and with or without an acknowledgement before it ("Done.",
+    /// "完了しました。", "好的，我已经完成了。"), then the report: the
+    /// report is the outcome. A completion that is all the answer says stays.
+    #[test]
+    fn a_completion_alone_on_its_paragraph_gives_way_to_the_report_after_it() {
+        let report = "Added a show-password toggle to src/Login.tsx.";
+        for done in [
+            "Done.",
+            "All done!",
+            "完了しました。",
+            "好的，我已经完成了。",
+            "완료했습니다!",
+            "Готово.",
+            "Listo.",
+        ] {
+            for answer in [
+                format!("{done}\n\n{report}"),
+                format!("{done}\n\n## Changes\n\n{report}"),
+            ] {
+                let s = compose(&session("add a show-password toggle", &answer), None).unwrap();
+                assert!(
+                    s.contains("outcome: Added a show-password toggle"),
+                    "{answer:?}: {s}"
+                );
+            }
+            let s = compose(&session("add a show-password toggle", done), None).unwrap();
+            let word: String = done.chars().take(2).collect();
+            assert!(s.contains(&format!("outcome: {word}")), "{done:?}: {s}");
+        }
     }
 }

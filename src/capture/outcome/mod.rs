@@ -499,7 +499,9 @@ fn report_in(whole: &str) -> String {
     let trails_off = first.ends_with('…') || first.ends_with("...");
     let lead_in =
         first.ends_with([':', '：']) || (trails_off && crate::sentence::word_count(first) <= 5);
-    let status = crate::sentence::word_count(first) < 3;
+    // "Done." and "完了しました。" alone say the work is done, not what it was.
+    let status = crate::sentence::word_count(first) < 3
+        || (!first.contains('\n') && is_acknowledgement(past_acknowledging_clause(first)));
     // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led
     // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
     // "`products` was undefined." alone, then "I defaulted it …": the same.
