@@ -1539,6 +1539,37 @@ mod tests {
             outcome_gist(long),
             "Moved the retry loop into its own module so it can be tested alone"
         );
+        // Three or more that do not fit: as many whole as fit, then how
+        // many more, in any list style and language.
+        let changes = [
+            "Removed the unused legacyFetch helper",
+            "Replaced callbacks with async/await in getUser",
+            "Added input validation to createUser",
+            "Extracted the email regex into a constant",
+            "Fixed the typo in the error message",
+        ];
+        let zh = [
+            "删除了未使用的 legacyFetch",
+            "把回调改成了 async/await",
+            "给 createUser 加了输入校验",
+            "把邮箱正则提取成常量",
+            "修正了错误信息里的拼写",
+            "补充了公共函数的注释",
+            "统一了变量命名",
+        ];
+        // (Items of six words at most are said with commas.)
+        for (items, shown, sep) in [(&changes[..], 3, "; "), (&zh[..], 3, ", ")] {
+            for marker in ["- ", "1. ", "✅ "] {
+                let list: Vec<String> = items.iter().map(|i| format!("{marker}{i}")).collect();
+                let answer = format!("I've made the following changes:\n\n{}", list.join("\n"));
+                let want = format!(
+                    "{}; and {} more",
+                    items[..shown].join(sep),
+                    items.len() - shown
+                );
+                assert_eq!(outcome_gist(&answer), want, "{answer}");
+            }
+        }
     }
 
     /// The class: a role given to the agent ("You are …", "Act as …") in

@@ -330,7 +330,8 @@ fn past_introduction(answer: &str) -> (Option<&str>, &str) {
 /// "- dark mode\n- CSV export\n- faster search" after an introduction: a
 /// list of short items is said as one, "dark mode, CSV export, faster
 /// search"; its first item alone would name a third of it. Longer items
-/// ("`Sidebar.tsx`: added a toggle …") are said apart, when all fit.
+/// ("`Sidebar.tsx`: added a toggle …") are said apart, and a list too long
+/// for all by as many as fit and how many more.
 fn short_list(text: &str) -> Option<String> {
     const ITEM_WORDS: usize = 6;
     const LIST_WORDS: usize = 20;
@@ -353,18 +354,43 @@ fn short_list(text: &str) -> Option<String> {
         true => items,
         false => labels,
     };
-    let fit = fits(&items);
     // Items that are sentences ("1. It fails because …") are kept apart.
     let sentences = !short || items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
-    (all_items && whole && (short || fit)).then(|| {
-        items
+    // Seven changes listed: as many whole as fit, and how many more there
+    // are; two that do not fit are said by the first sentence alone.
+    let shown = match fits(&items) {
+        true => items.len(),
+        false if items.len() >= 3 => items
             .iter()
-            // Marked up as the gist's own sentences are: no bold, no code ticks.
-            .map(|i| short_paths(i.trim_end_matches(['.', '。', ';', ','])).replace(['*', '`'], ""))
-            .collect::<Vec<_>>()
-            .join(if sentences { "; " } else { ", " })
+            .scan(0, |words, i| {
+                *words += word_count(i);
+                Some(*words)
+            })
+            .take_while(|&words| words <= LIST_WORDS - MORE_WORDS)
+            .count(),
+        false => 0,
+    };
+    // A first item too long to say with the count is said alone.
+    if shown == 0 {
+        return None;
+    }
+    if !(all_items && whole) {
+        return None;
+    }
+    // Marked up as the gist's own sentences are: no bold, no code ticks.
+    let said: Vec<String> = items[..shown]
+        .iter()
+        .map(|i| short_paths(i.trim_end_matches(['.', '。', ';', ','])).replace(['*', '`'], ""))
+        .collect();
+    let said = said.join(if sentences { "; " } else { ", " });
+    Some(match items.len() - shown {
+        0 => said,
+        more => format!("{said}; and {more} more"),
     })
 }
+
+/// Words "; and N more" takes after the items a long list is said by.
+const MORE_WORDS: usize = 3;
 
 /// What a step says before its colon ("Install flyctl" of "Install
 /// flyctl: `curl …`"), when that is words of its own; a file or one word
