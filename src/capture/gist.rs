@@ -431,18 +431,27 @@ fn gist(text: &str) -> String {
     // solve this issue.\nGitHub CLI authentication expired …" say their
     // point in the next sentence: thanks give way to it, a question that
     // names nothing takes it along.
-    let next = after(text, &out)
-        .map(|rest| rest.trim_start_matches(|c: char| c.is_whitespace() || c == '-'))
-        // One line: a sentence never runs on into a code block below it.
-        .map(|rest| first_sentence(rest.lines().next().unwrap_or_default()))
-        .filter(|n| !n.is_empty() && !n.starts_with("```"));
-    if let Some(next) = next {
+    let next_of = |out: &str| {
+        after(text, out)
+            .map(|rest| rest.trim_start_matches(|c: char| c.is_whitespace() || c == '-'))
+            // One line: a sentence never runs on into a code block below it.
+            .map(|rest| first_sentence(rest.lines().next().unwrap_or_default()))
+            .filter(|n| !n.is_empty() && !n.starts_with("```"))
+    };
+    if let Some(next) = next_of(&out) {
         let greets = is_thanks(&out) || greetings::is_greeting(&out);
         if is_courtesy(&out) || (greets && word_count(&next) >= 3) {
             out = greetings::past_greeting(&next).to_string();
         } else if names_nothing(&out) {
             out = format!("{out} {next}");
         }
+    }
+    // "Hey Claude! Hope you're doing well. Could you …": the wish after the
+    // greeting gives way too.
+    if greetings::is_pleasantry(&out)
+        && let Some(next) = next_of(&out).filter(|n| word_count(n) >= 3)
+    {
+        out = next;
     }
     // "How could I solve this issue:" says its point after the colon, and
     // "… think it through, P0 -" after the dash.
@@ -468,7 +477,12 @@ fn gist(text: &str) -> String {
         "Can you ",
         "could you ",
         "Could you ",
-    ] {
+    ]
+    .iter()
+    // "Could you please …": the words in either order.
+    .cycle()
+    .take(12)
+    {
         if let Some(rest) = out.strip_prefix(polite) {
             out = rest.to_string();
         }
@@ -881,6 +895,24 @@ mod tests {
             request_gist(about_work),
             "is the orders list paginated yet?"
         );
+        // A wish after the greeting, or alone before the ask, gives way too.
+        let ask = "Add pagination to the orders list.";
+        for wish in [
+            "Hope you're doing well.",
+            "I hope this finds you well.",
+            "Espero que estés bien.",
+            "J'espère que tu vas bien.",
+            "Ich hoffe, es geht dir gut.",
+            "Надеюсь, у тебя всё хорошо.",
+            "希望你一切都好。",
+        ] {
+            for greeting in ["", "Hey Claude! "] {
+                let text = format!("{greeting}{wish} {ask}");
+                assert_eq!(request_gist(&text), ask, "{text:?}");
+            }
+        }
+        let helped = "Hope you can help with the flaky login test.";
+        assert_eq!(request_gist(helped), helped);
     }
 
     /// The class: a greeting or thanks before the ask, as its own sentence

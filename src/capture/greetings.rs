@@ -127,6 +127,44 @@ const HOW_ARE_YOU: &[&str] = &[
     "hvordan har du det",
 ];
 
+/// A sentence that only wishes the agent well ("Hope you're doing well.",
+/// "I hope this finds you well.", "Espero que estés bien.", "希望你一切都好。"):
+/// courtesy before the ask, never the ask.
+pub(super) fn is_pleasantry(sentence: &str) -> bool {
+    const WISHES: &[&str] = &[
+        "hope you",
+        "i hope you",
+        "hope this finds you",
+        "i hope this finds you",
+        "hope all is well",
+        "i hope all is well",
+        "hope you're",
+        "espero que estés",
+        "espero que estes",
+        "espero que esté",
+        "espero que esteja",
+        "espero que você esteja",
+        "espero que tudo",
+        "j'espère que tu vas",
+        "j'espère que vous allez",
+        "ich hoffe, es geht",
+        "ich hoffe, dir geht",
+        "ich hoffe es geht",
+        "надеюсь, у тебя",
+        "надеюсь, у вас",
+        "надеюсь, всё",
+        "希望你一切",
+        "希望您一切",
+        "お元気ですか",
+        "잘 지내시죠",
+    ];
+    let lower = sentence.trim().to_lowercase().replace('’', "'");
+    let short = crate::sentence::word_count(sentence) <= 10 && !lower.contains("help");
+    short
+        && (WISHES.iter().any(|w| lower.starts_with(w))
+            || HOW_ARE_YOU.iter().any(|h| lower.starts_with(h)))
+}
+
 /// A sentence past its opening greeting: "hi, can you fix the typo" asks
 /// "can you fix the typo". A greeting alone stays as it is, and so does one
 /// whose rest is a pleasantry too ("Hello Pi, nice to meet you!").
