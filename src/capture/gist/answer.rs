@@ -188,6 +188,8 @@ fn with_caveat(said: &str, rest: &str) -> String {
     let mut raw = sentences(unmarked(line)).skip(1);
     match raw.next().map(|next| gist(&next)) {
         Some(next) if lead::is_caveat(&next) => joined(said, &next),
+        // "Reviewed src/billing: two issues." names them in the next one.
+        Some(next) if lead::announces_a_count(said) => joined(said, &next),
         _ => None,
     }
     .unwrap_or_else(|| said.to_string())
@@ -911,5 +913,33 @@ mod tests {
             let word: String = done.chars().take(2).collect();
             assert!(s.contains(&format!("outcome: {word}")), "{done:?}: {s}");
         }
+    }
+
+    /// The class: a sentence that ends by counting what it found ("two
+    /// issues", "3 problems", "两个问题", "2つの問題"), in any language, then
+    /// the sentence that names them: both are the outcome. A count that
+    /// ends nothing ("Fixed two issues in the parser.") stays alone.
+    #[test]
+    fn a_count_of_findings_goes_on_into_the_sentence_that_names_them() {
+        let named = "chargeCard() retries without an idempotency key.";
+        for counted in [
+            "Reviewed src/billing: two issues.",
+            "I found 3 problems.",
+            "There are several concerns.",
+            "Revisé src/billing: dos problemas.",
+            "J'ai trouvé deux problèmes.",
+            "Es gibt zwei Probleme.",
+            "Encontrei dois problemas.",
+            "Нашёл две проблемы.",
+            "发现了两个问题：",
+            "2つの問題があります：",
+        ] {
+            let answer = format!("{counted} {named}");
+            let s = compose(&session("review src/billing", &answer), None).unwrap();
+            assert!(s.contains("chargeCard() retries"), "{answer:?}: {s}");
+        }
+        let fixed = "Fixed two issues in the parser. The README also mentions it now.";
+        let s = compose(&session("fix the parser", fixed), None).unwrap();
+        assert!(!s.contains("README"), "{s}");
     }
 }

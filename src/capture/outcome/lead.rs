@@ -299,6 +299,25 @@ const CAVEATS: &[&str] = &[
     "nhưng",
 ];
 
+/// "Reviewed src/billing: two issues.", "发现了两个问题。": a sentence that
+/// ends by counting what the next one names.
+pub(crate) fn announces_a_count(sentence: &str) -> bool {
+    static COUNTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?ix)(?:
+              \b(?:\d+|two|three|four|five|several|a\ few|dos|tres|cuatro|deux|trois|quatre|zwei|drei|vier|dois|duas|três|quatro|два|две|три|четыре)
+              \s+(?:\S+\s+)?
+              (?:issues|problems|bugs|things|findings|errors|concerns|risks|problemas|errores|cosas|problèmes|erreurs|points|probleme|fehler|punkte|erros|pontos|проблемы|ошибки|проблем|ошибок)
+            | (?:\d|两|二|三|四|几)\s*(?:个|處|处)\s*(?:问题|問題|错误|錯誤|地方|bug)
+            | (?:\d|二|三|四|いくつか)\s*つ?の(?:問題|課題|点|バグ)
+            | (?:\d|두|세|네)\s*(?:가지|개)(?:의)?\s*(?:문제|이슈|버그)
+            )\s*[.。:：!！]?\s*$",
+        )
+        .expect("pattern compiles")
+    });
+    COUNTED.is_match(sentence.trim())
+}
+
 /// "However, German is only half done.", "German still has 200 missing
 /// strings.": a limit on the result just told, by its opening word or by
 /// saying what is left.
