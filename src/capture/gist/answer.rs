@@ -11,6 +11,9 @@ use crate::sentence::word_count;
 /// The first sentence of an answer that says something: "Done!", "Good
 /// catch!" and "Let me check." give way to the sentence after them.
 pub(super) fn outcome_gist(answer: &str) -> String {
+    if let Some(rows) = table_rows(answer.trim()) {
+        return rows;
+    }
     if let Some(after) = state_after(answer) {
         return gist(after);
     }
@@ -393,6 +396,51 @@ fn short_list(text: &str) -> Option<String> {
 
 /// Words "; and N more" takes after the items a long list is said by.
 const MORE_WORDS: usize = 3;
+
+/// An answer that is only a table ("| parser | ops/s |\n|---|---|\n|
+/// simdjson | 1.2M |"), said by its header and rows: "parser, ops/s:
+/// simdjson 1.2M; JSON.parse 800k", as many rows as fit and how many more.
+fn table_rows(answer: &str) -> Option<String> {
+    const TABLE_WORDS: usize = 20;
+    if !super::super::outcome::is_table(answer) {
+        return None;
+    }
+    let cells = |row: &str| -> Vec<String> {
+        row.trim()
+            .trim_matches('|')
+            .split('|')
+            .map(|c| c.trim().replace(['*', '`'], ""))
+            .collect()
+    };
+    let rule = |row: &&str| row.chars().all(|c| matches!(c, '|' | '-' | ':' | ' '));
+    let mut rows = answer
+        .lines()
+        .filter(|r| !rule(r))
+        .map(|r| cells(r).join(" "));
+    let header = answer.lines().next().map(cells)?.join(", ");
+    rows.next();
+    let rows: Vec<String> = rows.collect();
+    let mut said = String::new();
+    let mut shown = 0;
+    for row in &rows {
+        if word_count(&header) + word_count(&said) + word_count(row) > TABLE_WORDS - MORE_WORDS {
+            break;
+        }
+        said = if said.is_empty() {
+            row.clone()
+        } else {
+            format!("{said}; {row}")
+        };
+        shown += 1;
+    }
+    if shown == 0 {
+        return None;
+    }
+    Some(match rows.len() - shown {
+        0 => format!("{header}: {said}"),
+        more => format!("{header}: {said}; and {more} more"),
+    })
+}
 
 /// What a step says before its colon ("Install flyctl" of "Install
 /// flyctl: `curl …`"), when that is words of its own; a file or one word
@@ -941,5 +989,34 @@ mod tests {
         let fixed = "Fixed two issues in the parser. The README also mentions it now.";
         let s = compose(&session("fix the parser", fixed), None).unwrap();
         assert!(!s.contains("README"), "{s}");
+    }
+
+    /// The class: an answer that is only a table, under a title or not,
+    /// with any number of columns and rows: said by its header and as many
+    /// rows as fit, and how many more, never by its pipes and rules.
+    #[test]
+    fn an_answer_that_is_only_a_table_is_said_by_its_rows() {
+        let small = "| parser | ops/s |\n|---|---|\n| simdjson | 1.2M |\n| **JSON.parse** | 800k |";
+        let wide = "| file | before | after |\n|:--|--:|--:|\n| `a.ts` | 120 ms | 40 ms |\n| `b.ts` | 90 ms | 30 ms |";
+        let long: String = std::iter::once("| city | temp |\n|---|---|\n".to_string())
+            .chain((1..=12).map(|n| format!("| city{n} | {n} C |\n")))
+            .collect();
+        for (table, want) in [
+            (small, "parser, ops/s: simdjson 1.2M; JSON.parse 800k"),
+            (
+                wide,
+                "file, before, after: a.ts 120 ms 40 ms; b.ts 90 ms 30 ms",
+            ),
+            (
+                long.as_str(),
+                "city, temp: city1 1 C; city2 2 C; city3 3 C; city4 4 C; city5 5 C; and 7 more",
+            ),
+        ] {
+            for answer in [table.to_string(), format!("## Results\n\n{table}")] {
+                let s = compose(&session("benchmark it", &answer), None).unwrap();
+                assert!(s.contains(&format!("outcome: {want}")), "{answer:?}: {s}");
+                assert!(!s.contains('|'), "{s}");
+            }
+        }
     }
 }
