@@ -418,6 +418,8 @@ fn gist(text: &str) -> String {
     // a line that ends unfinished goes on in the next line of its paragraph.
     if out == unmarked(line)
         && !out.ends_with(['.', '!', '?', '。', '！', '？', ':', '：'])
+        // "**Status:** ✅ Complete" is finished as it is.
+        && !super::outcome::is_acknowledgement(lead::past_status_label(&out))
         && let Some(next) = text
             .split_once(line)
             .and_then(|(_, rest)| rest.strip_prefix('\n'))

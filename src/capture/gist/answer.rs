@@ -31,9 +31,10 @@ pub(super) fn outcome_gist(answer: &str) -> String {
     if let Some(items) = items {
         return items;
     }
-    let mut first = None;
     // "Fixed!", "Done." opening the answer: the gist reads past it.
     let opening = first_sentence(unmarked(prose_lines(rest).next().unwrap_or_default()));
+    // "Yes." on its own line: the answer, whatever the gist reads past.
+    let mut first = Some(opening.clone()).filter(|o| lead::is_labelled_answer(o));
     let completion = Some(opening.trim_end_matches(['!', '.', '！', '。']))
         .filter(|_| completes(&opening))
         .map(str::to_string);
@@ -45,15 +46,17 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         // "네, 알겠습니다." and "承知しました。" before the result are not it.
         // "I see the problem now.", "You asked me to add tax." and "Would
         // you like me to add jitter?" stand around the result without being it.
-        let narration = super::super::outcome::is_narration(&one)
-            || super::super::outcome::is_acknowledgement(&one)
-            || super::super::outcome::is_acknowledgement(
-                super::super::outcome::past_acknowledging_clause(&one),
-            )
-            || super::super::outcome::is_agreement(&one)
-            || lead::is_realisation(&one)
-            || lead::is_restatement(&one)
-            || lead::is_offer(&one);
+        // "Yes." to a question is its answer, not an acknowledgement.
+        let narration = !lead::is_labelled_answer(&one)
+            && (super::super::outcome::is_narration(&one)
+                || super::super::outcome::is_acknowledgement(&one)
+                || super::super::outcome::is_acknowledgement(
+                    super::super::outcome::past_acknowledging_clause(lead::past_status_label(&one)),
+                )
+                || super::super::outcome::is_agreement(&one)
+                || lead::is_realisation(&one)
+                || lead::is_restatement(&one)
+                || lead::is_offer(&one));
         // "✅" after "Done!" says less than it: a sentence has a word.
         if !narration && one.chars().any(char::is_alphanumeric) {
             first.get_or_insert_with(|| one.clone());
@@ -84,9 +87,28 @@ pub(super) fn outcome_gist(answer: &str) -> String {
             {
                 return both;
             }
+            // "No." or "Short answer: yes." then why: the answer first.
+            if let Some(both) = first
+                .as_deref()
+                .filter(|f| *f != said && lead::is_labelled_answer(f))
+                .and_then(|answer| joined(answer, said))
+            {
+                return both;
+            }
             return with_caveat(said, rest);
         }
-        let Some(pos) = rest.find(one.trim_end_matches('…')).map(|p| p + one.len()) else {
+        // A gist without the line's markup ("**Status:** ✅ Complete") is
+        // not found as written: its line is passed whole.
+        let Some(pos) = rest
+            .find(one.trim_end_matches('…'))
+            .map(|p| p + one.len())
+            .or_else(|| {
+                rest.trim_start()
+                    .contains('\n')
+                    .then(|| rest.find('\n'))
+                    .flatten()
+            })
+        else {
             break;
         };
         rest = rest
@@ -1018,5 +1040,48 @@ mod tests {
                 assert!(!s.contains('|'), "{s}");
             }
         }
+    }
+
+    /// The class: an answer given first in three words at most, as a yes,
+    /// a no or labelled as the short answer, in any language, then its
+    /// reason on the line or in the paragraph after: both are the outcome.
+    /// A status label over the report ("**Status:** ✅ Complete") gives way
+    /// to it as a bare completion does.
+    #[test]
+    fn a_short_answer_first_goes_with_its_reason() {
+        let reason = "The migrations were squashed into 0001_initial.sql in March.";
+        for answer in [
+            "Short answer: yes.",
+            "Yes.",
+            "No.",
+            "TL;DR: no.",
+            "Sí.",
+            "Нет.",
+            "はい。",
+        ] {
+            for gap in [" ", "\n\n"] {
+                let text = format!("{answer}{gap}{reason}");
+                let s = compose(&session("is it safe to delete it?", &text), None).unwrap();
+                let word = answer.trim_end_matches(['.', '。']);
+                assert!(s.contains(&format!("outcome: {word}")), "{text:?}: {s}");
+                assert!(s.contains("squashed"), "{text:?}: {s}");
+            }
+        }
+        let report = "Replaced moment with date-fns in 12 files.";
+        for status in [
+            "**Status:** ✅ Complete",
+            "Status: Done",
+            "**状态：** 已完成",
+            "Estado: listo",
+        ] {
+            for gap in ["\n", "\n\n"] {
+                let text = format!("{status}{gap}{report}");
+                let s = compose(&session("migrate to date-fns", &text), None).unwrap();
+                assert!(s.contains("outcome: Replaced moment"), "{text:?}: {s}");
+            }
+        }
+        let exclaims = "Great! Replaced moment with date-fns in 12 files.";
+        let s = compose(&session("migrate to date-fns", exclaims), None).unwrap();
+        assert!(!s.contains("Great"), "{s}");
     }
 }

@@ -299,6 +299,68 @@ const CAVEATS: &[&str] = &[
     "nhưng",
 ];
 
+/// A line past a status label: "**Status:** ✅ Complete" says "✅ Complete".
+pub(crate) fn past_status_label(line: &str) -> &str {
+    const LABELS: &[&str] = &[
+        "status",
+        "estado",
+        "statut",
+        "статус",
+        "状态",
+        "狀態",
+        "ステータス",
+        "상태",
+    ];
+    let bare = line.trim().trim_start_matches(['*', '_']);
+    let Some(at) = bare.find([':', '：']) else {
+        return line;
+    };
+    let label = bare[..at].trim_end_matches(['*', '_', ' ']).to_lowercase();
+    match LABELS.contains(&label.as_str()) {
+        true => bare[at..].trim_start_matches([':', '：', '*', '_', ' ']),
+        false => line,
+    }
+}
+
+/// Whether a sentence or paragraph is a short answer given first, labelled
+/// as one or a yes or no ("Short answer: yes.", "No.", "はい。"), three
+/// words at most: what follows is its reason and goes with it. Not
+/// "Great!", which exclaims, nor "Answer below:", which introduces.
+pub(crate) fn is_labelled_answer(paragraph: &str) -> bool {
+    const ANSWERS: &[&str] = &[
+        "short answer",
+        "tl;dr",
+        "tldr",
+        "answer:",
+        "yes",
+        "no",
+        "nope",
+        "yep",
+        "sí",
+        "si",
+        "oui",
+        "non",
+        "ja",
+        "nein",
+        "sim",
+        "não",
+        "да",
+        "нет",
+        "是",
+        "不是",
+        "对",
+        "不对",
+        "はい",
+        "いいえ",
+        "네",
+        "아니요",
+    ];
+    let s = paragraph.trim();
+    crate::sentence::word_count(s) <= 3
+        && !s.ends_with(['!', '！', ':', '：', '?', '？'])
+        && opens_with(s, ANSWERS)
+}
+
 /// "Reviewed src/billing: two issues.", "发现了两个问题。": a sentence that
 /// ends by counting what the next one names.
 pub(crate) fn announces_a_count(sentence: &str) -> bool {

@@ -485,7 +485,7 @@ fn report_in(whole: &str) -> String {
                 && !lead::is_offer(p)
                 && !lead::is_realisation(p)
                 // "Master, as you wish." before what was done.
-                && !manners::only_complies(p)
+                && (!manners::only_complies(p) || lead::is_labelled_answer(p))
                 // "Record matches my view." before what came of it.
                 && !agreement::is_agreement(p)
         })
@@ -501,7 +501,9 @@ fn report_in(whole: &str) -> String {
         first.ends_with([':', '：']) || (trails_off && crate::sentence::word_count(first) <= 5);
     // "Done." and "完了しました。" alone say the work is done, not what it was.
     let status = crate::sentence::word_count(first) < 3
-        || (!first.contains('\n') && is_acknowledgement(past_acknowledging_clause(first)));
+        || lead::is_labelled_answer(first)
+        || (!first.contains('\n')
+            && is_acknowledgement(past_acknowledging_clause(lead::past_status_label(first))));
     // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led
     // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
     // "`products` was undefined." alone, then "I defaulted it …": the same.
