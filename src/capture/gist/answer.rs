@@ -253,7 +253,7 @@ fn first_clause(sentence: &str) -> Option<String> {
 /// The change an answer reports in the two sentences after `cause` (the
 /// sentence `rest` opens with), when `cause` names the cause of a problem.
 fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
-    use super::super::outcome::{is_cause, reports_a_change, states_a_fault};
+    use super::super::outcome::{is_cause, reports_a_change, states_a_fault, tells_the_state_now};
     // A state told as it was is a cause only when the change comes right
     // after it, as a fix, and not as more work ("I also …").
     let (told, within) = if is_cause(cause) {
@@ -272,7 +272,7 @@ fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
         .skip_while(|s| !told(s))
         .skip(1)
         .take(within)
-        .find(|s| reports_a_change(s) && !adds(s))?;
+        .find(|s| (reports_a_change(s) || tells_the_state_now(s)) && !adds(s))?;
     Some(gist(&fix)).filter(|fix| !refers_back(fix))
 }
 
@@ -891,6 +891,21 @@ mod tests {
                 assert!(!s.contains(&head(state)), "{answer:?}: {s}");
             }
         }
+        // A fault told with any verb in the past, then how things stand now.
+        for (state, now) in [
+            (
+                "The save handler silently rejected bios over 500 characters.",
+                "It now shows an error under the field.",
+            ),
+            (
+                "The search index ignored accented names.",
+                "Searching for Jose now finds José.",
+            ),
+        ] {
+            let answer = format!("{state} {now}");
+            let s = compose(&session("fix the bug", &answer), None).unwrap();
+            assert!(s.contains(&head(now)), "{answer:?}: {s}");
+        }
         // In one sentence, after a semicolon.
         let answer = "The test used the local time zone; I pinned it to UTC in the setup.";
         let s = compose(&session("fix the flaky test", answer), None).unwrap();
@@ -901,6 +916,8 @@ mod tests {
                 "I updated the README.",
             ),
             ("The route was added in src/api.ts.", "I updated the docs."),
+            ("Added a route in src/api.ts.", "I updated the docs."),
+            ("The page loaded in 80 ms.", "For now, I left the cache off."),
             ("The VAT table had Austria at 19 %.", "I corrected it."),
             (
                 "The footer had no padding.",

@@ -232,7 +232,7 @@ fn tells_a_cause(sentence: &str) -> bool {
 pub(crate) fn states_a_fault(sentence: &str) -> bool {
     static PAST_STATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
-            r"\b(?:was|were|had|used|wasn't|weren't|didn't|hadn't|never|lacked|missed|era|estaba|tenía|usaba|faltaba|était|avait|utilisait|manquait|war|hatte|fehlte|verwendete|nutzte|estava|tinha|usava|faltava|был|была|было|были|не было)\b",
+            r"\b(?:\w{3,}ed|was|were|had|used|wasn't|weren't|didn't|hadn't|never|lacked|missed|era|estaba|tenía|usaba|faltaba|était|avait|utilisait|manquait|war|hatte|fehlte|verwendete|nutzte|estava|tinha|usava|faltava|был|была|было|были|не было)\b",
         )
         .expect("pattern compiles")
     });
@@ -295,8 +295,10 @@ pub(crate) fn states_a_fault(sentence: &str) -> bool {
     ];
     let lower = folded(sentence);
     let subject = lower.split_whitespace().next().unwrap_or_default();
+    // "Added a route.", "Asked which to take: …": told by the agent.
+    let agent_told = subject.ends_with("ed") || IRREGULAR.contains(&subject);
     let told_of_someone =
-        ["i", "i'm", "i've", "we", "we've", "you", "let", "let's"].contains(&subject);
+        agent_told || ["i", "i'm", "i've", "we", "we've", "you", "let", "let's"].contains(&subject);
     let past = PAST_STATE.is_match(&lower) || FAULT_CJK.iter().any(|f| lower.contains(f));
     past && !told_of_someone
         && !reports_a_change(sentence)
@@ -329,6 +331,26 @@ pub(crate) fn change_after_looking(sentence: &str) -> Option<&str> {
         .min()
         .map(|at| &sentence[at..])
         .filter(|rest| reports_a_change(rest))
+}
+
+/// Whether a sentence tells how things stand after the work: "It now shows
+/// an error under the field.", "The page loads in 80 ms now.", "现在…". Not
+/// "for now" or "right now", which tell when, not what changed.
+pub(crate) fn tells_the_state_now(sentence: &str) -> bool {
+    const NOW_CJK: &[&str] = &["现在", "現在", "今は", "이제"];
+    let lower = folded(sentence);
+    let words: Vec<&str> = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .filter(|w| !w.is_empty())
+        .collect();
+    let now = words.iter().enumerate().any(|(i, w)| {
+        *w == "now"
+            && !i
+                .checked_sub(1)
+                .is_some_and(|b| ["for", "right", "just", "until", "by"].contains(&words[b]))
+    });
+    !sentence.trim_end().ends_with(['?', '？'])
+        && (now || NOW_CJK.iter().any(|n| lower.starts_with(n)))
 }
 
 /// The verb of a (folded) sentence that opens "I <verb> …".

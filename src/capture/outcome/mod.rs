@@ -26,7 +26,9 @@ mod sections;
 mod step;
 
 pub(crate) use agreement::is_agreement;
-pub(crate) use cause::{change_after_looking, is_cause, reports_a_change, states_a_fault};
+pub(crate) use cause::{
+    change_after_looking, is_cause, reports_a_change, states_a_fault, tells_the_state_now,
+};
 pub use commit::Commit;
 pub(crate) use manners::{
     is_acknowledgement, is_courtesy, is_thanks, only_complies, only_words,
