@@ -448,6 +448,15 @@ fn gist(text: &str) -> String {
             out = format!("{out} {next}");
         }
     }
+    // "what's wrong here" over a pasted function names it by its definition.
+    if names_nothing(&out)
+        && let Some(definition) = after(text, &out).and_then(lead::fenced_definition)
+    {
+        out = format!(
+            "{}: {definition}",
+            out.trim_end_matches(['?', '？', ':', '：'])
+        );
+    }
     // "Hey Claude! Hope you're doing well. Could you …": the wish after the
     // greeting gives way too.
     if greetings::is_pleasantry(&out)
@@ -527,8 +536,33 @@ fn names_nothing(sentence: &str) -> bool {
         "happening",
         "going",
         "on",
+        "what's",
+        "whats",
+        "here",
+        "there",
+        "look",
+        "at",
+        "see",
+        "any",
+        "idea",
+        "ideas",
+        "thoughts",
+        "doesn't",
+        "work",
+    ];
+    // "这段代码有什么问题？", "このコードの何が問題？": short, and about "this".
+    const CJK: &[&str] = &[
+        "有什么问题",
+        "有什麼問題",
+        "怎么回事",
+        "哪里错了",
+        "帮我看看",
+        "何が問題",
+        "どこがおかしい",
+        "뭐가 문제",
     ];
     only_words(sentence, WORDS, 8)
+        || (sentence.chars().count() <= 14 && CJK.iter().any(|c| sentence.contains(c)))
 }
 
 /// The text after the first occurrence of `part`.
@@ -1604,6 +1638,33 @@ mod tests {
                 assert_eq!(outcome_gist(&answer), want, "{answer}");
             }
         }
+    }
+
+    /// The class: an ask or question that names nothing ("what's wrong
+    /// here", "why doesn't this work?", "这段代码有什么问题？") over pasted
+    /// code, in any language: the request names the code by its definition.
+    /// An ask that names its subject, or a paste that defines nothing, stays.
+    #[test]
+    fn an_ask_that_names_nothing_over_pasted_code_names_its_definition() {
+        let code = "```python\ndef avg(xs):\n    return sum(xs) / len(xs)\n```";
+        for ask in [
+            "what's wrong here",
+            "why doesn't this work?",
+            "any ideas?",
+            "Fix this:",
+            "这段代码有什么问题？",
+            "このコードの何が問題？",
+        ] {
+            for gap in ["\n", "\n\n"] {
+                let text = format!("{ask}{gap}{code}");
+                let got = request_gist(&text);
+                assert!(got.ends_with(": def avg(xs)"), "{text:?} -> {got:?}");
+            }
+        }
+        let named = format!("why does avg crash on an empty list?\n{code}");
+        assert_eq!(request_gist(&named), "why does avg crash on an empty list?");
+        let data = "what's wrong here\n```json\n{\"a\": 1,}\n```";
+        assert_eq!(request_gist(data), "what's wrong here");
     }
 
     /// The class: a role given to the agent ("You are …", "Act as …") in

@@ -917,7 +917,10 @@ mod tests {
             ),
             ("The route was added in src/api.ts.", "I updated the docs."),
             ("Added a route in src/api.ts.", "I updated the docs."),
-            ("The page loaded in 80 ms.", "For now, I left the cache off."),
+            (
+                "The page loaded in 80 ms.",
+                "For now, I left the cache off.",
+            ),
             ("The VAT table had Austria at 19 %.", "I corrected it."),
             (
                 "The footer had no padding.",
