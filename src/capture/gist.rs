@@ -173,6 +173,12 @@ pub(super) fn end_sentence(s: &str) -> String {
     if s.ends_with(['.', '!', '?']) {
         return s.to_string();
     }
+    // A quote that ends its own sentence ("… in Go and Postgres.\"") ends
+    // inside it; the sentence's stop goes after it, once: "… Postgres\"."
+    let quoted = s.trim_end_matches(['"', '”', '»', '\'', '’']);
+    if quoted.len() < s.len() && quoted.ends_with('.') {
+        return format!("{}{}.", quoted.trim_end_matches('.'), &s[quoted.len()..]);
+    }
     let s = s.trim_end_matches(['。', '！', '？']);
     format!("{s}.")
 }
@@ -1607,6 +1613,12 @@ mod tests {
             outcome_gist(long),
             "Moved the retry loop into its own module so it can be tested alone"
         );
+        // A closing line of prose under the list is not an item.
+        let closed = "已安排好明天的日程：\n- 上午：写周报\n- 14:00：开会\n- 晚上：健身\n已保存到 schedule.md。";
+        assert_eq!(
+            outcome_gist(closed),
+            "已安排好明天的日程：上午：写周报, 14:00：开会, 晚上：健身"
+        );
         // Three or more that do not fit: as many whole as fit, then how
         // many more, in any list style and language.
         let changes = [
@@ -1665,6 +1677,29 @@ mod tests {
         assert_eq!(request_gist(&named), "why does avg crash on an empty list?");
         let data = "what's wrong here\n```json\n{\"a\": 1,}\n```";
         assert_eq!(request_gist(data), "what's wrong here");
+    }
+
+    /// A quoted answer that ends its own sentence ("\"The order will arrive
+    /// on Monday.\"") gets the sentence's one full stop after the quote,
+    /// never a second one; other endings keep theirs.
+    #[test]
+    fn a_quote_that_ends_its_sentence_gets_one_full_stop() {
+        for (said, want) in [
+            (
+                "outcome: \"The order will arrive on Monday.\"",
+                "outcome: \"The order will arrive on Monday\".",
+            ),
+            (
+                "outcome: «La commande arrive lundi.»",
+                "outcome: «La commande arrive lundi».",
+            ),
+            ("outcome: it says \"hi\"", "outcome: it says \"hi\"."),
+            ("outcome: \"Is it Monday?\"", "outcome: \"Is it Monday?\"."),
+            ("outcome: done.", "outcome: done."),
+            ("outcome: 已完成。", "outcome: 已完成."),
+        ] {
+            assert_eq!(end_sentence(said), want, "{said:?}");
+        }
     }
 
     /// The class: a role given to the agent ("You are …", "Act as …") in

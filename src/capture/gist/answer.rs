@@ -362,11 +362,17 @@ fn past_introduction(answer: &str) -> (Option<&str>, &str) {
 fn short_list(text: &str) -> Option<String> {
     const ITEM_WORDS: usize = 6;
     const LIST_WORDS: usize = 20;
-    let lines: Vec<&str> = text
+    let mut lines: Vec<&str> = text
         .lines()
         .map(str::trim)
         .take_while(|l| !l.is_empty())
         .collect();
+    // "- 上午：写周报\n- 14:00：开会\n已保存到 schedule.md。": the list is
+    // its items; a closing line of prose right under it is not one.
+    let listed = lines.iter().take_while(|l| unmarked(l) != **l).count();
+    if listed >= 2 && listed + 1 == lines.len() {
+        lines.truncate(listed);
+    }
     let items: Vec<&str> = lines.iter().map(|l| unmarked(l)).collect();
     let all_items = lines.len() >= 2 && lines.iter().zip(&items).all(|(l, i)| l != i);
     let whole = items
