@@ -117,6 +117,11 @@ pub fn holds_phrase<'a>(lower: &str, phrases: impl IntoIterator<Item = &'a str>)
     })
 }
 
+/// A Hangul syllable: Korean, which spaces its words.
+pub fn is_hangul(c: char) -> bool {
+    ('\u{AC00}'..='\u{D7AF}').contains(&c)
+}
+
 /// A Han, kana or Hangul character.
 pub fn is_cjk(c: char) -> bool {
     matches!(c as u32,

@@ -17,7 +17,8 @@ pub(super) fn clip_words(text: &str, max: usize) -> String {
     for token in text.split_whitespace() {
         let w = word_count(token);
         if used + w > max {
-            if token.chars().any(is_cjk) && used < max {
+            // Korean spaces its words: a word is kept whole or left out.
+            if token.chars().any(is_cjk) && !is_hangul_word(token) && used < max {
                 let room = (max - used) * 2;
                 if !out.is_empty() {
                     out.push(' ');
@@ -65,6 +66,12 @@ fn cjk_head(token: &str, room: usize) -> &str {
         Some(at) if at * 4 >= head.len() * 3 => &head[..at],
         _ => japanese_phrase_end(token, head.len()),
     }
+}
+
+/// A Korean word: Hangul, with no Han or kana to cut between.
+fn is_hangul_word(token: &str) -> bool {
+    use crate::sentence::is_hangul;
+    token.chars().any(is_hangul) && !token.chars().any(|c| is_cjk(c) && !is_hangul(c))
 }
 
 fn is_hiragana(c: char) -> bool {
@@ -296,5 +303,20 @@ mod tests {
             "{clipped}"
         );
         assert!(clipped.ends_with('…'), "{clipped}");
+    }
+
+    /// Korean spaces its words (eojeol), so a clip at any budget keeps each
+    /// word whole: "…오류를 반환합니다" never ends "…반환".
+    #[test]
+    fn korean_is_never_cut_inside_a_word() {
+        let text = "가입 전에 이메일로 기존 사용자를 조회하고 있으면 이미 가입된 이메일이라는 오류를 반환합니다";
+        let words: Vec<&str> = text.split_whitespace().collect();
+        for max in 2..crate::sentence::word_count(text) {
+            let clipped = clip_words(text, max);
+            let kept = clipped.trim_end_matches('…');
+            for word in kept.split_whitespace() {
+                assert!(words.contains(&word), "{max}: {clipped}");
+            }
+        }
     }
 }
