@@ -314,6 +314,15 @@ fn after_fenced_paste(text: &str) -> Option<String> {
     {
         return Some(format!("{error} … {after}"));
     }
+    // "why doesn't this work?" over only the error: told as an ask after
+    // it would be, the error's line first.
+    if let Some(error) = error_line(&text[open..close])
+        && after.is_empty()
+        && (1..=ASK_ON_ERROR_WORDS).contains(&lead_words)
+        && !before.contains('\n')
+    {
+        return Some(format!("{error} … {before}"));
+    }
     match () {
         _ if !fits => None,
         _ if before.is_empty() || question(before) && question(after) => Some(after.to_string()),
@@ -419,6 +428,19 @@ pub(crate) mod tests {
                     );
                 }
             }
+        }
+        // The short ask above the error, with nothing after it, likewise.
+        for ask in [
+            "why doesn't this work?",
+            "これ動かないんだけど、なんで？",
+            "Fix it:",
+        ] {
+            let text = format!("{ask}\n```\nTypeError: fetch is not a function\n```");
+            assert_eq!(
+                after_paste(&text),
+                Some(format!("TypeError: fetch is not a function … {ask}")),
+                "{text:?}"
+            );
         }
         let thanks = "```\nError: connect ECONNREFUSED 127.0.0.1:5432\n```\nthanks!";
         assert_eq!(after_paste(thanks), None);
