@@ -886,6 +886,10 @@ mod tests {
             ),
             ("products 在首次渲染时为空。", "我把它的默认值设为空数组。"),
             (
+                "Do môi trường ảo chưa cài thư viện requests.",
+                "Mình đã chạy pip install requests và thêm nó vào requirements.txt.",
+            ),
+            (
                 "products は最初の描画で undefined でした。",
                 "空の配列を既定値にするように修正しました。",
             ),

@@ -123,6 +123,8 @@ const CHANGES: &[&str] = &[
     "теперь ",
     "исправил",
     "tôi đã ",
+    "mình đã ",
+    "em đã ",
     "đã sửa",
     "ik heb ",
 ];
@@ -237,6 +239,8 @@ pub(crate) fn states_a_fault(sentence: &str) -> bool {
         .expect("pattern compiles")
     });
     const FAULT_CJK: &[&str] = &[
+        "chưa ",
+        "không có ",
         "没有",
         "沒有",
         "缺少",
