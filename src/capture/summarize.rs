@@ -256,6 +256,9 @@ struct Reply {
     /// Its last words only announced what it would do ("Let me first check
     /// …"): it had not answered yet.
     announced: bool,
+    /// Its last words, short, opened by only acknowledging ("Understood. I
+    /// will follow these rules."): what it was told set the session up.
+    acknowledged: bool,
 }
 
 impl Reply {
@@ -273,6 +276,9 @@ impl Reply {
             let text = m.text.trim_end();
             self.asked = text.ends_with(['?', '？']) || text.contains("? ") || text.contains('？');
             self.announced = super::outcome::is_narration(text);
+            let opening = &text[..crate::sentence::first_sentence_end(text)];
+            self.acknowledged = self.answer_words <= ACKNOWLEDGED_WORDS
+                && super::outcome::is_acknowledgement(opening);
         }
     }
 
@@ -337,7 +343,10 @@ fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
     // it answered without changing or running anything is small talk too.
     let about_the_agent =
         replies[first].acting == 0 && remarks::asks_about_the_agent(&typed_words(&requests[first]));
-    if remark || about_the_agent {
+    // "Rules for this session: …" answered "Understood." set the session
+    // up; the later request the agent worked on is its point.
+    let set_up = replies[first].tools == 0 && replies[first].acknowledged;
+    if remark || about_the_agent || set_up {
         return Some(later(|r| r.tools > 0).unwrap_or(first));
     }
     // "Look at the logging setup" (read, "It uses basicConfig.") then
@@ -398,6 +407,9 @@ fn opening(requests: &[String], replies: &[Reply]) -> Option<usize> {
             .unwrap_or(first),
     )
 }
+
+/// Words of a reply that only acknowledges what it was told.
+const ACKNOWLEDGED_WORDS: usize = 14;
 
 /// Words under which a reply to the agent's question only answers it.
 const ANSWER_WORDS: usize = 4;
@@ -681,6 +693,61 @@ mod tests {
         ] {
             let t = session_with(&[(work, "Edit", 2, 20), (ask, "Edit", 3, 20)]);
             assert_eq!(requests(&t)[0], work);
+        }
+    }
+
+    /// The class: a first message that sets the session up (rules, a role,
+    /// context), in any language, that the agent only acknowledged without
+    /// a tool ("Understood.", "明白了。"), before the ask it worked on: the
+    /// ask is the request. A first message the agent worked on stays, and
+    /// so does one answered at length.
+    #[test]
+    fn a_set_up_the_agent_only_acknowledged_gives_way_to_the_ask_it_worked_on() {
+        let ask = "build a CLI that converts CSV to JSON";
+        let rules =
+            "Rules for this session: always use TypeScript, never commit, keep functions short.";
+        for ack in [
+            "Understood. I will follow these rules.",
+            "Got it!",
+            "明白了。",
+            "了解しました。",
+            "Entendido.",
+            "Compris !",
+            "Понял.",
+        ] {
+            let lines = [
+                Line::Person(rules),
+                Line::Agent {
+                    text: ack.to_string(),
+                    tool: "Read",
+                    calls: 0,
+                },
+                Line::Person(ask),
+                Line::Agent {
+                    text: "Built it.".to_string(),
+                    tool: "Edit",
+                    calls: 2,
+                },
+            ];
+            assert_eq!(requests(&chat(&lines))[0], ask, "{ack}");
+        }
+        let answered = "These rules conflict: short functions and one-file CLIs rarely mix, so I would split the parser into its own module and keep the entry point thin.";
+        for (text, calls) in [("Understood.", 2), (answered, 0)] {
+            let lines = [
+                Line::Person(rules),
+                Line::Agent {
+                    text: text.to_string(),
+                    tool: "Edit",
+                    calls,
+                },
+                Line::Person(ask),
+                Line::Agent {
+                    text: "Built it.".to_string(),
+                    tool: "Edit",
+                    calls: 2,
+                },
+            ];
+            assert_eq!(requests(&chat(&lines))[0], rules, "{text}");
         }
     }
 
