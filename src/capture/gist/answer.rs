@@ -61,6 +61,13 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         if !narration && one.chars().any(char::is_alphanumeric) {
             first.get_or_insert_with(|| one.clone());
         }
+        // "All phases are complete. Here's a summary of what changed:" over
+        // a list: past the completion, the list is read as an answer's own.
+        let line = prose_lines(rest).next().unwrap_or_default();
+        let introduces = line.trim_end_matches(['*', ' ']).ends_with([':', '：']);
+        if !narration && rest.len() < answer.trim().len() && introduces {
+            return outcome_gist(rest);
+        }
         let one = with_command(rest, one);
         if word_count(&one) >= 4 && !narration {
             let said = super::super::outcome::past_acknowledging_clause(&one);
@@ -362,10 +369,15 @@ fn past_introduction(answer: &str) -> (Option<&str>, &str) {
 fn short_list(text: &str) -> Option<String> {
     const ITEM_WORDS: usize = 6;
     const LIST_WORDS: usize = 20;
-    let mut lines: Vec<&str> = text
-        .lines()
+    // A nested list ("1. **`Guidance.tsx`**\n   - animated skeleton …") is
+    // said by its top-level items; the ones under them tell each apart.
+    let block: Vec<&str> = text.lines().take_while(|l| !l.trim().is_empty()).collect();
+    let indented = |l: &&str| l.starts_with([' ', '\t']);
+    let nested = block.first().is_some_and(|l| !indented(l)) && block.iter().any(indented);
+    let mut lines: Vec<&str> = block
+        .into_iter()
+        .filter(|l| !(nested && indented(l)))
         .map(str::trim)
-        .take_while(|l| !l.is_empty())
         .collect();
     // "- 上午：写周报\n- 14:00：开会\n已保存到 schedule.md。": the list is
     // its items; a closing line of prose right under it is not one.
@@ -1113,5 +1125,35 @@ mod tests {
         let exclaims = "Great! Replaced moment with date-fns in 12 files.";
         let s = compose(&session("migrate to date-fns", exclaims), None).unwrap();
         assert!(!s.contains("Great"), "{s}");
+    }
+
+    /// The class: a completion that names only the plan's own parts ("All
+    /// implementation phases are complete.", "All steps are done."), then a
+    /// line that introduces a list of what was made: the list is the
+    /// outcome, said by its top-level items when it nests.
+    #[test]
+    fn a_generic_completion_over_a_list_gives_way_to_the_list() {
+        for done in [
+            "All implementation phases are complete.",
+            "All steps are done.",
+            "Every planned item is complete.",
+        ] {
+            for intro in ["Here's a summary of what was created:", "Changes:"] {
+                let answer = format!(
+                    "{done} {intro}\n\n- **`src/Guidance.tsx`**\n  - animated skeleton overlay\n- **`src/api/level.ts`**\n  - level detection route\n- **`src/Loader.tsx`**\n  - loading animation"
+                );
+                let s = compose(&session("finish the plan", &answer), None).unwrap();
+                assert!(
+                    s.contains("outcome: src/Guidance.tsx, src/api/level.ts, src/Loader.tsx"),
+                    "{answer:?}: {s}"
+                );
+            }
+        }
+        let named = "All tests in src/parser pass now.\n\n- fixed the tokenizer";
+        let s = compose(&session("fix the parser", named), None).unwrap();
+        assert!(
+            s.contains("outcome: All tests in src/parser pass now"),
+            "{s}"
+        );
     }
 }

@@ -234,6 +234,18 @@ fn is_generic_completion(words: &[&str]) -> bool {
         "my",
         "this",
         "that",
+        // "All implementation phases are complete.": the plan's own parts.
+        "implementation",
+        "phases",
+        "phase",
+        "steps",
+        "step",
+        "items",
+        "item",
+        "todos",
+        "planned",
+        "of",
+        "every",
     ];
     (2..=9).contains(&words.len())
         && words.iter().any(|w| DONE.contains(w))
