@@ -953,8 +953,12 @@ mod tests {
                 assert_eq!(request_gist(&text), ask, "{text:?}");
             }
         }
-        let helped = "Hope you can help with the flaky login test.";
-        assert_eq!(request_gist(helped), helped);
+        for asks in [
+            "Hope you can help with the flaky login test.",
+            "Hope you can fix the flaky login test. It fails on CI since Monday.",
+        ] {
+            assert!(request_gist(asks).starts_with("Hope you can"), "{asks:?}");
+        }
     }
 
     /// The class: a greeting or thanks before the ask, as its own sentence

@@ -132,13 +132,18 @@ const HOW_ARE_YOU: &[&str] = &[
 /// courtesy before the ask, never the ask.
 pub(super) fn is_pleasantry(sentence: &str) -> bool {
     const WISHES: &[&str] = &[
-        "hope you",
-        "i hope you",
+        // Wishes for the agent's well-being, not "hope you can fix …".
+        "hope you're doing",
+        "hope you are doing",
+        "hope you're well",
+        "hope you are well",
+        "hope you're good",
+        "hope you're having",
+        "hope you are having",
+        "hope you had",
+        "hope you have a",
         "hope this finds you",
-        "i hope this finds you",
         "hope all is well",
-        "i hope all is well",
-        "hope you're",
         "espero que estés",
         "espero que estes",
         "espero que esté",
@@ -159,6 +164,7 @@ pub(super) fn is_pleasantry(sentence: &str) -> bool {
         "잘 지내시죠",
     ];
     let lower = sentence.trim().to_lowercase().replace('’', "'");
+    let lower = lower.strip_prefix("i ").unwrap_or(&lower);
     let short = crate::sentence::word_count(sentence) <= 10 && !lower.contains("help");
     short
         && (WISHES.iter().any(|w| lower.starts_with(w))
