@@ -418,7 +418,10 @@ fn gist(text: &str) -> String {
         && out.split_whitespace().all(is_path_token)
         && let Some(next) = prose_lines(after(text, &out).unwrap_or_default()).next()
     {
-        out = format!("{out} {}", first_sentence(unmarked(next)));
+        // A path over the items that tell it ("1. **`Guidance.tsx`**\n   -
+        // animated skeleton …") is their title: "Guidance.tsx: animated …".
+        let gap = if unmarked(next) != next { ": " } else { " " };
+        out = format!("{out}{gap}{}", first_sentence(unmarked(next)));
     }
     // "Update the function above in src/rate.rs\nhide SEASON rows when …":
     // a line that ends unfinished goes on in the next line of its paragraph.
@@ -1704,6 +1707,31 @@ mod tests {
         ] {
             assert_eq!(end_sentence(said), want, "{said:?}");
         }
+    }
+
+    /// A file named alone over the items that tell what it is ("1.
+    /// **`Guidance.tsx`**\n   - animated skeleton …", any list marker) is
+    /// their title: "Guidance.tsx: animated skeleton …". Paths over a plain
+    /// line of words go on into it as before.
+    #[test]
+    fn a_file_over_the_items_that_tell_it_is_their_title() {
+        for (title, item) in [
+            ("1. **`src/Guidance.tsx`**", "   - "),
+            ("- `src/Guidance.tsx`", "  * "),
+        ] {
+            let answer =
+                format!("{title}\n{item}Animated skeleton overlay\n{item}Red and green forms");
+            assert_eq!(
+                outcome_gist(&answer),
+                "src/Guidance.tsx: Animated skeleton overlay",
+                "{answer:?}"
+            );
+        }
+        let request = "src/fetch.rs src/retry.rs\nmake the retry exponential";
+        assert_eq!(
+            request_gist(request),
+            "src/fetch.rs src/retry.rs make the retry exponential"
+        );
     }
 
     /// The class: a role given to the agent ("You are …", "Act as …") in
