@@ -5,6 +5,7 @@
 //! Owns: reading one answer's text. Must not: choose which answer is the
 //! outcome (`outcome::decide` does) or clip it (the sentence does).
 
+use super::listed::as_many_as_fit;
 use super::{after, first_sentence, gist, lead, prose_lines, sentences, short_paths, unmarked};
 use crate::sentence::word_count;
 
@@ -401,37 +402,24 @@ fn short_list(text: &str) -> Option<String> {
     };
     // Items that are sentences ("1. It fails because …") are kept apart.
     let sentences = !short || items.iter().any(|i| i.ends_with(['.', '。', '!', '！']));
-    // Seven changes listed: as many whole as fit, and how many more there
-    // are; two that do not fit are said by the first sentence alone.
-    let shown = match fits(&items) {
-        true => items.len(),
-        false if items.len() >= 3 => items
-            .iter()
-            .scan(0, |words, i| {
-                *words += word_count(i);
-                Some(*words)
-            })
-            .take_while(|&words| words <= LIST_WORDS - MORE_WORDS)
-            .count(),
-        false => 0,
-    };
-    // A first item too long to say with the count is said alone.
-    if shown == 0 {
+    // Two that do not fit are said by the first sentence alone; seven by
+    // as many whole as fit, and how many more there are.
+    if !fits(&items) && items.len() < 3 {
         return None;
     }
     if !(all_items && whole) {
         return None;
     }
     // Marked up as the gist's own sentences are: no bold, no code ticks.
-    let said: Vec<String> = items[..shown]
+    let said: Vec<String> = items
         .iter()
         .map(|i| short_paths(i.trim_end_matches(['.', '。', ';', ','])).replace(['*', '`'], ""))
         .collect();
-    let said = said.join(if sentences { "; " } else { ", " });
-    Some(match items.len() - shown {
-        0 => said,
-        more => format!("{said}; and {more} more"),
-    })
+    let room = match fits(&items) {
+        true => LIST_WORDS,
+        false => LIST_WORDS - MORE_WORDS,
+    };
+    as_many_as_fit(&said, room, if sentences { "; " } else { ", " })
 }
 
 /// Words "; and N more" takes after the items a long list is said by.
@@ -460,26 +448,9 @@ fn table_rows(answer: &str) -> Option<String> {
     let header = answer.lines().next().map(cells)?.join(", ");
     rows.next();
     let rows: Vec<String> = rows.collect();
-    let mut said = String::new();
-    let mut shown = 0;
-    for row in &rows {
-        if word_count(&header) + word_count(&said) + word_count(row) > TABLE_WORDS - MORE_WORDS {
-            break;
-        }
-        said = if said.is_empty() {
-            row.clone()
-        } else {
-            format!("{said}; {row}")
-        };
-        shown += 1;
-    }
-    if shown == 0 {
-        return None;
-    }
-    Some(match rows.len() - shown {
-        0 => format!("{header}: {said}"),
-        more => format!("{header}: {said}; and {more} more"),
-    })
+    let room = TABLE_WORDS.saturating_sub(word_count(&header) + MORE_WORDS);
+    let said = as_many_as_fit(&rows, room, "; ")?;
+    Some(format!("{header}: {said}"))
 }
 
 /// What a step says before its colon ("Install flyctl" of "Install

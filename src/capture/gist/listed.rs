@@ -3,9 +3,10 @@
 //! item, so the request names as many whole items as fit, and how many more
 //! there are; its first item alone would name a third of it.
 //!
-//! Owns: joining a request's listed tasks. Must not: choose where the ask
-//! starts (`ask_of` does) or read questions asked as a list (the request's
-//! gist keeps those together already).
+//! Owns: joining a request's listed tasks, and saying any list (changes,
+//! table rows) by as many whole items as fit and how many more. Must not:
+//! choose where the ask starts (`ask_of` does) or read questions asked as a
+//! list (the request's gist keeps those together already).
 
 use super::{REQUEST_WORDS, ask_of, gist, prose_lines, unmarked};
 use crate::sentence::word_count;
@@ -30,20 +31,41 @@ pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
     if items.is_empty() || items.iter().any(|i| i.ends_with(['?', '？'])) {
         return None;
     }
-    let mut said = first.to_string();
-    let mut left = 0;
-    for item in items {
-        let task = gist(item);
-        if left > 0 || word_count(&said) + word_count(&task) > REQUEST_WORDS {
-            left += 1;
-            continue;
-        }
-        said = format!("{}; {task}", said.trim_end_matches(['.', '。', ';', '；']));
+    let last = items.len();
+    let tasks: Vec<String> = std::iter::once(first.to_string())
+        .chain(items.into_iter().map(gist))
+        .enumerate()
+        // A task's closing stop goes when another follows it.
+        .map(|(n, task)| match n < last {
+            true => task.trim_end_matches(['.', '。', ';', '；']).to_string(),
+            false => task,
+        })
+        .collect();
+    // The first item is the request however long it is.
+    as_many_as_fit(&tasks, REQUEST_WORDS.max(word_count(first)), "; ")
+}
+
+/// `items` joined by `sep`, as many whole ones as fit in `words`, and how
+/// many more there are ("; and 4 more"): a list's first item alone would
+/// name a part of it, and an item cut in the middle names nothing. Nothing
+/// when not even the first fits.
+pub(super) fn as_many_as_fit(items: &[String], words: usize, sep: &str) -> Option<String> {
+    let shown = items
+        .iter()
+        .scan(0, |sum, i| {
+            *sum += word_count(i);
+            Some(*sum)
+        })
+        .take_while(|&sum| sum <= words)
+        .count();
+    if shown == 0 {
+        return None;
     }
-    if left > 0 {
-        said = format!("{}; and {left} more", said.trim_end_matches(['.', '。']));
-    }
-    Some(said)
+    let said = items[..shown].join(sep);
+    Some(match items.len() - shown {
+        0 => said,
+        more => format!("{said}; and {more} more"),
+    })
 }
 
 #[cfg(test)]
