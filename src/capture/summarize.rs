@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use super::greetings;
-use super::outcome::Commit;
+use super::outcome::{self, Commit};
 use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
 
@@ -99,7 +99,7 @@ pub fn extractive(t: &Transcript) -> String {
         section(&mut out, "Compactions", &line);
     }
     // The sentence's decision: a commit the session ended with leads.
-    let decided = super::outcome::decide(t);
+    let decided = outcome::decide(t);
     let report = clip(&decided.report, OUTCOME_CHARS);
     let sealed = match &decided.commit {
         Some(Commit::Made(subject)) => format!("Committed \"{subject}\"."),
@@ -275,10 +275,10 @@ impl Reply {
             self.answer_words = crate::sentence::word_count(&m.text);
             let text = m.text.trim_end();
             self.asked = text.ends_with(['?', '？']) || text.contains("? ") || text.contains('？');
-            self.announced = super::outcome::is_narration(text);
+            self.announced = outcome::is_narration(text);
             let opening = &text[..crate::sentence::first_sentence_end(text)];
-            self.acknowledged = self.answer_words <= ACKNOWLEDGED_WORDS
-                && super::outcome::is_acknowledgement(opening);
+            self.acknowledged =
+                self.answer_words <= ACKNOWLEDGED_WORDS && outcome::is_acknowledgement(opening);
         }
     }
 
@@ -464,10 +464,10 @@ pub fn says_nothing_of_work(text: &str) -> bool {
     greetings::is_greeting(text)
         || remarks::is_small_talk(text)
         || remarks::only_carries_on(text)
-        || super::outcome::is_courtesy(text)
-        || super::outcome::is_acknowledgement(text)
-        || super::outcome::only_words(text, GO_AHEAD, 6)
-        || super::outcome::only_words(text, REDIRECT, 6)
+        || outcome::is_courtesy(text)
+        || outcome::is_acknowledgement(text)
+        || outcome::only_words(text, GO_AHEAD, 6)
+        || outcome::only_words(text, REDIRECT, 6)
 }
 
 fn section(out: &mut String, title: &str, text: &str) {

@@ -5,6 +5,7 @@
 //! Owns: reading one answer's text. Must not: choose which answer is the
 //! outcome (`outcome::decide` does) or clip it (the sentence does).
 
+use super::super::outcome;
 use super::listed::as_many_as_fit;
 use super::{after, first_sentence, gist, lead, prose_lines, sentences, short_paths, unmarked};
 use crate::sentence::word_count;
@@ -49,12 +50,12 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         // you like me to add jitter?" stand around the result without being it.
         // "Yes." to a question is its answer, not an acknowledgement.
         let narration = !lead::is_labelled_answer(&one)
-            && (super::super::outcome::is_narration(&one)
-                || super::super::outcome::is_acknowledgement(&one)
-                || super::super::outcome::is_acknowledgement(
-                    super::super::outcome::past_acknowledging_clause(lead::past_status_label(&one)),
-                )
-                || super::super::outcome::is_agreement(&one)
+            && (outcome::is_narration(&one)
+                || outcome::is_acknowledgement(&one)
+                || outcome::is_acknowledgement(outcome::past_acknowledging_clause(
+                    lead::past_status_label(&one),
+                ))
+                || outcome::is_agreement(&one)
                 || lead::is_realisation(&one)
                 || lead::is_restatement(&one)
                 || lead::is_offer(&one));
@@ -71,19 +72,19 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         }
         let one = with_command(rest, one);
         if word_count(&one) >= 4 && !narration {
-            let said = super::super::outcome::past_acknowledging_clause(&one);
+            let said = outcome::past_acknowledging_clause(&one);
             let said = lead::past_lead_in(said);
             // "The problem was … . I moved …": the session ended in the fix.
             if let Some(fix) = fix_after_cause(&one, rest) {
                 return fix;
             }
             // "I looked at …, and since …, I added …": what was done.
-            if let Some(change) = super::super::outcome::change_after_looking(said) {
+            if let Some(change) = outcome::change_after_looking(said) {
                 return change.to_string();
             }
             // "Fixed! The issue was that formatDate assumed UTC.": the
             // cause, with the word that says the work is done.
-            if let Some(done) = completion.filter(|_| super::super::outcome::is_cause(said)) {
+            if let Some(done) = completion.filter(|_| outcome::is_cause(said)) {
                 return format!("{done}: {said}");
             }
             // "The build passes. But two tests are skipped.": the short
@@ -182,7 +183,7 @@ fn past_warning(answer: &str) -> Option<String> {
         return None;
     }
     let report = gist(after.trim_start());
-    if !super::super::outcome::reports_a_change(&report) {
+    if !outcome::reports_a_change(&report) {
         return None;
     }
     let warning = gist(first.trim_start_matches(|c: char| !c.is_alphanumeric()));
@@ -196,7 +197,7 @@ fn over_a_table(answer: &str) -> Option<String> {
     let [head, table, after] = paras[..] else {
         return None;
     };
-    let tabled = super::super::outcome::is_table(table);
+    let tabled = outcome::is_table(table);
     let closes = !after.contains('\n') && word_count(after) <= 12;
     let says = head.ends_with([':', '：']) && !head.contains('\n') && lead::says_something(head);
     (tabled && closes && says).then(|| lead::joined(head, &gist(after)))
@@ -205,7 +206,7 @@ fn over_a_table(answer: &str) -> Option<String> {
 /// A sentence that only says the work is done ("Fixed!", "Done.", "搞定！"),
 /// not one that only complies ("OK.", "Sure!", "好的").
 fn completes(sentence: &str) -> bool {
-    use super::super::outcome::{is_acknowledgement, only_complies};
+    use outcome::{is_acknowledgement, only_complies};
     is_acknowledgement(sentence)
         && !only_complies(sentence)
         && sentence.chars().any(char::is_alphanumeric)
@@ -261,7 +262,7 @@ fn first_clause(sentence: &str) -> Option<String> {
 /// The change an answer reports in the two sentences after `cause` (the
 /// sentence `rest` opens with), when `cause` names the cause of a problem.
 fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
-    use super::super::outcome::{is_cause, reports_a_change, states_a_fault, tells_the_state_now};
+    use outcome::{is_cause, reports_a_change, states_a_fault, tells_the_state_now};
     // A state told as it was is a cause only when the change comes right
     // after it, as a fix, and not as more work ("I also …").
     let (told, within) = if is_cause(cause) {
@@ -430,7 +431,7 @@ const MORE_WORDS: usize = 3;
 /// simdjson 1.2M; JSON.parse 800k", as many rows as fit and how many more.
 fn table_rows(answer: &str) -> Option<String> {
     const TABLE_WORDS: usize = 20;
-    if !super::super::outcome::is_table(answer) {
+    if !outcome::is_table(answer) {
         return None;
     }
     let cells = |row: &str| -> Vec<String> {
