@@ -84,6 +84,8 @@ pub fn tool_use(name: &str, args: &Value) -> Vec<ToolUse> {
                     | "create"
                     | "apply_patch"
                     | "write_file"
+                    // Gemini CLI's edit tool.
+                    | "replace"
                     | "edit_file"
                     // Cline 3.0's, and its VS Code extension's.
                     | "editor"
@@ -285,5 +287,38 @@ mod tests {
             relative_to("C:\\Users\\l\\V\\!\\x.md", Some("c:\\Users\\l\\V")),
             "!/x.md"
         );
+    }
+
+    /// The class: every harness's own tool for writing a file (Gemini CLI's
+    /// `replace`, Cline's `replace_in_file`, Copilot CLI's `create`, …) is a
+    /// change of that file, so the session says what it changed. A tool of
+    /// the same name with no file is not.
+    #[test]
+    fn each_harness_file_writing_tool_is_a_change() {
+        let file = json!({"file_path": "/p/src/a.rs", "old_string": "a", "new_string": "b"});
+        let path = json!({"path": "/p/src/a.rs", "content": "x"});
+        for (name, args) in [
+            ("Edit", &file),
+            ("Write", &file),
+            ("MultiEdit", &file),
+            ("replace", &file),
+            ("write_file", &file),
+            ("edit", &path),
+            ("create", &path),
+            ("write", &path),
+            ("editor", &path),
+            ("write_to_file", &path),
+            ("replace_in_file", &path),
+        ] {
+            let used = &tool_use(name, args)[0];
+            assert_eq!(used.kind, ToolKind::Change, "{name}");
+            assert_eq!(used.target, "/p/src/a.rs", "{name}");
+        }
+        for name in ["replace", "write_file", "read_file"] {
+            let used = &tool_use(name, &json!({"query": "replace"}))[0];
+            assert_ne!(used.kind, ToolKind::Change, "{name} without a file");
+        }
+        let read = &tool_use("read_file", &json!({"file_path": "/p/src/a.rs"}))[0];
+        assert_eq!(read.kind, ToolKind::Read);
     }
 }
