@@ -1027,6 +1027,44 @@ mod tests {
         assert!(!s.contains("README"), "{s}");
     }
 
+    /// The class: a line that only counts the changes listed under it ("I
+    /// made three changes:", "做了三处修改：", "3つの変更を加えました："), in
+    /// any language and list style, tight or loose: the outcome is the
+    /// changes themselves, all three. A line that says what the changes
+    /// did ("Fixed the login loop:") is kept over them.
+    #[test]
+    fn a_count_of_changes_gives_way_to_the_changes() {
+        let items = [
+            "Moved the API key to .env",
+            "Added dotenv loading in index.ts",
+            "Updated the README with setup steps",
+        ];
+        for counted in [
+            "I made three changes:",
+            "Made 3 small changes:",
+            "Hice tres cambios:",
+            "J'ai fait trois modifications :",
+            "Ich habe drei Änderungen vorgenommen:",
+            "Fiz três alterações:",
+            "Внёс три изменения:",
+            "我做了三处修改：",
+            "3つの変更を加えました：",
+        ] {
+            for (marker, gap) in [("- ", "\n"), ("1. ", "\n\n"), ("* ", "\n\n")] {
+                let list: Vec<String> = items.iter().map(|i| format!("{marker}{i}.")).collect();
+                let answer = format!("{counted}\n\n{}", list.join(gap));
+                let s =
+                    compose(&session("move the api key out of the code", &answer), None).unwrap();
+                let want = format!("outcome: {}.", items.join("; "));
+                assert!(s.contains(&want), "{answer:?}: {s}");
+            }
+        }
+        let said =
+            "Fixed the login loop:\n- the token is refreshed before expiry\n- a 401 retries once";
+        let s = compose(&session("fix the login loop", said), None).unwrap();
+        assert!(s.contains("outcome: Fixed the login loop: "), "{s}");
+    }
+
     /// The class: an answer that is only a table, under a title or not,
     /// with any number of columns and rows: said by its header and as many
     /// rows as fit, and how many more, never by its pipes and rules.

@@ -139,6 +139,27 @@ pub(crate) fn says_something(head: &str) -> bool {
         && !points(core, |_| true)
         && !opens_with(core, LEAD_INS)
         && !super::is_narration(core)
+        && !counts_changes(core)
+}
+
+/// "I made three changes", "做了三处修改", "3つの変更を加えました" over a
+/// list of them (a word may close it: "… Änderungen vorgenommen"): the
+/// items say what changed, and the count only how many.
+fn counts_changes(head: &str) -> bool {
+    static COUNTED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"(?ix)(?:
+              \b(?:\d+|two|three|four|five|several|a\ few|dos|tres|cuatro|deux|trois|quatre|zwei|drei|vier|dois|duas|três|quatro|два|две|три|четыре)
+              \s+(?:\S+\s+)?
+              (?:changes|fixes|edits|updates|modifications|improvements|cambios|correcciones|changements|corrections|änderungen|korrekturen|alterações|mudanças|correções|изменения|изменений|правки|правок)
+            | (?:\d|两|二|三|四|几)\s*(?:个|處|处)\s*(?:修改|改动|改動|变更|變更)
+            | (?:\d|二|三|四|いくつか)\s*つ?の(?:変更|修正)
+            | (?:\d|두|세|네)\s*(?:가지|개)(?:의)?\s*(?:변경|수정)
+            )\S*(?:\s+\S+)?\s*$",
+        )
+        .expect("pattern compiles")
+    });
+    COUNTED.is_match(head.trim())
 }
 
 /// Whether a sentence names what comes after it ("the following spec",

@@ -471,6 +471,7 @@ fn report_in(whole: &str) -> String {
     if let Some(outline) = sections::outline(report) {
         return outline;
     }
+    let report = sections::tight_lists(report);
     // Headings (`## Changes`, `**Summary**`) and rules (`---`) are structure,
     // not what was done; they may also open a paragraph that holds more.
     let paras: Vec<&str> = report

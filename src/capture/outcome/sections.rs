@@ -3,8 +3,10 @@
 //! `## Q2: …`): the opening only introduces them, and the titles that say
 //! something are what the answer concluded. The summary keeps the answer.
 //!
-//! Owns: telling that layout and outlining it. Must not: choose between
-//! answers (the outcome does).
+//! A list whose items are paragraphs of their own is one list too.
+//!
+//! Owns: telling those layouts, outlining the sections and tightening the
+//! list. Must not: choose between answers (the outcome does).
 
 use crate::sentence::word_count;
 
@@ -70,9 +72,45 @@ fn says_something(title: &str) -> bool {
     clause || word_count(title) >= 5
 }
 
+/// `report` with a loose list written tight: "I made three changes:\n\n1.
+/// Moved the key.\n\n2. Added …" is one list of three under the line that
+/// introduces it, not a line over one item. Paragraphs join when each opens
+/// with an item of the same kind (numbered, or the same bullet).
+pub(super) fn tight_lists(report: &str) -> std::borrow::Cow<'_, str> {
+    let paras: Vec<&str> = report
+        .split("\n\n")
+        .map(|p| p.trim_matches('\n'))
+        .filter(|p| !p.trim().is_empty())
+        .collect();
+    let kinds: Vec<Option<char>> = paras.iter().map(|p| item_kind(p)).collect();
+    if !kinds.windows(2).any(|k| k[0].is_some() && k[0] == k[1]) {
+        return report.into();
+    }
+    let mut tight = paras[0].to_string();
+    for (i, para) in paras.iter().enumerate().skip(1) {
+        let same = kinds[i].is_some() && kinds[i] == kinds[i - 1];
+        tight.push_str(if same { "\n" } else { "\n\n" });
+        tight.push_str(para);
+    }
+    tight.into()
+}
+
+/// The kind of list item `para` opens with: `1` for a numbered one, else
+/// its bullet.
+fn item_kind(para: &str) -> Option<char> {
+    let line = para.trim_start();
+    let digits = line.bytes().take_while(u8::is_ascii_digit).count();
+    if (1..=3).contains(&digits) && [". ", ") "].iter().any(|m| line[digits..].starts_with(m)) {
+        return Some('1');
+    }
+    let bullet = line.chars().next()?;
+    (['-', '*', '•'].contains(&bullet) && line[bullet.len_utf8()..].starts_with(' '))
+        .then_some(bullet)
+}
+
 #[cfg(test)]
 mod tests {
-    use super::outline;
+    use super::{outline, tight_lists};
 
     /// The class: an opening paragraph, then two or more sections whose
     /// titles state their answers; in any language and heading level.
@@ -139,5 +177,38 @@ mod tests {
         );
         let headed = "## Q1: yes\n\n## Q2: no\n";
         assert_eq!(outline(headed), None, "no opening");
+    }
+
+    /// The class: a list whose items are paragraphs of their own, numbered
+    /// or bulleted, is read as one list; paragraphs of prose between, and
+    /// items of different kinds, stay apart.
+    #[test]
+    fn a_loose_list_is_read_as_one() {
+        let items = [
+            "Moved the API key to `.env`.",
+            "Added `dotenv` loading.",
+            "Updated the README.",
+        ];
+        for marker in ["1. ", "- ", "* ", "• "] {
+            let list: Vec<String> = items
+                .iter()
+                .enumerate()
+                .map(|(n, i)| match marker {
+                    "1. " => format!("{}. {i}", n + 1),
+                    _ => format!("{marker}{i}"),
+                })
+                .collect();
+            let loose = format!("I made three changes:\n\n{}", list.join("\n\n"));
+            let tight = format!("I made three changes:\n\n{}", list.join("\n"));
+            assert_eq!(tight_lists(&loose), tight, "{marker:?}");
+            assert_eq!(tight_lists(&tight), tight, "{marker:?}");
+        }
+        for apart in [
+            "1. First step.\n\nThen some prose.\n\n2. Second step.",
+            "- a bullet\n\n1. a number",
+            "- a bullet\n\n* another kind",
+        ] {
+            assert_eq!(tight_lists(apart), apart);
+        }
     }
 }
