@@ -827,6 +827,35 @@ mod tests {
         }
     }
 
+    /// The class: a lack that still holds in the data or setup, told in the
+    /// present ("`config.json` has no `user_id` key."), in any language, and
+    /// the change that works around it right after: the change is the
+    /// result. A present state that is a result ("The page has no errors
+    /// now.") stays.
+    #[test]
+    fn a_lack_told_in_the_present_gives_way_to_the_change_around_it() {
+        let fix = "I changed main() to read it with cfg.get and print a clear message.";
+        for lack in [
+            "`config.json` has no `user_id` key.",
+            "The users table is missing an index on email.",
+            "The env file lacks DATABASE_URL.",
+            "`window.ethereum` is undefined in Firefox.",
+            "El archivo config.json no tiene la clave user_id.",
+            "Le fichier config.json n'a pas de clé user_id.",
+            "In config.json fehlt der Schlüssel user_id.",
+            "O arquivo config.json não tem a chave user_id.",
+            "В config.json нет ключа user_id.",
+        ] {
+            for answer in [format!("{lack} {fix}"), format!("{lack}\n\n{fix}")] {
+                let s = compose(&session("fix the KeyError", &answer), None).unwrap();
+                assert!(s.contains(&head(fix)), "{answer:?}: {s}");
+            }
+        }
+        let now = "The page has no errors now. I also removed a stray console.log.";
+        let s = compose(&session("fix the page", now), None).unwrap();
+        assert!(s.contains("outcome: The page has no errors now"), "{s}");
+    }
+
     /// The class: how something stood, told as it was without calling it
     /// the problem ("`products` was undefined on the first render."), and
     /// right after it the change the agent made: the change is the result.

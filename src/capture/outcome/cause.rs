@@ -231,6 +231,8 @@ fn tells_a_cause(sentence: &str) -> bool {
 /// horaria local.", "products 在首次渲染时为空。". Told in the past, of
 /// something other than the agent and the person, and not a result ("The
 /// tests passed.") nor a change told in the passive ("The route was added.").
+/// A lack told in the present ("`config.json` has no `user_id` key.") is one
+/// too: the agent's change works around it.
 pub(crate) fn states_a_fault(sentence: &str) -> bool {
     static PAST_STATE: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         regex::Regex::new(
@@ -253,6 +255,14 @@ pub(crate) fn states_a_fault(sentence: &str) -> bool {
         "없었",
         "않았",
     ];
+    // A lack that still holds where the agent worked around it:
+    // "`config.json` has no `user_id` key.", "La tabla no tiene índice."
+    static PRESENT_FAULT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r"\b(?:has no|have no|is missing|are missing|lacks|doesn't exist|does not exist|isn't defined|is not defined|is undefined|are undefined|is null|no tiene|no existe|falta|n'a pas|n'existe pas|manque|hat kein|hat keine|fehlt|existiert nicht|não tem|não existe|нет|отсутствует)\b",
+        )
+        .expect("pattern compiles")
+    });
     // Whole words: "the fetch resolved" and "`position: fixed`" are states.
     const RESULT: &[&str] = &[
         "pass",
@@ -303,7 +313,9 @@ pub(crate) fn states_a_fault(sentence: &str) -> bool {
     let agent_told = subject.ends_with("ed") || IRREGULAR.contains(&subject);
     let told_of_someone =
         agent_told || ["i", "i'm", "i've", "we", "we've", "you", "let", "let's"].contains(&subject);
-    let past = PAST_STATE.is_match(&lower) || FAULT_CJK.iter().any(|f| lower.contains(f));
+    let past = PAST_STATE.is_match(&lower)
+        || PRESENT_FAULT.is_match(&lower)
+        || FAULT_CJK.iter().any(|f| lower.contains(f));
     past && !told_of_someone
         && !reports_a_change(sentence)
         && !lower
