@@ -128,7 +128,37 @@ pub(super) fn stated_task(
     starts
         .find(|&at| states_the_task(&text[at..]) || (presents && asks(&text[at..])))
         .or_else(|| closing_ask(text, |s| asks(s) && !adds_an_ask(s)))
-        .map_or(text, |at| &text[at..])
+        .map_or(text, |at| past_task_label(&text[at..]))
+}
+
+/// A stated task without the words that state it: "Task: add a retry"
+/// and "Your task is to add a retry" ask "add a retry"; "任务：加上重试"
+/// asks "加上重试". A label the task is not told after stays.
+fn past_task_label(task: &str) -> &str {
+    if let Some(label) = ENGLISH_TASK.find(task) {
+        let rest = task[label.end()..].trim_start_matches([':', '：', ' ']);
+        return if rest.is_empty() { task } else { rest };
+    }
+    let opening: String = task.chars().take(24).flat_map(char::to_lowercase).collect();
+    let Some(label) = STATED_TASK.iter().find(|s| opening.starts_with(*s)) else {
+        return task;
+    };
+    // The label's characters lower-case to as many of them.
+    let at = task
+        .char_indices()
+        .nth(label.chars().count())
+        .map_or(task.len(), |(at, _)| at);
+    let rest = task[at..].trim_start();
+    // "Ta tâche : …", "Твоя задача — …", "你的任务是…": what is told after
+    // the label; "Tu tarea consiste en …" is left as it is.
+    let told = [
+        "：", ":", "—", "–", "- ", "是", "は", "est de ", "es ", "é ",
+    ]
+    .iter()
+    .find_map(|joint| rest.strip_prefix(joint))
+    .or_else(|| label.ends_with([':', '：']).then_some(rest))
+    .map(str::trim_start);
+    told.filter(|r| !r.is_empty()).unwrap_or(task)
 }
 
 /// Words of context before a closing ask that make it a problem told at
@@ -167,72 +197,77 @@ fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     })
 }
 
+/// The words that state a task in English: "Your task is to", "Task:".
+static ENGLISH_TASK: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+    regex::Regex::new(
+        r"(?i)^(?:your(?:\s+\S+){0,3}?\s+(?:task|job|mission|assignment|objective|goal)|the\s+(?:task|mission|assignment|objective)|task|mission|objective)s?(?:\s+(?:here|now|today|for you))?\s*(?:[:：]|(?:is|are|will be)\s+(?:to|as follows|the following)\b|appears to be\b)",
+    )
+    .expect("pattern compiles")
+});
+
+/// The words that state a task in the other languages the harnesses are
+/// used in, lower-cased.
+const STATED_TASK: &[&str] = &[
+    "ta tâche",
+    "votre tâche",
+    "ta mission",
+    "votre mission",
+    "tâche :",
+    "tu tarea",
+    "su tarea",
+    "tu misión",
+    "tarea:",
+    "sua tarefa",
+    "tua tarefa",
+    "sua missão",
+    "tarefa:",
+    "deine aufgabe",
+    "ihre aufgabe",
+    "aufgabe:",
+    "il tuo compito",
+    "compito:",
+    "je taak",
+    "jouw taak",
+    "uw taak",
+    "taak:",
+    "твоя задача",
+    "ваша задача",
+    "задача:",
+    "твоє завдання",
+    "ваше завдання",
+    "завдання:",
+    "nhiệm vụ của bạn",
+    "nhiệm vụ:",
+    "你的任务",
+    "您的任务",
+    "你的任務",
+    "您的任務",
+    "任务：",
+    "任务:",
+    "任務：",
+    "任務:",
+    "你要做的是",
+    "你需要做的是",
+    "あなたのタスク",
+    "あなたの仕事",
+    "タスク：",
+    "タスク:",
+    "당신의 임무",
+    "당신의 작업",
+    "작업:",
+    "과제:",
+];
+
 /// A sentence that states the agent's task: "Your task is to …", "The task
 /// here: …", "Your “Cloud” parallel task appears to be …", "Task: …", in
 /// the languages the harnesses are used in; not one that only says
 /// something of it ("The task is urgent because …").
 fn states_the_task(sentence: &str) -> bool {
-    static ENGLISH: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
-        regex::Regex::new(
-            r"^(?:your(?:\s+\S+){0,3}?\s+(?:task|job|mission|assignment|objective|goal)|the\s+(?:task|mission|assignment|objective)|task|mission|objective)s?(?:\s+(?:here|now|today|for you))?\s*(?:[:：]|(?:is|are|will be)\s+(?:to|as follows|the following)\b|appears to be\b)",
-        )
-        .expect("pattern compiles")
-    });
-    const STATED: &[&str] = &[
-        "ta tâche",
-        "votre tâche",
-        "ta mission",
-        "votre mission",
-        "tâche :",
-        "tu tarea",
-        "su tarea",
-        "tu misión",
-        "tarea:",
-        "sua tarefa",
-        "tua tarefa",
-        "sua missão",
-        "tarefa:",
-        "deine aufgabe",
-        "ihre aufgabe",
-        "aufgabe:",
-        "il tuo compito",
-        "compito:",
-        "je taak",
-        "jouw taak",
-        "uw taak",
-        "taak:",
-        "твоя задача",
-        "ваша задача",
-        "задача:",
-        "твоє завдання",
-        "ваше завдання",
-        "завдання:",
-        "nhiệm vụ của bạn",
-        "nhiệm vụ:",
-        "你的任务",
-        "您的任务",
-        "你的任務",
-        "您的任務",
-        "任务：",
-        "任务:",
-        "任務：",
-        "任務:",
-        "你要做的是",
-        "你需要做的是",
-        "あなたのタスク",
-        "あなたの仕事",
-        "タスク：",
-        "タスク:",
-        "당신의 임무",
-        "당신의 작업",
-        "작업:",
-        "과제:",
-    ];
     // Its opening words are enough, and reading no further keeps a long
     // paste's every sentence cheap.
     let opening: String = sentence.trim_start().chars().take(80).collect();
     let lower = opening.to_lowercase();
-    ENGLISH.is_match(&lower) || STATED.iter().any(|s| lower.starts_with(s))
+    ENGLISH_TASK.is_match(&lower) || STATED_TASK.iter().any(|s| lower.starts_with(s))
 }
 
 /// A brief written in sections (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what

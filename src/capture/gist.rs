@@ -1763,7 +1763,7 @@ mod tests {
     /// The class: a brief that gives its context first (labelled
     /// paragraphs, conventions, a role) and then states the agent's task in
     /// so many words, in any language, on the context's line or after it:
-    /// the request is the task. An opening ask or question stays the
+    /// the request is the task, without the words that state it. An opening ask or question stays the
     /// request, and so does a brief that states no task.
     #[test]
     fn a_brief_that_states_its_task_after_its_context_is_read_from_the_task() {
@@ -1804,6 +1804,10 @@ mod tests {
                         format!("{context}{sep}{task}\n\nCollision risk: do not touch souls/.");
                     let got = request_gist(&text);
                     assert!(got.contains(words), "{text:?} gave {got:?}");
+                    // The words that state the task are not the task.
+                    let label = task.split([':', '：', '—']).next().unwrap_or_default();
+                    let label: String = label.chars().take(8).collect();
+                    assert!(!got.contains(&label), "{text:?} gave {got:?}");
                 }
             }
         }
