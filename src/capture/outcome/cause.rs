@@ -375,6 +375,19 @@ fn verb_after_i(lower: &str) -> Option<&str> {
     (words.next() == Some("i")).then(|| words.next()).flatten()
 }
 
+/// Whether a sentence tells a change made, by "I" or with no doer named:
+/// "I migrated …", "Migrated the form to react-hook-form.", "已修复…";
+/// not "Looked at the tests." or "Interesting, the fixtures are old.".
+pub(crate) fn tells_a_change(sentence: &str) -> bool {
+    let lower = folded(sentence.trim_start_matches(|c: char| !c.is_alphanumeric()));
+    let opening = lower
+        .split(|c: char| !c.is_alphanumeric())
+        .next()
+        .unwrap_or_default();
+    let done = opening.len() >= 5 && opening.ends_with("ed") && !LOOKED.contains(&opening);
+    reports_a_change(sentence) || done || IRREGULAR.contains(&opening)
+}
+
 /// Whether a sentence reports a change the agent made: "I moved …", "I've
 /// added …", "我把…", "Ahora se carga …", "…を修正しました。".
 pub(crate) fn reports_a_change(sentence: &str) -> bool {

@@ -18,6 +18,7 @@ mod cause;
 mod choice;
 mod commit;
 mod conclusion;
+mod ended;
 mod errand;
 pub(super) mod lead;
 mod manners;
@@ -37,6 +38,7 @@ pub(crate) use manners::{
 pub use narration::is_narration;
 
 use crate::transcript::{Message, Role, Transcript, clean};
+use ended::{ENDED, ended_unreported, ends_announcing, found_before_last_words};
 
 /// What came of a session, decided once: the sentence and the summary both
 /// word this, so they cannot disagree.
@@ -183,7 +185,11 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
             format!("failed: {}", failure.error)
         }
         _ if stopped_unreported(t, messages) => STOPPED.to_string(),
-        _ if ended_unreported(messages) => ENDED.to_string(),
+        // Cut off in its calls: what it said it changed on the way, if
+        // anything, and that the run ended there.
+        _ if ended_unreported(messages) => {
+            ended::changed_on_the_way(&messages[thread..]).unwrap_or_else(|| ENDED.to_string())
+        }
         // Cut off as the agent announced its next step: what it found in
         // the thread before stands, or the run ended before a result.
         _ if ends_announcing(&messages[thread..]) => {
@@ -191,81 +197,6 @@ fn report(t: &Transcript, messages: &[Message]) -> String {
         }
         _ => answer,
     }
-}
-
-/// What came of a run whose transcript ends in its tool calls, the agent
-/// never having said what it did.
-const ENDED: &str = "the run ended in its tool calls before the agent reported a result";
-
-/// Whether the transcript ends in the agent's tool calls after its last
-/// words, and it reported nothing in the whole session: those words were
-/// an announcement ("I'll start by splitting payment.py…") or a remark on
-/// the way ("Interesting, the fixtures are older than I thought."), not
-/// what came of the work. One announcement before a single call, any
-/// words before two calls or more, or words its harness marked as said
-/// while working, is such a run.
-fn ended_unreported(messages: &[Message]) -> bool {
-    let spoke = |m: &Message| m.role == Role::Assistant && !m.text.trim().is_empty();
-    // Tool calls and not a word: cut off before the agent said anything.
-    let Some(last) = messages.iter().rposition(spoke) else {
-        return messages.iter().any(|m| !m.tools.is_empty());
-    };
-    if messages.iter().any(|m| spoke(m) && m.reported()) {
-        return false;
-    }
-    let after = &messages[last + 1..];
-    if after
-        .iter()
-        .any(|m| m.role == Role::User && !m.text.trim().is_empty())
-    {
-        return false;
-    }
-    let calls = messages[last].tools.len()
-        + after
-            .iter()
-            .filter(|m| m.role == Role::Assistant)
-            .map(|m| m.tools.len())
-            .sum::<usize>();
-    // Words the harness marked as said while working (Codex's commentary)
-    // are no report, whatever their wording or calls.
-    calls >= 2
-        || (calls == 1 && is_narration(&messages[last].text))
-        || messages[last].ends_working()
-}
-
-/// Whether the thread of the person's last request ends on the agent
-/// announcing its next step ("Now let me create the command.") with no
-/// call after it, in a thread it was working in: cut off mid-run. An offer ("Let me know if …") or a question
-/// to the person closes a turn, and "I'll use tabs from now on" in a chat
-/// without calls promises.
-fn ends_announcing(thread: &[Message]) -> bool {
-    let worked = thread.iter().any(|m| !m.tools.is_empty());
-    worked
-        && thread.last().is_some_and(|m| {
-            // Only an announcement: "I'll answer the two questions
-            // separately." before the answers is a lead-in, and "Checking
-            // the setup. setup.sh resolves …" says what it found.
-            let said = answer_in(m.report());
-            let one_sentence = said[narration::first_sentence_end(&said)..]
-                .trim()
-                .is_empty();
-            m.role == Role::Assistant
-                && one_sentence
-                && (m.tools.is_empty() || m.reported())
-                && is_narration(&said)
-                && !lead::is_offer(&said)
-                && !asks_back(&said)
-        })
-}
-
-/// What the agent found in a thread before its last words: said in the
-/// last turn before its calls, or reported by an earlier turn.
-fn found_before_last_words(thread: &[Message]) -> Option<String> {
-    let (last, before) = thread.split_last()?;
-    last.said_before_report()
-        .map(answer_in)
-        .filter(|a| !a.is_empty() && !is_narration(a))
-        .or_else(|| last_report(before))
 }
 
 /// What came of a run the person stopped before the agent said what it did.

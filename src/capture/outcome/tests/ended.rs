@@ -64,6 +64,49 @@ fn a_run_that_ends_in_its_calls_without_a_report_is_told_so() {
     }
 }
 
+/// The class: a run that said what it changed on the way, then announced
+/// its next step and ended in its calls (killed, closed, out of context),
+/// in any language: what it changed is what came of it, told with how the
+/// run ended. Announcements and remarks on the way are no such change.
+#[test]
+fn a_change_told_on_the_way_stands_for_a_run_that_ended_in_its_calls() {
+    for change in [
+        "Migrated the settings form to react-hook-form; validation now runs on blur.",
+        "I moved the retry logic into http.ts.",
+        "J'ai déplacé la logique de retry dans http.ts.",
+        "我把重试逻辑移到了 http.ts。",
+        "リトライ処理を http.ts に移しました。",
+    ] {
+        for next in [
+            "Now let me run the tests to verify:",
+            "次にテストを実行します。",
+        ] {
+            let mut lines = vec![
+                user("u1", "refactor the payment module into smaller files"),
+                said("a1", change),
+            ];
+            lines.extend(calls().into_iter().take(2));
+            lines.push(said("a2", next));
+            lines.extend(calls().into_iter().skip(2));
+            let told = outcome(&claude(&lines));
+            assert!(told.starts_with(change), "{change} / {next}: {told}");
+            assert!(told.contains("run ended in its tool calls"), "{told}");
+        }
+    }
+    for remark in [
+        "Interesting, the fixtures are older than I thought.",
+        "Looked at the tests first.",
+        "I'll start by splitting payment.py.",
+    ] {
+        let mut lines = vec![
+            user("u1", "migrate the tests to pytest"),
+            said("a1", remark),
+        ];
+        lines.extend(calls());
+        assert_eq!(outcome(&claude(&lines)), ENDED, "{remark}");
+    }
+}
+
 /// What stays: a report after the calls, a report earlier in the session,
 /// and a remark before a single call (it may be the answer, said while the
 /// agent saved a note).
