@@ -17,8 +17,9 @@ fn a_closing_tldr_is_the_outcome_of_the_answer_before_it() {
 
 /// The class: the agent's last message only offers more ("Let me know if
 /// you want any changes!", "Would you like me to add tests too?",
-/// "需要我再加测试吗？"), after the message that reported the work: the
-/// report is what came of it. An offer that is all the agent said stays.
+/// "需要我再加测试吗？", "Is there anything else …?" in any language),
+/// after the message that reported the work: the report is what came of
+/// it. An offer that is all the agent said stays.
 #[test]
 fn an_offer_alone_after_the_report_gives_way_to_it() {
     let report = "Added validation: email format, password length and matching confirmation.";
@@ -27,6 +28,16 @@ fn an_offer_alone_after_the_report_gives_way_to_it() {
         "Would you like me to add tests for it too?",
         "Anything else?",
         "需要我再加测试吗？",
+        "Is there anything else you'd like me to do?",
+        "Can I help with anything else?",
+        "¿Necesitas algo más?",
+        "Y a-t-il autre chose que je puisse faire ?",
+        "Brauchst du noch etwas?",
+        "Precisa de mais alguma coisa?",
+        "Что-нибудь ещё?",
+        "还有什么需要帮忙的吗？",
+        "他に何かお手伝いできることはありますか？",
+        "더 도와드릴 일이 있을까요?",
     ] {
         let t = claude(&[
             user("u1", "add input validation to the signup form"),
