@@ -1056,6 +1056,38 @@ mod tests {
         assert!(!s.contains("README"), "{s}");
     }
 
+    /// The class: a line that only says the work is done ("I've completed
+    /// all the tasks:", "All done:", "全部完成了：") over the list of what
+    /// was done, in any language: the list is the outcome.
+    #[test]
+    fn a_completion_over_the_list_of_what_was_done_gives_way_to_it() {
+        let items = [
+            "Added a spinner",
+            "Disabled the button while saving",
+            "Showed a toast",
+        ];
+        for done in [
+            "I've completed all the tasks:",
+            "All done:",
+            "Everything is complete:",
+            "¡Listo!:",
+            "Terminé:",
+            "C'est fait :",
+            "Erledigt:",
+            "Готово:",
+            "全部完成了：",
+            "完了しました：",
+        ] {
+            let list: Vec<String> = items.iter().map(|i| format!("- {i}")).collect();
+            let answer = format!("{done}\n\n{}", list.join("\n"));
+            let s = compose(&session("add a spinner, disable, toast", &answer), None).unwrap();
+            assert!(
+                s.contains(&format!("outcome: {}", items.join(", "))),
+                "{answer:?}: {s}"
+            );
+        }
+    }
+
     /// The class: a line that only counts the changes listed under it ("I
     /// made three changes:", "做了三处修改：", "3つの変更を加えました："), in
     /// any language and list style, tight or loose: the outcome is the

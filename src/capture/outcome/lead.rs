@@ -161,6 +161,8 @@ pub(crate) fn says_something(head: &str) -> bool {
         && !opens_with(core, LEAD_INS)
         && !super::is_narration(core)
         && !counts_changes(core)
+        // "I've completed all the tasks:" over the list of them.
+        && !super::is_acknowledgement(core)
 }
 
 /// "I made three changes", "做了三处修改", "3つの変更を加えました" over a
