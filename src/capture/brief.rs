@@ -286,6 +286,9 @@ pub(super) fn brief_task(text: &str) -> &str {
         "what to",
         "request",
         "feature",
+        "instruction",
+        "prompt",
+        "question",
         "context",
         "background",
         "want",
@@ -320,9 +323,13 @@ pub(super) fn brief_task(text: &str) -> &str {
     if headings.len() < 2 {
         return text;
     }
-    let task = headings.iter().find(|(_, h)| {
-        let h = h.to_lowercase();
-        TASK.iter().any(|w| h.contains(w)) && !RULES.iter().any(|w| h.contains(w))
+    // The heading with the word that most surely names the task: "<task>"
+    // over "<context>" wherever each stands.
+    let task = TASK.iter().find_map(|word| {
+        headings.iter().find(|(_, h)| {
+            let h = h.to_lowercase();
+            h.contains(word) && !RULES.iter().any(|w| h.contains(w))
+        })
     });
     let Some(&(at, heading)) = task else {
         return text;
@@ -344,9 +351,13 @@ pub(super) fn brief_task(text: &str) -> &str {
     }
 }
 
-/// A section heading of a brief: a markdown heading, or a short line in
-/// capitals (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what to fix)`).
+/// A section heading of a brief: a markdown heading, a short line in
+/// capitals (`NON-NEGOTIABLES`, `PROJECT CONTEXT (what to fix)`), or a
+/// tag that opens a part (`<task>`).
 fn is_section_heading(line: &str) -> bool {
+    if is_tag(line) {
+        return !line.starts_with("</");
+    }
     if let Some(rest) = line.strip_prefix('#') {
         return !rest.trim_start_matches('#').trim().is_empty();
     }
@@ -363,11 +374,24 @@ fn is_section_heading(line: &str) -> bool {
 }
 
 /// The non-empty lines of a text outside code fences, trimmed, without
-/// the rules and banners that frame its parts.
+/// the rules, banners and tags that frame its parts.
 pub(super) fn prose_lines(text: &str) -> impl Iterator<Item = &str> {
     unfenced_lines(text)
         .map(|(_, l)| l.trim())
-        .filter(|l| !l.is_empty() && !is_banner(l))
+        .filter(|l| !l.is_empty() && !is_banner(l) && !is_tag(l))
+}
+
+/// A line that is only a tag (`<task>`, `</constraints>`, `<context
+/// repo="shop">`): people frame a prompt's parts with them as with
+/// headings, and the words are inside.
+fn is_tag(line: &str) -> bool {
+    static TAG: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(
+            r#"^</?[A-Za-z][\w.:-]*(?:\s+[\w.:-]+(?:=(?:"[^"]*"|'[^']*'|[^\s>]+))?)*\s*/?>$"#,
+        )
+        .expect("pattern compiles")
+    });
+    TAG.is_match(line)
 }
 
 /// The lines of a text outside code fences (the fence lines too left out),
@@ -415,4 +439,41 @@ pub(super) fn without_ornaments(line: &str) -> &str {
         return line;
     }
     line.trim_matches(|c: char| !c.is_alphanumeric())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::gist::request_gist;
+
+    /// The class: a prompt whose parts are framed by tags (`<task>`,
+    /// `<instructions>`, `<context repo="shop">`, closing tags), the ask
+    /// first or after its context: the request is the ask's words, never a
+    /// tag. A tag inside a sentence ("wrap it in <main>") stays.
+    #[test]
+    fn tags_that_frame_a_prompt_are_not_its_words() {
+        let ask = "Migrate the user service from callbacks to async/await.";
+        for (open, close) in [
+            ("<task>", "</task>"),
+            ("<instructions>", "</instructions>"),
+            ("<goal id=\"1\">", "</goal>"),
+        ] {
+            for framed in [
+                format!(
+                    "{open}\n{ask}\n{close}\n<constraints>\n- keep the public API\n</constraints>"
+                ),
+                format!(
+                    "<context repo=\"shop\">\nNode 20, Express.\n</context>\n\n{open}\n{ask}\n{close}"
+                ),
+            ] {
+                let got = request_gist(&framed);
+                assert!(
+                    got.contains("Migrate the user service"),
+                    "{framed:?}: {got:?}"
+                );
+                assert!(!got.contains('<'), "{framed:?}: {got:?}");
+            }
+        }
+        let inline = "Wrap the page content in <main> for screen readers.";
+        assert!(request_gist(inline).contains("<main>"));
+    }
 }

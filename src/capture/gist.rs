@@ -266,7 +266,7 @@ fn ask_of(text: &str) -> &str {
 /// this morning, find out why and fix it" names in a short first sentence
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
-fn request_gist(text: &str) -> String {
+pub(super) fn request_gist(text: &str) -> String {
     if let Some(told) = closing::pointing_back(text) {
         return told;
     }
