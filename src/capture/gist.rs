@@ -24,7 +24,7 @@ mod closing;
 mod listed;
 mod plain;
 use answer::outcome_gist;
-use plain::{is_path_token, past_quote, short_paths, unlinked, unmarked};
+use plain::{is_path_token, past_quote, short_paths, unlinked, unmarked, without_dropped_images};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
@@ -267,6 +267,7 @@ fn ask_of(text: &str) -> &str {
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 pub(super) fn request_gist(text: &str) -> String {
+    let text = &*without_dropped_images(text);
     if let Some(told) = closing::pointing_back(text) {
         return told;
     }
@@ -1820,6 +1821,43 @@ mod tests {
         ] {
             let text = format!("Fix the login redirect in auth.rs.\n\n{told}");
             assert_eq!(request_gist(&text), "Fix the login redirect in auth.rs.");
+        }
+    }
+
+    /// The class: a screenshot dropped into the prompt as its path (Linux,
+    /// macOS with escaped spaces, quoted, Windows; png, jpg, webp, heic),
+    /// before or after the words, in any language: the request is the
+    /// words. A path inside them, or to a file that is no image, stays.
+    #[test]
+    fn a_dropped_screenshot_path_is_not_the_request() {
+        let words = ["the button is misaligned", "这个按钮没对齐，帮我修一下"];
+        let paths = [
+            "/home/dana/Pictures/Screenshot_20261120_101203.png",
+            "/Users/dana/Desktop/Screen\\ Shot\\ 2026-11-20\\ at\\ 10.12.03\\ AM.png",
+            "'/Users/dana/Desktop/Screenshot 2026-11-20 at 10.12.03.jpg'",
+            "C:\\Users\\dana\\Pictures\\shot-01.webp",
+            "~/Downloads/IMG_0042.HEIC",
+            "/home/dana/Pictures/Screenshot 2026-11-20 at 10.12.03.png",
+        ];
+        for said in words {
+            for path in paths {
+                for text in [
+                    format!("{path} {said}"),
+                    format!("{said} {path}"),
+                    format!("{path}\n{said}"),
+                ] {
+                    assert_eq!(request_gist(&text), said, "{text:?}");
+                }
+            }
+        }
+        let inside = "compare /tmp/a.png with the mockup";
+        assert!(request_gist(inside).contains("a.png"));
+        for kept in [
+            "/home/dana/shop/src/app.ts fails to compile",
+            "/home/dana/shop/src/app.ts is broken like mockup.png",
+            "the layout of /home/dana/shop/src/app.ts differs from the mockup.png",
+        ] {
+            assert!(request_gist(kept).contains("app.ts"), "{kept}");
         }
     }
 

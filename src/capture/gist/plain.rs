@@ -1,6 +1,7 @@
 //! How a line of a message reads as words: markdown links by their words,
 //! long paths and web addresses shortened, list markers, check marks and
-//! headings taken off, and a reply read past the words it quotes.
+//! headings taken off, a reply read past the words it quotes, and a request
+//! without the screenshot dropped into it.
 //!
 //! Owns: those readings of one line or text. Must not: choose which line
 //! or sentence is the request or outcome (the gist does).
@@ -92,4 +93,28 @@ pub(super) fn past_quote(text: &str) -> &str {
         at += line.len();
     }
     text
+}
+
+/// A request without the path of an image dropped into the terminal before
+/// or after its words ("/home/dana/Pictures/Screenshot_1.png the button is
+/// misaligned", a macOS path with `\ ` escapes, a quoted one, a Windows
+/// one): the image is what the words are about, like Claude Code's `[Image
+/// #1]`, and its path asks nothing. A path inside the words stays.
+pub(super) fn without_dropped_images(text: &str) -> std::borrow::Cow<'_, str> {
+    static DROPPED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        let ext = r"\.(?:png|jpe?g|gif|webp|heic|bmp|tiff?)";
+        let path = format!(
+            r#"(?:'[^'\n]+{ext}'|"[^"\n]+{ext}"|(?:~|/|[A-Za-z]:\\)(?:[^\s\\]|\\[ \\]|\\[^\s\\])*?{ext})"#
+        );
+        // A file name may hold bare spaces before a date or time, or a
+        // short word ("Screenshot 2026-11-20 at 10.12.03.png"), not prose.
+        let spaced = format!(
+            r"(?:~|/)(?:[^\s/]+/)+[^\s/]+(?: (?:[^\s/]{{1,3}}|[^\s/]*\d[^\s/]*?))+?{ext}\b"
+        );
+        regex::Regex::new(&format!(
+            r"(?i)^(?:\s*(?:{path}|{spaced}))+\s*|\s*(?:(?:{path}|{spaced})\s*)+$"
+        ))
+        .expect("pattern compiles")
+    });
+    DROPPED.replace_all(text, "")
 }
