@@ -334,6 +334,13 @@ pub(super) fn brief_task(text: &str) -> &str {
     let Some(&(at, heading)) = task else {
         return text;
     };
+    // "# Feature: Dark mode" names the task itself: the section from it.
+    let titled = heading
+        .split_once([':', '：'])
+        .is_some_and(|(_, title)| !title.trim().is_empty());
+    if titled && heading.starts_with('#') {
+        return &text[at..];
+    }
     let body = text[at + heading.len()..].trim_start_matches(|c: char| c != '\n');
     match prose_lines(body).next() {
         Some(first) if !is_section_heading(first) => {

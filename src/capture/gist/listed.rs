@@ -17,15 +17,26 @@ pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
     if first.ends_with(['?', '？']) {
         return None;
     }
-    let listed = |line: &&str| unmarked(line) != *line;
-    let mut lines = prose_lines(ask_of(text));
+    // A heading is a title or a section's label, never a task.
+    let heading = |line: &str| line.starts_with('#');
+    let listed = |line: &&str| unmarked(line) != *line && !heading(line);
+    let mut lines = prose_lines(ask_of(text)).peekable();
     let opening = lines.next()?;
-    // A label over the list ("A few things:", "待办：") took the list's
-    // first item along as what it introduces.
-    let mut labelled =
-        || opening.ends_with([':', '：']) && lines.next().is_some_and(|l| listed(&l));
-    if !(listed(&opening) || labelled()) {
-        return None;
+    if heading(opening) {
+        // "# Feature: Dark mode\n## Requirements\n- …": the title names
+        // the list under it, past a section label between them.
+        lines.next_if(|l| heading(l));
+        if !lines.peek().is_some_and(listed) {
+            return None;
+        }
+    } else {
+        // A label over the list ("A few things:", "待办：") took the list's
+        // first item along as what it introduces.
+        let mut labelled =
+            || opening.ends_with([':', '：']) && lines.next().is_some_and(|l| listed(&l));
+        if !(listed(&opening) || labelled()) {
+            return None;
+        }
     }
     let items: Vec<&str> = lines.take_while(listed).collect();
     if items.is_empty() || items.iter().any(|i| i.ends_with(['?', '？'])) {
@@ -129,6 +140,30 @@ mod tests {
         ] {
             let got = request_gist(text);
             assert!(!got.contains(';'), "{text:?} -> {got:?}");
+        }
+    }
+
+    /// The class: a spec pasted as markdown, a title heading over the list
+    /// of what it wants (a section label between them or not, other
+    /// sections after), in any language: the request is the title and the
+    /// items of that list; no heading is an item.
+    #[test]
+    fn a_titled_spec_asks_for_the_items_under_its_title() {
+        let items = "- a toggle in the header\n- persist the choice\n- respect the system theme";
+        let want = "a toggle in the header; persist the choice; respect the system theme";
+        for title in [
+            "# Feature: Dark mode",
+            "## Dark mode",
+            "# Funcionalidad: modo oscuro",
+            "# 功能：深色模式",
+        ] {
+            for label in ["", "## Requirements\n", "### 要求\n\n"] {
+                let spec =
+                    format!("{title}\n\n{label}{items}\n\n## Acceptance\n- no flash on load");
+                let got = request_gist(&spec);
+                let name = title.trim_start_matches('#').trim();
+                assert_eq!(got, format!("{name}; {want}"), "{spec:?}");
+            }
         }
     }
 }
