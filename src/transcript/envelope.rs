@@ -127,7 +127,10 @@ fn media_understanding(text: &str) -> Option<(&str, bool)> {
         .iter()
         .find_map(|k| Some((*k, text.strip_prefix(k)?)))?;
     let rest = rest.trim_start();
-    let rest = rest.strip_prefix("User text:").unwrap_or(rest);
+    let rest = ["User text:", "Transcript:"]
+        .iter()
+        .find_map(|mark| rest.strip_prefix(mark))
+        .unwrap_or(rest);
     Some((rest, matches!(kind, "[Image]" | "[Video]")))
 }
 
@@ -210,6 +213,10 @@ mod tests {
             (
                 "Summarise the run.\nFull transcript available at: /tmp/x.output",
                 "Summarise the run.",
+            ),
+            (
+                "[Audio]\nTranscript: can you check if the backup ran last night",
+                "can you check if the backup ran last night",
             ),
         ] {
             assert_eq!(unwrap(wrapped), words, "{wrapped}");
