@@ -110,7 +110,23 @@ pub(super) fn past_ties(ask: String) -> String {
     {
         out = rest;
     }
-    out.to_string()
+    without_hesitations(out)
+}
+
+/// A sentence without the sounds a speaker hesitates with ("can you uh
+/// remind me", "ähm, kannst du"): a voice note's transcript keeps them.
+fn without_hesitations(sentence: &str) -> String {
+    const HESITATIONS: &[&str] = &["um", "umm", "uh", "uhh", "uhm", "erm", "ähm", "äh", "euh"];
+    let hesitates =
+        |w: &str| HESITATIONS.contains(&w.trim_end_matches([',', '…']).to_lowercase().as_str());
+    if !sentence.split_whitespace().any(hesitates) {
+        return sentence.to_string();
+    }
+    let words: Vec<&str> = sentence
+        .split_whitespace()
+        .filter(|w| !hesitates(w))
+        .collect();
+    words.join(" ")
 }
 
 /// The tie a sentence opens with (lower case, as in `TIES`), and the
@@ -156,6 +172,8 @@ const FILLERS: &[&str] = &[
     "um",
     "uh",
     "erm",
+    // Spoken (a voice note's transcript): "so like can you …".
+    "like",
     "the thing is",
     "here's the thing",
     "long story short",
@@ -220,3 +238,39 @@ const TIES_CJK: &[&str] = &[
 /// Ties that open a statement as often as an ask ("And it still fails.",
 /// "Now the build passes."): taken off an ask, never read as adding one.
 const STATEMENT_TIES: &[&str] = &["and", "now"];
+
+#[cfg(test)]
+mod tests {
+    use super::super::gist::request_gist;
+
+    /// The class: a request spoken as a voice note and transcribed, with
+    /// the words speech opens with ("um so like") and the sounds it
+    /// hesitates with ("uh", "ähm") anywhere, in any language: the request
+    /// is the ask without them. Words that only look alike stay.
+    #[test]
+    fn a_spoken_request_is_asked_without_its_hesitations() {
+        for (spoken, asked) in [
+            (
+                "um so like can you uh remind me to water the plants on friday",
+                "remind me to water the plants on friday",
+            ),
+            (
+                "uh, add milk, um, eggs and bread to the list",
+                "add milk, eggs and bread to the list",
+            ),
+            (
+                "ähm kannst du äh den Termin auf Montag verschieben",
+                "den Termin auf Montag verschieben",
+            ),
+            (
+                "euh tu peux euh envoyer le rapport à Marie",
+                "envoyer le rapport à Marie",
+            ),
+        ] {
+            let got = request_gist(spoken);
+            assert!(got.contains(asked), "{spoken:?} -> {got:?}");
+        }
+        let kept = "add an umbrella icon and a Uhhh easter egg";
+        assert!(request_gist(kept).contains("umbrella icon and a Uhhh"));
+    }
+}
