@@ -136,15 +136,72 @@ pub(super) fn is_small_talk(text: &str) -> bool {
         "你真棒",
         "你太棒了",
         "最高です",
+        // The agent as if it were a person: its night, its feelings, its
+        // whereabouts, in the languages sessions are held in.
+        "how did you sleep",
+        "did you sleep well",
+        "how was your night",
+        "did you miss me",
+        "are you ok",
+        "are you okay",
+        "are you alive",
+        "are you real",
+        "are you human",
+        "are you a robot",
+        "do you have feelings",
+        "what are you doing",
+        "what are you up to",
+        "do you remember me",
+        "how old are you",
+        "wer bist du",
+        "bist du da",
+        "qui es-tu",
+        "tu es là",
+        "quién eres",
+        "estás ahí",
+        "quem é você",
+        "você está aí",
+        "кто ты",
+        "ты тут",
+        "ты здесь",
+        "你在吗",
+        "你在嗎",
+        "在吗",
+        "在嗎",
+        "你睡得好吗",
+        "いる",
+        "誰ですか",
+        "누구야",
     ];
-    let lower = text
-        .trim()
-        .trim_end_matches(['?', '？', '!', '.', ' '])
-        .to_lowercase();
-    let lower = lower.trim_start_matches(|c: char| !c.is_alphanumeric());
+    let lower = text.to_lowercase();
+    let lower = without_laughter(&lower).trim_start_matches(|c: char| !c.is_alphanumeric());
     ABOUT_YOU
         .iter()
         .any(|q| lower == *q || lower.ends_with(&format!(", {q}")))
+}
+
+/// A line without the laughter, emoji and marks it closes with ("how did
+/// you sleep lol", "are you there?? 😂", "你在吗哈哈").
+fn without_laughter(text: &str) -> &str {
+    const LAUGHTER: &[&str] = &[
+        "lol", "lmao", "haha", "hahaha", "hehe", "xd", "jaja", "mdr", "哈哈", "笑", "ㅋㅋ", "www",
+    ];
+    let mut rest = text.trim();
+    loop {
+        let trimmed = rest
+            .trim_end_matches(|c: char| !c.is_alphanumeric())
+            .trim_end();
+        let laughed = LAUGHTER.iter().find_map(|l| {
+            trimmed.strip_suffix(l).filter(|r| {
+                r.is_empty() || r.ends_with(|c: char| !c.is_alphanumeric()) || !l.is_ascii()
+            })
+        });
+        match laughed {
+            Some(r) if r.len() < rest.len() => rest = r,
+            _ if trimmed.len() < rest.len() => rest = trimmed,
+            _ => return rest,
+        }
+    }
 }
 
 /// "continue our app", "let's keep going with the project": a request to
@@ -472,4 +529,40 @@ pub(super) fn asks_first(lower: &str) -> bool {
         "부탁",
     ];
     ASKS.iter().any(|a| lower.starts_with(a))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_small_talk;
+
+    /// The class: a question to the agent as if it were a person (its
+    /// night, its feelings, where it is, who it is), in any language, with
+    /// laughter or emoji after it: small talk. A question about the work
+    /// that opens the same way is not.
+    #[test]
+    fn questions_to_the_agent_as_a_person_are_small_talk() {
+        for said in [
+            "how did you sleep lol",
+            "did you sleep well? 😂",
+            "are you there??",
+            "Are you OK haha",
+            "hey, what are you doing",
+            "bist du da?",
+            "tu es là ?",
+            "¿estás ahí?",
+            "ты тут?",
+            "你在吗哈哈",
+            "在嗎？",
+        ] {
+            assert!(is_small_talk(said), "{said}");
+        }
+        for asked in [
+            "how did you fix the login bug?",
+            "what are you doing in src/pay.rs?",
+            "are you sure the migration is safe?",
+            "lol the build broke again, fix it",
+        ] {
+            assert!(!is_small_talk(asked), "{asked}");
+        }
+    }
 }
