@@ -437,7 +437,12 @@ fn gist(text: &str) -> String {
             .map(str::trim)
             .filter(|n| !n.is_empty() && unmarked(n) == *n && !n.starts_with("```"))
     {
-        out = format!("{out} — {}", first_sentence(next));
+        // "can you\ncheck my calendar": an ask's opening words sent on their
+        // own go on into the rest of it.
+        let opening =
+            word_count(&out) <= 4 && remarks::asks_first(&format!("{} ", out.to_lowercase()));
+        let gap = if opening { " " } else { " — " };
+        out = format!("{out}{gap}{}", first_sentence(next));
     }
     // "Fantastic, well reported. I could use help with …" and "How could I
     // solve this issue.\nGitHub CLI authentication expired …" say their
