@@ -426,10 +426,13 @@ fn gist(text: &str) -> String {
     }
     // "Update the function above in src/rate.rs\nhide SEASON rows when …":
     // a line that ends unfinished goes on in the next line of its paragraph.
+    // "can you\ncheck my calendar": an ask's opening words sent on their
+    // own go on into the rest of it.
+    let opening = word_count(&out) <= 4 && remarks::asks_first(&format!("{} ", out.to_lowercase()));
     if out == unmarked(line)
         && !out.ends_with(['.', '!', '?', '。', '！', '？', ':', '：'])
         // "**Status:** ✅ Complete" is finished as it is.
-        && !super::outcome::is_acknowledgement(lead::past_status_label(&out))
+        && (opening || !super::outcome::is_acknowledgement(lead::past_status_label(&out)))
         && let Some(next) = text
             .split_once(line)
             .and_then(|(_, rest)| rest.strip_prefix('\n'))
@@ -437,10 +440,6 @@ fn gist(text: &str) -> String {
             .map(str::trim)
             .filter(|n| !n.is_empty() && unmarked(n) == *n && !n.starts_with("```"))
     {
-        // "can you\ncheck my calendar": an ask's opening words sent on their
-        // own go on into the rest of it.
-        let opening =
-            word_count(&out) <= 4 && remarks::asks_first(&format!("{} ", out.to_lowercase()));
         let gap = if opening { " " } else { " — " };
         out = format!("{out}{gap}{}", first_sentence(next));
     }
@@ -1827,6 +1826,30 @@ mod tests {
             let text = format!("Fix the login redirect in auth.rs.\n\n{told}");
             assert_eq!(request_gist(&text), "Fix the login redirect in auth.rs.");
         }
+    }
+
+    /// The class: an ask's opening words sent on a line of their own, as
+    /// chat sends them ("can you", "could you please", "pls", "preciso
+    /// que"), then the rest: one ask, never joined by a dash.
+    #[test]
+    fn an_asks_opening_words_sent_alone_go_on_into_it() {
+        for opening in [
+            "can you",
+            "could you please",
+            "pls",
+            "please",
+            "preciso que",
+        ] {
+            let text = format!("{opening}\ncheck my calendar for tomorrow");
+            let got = request_gist(&text);
+            assert!(
+                got.contains("check my calendar for tomorrow"),
+                "{text:?} -> {got:?}"
+            );
+            assert!(!got.contains('—'), "{text:?} -> {got:?}");
+        }
+        let unfinished = "Update the function above in src/rate.rs\nhide SEASON rows when empty";
+        assert!(request_gist(unfinished).contains(" — hide SEASON rows"));
     }
 
     /// The class: a screenshot dropped into the prompt as its path (Linux,

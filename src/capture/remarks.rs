@@ -489,6 +489,8 @@ pub(super) fn opens_an_ask(sentence: &str) -> bool {
 pub(super) fn asks_first(lower: &str) -> bool {
     const ASKS: &[&str] = &[
         "please ",
+        "pls ",
+        "plz ",
         "can you ",
         "could you ",
         "would you ",
