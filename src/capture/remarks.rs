@@ -471,7 +471,11 @@ pub(super) fn sets_the_scene(sentence: &str) -> bool {
 /// ask with: "please …", "can you …", "I need you to …", "preciso que …",
 /// "请…", "…してください" (at its end, as Japanese asks).
 pub(super) fn opens_an_ask(sentence: &str) -> bool {
-    let lower = sentence.trim().to_lowercase();
+    // "¿Me ayudas …?": Spanish opens its questions with a mark.
+    let lower = sentence
+        .trim()
+        .trim_start_matches(['¿', '¡'])
+        .to_lowercase();
     asks_first(&lower)
         || [
             "してください",
@@ -508,6 +512,15 @@ pub(super) fn asks_first(lower: &str) -> bool {
         "quiero que ",
         "puedes ",
         "podrías ",
+        "me ayudas ",
+        "me puedes ",
+        "me podrías ",
+        "ayúdame ",
+        "você pode ",
+        "me ajuda ",
+        "tu peux ",
+        "aide-moi ",
+        "hilf mir ",
         "je voudrais que ",
         "peux-tu ",
         "pouvez-vous ",

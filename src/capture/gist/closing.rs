@@ -117,7 +117,8 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
     let at = sentence.char_indices().find_map(|(i, c)| {
         let (head, rest) = sentence.split_at(i);
         let before = head.chars().next_back()?;
-        let asks = match cjk(c) && cjk(before) || before == '、' {
+        // A CJK comma ends a clause as a space ends a word.
+        let asks = match cjk(c) && cjk(before) || ['、', '，', '；'].contains(&before) {
             true => {
                 let reason = ["ので", "から", "けど", "ため", "、"];
                 remarks::asks_first(rest)
@@ -209,6 +210,14 @@ mod tests {
                 "wenn ein Nutzer sich mit Google anmeldet und später mit E-Mail und Passwort einloggt legt die App ein zweites Konto an statt die beiden zu verknüpfen",
                 "kannst du die Konten per E-Mail verknüpfen",
             ),
+            (
+                "Tengo una aplicación en React que funciona bien en desarrollo pero cuando hago el build de producción las rutas dan 404 al recargar la página,",
+                "¿me ayudas a arreglarlo?",
+            ),
+            (
+                "Meu app em React funciona bem em desenvolvimento mas quando faço o build de produção as rotas dão 404 ao recarregar a página,",
+                "você pode me ajudar a corrigir isso?",
+            ),
         ] {
             let text = format!("{telling} {ask}");
             let got = request_gist(&text);
@@ -236,6 +245,10 @@ mod tests {
             (
                 "ユーザーがGoogleでログインした後にメールとパスワードでログインすると二つ目のアカウントが作られてしまうので、",
                 "メールでアカウントを紐付けるようにしてください",
+            ),
+            (
+                "我这个项目里面有很多旧的图片和没用的脚本，都是之前几个版本留下来的，现在仓库特别大，",
+                "帮我把没用的文件找出来删掉",
             ),
         ] {
             let text = format!("{telling}{ask}。");
