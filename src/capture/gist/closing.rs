@@ -110,6 +110,9 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
     if word_count(sentence) <= REQUEST_WORDS {
         return None;
     }
+    if let Some(around) = around_an_aside(sentence) {
+        return Some(around);
+    }
     // Words start after a space; in CJK, which writes none, an ask may start
     // at any character ("…关联起来请你帮我改成…"), said as asks open, or past
     // the clause that gives its reason ("…作られてしまうので、…してください").
@@ -140,6 +143,32 @@ pub(super) fn ask_inside(sentence: &str) -> Option<String> {
         head = before.trim_end_matches([',', '，']);
     }
     Some(told_with(&ties::past_ties(head.to_string()), &ask))
+}
+
+/// "Look at the files in my Downloads folder, which has a mess of PDFs,
+/// images and installers, and rename them by date": the clause between
+/// commas tells what the subject is, and the ask goes on after it. Said
+/// as "<the opening> … <the rest of the ask>", in the languages whose
+/// clauses open so.
+fn around_an_aside(sentence: &str) -> Option<String> {
+    const ASIDES: &[(&str, &str)] = &[
+        (", which ", ", and "),
+        (", who ", ", and "),
+        (", where ", ", and "),
+        (", que ", ", y "),
+        (", donde ", ", y "),
+        (", qui ", ", et "),
+        (", où ", ", et "),
+        (", que ", ", e "),
+        (", onde ", ", e "),
+    ];
+    ASIDES.iter().find_map(|(opens, goes_on)| {
+        let aside = sentence.find(opens)?;
+        let rest = aside + sentence[aside..].rfind(goes_on)?;
+        let ask = sentence[rest + 2..].trim();
+        (word_count(ask) >= 3 && word_count(&sentence[..aside]) >= 3)
+            .then(|| told_with(&sentence[..aside], ask))
+    })
 }
 
 /// An ask that points back at what came before it ("Implement this.", "Can
@@ -193,8 +222,10 @@ mod tests {
     /// The class: one run-on sentence, longer than a request, that tells
     /// the problem and asks at its end ("… so can you make it link the
     /// accounts by email", "… et pouvez-vous …", "… kannst du …"): the
-    /// request is its opening words and the ask, within 22 words. A long
-    /// sentence that asks first, or asks nothing, is clipped as before.
+    /// request is its opening words and the ask, within 22 words; so is
+    /// one whose ask goes on past a clause between commas (", which …,
+    /// and rename them …"). A long sentence that asks first, or asks
+    /// nothing, is clipped as before.
     #[test]
     fn the_ask_at_the_end_of_a_run_on_sentence_is_kept() {
         for (telling, ask) in [
@@ -259,6 +290,25 @@ mod tests {
                 "{text:?} -> {got:?}"
             );
             assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
+        }
+        // The clause between commas that tells what the subject is.
+        for (told, opening, ask) in [
+            (
+                "Look at all the files in my Downloads folder, which has a mess of PDFs, images and installers from the last three years, and rename them by date and sort them into folders by year.",
+                "Look at all the files in my Downloads folder",
+                "and rename them by date and sort them into folders by year",
+            ),
+            (
+                "Revisa las fotos de la carpeta del viaje, donde hay cientos de imágenes repetidas de distintos móviles y cámaras, y borra las duplicadas dejando la de mejor calidad.",
+                "Revisa las fotos de la carpeta del viaje",
+                "y borra las duplicadas",
+            ),
+        ] {
+            let got = request_gist(told);
+            assert!(
+                got.contains(opening) && got.contains(ask),
+                "{told:?} -> {got:?}"
+            );
         }
         let asks_first = "can you make the importer skip rows whose date column is empty or malformed instead of failing the whole file and then log how many rows it skipped";
         assert!(request_gist(asks_first).starts_with("make the importer skip rows"));
