@@ -309,6 +309,7 @@ mod tests {
                 got.contains(opening) && got.contains(ask),
                 "{told:?} -> {got:?}"
             );
+            assert!(crate::sentence::word_count(&got) <= 22, "{got:?}");
         }
         let asks_first = "can you make the importer skip rows whose date column is empty or malformed instead of failing the whole file and then log how many rows it skipped";
         assert!(request_gist(asks_first).starts_with("make the importer skip rows"));
