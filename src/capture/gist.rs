@@ -413,7 +413,13 @@ fn sentences(line: &str) -> impl Iterator<Item = String> + '_ {
 fn gist(text: &str) -> String {
     let text = ask_of(text);
     let line = prose_lines(text).next().unwrap_or_default();
-    let mut out = first_sentence(greetings::past_greeting(unmarked(line)));
+    let line_said = greetings::past_greeting(unmarked(line));
+    let mut out = first_sentence(line_said);
+    // A wish said as its own sentence gives way below; one that runs on
+    // into the ask ("hope ur good 🙂 so basically …") gives way here.
+    if !greetings::is_pleasantry(&out) {
+        out = first_sentence(greetings::past_wish(line_said));
+    }
     // "src/fetch.rs src/retry.rs" then the words: the paths alone say nothing.
     if !out.is_empty()
         && out.split_whitespace().all(is_path_token)
@@ -966,6 +972,25 @@ mod tests {
             "Hope you can fix the flaky login test. It fails on CI since Monday.",
         ] {
             assert!(request_gist(asks).starts_with("Hope you can"), "{asks:?}");
+        }
+        // Written as chat is: marks doubled, "ur"/"u", no full stop, an
+        // emoji or "so" where the wish ends, and the ask at the run-on's end.
+        let told = "the checkout page crashes on safari when you click pay and shows a blank screen with an error about ApplePaySession";
+        for wish in [
+            "hope ur good 🙂 so basically",
+            "hope u r doing well,",
+            "hope you're having a great day! so",
+        ] {
+            for greeting in ["", "hey claude!! ", "Hi!!! "] {
+                let text = format!("{greeting}{wish} {told} can u fix it pls");
+                let got = request_gist(&text);
+                assert!(
+                    got.starts_with("the checkout page crashes"),
+                    "{text:?} -> {got:?}"
+                );
+                assert!(got.ends_with("can u fix it pls"), "{text:?} -> {got:?}");
+                assert!(word_count(&got) <= 22, "{got:?}");
+            }
         }
     }
 

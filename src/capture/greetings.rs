@@ -127,48 +127,97 @@ const HOW_ARE_YOU: &[&str] = &[
     "hvordan har du det",
 ];
 
+/// Wishes for the agent's well-being, not "hope you can fix …".
+const WISHES: &[&str] = &[
+    "hope you're doing",
+    "hope you are doing",
+    "hope you're well",
+    "hope you are well",
+    "hope you're good",
+    "hope you're having",
+    "hope you are having",
+    "hope you had",
+    "hope you have a",
+    "hope this finds you",
+    "hope all is well",
+    "espero que estés",
+    "espero que estes",
+    "espero que esté",
+    "espero que esteja",
+    "espero que você esteja",
+    "espero que tudo",
+    "j'espère que tu vas",
+    "j'espère que vous allez",
+    "ich hoffe, es geht",
+    "ich hoffe, dir geht",
+    "ich hoffe es geht",
+    "надеюсь, у тебя",
+    "надеюсь, у вас",
+    "надеюсь, всё",
+    "希望你一切",
+    "希望您一切",
+    "お元気ですか",
+    "잘 지내시죠",
+];
+
 /// A sentence that only wishes the agent well ("Hope you're doing well.",
 /// "I hope this finds you well.", "Espero que estés bien.", "希望你一切都好。"):
 /// courtesy before the ask, never the ask.
 pub(super) fn is_pleasantry(sentence: &str) -> bool {
-    const WISHES: &[&str] = &[
-        // Wishes for the agent's well-being, not "hope you can fix …".
-        "hope you're doing",
-        "hope you are doing",
-        "hope you're well",
-        "hope you are well",
-        "hope you're good",
-        "hope you're having",
-        "hope you are having",
-        "hope you had",
-        "hope you have a",
-        "hope this finds you",
-        "hope all is well",
-        "espero que estés",
-        "espero que estes",
-        "espero que esté",
-        "espero que esteja",
-        "espero que você esteja",
-        "espero que tudo",
-        "j'espère que tu vas",
-        "j'espère que vous allez",
-        "ich hoffe, es geht",
-        "ich hoffe, dir geht",
-        "ich hoffe es geht",
-        "надеюсь, у тебя",
-        "надеюсь, у вас",
-        "надеюсь, всё",
-        "希望你一切",
-        "希望您一切",
-        "お元気ですか",
-        "잘 지내시죠",
-    ];
-    let lower = sentence.trim().to_lowercase().replace('’', "'");
+    let lower = spelled_out(&sentence.trim().to_lowercase());
     let lower = lower.strip_prefix("i ").unwrap_or(&lower);
     let short = crate::sentence::word_count(sentence) <= 10 && !lower.contains("help");
-    short
-        && (WISHES.iter().any(|w| lower.starts_with(w))
-            || HOW_ARE_YOU.iter().any(|h| lower.starts_with(h)))
+    short && (opens_with_a_wish(lower) || HOW_ARE_YOU.iter().any(|h| lower.starts_with(h)))
+}
+
+/// Whether a (lower-cased, spelled-out) sentence opens with a wish for the
+/// agent's well-being.
+fn opens_with_a_wish(lower: &str) -> bool {
+    WISHES.iter().any(|w| lower.starts_with(w))
+}
+
+/// A run-on request past the wish it opens with: "hope ur good 🙂 so
+/// basically the checkout crashes …" asks from "so basically …". The wish
+/// ends at a mark, an emoji or a word that goes on ("so", "and", "but").
+pub(super) fn past_wish(sentence: &str) -> &str {
+    let lower = spelled_out(&sentence.to_lowercase());
+    if !opens_with_a_wish(lower.strip_prefix("i ").unwrap_or(&lower)) {
+        return sentence;
+    }
+    let ends = |c: char| {
+        ",.!?;，。！？".contains(c)
+            || (!c.is_alphanumeric() && !c.is_whitespace() && !"'’-".contains(c))
+    };
+    let mark = sentence.find(ends);
+    let word = [" so ", " and ", " but "]
+        .iter()
+        .filter_map(|w| sentence.to_lowercase().find(w))
+        .min();
+    let Some(at) = [mark, word].into_iter().flatten().min() else {
+        return sentence;
+    };
+    let rest = sentence[at..].trim_start_matches(|c: char| !c.is_alphanumeric());
+    if crate::sentence::word_count(rest) >= 3 {
+        rest
+    } else {
+        sentence
+    }
+}
+
+/// Chat spellings as the words they stand for, for matching only: "ur" as
+/// "you're", "u" as "you", "r" as "are".
+fn spelled_out(lower: &str) -> String {
+    let lower = lower.replace('’', "'");
+    let words: Vec<&str> = lower
+        .split(' ')
+        .map(|w| match w {
+            "ur" => "you're",
+            "u" => "you",
+            "r" => "are",
+            other => other,
+        })
+        .collect();
+    words.join(" ")
 }
 
 /// A sentence past its opening greeting: "hi, can you fix the typo" asks
@@ -188,7 +237,8 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
         return sentence;
     };
     let mark = sentence[at..].chars().next().map_or(1, char::len_utf8);
-    let rest = sentence[at + mark..].trim_start();
+    // "hey claude!! …": the marks after a greeting are all its own.
+    let rest = sentence[at + mark..].trim_start_matches(['!', '！', ',', '，', '~', ' ']);
     let pleasantry = {
         let lower = rest.to_lowercase().replace(['*', '_', '¿', '¡'], "");
         PLEASANTRIES
