@@ -281,8 +281,30 @@ fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
         .skip_while(|s| !told(s))
         .skip(1)
         .take(within)
-        .find(|s| (reports_a_change(s) || tells_the_state_now(s)) && !adds(s))?;
-    Some(gist(&fix)).filter(|fix| !refers_back(fix))
+        .find(|s| (reports_a_change(s) || tells_the_state_now(s)) && !adds(s));
+    match fix {
+        Some(fix) if !introduces_changes(&fix) => Some(gist(&fix)).filter(|fix| !refers_back(fix)),
+        _ => changes_listed_after(rest),
+    }
+}
+
+/// "I made two changes:", "Here's what I changed:": a line that only
+/// introduces the changes listed under it.
+fn introduces_changes(line: &str) -> bool {
+    line.ends_with([':', '：']) && !lead::says_something(line)
+}
+
+/// "… has no `ApplePaySession`.\n\nI made two changes:\n\n1. Guarded …":
+/// the changes a line right after the fault introduces, as a list says them.
+fn changes_listed_after(rest: &str) -> Option<String> {
+    let head = rest
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty())
+        .take(2)
+        .find(|l| introduces_changes(l))?;
+    let at = rest.find(head)? + head.len();
+    short_list(rest[at..].trim_start())
 }
 
 /// A change that names nothing of its own ("I corrected it and added a
@@ -824,6 +846,37 @@ mod tests {
             let answer = format!("{result} I updated the README as well.");
             let s = compose(&session("fix the tests", &answer), None).unwrap();
             assert!(s.contains(&head(result)), "{answer:?}: {s}");
+        }
+    }
+
+    /// The class: a fault (after a short exclamation or not), then a line
+    /// that only introduces the changes listed under it ("I made two
+    /// changes:", "Here's what I changed:"), the list tight or loose: the
+    /// changes are the outcome, not the fault or the line.
+    #[test]
+    fn a_fault_then_the_changes_listed_under_a_line_gives_way_to_the_changes() {
+        let fault = "Safari without Apple Pay set up has no `ApplePaySession`.";
+        let changes = [
+            "Guarded the call with an optional check",
+            "Hid the Apple Pay button when it is unavailable",
+        ];
+        for opener in ["", "Great catch! ", "Good find! "] {
+            for intro in ["I made two changes:", "Here's what I changed:"] {
+                for gap in ["\n", "\n\n"] {
+                    let list: Vec<String> = changes
+                        .iter()
+                        .enumerate()
+                        .map(|(n, c)| format!("{}. {c}.", n + 1))
+                        .collect();
+                    let answer = format!("{opener}{fault}\n\n{intro}\n\n{}", list.join(gap));
+                    let s =
+                        compose(&session("the checkout crashes on safari", &answer), None).unwrap();
+                    assert!(
+                        s.contains(&format!("outcome: {}", changes.join("; "))),
+                        "{answer:?}: {s}"
+                    );
+                }
+            }
         }
     }
 

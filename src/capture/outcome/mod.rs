@@ -442,10 +442,27 @@ fn report_in(whole: &str) -> String {
     // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
     // "`products` was undefined." alone, then "I defaulted it …": the same.
     let one_sentence = crate::sentence::first_sentence_end(first) == first.len();
+    // "Great catch! Safari has no ApplePaySession.": the fault past the
+    // acknowledgement or short exclamation before it.
+    let opening = &first[..crate::sentence::first_sentence_end(first)];
+    let after_ack = first[opening.len()..].trim();
+    let exclaims = crate::sentence::word_count(opening) <= 3 && opening.ends_with(['!', '！']);
+    let acked = (is_acknowledgement(opening) || agreement::is_agreement(opening) || exclaims)
+        && !after_ack.is_empty()
+        && crate::sentence::first_sentence_end(after_ack) == after_ack.len();
     let told = cause::is_cause(first)
         || lead::is_warning(first)
-        || (one_sentence && cause::states_a_fault(first));
-    let fixed = |next: &str| told && cause::reports_a_change(next);
+        || (one_sentence && cause::states_a_fault(first))
+        || (acked && cause::states_a_fault(after_ack));
+    // "I made two changes:" over the list of them is the fix as well.
+    let introduces =
+        |p: &str| p.ends_with([':', '：']) && !p.contains('\n') && !lead::says_something(p);
+    let fixed = |next: &str| told && (cause::reports_a_change(next) || introduces(next));
+    if let (true, Some(next), Some(list)) = (told, paras.get(start + 1), paras.get(start + 2))
+        && introduces(next)
+    {
+        return format!("{first}\n\n{next}\n\n{list}");
+    }
     // "Replaced the deprecated calls:", a table, then "The payment tests
     // pass.": the line over the table, the table, and the state after it.
     let closing = paras
