@@ -189,9 +189,14 @@ pub(super) fn past_wish(sentence: &str) -> &str {
             || (!c.is_alphanumeric() && !c.is_whitespace() && !"'’-".contains(c))
     };
     let mark = sentence.find(ends);
+    // Found in the sentence as written (ASCII words, so at its own
+    // boundaries), never in a lower-cased copy whose offsets may differ.
     let word = [" so ", " and ", " but "]
         .iter()
-        .filter_map(|w| sentence.to_lowercase().find(w))
+        .filter_map(|w| {
+            (sentence.as_bytes().windows(w.len()))
+                .position(|at| at.eq_ignore_ascii_case(w.as_bytes()))
+        })
         .min();
     let Some(at) = [mark, word].into_iter().flatten().min() else {
         return sentence;
