@@ -5,7 +5,9 @@
 //! Owns: telling such a run and the words for it. Must not: choose between
 //! the session's answers otherwise (`decide` does).
 
-use super::{answer_in, asks_back, cause, is_narration, last_report, lead, narration};
+use super::{
+    answer_in, asks_back, cause, is_narration, last_report, lead, narration, without_thinking,
+};
 use crate::transcript::{Message, Role};
 
 /// What came of a run whose transcript ends in its tool calls, the agent
@@ -89,11 +91,12 @@ pub(super) fn found_before_last_words(thread: &[Message]) -> Option<String> {
 /// a change said is what came of it so far, and an announcement or a
 /// remark on the way is not one.
 pub(super) fn changed_on_the_way(thread: &[Message]) -> Option<String> {
-    let said = thread
-        .iter()
-        .rev()
+    // Thinking is never what the agent told.
+    let told: Vec<String> = (thread.iter().rev())
         .filter(|m| m.role == Role::Assistant)
-        .flat_map(|m| m.text.rsplit("\n\n"))
+        .map(|m| without_thinking(&m.text))
+        .collect();
+    let said = (told.iter().flat_map(|text| text.rsplit("\n\n")))
         .map(str::trim)
         .find(|p| cause::tells_a_change(p) && !is_narration(p))?;
     Some(format!("{said}\n\n{ENDED_AFTER}"))
