@@ -97,6 +97,8 @@ fn a_change_told_on_the_way_stands_for_a_run_that_ended_in_its_calls() {
         "Interesting, the fixtures are older than I thought.",
         "Looked at the tests first.",
         "I'll start by splitting payment.py.",
+        // A change thought, not told.
+        "<think>Added the retry in http.ts.</think>\n\nLet me look at the tests.",
     ] {
         let mut lines = vec![
             user("u1", "migrate the tests to pytest"),
