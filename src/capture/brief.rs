@@ -288,7 +288,6 @@ pub(super) fn brief_task(text: &str) -> &str {
         "feature",
         "instruction",
         "prompt",
-        "question",
         "context",
         "background",
         "want",
