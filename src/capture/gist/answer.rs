@@ -79,7 +79,9 @@ pub(super) fn outcome_gist(answer: &str) -> String {
                 return fix;
             }
             // "I looked at …, and since …, I added …": what was done.
-            if let Some(change) = outcome::change_after_looking(said) {
+            // "numpy was not installed; I installed it and …" names its
+            // object only in the clause before: the sentence stays whole.
+            if let Some(change) = outcome::change_after_looking(said).filter(|c| !refers_back(c)) {
                 return change.to_string();
             }
             // "Fixed! The issue was that formatDate assumed UTC.": the
@@ -308,14 +310,15 @@ fn changes_listed_after(rest: &str) -> Option<String> {
 }
 
 /// A change that names nothing of its own ("I corrected it and added a
-/// test.", "I fixed that."): the cause before it says what changed.
+/// test.", "I fixed that.", "I wired it up."): the cause before it says
+/// what changed.
 fn refers_back(change: &str) -> bool {
     let lower = change.to_lowercase();
     let mut words = lower.split(|c: char| !c.is_alphanumeric() && c != '\'');
     let (i, _verb, object) = (words.next(), words.next(), words.next());
     let ends = words
         .next()
-        .is_none_or(|w| ["and", "so", "too", ""].contains(&w));
+        .is_none_or(|w| ["and", "so", "too", "up", "back", "again", ""].contains(&w));
     i == Some("i") && object.is_some_and(|o| ["it", "this", "that", "them"].contains(&o)) && ends
 }
 
@@ -986,6 +989,16 @@ mod tests {
         let answer = "The test used the local time zone; I pinned it to UTC in the setup.";
         let s = compose(&session("fix the flaky test", answer), None).unwrap();
         assert!(s.contains("outcome: I pinned it to UTC"), "{s}");
+        // A fix that names what it changed only as "it" keeps the fault
+        // that names it.
+        for answer in [
+            "numpy was not installed in the venv; I installed it and added it to requirements.txt.",
+            "The retry flag was never read, and I wired it up.",
+        ] {
+            let s = compose(&session("fix the error", answer), None).unwrap();
+            let opening: String = answer.chars().take(16).collect();
+            assert!(s.contains(&format!("outcome: {opening}")), "{s}");
+        }
         for (first, then) in [
             (
                 "The tests passed on the first run.",
