@@ -17,11 +17,12 @@ use super::remarks;
 use super::summarize;
 use super::ties;
 use crate::sentence::{self, word_count};
-use crate::transcript::{Role, Transcript};
+use crate::transcript::Transcript;
 
 mod answer;
 mod closing;
 mod listed;
+mod place;
 mod plain;
 use answer::outcome_gist;
 use plain::{is_path_token, past_quote, short_paths, unlinked, unmarked, without_dropped_images};
@@ -65,7 +66,7 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
     }
     // A request of only dots or marks ("...", "?") or of no work ("continue",
     // "hi") says nothing: what was done says what the session was.
-    let place = touched(t);
+    let place = place::touched(t);
     let said = request.trim_end_matches(['.', '。', ';', ':', ',']);
     let says = |r: &&str| !(place.is_some() && summarize::says_nothing_of_work(r));
     let said = Some(said).filter(|r| r.chars().any(char::is_alphanumeric) && says(r));
@@ -185,58 +186,6 @@ pub(super) fn end_sentence(s: &str) -> String {
 
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
-}
-
-/// Where the session worked: the files it changed, else a command it ran, else
-/// the files it read.
-fn touched(t: &Transcript) -> Option<String> {
-    let changed = t.changed_files();
-    if let Some(main) = crate::transcript::main_of(&changed) {
-        return Some(format!("changed {}", list(main, changed.len())));
-    }
-    if let Some(cmd) = t.commands().into_iter().find(|c| c.len() <= 60) {
-        return Some(format!("ran `{}`", cmd.replace('`', "'")));
-    }
-    let read = t.files();
-    if let Some(first) = read.first() {
-        return Some(format!("read {}", list(first, read.len())));
-    }
-    // A format that keeps no tool calls (an older Gemini CLI chat, an
-    // export): the files the agent's answers name in code spans.
-    let named = named_files(t);
-    named
-        .first()
-        .map(|first| format!("about {}", list(first, named.len())))
-}
-
-/// Files the agent's words name as code (`` `src/pricing.rs` ``), in order,
-/// once each; only for a transcript that records no tool call.
-fn named_files(t: &Transcript) -> Vec<String> {
-    if t.tool_uses().next().is_some() {
-        return Vec::new();
-    }
-    let mut out: Vec<String> = Vec::new();
-    for m in t.messages.iter().filter(|m| m.role == Role::Assistant) {
-        for span in m.text.split('`').skip(1).step_by(2) {
-            let span = span.trim();
-            if !span.contains(char::is_whitespace)
-                && is_path_token(span)
-                && span.contains(['/', '.'])
-                && !out.iter().any(|o| o == span)
-            {
-                out.push(span.to_string());
-            }
-        }
-    }
-    out
-}
-
-fn list(first: &str, n: usize) -> String {
-    match n {
-        0 | 1 => first.to_string(),
-        2 => format!("{first} and 1 more file"),
-        _ => format!("{first} and {} more files", n - 1),
-    }
 }
 
 /// Words under which a first sentence followed by more on its line only

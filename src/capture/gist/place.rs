@@ -1,0 +1,61 @@
+//! Where a session worked, as its sentence names it: the files it changed,
+//! else a command it ran, else the files it read, else the file the person
+//! selected lines of, else the files the agent's answers name.
+//!
+//! Owns: that part of the sentence. Must not: choose the request or the
+//! outcome.
+
+use super::plain::is_path_token;
+use crate::transcript::{Role, Transcript};
+
+/// Where the session worked: the files it changed, else a command it ran, else
+/// the files it read.
+pub(super) fn touched(t: &Transcript) -> Option<String> {
+    let changed = t.changed_files();
+    if let Some(main) = crate::transcript::main_of(&changed) {
+        return Some(format!("changed {}", list(main, changed.len())));
+    }
+    if let Some(cmd) = t.commands().into_iter().find(|c| c.len() <= 60) {
+        return Some(format!("ran `{}`", cmd.replace('`', "'")));
+    }
+    let read = t.files();
+    if let Some(first) = read.first() {
+        return Some(format!("read {}", list(first, read.len())));
+    }
+    // A format that keeps no tool calls (an older Gemini CLI chat, an
+    // export): the files the agent's answers name in code spans.
+    let named = named_files(t);
+    named
+        .first()
+        .map(|first| format!("about {}", list(first, named.len())))
+}
+
+/// Files the agent's words name as code (`` `src/pricing.rs` ``), in order,
+/// once each; only for a transcript that records no tool call.
+fn named_files(t: &Transcript) -> Vec<String> {
+    if t.tool_uses().next().is_some() {
+        return Vec::new();
+    }
+    let mut out: Vec<String> = Vec::new();
+    for m in t.messages.iter().filter(|m| m.role == Role::Assistant) {
+        for span in m.text.split('`').skip(1).step_by(2) {
+            let span = span.trim();
+            if !span.contains(char::is_whitespace)
+                && is_path_token(span)
+                && span.contains(['/', '.'])
+                && !out.iter().any(|o| o == span)
+            {
+                out.push(span.to_string());
+            }
+        }
+    }
+    out
+}
+
+fn list(first: &str, n: usize) -> String {
+    match n {
+        0 | 1 => first.to_string(),
+        2 => format!("{first} and 1 more file"),
+        _ => format!("{first} and {} more files", n - 1),
+    }
+}
