@@ -140,6 +140,10 @@ pub struct Transcript {
     pub elided_bytes: usize,
     /// What the file is when it is a format memsync does not read.
     pub foreign: Option<foreign::Foreign>,
+    /// Files the person selected lines of in their editor while asking
+    /// (Claude Code's `<ide_selection>`), as the harness named them: what
+    /// "why is this slow?" is about when no tool touched a file.
+    pub selected: Vec<String>,
     budget: Budget,
 }
 
@@ -234,6 +238,7 @@ impl Transcript {
             elided: 0,
             elided_bytes: 0,
             foreign: None,
+            selected: Vec::new(),
             budget: Budget {
                 keep,
                 ..Budget::default()
@@ -287,6 +292,14 @@ impl Transcript {
     /// Every tool call, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
         self.messages.iter().flat_map(|m| m.tools.iter())
+    }
+
+    /// The files the person selected lines of, relative to the project
+    /// where they lie under it.
+    pub fn selected_files(&self) -> Vec<String> {
+        (self.selected.iter())
+            .map(|p| tools::relative_to(p, self.project.as_deref()))
+            .collect()
     }
 
     /// Files the session read or changed through tool calls, changed first,

@@ -22,6 +22,11 @@ pub(super) fn touched(t: &Transcript) -> Option<String> {
     if let Some(first) = read.first() {
         return Some(format!("read {}", list(first, read.len())));
     }
+    // "why is this slow?" over lines selected in the editor is about their file.
+    let selected = t.selected_files();
+    if let Some(first) = selected.first() {
+        return Some(format!("about {}", list(first, selected.len())));
+    }
     // A format that keeps no tool calls (an older Gemini CLI chat, an
     // export): the files the agent's answers name in code spans.
     let named = named_files(t);
@@ -57,5 +62,52 @@ fn list(first: &str, n: usize) -> String {
         0 | 1 => first.to_string(),
         2 => format!("{first} and 1 more file"),
         _ => format!("{first} and {} more files", n - 1),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The class: a question over lines the person selected in their editor
+    /// ("why is this slow?", "这里为什么慢？"), answered without a tool: the
+    /// sentence says the session was about the selected file, relative to
+    /// the project. A file a tool changed or read says more, and wins.
+    #[test]
+    fn a_question_over_selected_lines_is_about_their_file() {
+        let selection = "<ide_selection>The user selected the lines 10 to 20 from /home/dev/shop/src/cart.ts:\nexport function total(items) {}\n\nThis may or may not be related to the current task.</ide_selection>";
+        let line = |role: &str, content: serde_json::Value| {
+            serde_json::json!({"type": role, "sessionId": "s", "cwd": "/home/dev/shop",
+                "message": {"role": role, "content": content}})
+            .to_string()
+        };
+        for ask in ["why is this slow?", "这里为什么慢？"] {
+            let answered = [
+                line("user", serde_json::json!(format!("{selection}\n{ask}"))),
+                line(
+                    "assistant",
+                    serde_json::json!([{"type": "text", "text": "CartView calls total on every render; memoize it."}]),
+                ),
+            ];
+            let t = crate::harnesses::read(&answered.join("\n"));
+            let s = super::super::compose(&t, None).unwrap_or_default();
+            assert!(s.contains("about src/cart.ts"), "{s}");
+        }
+        let edited = [
+            line("user", serde_json::json!(format!("{selection}\nfix it"))),
+            line(
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": "t1", "name": "Edit",
+                "input": {"file_path": "/home/dev/shop/src/CartView.tsx"}}]),
+            ),
+            line(
+                "assistant",
+                serde_json::json!([{"type": "text", "text": "Memoized the total in CartView."}]),
+            ),
+        ];
+        let t = crate::harnesses::read(&edited.join("\n"));
+        let s = super::super::compose(&t, None).unwrap_or_default();
+        assert!(
+            s.contains("changed src/CartView.tsx") && !s.contains("about"),
+            "{s}"
+        );
     }
 }

@@ -55,6 +55,18 @@ fn without_markers(text: &str) -> String {
     MARKERS.replace_all(text, "").to_string()
 }
 
+/// The file whose lines the person selected in their editor, as Claude
+/// Code's IDE extension names it ("<ide_selection>The user selected the
+/// lines 10 to 20 from /home/dev/shop/src/cart.ts:\n…"); a path may hold
+/// spaces and backslashes, and ends at the colon that closes its line.
+pub fn selected_file(text: &str) -> Option<String> {
+    let inside = between(text, "<ide_selection>", "</ide_selection>")?;
+    let line = inside.lines().next()?;
+    let (_, path) = line.split_once(" from ")?;
+    let path = path.trim().strip_suffix(':')?;
+    (!path.is_empty()).then(|| path.to_string())
+}
+
 /// `<command-name>/x</command-name><command-args>a</command-args>` as `/x a`;
 /// `Some(None)` for a control command, `None` when there is no command markup.
 fn slash_command(text: &str) -> Option<Option<String>> {
@@ -134,5 +146,29 @@ mod tests {
         for (text, asked) in crate::transcript::clean::tests::skill_trigger_cases() {
             assert_eq!(user_text(&text).as_deref(), asked.as_deref(), "{text}");
         }
+    }
+
+    /// What the person selected in their editor names a file, whatever its
+    /// path holds (spaces, Windows backslashes); text without a selection
+    /// names none.
+    #[test]
+    fn the_selected_file_is_read_from_the_ide_selection() {
+        for (path, lines) in [
+            ("/home/dev/shop/src/cart.ts", "10 to 20"),
+            ("/home/boqn/Desktop/code c++/docs/03-commits.md", "26 to 26"),
+            (
+                "c:\\project\\vLearn2\\backend\\src\\ai\\prompt-builder.service.ts",
+                "47 to 47",
+            ),
+        ] {
+            let text = format!(
+                "<ide_selection>The user selected the lines {lines} from {path}:\nDEFAULT_TUTOR_SYSTEM\n\nThis may or may not be related to the current task.</ide_selection>\nwhy is this slow?"
+            );
+            assert_eq!(selected_file(&text).as_deref(), Some(path));
+            assert_eq!(user_text(&text).as_deref(), Some("why is this slow?"));
+        }
+        assert_eq!(selected_file("why is this slow?"), None);
+        let opened = "<ide_opened_file>The user opened the file /p/a.ts in the IDE.</ide_opened_file> fix it";
+        assert_eq!(selected_file(opened), None);
     }
 }
