@@ -216,7 +216,12 @@ fn ask_of(text: &str) -> &str {
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 pub(super) fn request_gist(text: &str) -> String {
-    let text = &*without_dropped_images(text);
+    let asked = requested(&without_dropped_images(text));
+    greetings::without_closing_thanks(&asked).to_string()
+}
+
+/// The request's point, before the thanks it closes with go.
+fn requested(text: &str) -> String {
     if let Some(told) = closing::pointing_back(text) {
         return told;
     }
@@ -937,7 +942,7 @@ mod tests {
                     got.starts_with("the checkout page crashes"),
                     "{text:?} -> {got:?}"
                 );
-                assert!(got.ends_with("can u fix it pls"), "{text:?} -> {got:?}");
+                assert!(got.ends_with("can u fix it"), "{text:?} -> {got:?}");
                 assert!(word_count(&got) <= 22, "{got:?}");
             }
         }
@@ -1799,6 +1804,52 @@ mod tests {
         ] {
             let text = format!("Fix the login redirect in auth.rs.\n\n{told}");
             assert_eq!(request_gist(&text), "Fix the login redirect in auth.rs.");
+        }
+    }
+
+    /// The class: a request that closes with thanks or a plea (", thanks in
+    /// advance!", " pls and thx", "，谢谢", "。よろしくお願いします。", a last
+    /// sentence of thanks), in any language: the request is the ask
+    /// without it. Words that only end like thanks stay ("… the property",
+    /// "send it to Tia").
+    #[test]
+    fn a_request_is_asked_without_the_thanks_it_closes_with() {
+        for (said, ask) in [
+            (
+                "make the logs rotate daily, thanks in advance!",
+                "make the logs rotate daily",
+            ),
+            (
+                "make the logs rotate daily pls and thx",
+                "make the logs rotate daily",
+            ),
+            (
+                "make the logs rotate daily ty! 🙏",
+                "make the logs rotate daily",
+            ),
+            (
+                "make the logs rotate daily. Thanks so much, you're a lifesaver!!",
+                "make the logs rotate daily.",
+            ),
+            (
+                "fais tourner les logs chaque jour, merci d'avance",
+                "fais tourner les logs chaque jour",
+            ),
+            ("rota los logs cada día, gracias", "rota los logs cada día"),
+            ("让日志每天轮转，谢谢", "让日志每天轮转"),
+            (
+                "ログを毎日ローテーションして。よろしくお願いします。",
+                "ログを毎日ローテーションして。",
+            ),
+        ] {
+            assert_eq!(request_gist(said), ask, "{said:?}");
+        }
+        for kept in [
+            "rename the getter for the property",
+            "send the weekly report to Tia",
+            "thanks",
+        ] {
+            assert_eq!(request_gist(kept), kept);
         }
     }
 

@@ -1,10 +1,11 @@
 //! Greetings: "hi", "¡Hola!", "你好", with or without "how are you?", in
 //! the languages sessions are held in. A message that only greets asks
 //! nothing of the work, and a request is read past the greeting it opens
-//! with.
+//! with and without the thanks it closes with.
 //!
-//! Owns: telling a greeting and where the words after it start. Must not:
-//! choose the request (summarize and the gist do).
+//! Owns: telling a greeting and where the words after it start, and the
+//! courtesy a request ends with. Must not: choose the request (summarize
+//! and the gist do).
 
 /// "hi", "Hello Pi, nice to meet you!", "你好": an opener, not a request.
 pub(super) fn is_greeting(text: &str) -> bool {
@@ -257,4 +258,100 @@ pub(super) fn past_greeting(sentence: &str) -> &str {
     } else {
         sentence
     }
+}
+
+/// A request without the courtesy it closes with: ", thanks in advance!",
+/// " pls and thx", "，谢谢", "。よろしくお願いします。", or a last sentence
+/// of thanks ("Thanks so much, you're a lifesaver!!"). What is left asks;
+/// a request that is only courtesy stays as it is.
+pub(super) fn without_closing_thanks(request: &str) -> &str {
+    // Longest first where one ends another ("thanks in advance", "thanks").
+    const CLOSINGS: &[&str] = &[
+        "thanks in advance",
+        "thank you so much",
+        "thanks so much",
+        "thanks a lot",
+        "please and thank you",
+        "pls and thx",
+        "pls and ty",
+        "thank you",
+        "thanks",
+        "thx",
+        "ty",
+        "please",
+        "pls",
+        "plz",
+        "merci d'avance",
+        "merci beaucoup",
+        "merci",
+        "gracias de antemano",
+        "muchas gracias",
+        "gracias",
+        "obrigado",
+        "obrigada",
+        "valeu",
+        "danke im voraus",
+        "danke schön",
+        "danke",
+        "спасибо заранее",
+        "спасибо",
+        "谢谢你",
+        "谢谢",
+        "謝謝",
+        "多谢",
+        "感谢",
+        "よろしくお願いいたします",
+        "よろしくお願いします",
+        "ありがとうございます",
+        "ありがとう",
+        "감사합니다",
+        "고마워",
+    ];
+    let mut rest = request.trim_end();
+    loop {
+        let bare = rest.trim_end_matches(|c: char| "!.。！~ :)".contains(c) || is_emoji(c));
+        let lower = bare.to_lowercase();
+        let closing = CLOSINGS.iter().find(|c| {
+            lower.ends_with(*c) && {
+                let before = &lower[..lower.len() - c.len()];
+                let cjk = c.chars().next().is_some_and(crate::sentence::is_cjk);
+                cjk || before.ends_with(|b: char| b.is_whitespace() || ",.;，。、".contains(b))
+            }
+        });
+        // "… Thanks so much, you're a lifesaver!!": a last sentence of thanks.
+        let last_sentence = sentence_starts(bare)
+            .last()
+            .filter(|&at| at > 0 && super::outcome::is_thanks(&bare[at..]));
+        let cut = match (closing, last_sentence) {
+            // Cut as written where lower-casing kept every length (it may not: İ).
+            (Some(c), _) if lower.len() == bare.len() => bare.len() - c.len(),
+            (_, Some(at)) => at,
+            _ => break,
+        };
+        let left =
+            bare[..cut].trim_end_matches(|c: char| c.is_whitespace() || ",;，、".contains(c));
+        if crate::sentence::word_count(left) < 2 {
+            break;
+        }
+        rest = left;
+    }
+    rest
+}
+
+/// Where each sentence after the first starts in `text`.
+fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let end = at + crate::sentence::first_sentence_end(&text[at..]);
+        let next = end + (text[end..].len() - text[end..].trim_start().len());
+        (next < text.len() && end > at).then(|| {
+            at = next;
+            next
+        })
+    })
+}
+
+/// A pictograph or its modifier: "🙏", "😊", "🙂".
+fn is_emoji(c: char) -> bool {
+    matches!(c as u32, 0x1F300..=0x1FAFF | 0x2600..=0x27BF | 0xFE0F)
 }
