@@ -1878,9 +1878,10 @@ mod tests {
     }
 
     /// The class: a screenshot dropped into the prompt as its path (Linux,
-    /// macOS with escaped spaces, quoted, Windows; png, jpg, webp, heic),
-    /// before or after the words, in any language: the request is the
-    /// words. A path inside them, or to a file that is no image, stays.
+    /// macOS with escaped spaces, quoted, Windows; png, jpg, webp, heic) or
+    /// pasted as a markdown image, and an HTML comment, before or after the
+    /// words, in any language: the request is the words. A path inside
+    /// them, or to a file that is no image, stays.
     #[test]
     fn a_dropped_screenshot_path_is_not_the_request() {
         let words = ["the button is misaligned", "这个按钮没对齐，帮我修一下"];
@@ -1891,6 +1892,8 @@ mod tests {
             "C:\\Users\\dana\\Pictures\\shot-01.webp",
             "~/Downloads/IMG_0042.HEIC",
             "/home/dana/Pictures/Screenshot 2026-11-20 at 10.12.03.png",
+            "![screenshot](https://user-images.githubusercontent.com/1/abc.png)",
+            "<!-- bug report template v2 -->",
         ];
         for said in words {
             for path in paths {

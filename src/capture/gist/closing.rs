@@ -42,7 +42,9 @@ pub(super) fn pointing_back(text: &str) -> Option<String> {
         return None;
     }
     let presents = opening.ends_with([':', '：']) && word_count(opening) <= PRESENTING_WORDS;
-    let title = match presents {
+    // "### Describe the bug" over the bug: a template's label, not its title.
+    let labelled = is_template_label(opening);
+    let title = match presents || labelled {
         true => pasted.get(1).filter(|l| **l != ask)?,
         false => &opening,
     };
@@ -51,6 +53,45 @@ pub(super) fn pointing_back(text: &str) -> Option<String> {
         return None;
     }
     Some(told_with(&title, ask))
+}
+
+/// A heading an issue or bug template puts over what the person writes
+/// ("### Describe the bug", "**Steps to reproduce**", "## 问题描述").
+fn is_template_label(line: &str) -> bool {
+    const LABELS: &[&str] = &[
+        "describe the bug",
+        "bug description",
+        "bug report",
+        "description",
+        "summary",
+        "problem",
+        "the problem",
+        "what happened",
+        "what happened?",
+        "current behavior",
+        "current behaviour",
+        "actual behavior",
+        "actual behaviour",
+        "steps to reproduce",
+        "to reproduce",
+        "expected behavior",
+        "expected behaviour",
+        "descripción",
+        "descripción del error",
+        "description du bug",
+        "beschreibung",
+        "descrição",
+        "описание",
+        "问题描述",
+        "描述",
+        "現象",
+        "概要",
+    ];
+    let words = line
+        .trim_start_matches(['#', '*', ' '])
+        .trim_end_matches(['*', ':', '：', ' '])
+        .to_lowercase();
+    line.starts_with(['#', '*']) && LABELS.contains(&words.as_str())
 }
 
 /// A short ask after a sentence that tells the problem ("The search page is
@@ -334,6 +375,15 @@ mod tests {
             (
                 "Checkout button stays disabled after a failed payment. Steps: add an item, pay with a declined card, close the error dialog, and the button never comes back.",
                 "Checkout button stays disabled after a failed payment.",
+            ),
+            // An issue template's label is not the paste's title.
+            (
+                "### Describe the bug\nThe checkout button is misaligned on mobile.\n\n### Steps to reproduce\n1. Open the shop on a phone\n2. Look at the checkout button",
+                "The checkout button is misaligned on mobile.",
+            ),
+            (
+                "**Expected behavior**\nThe icon and the label are centered in the button on every screen width.",
+                "The icon and the label are centered in the button on every screen width.",
             ),
             (
                 "客户反馈：\n导出的发票里奥地利客户的增值税率错了，应该是百分之二十而不是十九，请在周五之前修好，另外也要检查一下德国和瑞士客户的税率是否正确，以及发票模板里的税号格式",

@@ -99,7 +99,9 @@ pub(super) fn past_quote(text: &str) -> &str {
 /// or after its words ("/home/dana/Pictures/Screenshot_1.png the button is
 /// misaligned", a macOS path with `\ ` escapes, a quoted one, a Windows
 /// one): the image is what the words are about, like Claude Code's `[Image
-/// #1]`, and its path asks nothing. A path inside the words stays.
+/// #1]`, and its path asks nothing; so does a markdown image pasted with an
+/// issue, and an HTML comment, which no one sees. A path inside the words
+/// stays.
 pub(super) fn without_dropped_images(text: &str) -> std::borrow::Cow<'_, str> {
     static DROPPED: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
         let ext = r"\.(?:png|jpe?g|gif|webp|heic|bmp|tiff?)";
@@ -111,10 +113,20 @@ pub(super) fn without_dropped_images(text: &str) -> std::borrow::Cow<'_, str> {
         let spaced = format!(
             r"(?:~|/)(?:[^\s/]+/)+[^\s/]+(?: (?:[^\s/]{{1,3}}|[^\s/]*\d[^\s/]*?))+?{ext}\b"
         );
+        // A markdown image pasted from an issue: "![screenshot](https://…)".
+        let markdown = r"!\[[^\]\n]*\]\([^)\s]+\)";
         regex::Regex::new(&format!(
-            r"(?i)^(?:\s*(?:{path}|{spaced}))+\s*|\s*(?:(?:{path}|{spaced})\s*)+$"
+            r"(?i)^(?:\s*(?:{path}|{spaced}|{markdown}))+\s*|\s*(?:(?:{path}|{spaced}|{markdown})\s*)+$"
         ))
         .expect("pattern compiles")
     });
-    DROPPED.replace_all(text, "")
+    // An HTML comment ("<!-- template v2 -->", an issue template's hints)
+    // is never shown, so never asked.
+    static COMMENT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?s)<!--.*?-->").expect("pattern compiles")
+    });
+    match COMMENT.replace_all(text, "") {
+        std::borrow::Cow::Borrowed(text) => DROPPED.replace_all(text, ""),
+        std::borrow::Cow::Owned(text) => DROPPED.replace_all(&text, "").into_owned().into(),
+    }
 }
