@@ -88,7 +88,7 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         } => {
             format!("commit message \"{}\"", clip_words(&msg, budget))
         }
-        Outcome { report, .. } => clip_words(&outcome_gist(&report), budget),
+        Outcome { report, .. } => listed::within(&outcome_gist(&report), budget),
     };
     // "Added GET /healthz:" over a block it does not name says its point
     // before the colon; the note after it must not read as what it shows.

@@ -56,6 +56,50 @@ pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
     as_many_as_fit(&tasks, REQUEST_WORDS.max(word_count(first)), "; ")
 }
 
+/// An outcome in `words`: a list ("A; B; C; D", maybe "; and 2 more") too
+/// long for them keeps as many whole items as fit and says how many more,
+/// rather than stopping after an item as if there were no more; anything
+/// else is clipped.
+pub(super) fn within(outcome: &str, words: usize) -> String {
+    use crate::capture::clip::clip_words;
+    let items: Vec<&str> = outcome.split("; ").collect();
+    if word_count(outcome) <= words || items.len() < 3 {
+        return clip_words(outcome, words);
+    }
+    // "and 2 more" closing the list counts its two.
+    let (named, more) = match items.split_last() {
+        Some((last, named)) => match last
+            .strip_prefix("and ")
+            .and_then(|l| l.strip_suffix(" more"))
+        {
+            Some(n) => (named, n.parse::<usize>().unwrap_or(1)),
+            None => (&items[..], 0),
+        },
+        None => return clip_words(outcome, words),
+    };
+    let named: Vec<String> = named.iter().map(|i| i.to_string()).collect();
+    match as_many_as_fit(&named, words.saturating_sub(MORE_WORDS), "; ") {
+        // All named items fit only when the count was what did not.
+        Some(said) if said.contains(" more") || more == 0 => with_more(&said, more),
+        _ => clip_words(outcome, words),
+    }
+}
+
+/// Words "; and N more" takes.
+const MORE_WORDS: usize = 3;
+
+/// `said` with `more` items more counted in its closing "; and N more".
+fn with_more(said: &str, more: usize) -> String {
+    match said
+        .rsplit_once("; and ")
+        .and_then(|(head, n)| Some((head, n.strip_suffix(" more")?.parse::<usize>().ok()?)))
+    {
+        Some((head, n)) => format!("{head}; and {} more", n + more),
+        None if more > 0 => format!("{said}; and {more} more"),
+        None => said.to_string(),
+    }
+}
+
 /// `items` joined by `sep`, as many whole ones as fit in `words`, and how
 /// many more there are ("; and 4 more"): a list's first item alone would
 /// name a part of it, and an item cut in the middle names nothing. Nothing
@@ -165,5 +209,32 @@ mod tests {
                 assert_eq!(got, format!("{name}; {want}"), "{spec:?}");
             }
         }
+    }
+
+    /// The class: an outcome said as a list of items too long for the
+    /// sentence's room (changes, findings, steps; a list that already ends
+    /// "; and 2 more"): it keeps as many whole items as fit and counts the
+    /// rest, never stopping after an item as if there were no more. A
+    /// list that fits, and a sentence of two clauses, are as they were.
+    #[test]
+    fn a_list_too_long_for_the_sentence_counts_what_it_leaves_out() {
+        use super::within;
+        let items = [
+            "The JWT secret falls back to dev when JWT_SECRET is unset",
+            "Passwords are compared with == instead of a constant-time check",
+            "Reset tokens never expire",
+            "Login errors tell whether the account exists",
+        ];
+        let list = items.join("; ");
+        assert_eq!(
+            within(&list, 26),
+            format!("{}; {}; and 2 more", items[0], items[1])
+        );
+        assert_eq!(within(&list, 15), format!("{}; and 3 more", items[0]));
+        let counted = format!("{}; {}; and 4 more", items[0], items[1]);
+        assert_eq!(within(&counted, 15), format!("{}; and 5 more", items[0]));
+        assert_eq!(within(&list, 60), list);
+        let clauses = "The flaky test was caused by a shared temp dir that every test wrote into; each test now gets its own directory";
+        assert!(!within(clauses, 12).contains("more"));
     }
 }
