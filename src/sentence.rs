@@ -88,14 +88,24 @@ fn token_words(token: &str) -> usize {
 /// Where a text's first sentence ends (just past its mark), or its length
 /// when no mark ends one: `。！？` anywhere, `.!?` before a space or the end
 /// (so `v1.2`, `.devenv` and `?page=2` end nothing), never at its first
-/// character.
+/// character, and never inside an inline code span (`` `\d[A-Z]? ?\d` ``)
+/// that closes on its line.
 pub fn first_sentence_end(text: &str) -> usize {
     let mut chars = text.char_indices().peekable();
+    let mut in_code = false;
     while let Some((i, c)) = chars.next() {
+        if c == '`' {
+            let closes = text[i + 1..]
+                .split('\n')
+                .next()
+                .is_some_and(|l| l.contains('`'));
+            in_code = !in_code && closes;
+            continue;
+        }
         let next = chars.peek().map(|&(_, n)| n);
         let ends = matches!(c, '。' | '！' | '？')
             || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
-        if ends && i > 0 {
+        if ends && i > 0 && !in_code {
             return i + c.len_utf8();
         }
     }
@@ -331,6 +341,27 @@ mod tests {
         assert_eq!(edit_distance("retyr", "retry"), 1);
         assert_eq!(edit_distance("daemon", "demon"), 1);
         assert_eq!(edit_distance("cache", "catch"), 2);
+    }
+
+    /// A mark inside an inline code span ends no sentence: a regex, a
+    /// command with `?` or `!`, a path ending in a dot. A backtick that
+    /// never closes on its line opens no span.
+    #[test]
+    fn a_mark_inside_inline_code_ends_no_sentence() {
+        for (text, first) in [
+            (
+                "`^[A-Z]{1,2}\\d[A-Z\\d]? ?\\d[A-Z]{2}$` matches it. Then more.",
+                "`^[A-Z]{1,2}\\d[A-Z\\d]? ?\\d[A-Z]{2}$` matches it.",
+            ),
+            (
+                "Run `git stash pop! now` to restore. Then push.",
+                "Run `git stash pop! now` to restore.",
+            ),
+            ("It's done. Then `x`.", "It's done."),
+            ("A stray ` tick. Next one.", "A stray ` tick."),
+        ] {
+            assert_eq!(&text[..first_sentence_end(text)], first, "{text}");
+        }
     }
 
     fn cfg() -> SentenceConfig {
