@@ -16,6 +16,9 @@ pub(super) fn outcome_gist(answer: &str) -> String {
     if let Some(rows) = table_rows(answer.trim()) {
         return rows;
     }
+    if let Some(code) = code_alone(answer.trim()) {
+        return code;
+    }
     if let Some(after) = state_after(answer) {
         return gist(after);
     }
@@ -479,6 +482,30 @@ fn table_rows(answer: &str) -> Option<String> {
     Some(format!("{header}: {said}"))
 }
 
+/// An answer that is a fenced block, maybe with a short note after it
+/// ("```bash\nkubectl rollout restart deployment/api\n```", "```sql\nSELECT
+/// …```\n\nIt needs the index on created_at."): said by the block's first
+/// line that holds words (not a lone "{"), and the note.
+fn code_alone(answer: &str) -> Option<String> {
+    const NOTE_WORDS: usize = 12;
+    let body = answer.strip_prefix("```")?;
+    let (block, after) = body.split_once("\n```")?;
+    let line = block
+        .lines()
+        .skip(1)
+        .map(str::trim)
+        .find(|l| l.chars().any(char::is_alphanumeric))?;
+    let line = line.trim_end_matches(['{', '[', '(', ',', ' ']);
+    let note = after.trim_start_matches('`').trim();
+    match note {
+        "" => Some(line.to_string()),
+        note if !note.contains("```") && word_count(note) <= NOTE_WORDS => {
+            Some(format!("{line} — {}", first_sentence(note)))
+        }
+        _ => None,
+    }
+}
+
 /// What a step says before its colon ("Install flyctl" of "Install
 /// flyctl: `curl …`"), when that is words of its own; a file or one word
 /// before a colon ("`Sidebar.tsx`: added …") labels what follows instead.
@@ -849,6 +876,36 @@ mod tests {
             let answer = format!("{result} I updated the README as well.");
             let s = compose(&session("fix the tests", &answer), None).unwrap();
             assert!(s.contains(&head(result)), "{answer:?}: {s}");
+        }
+    }
+
+    /// The class: an answer that is only a fenced block (a command, a
+    /// query, a config), maybe with a short note after it, in any fence
+    /// language: the outcome is the block's first line with words, and the
+    /// note, never the fences.
+    #[test]
+    fn an_answer_that_is_only_code_is_said_by_its_first_line() {
+        for (answer, want) in [
+            (
+                "```bash\nkubectl rollout restart deployment/api -n prod\n```",
+                "kubectl rollout restart deployment/api -n prod",
+            ),
+            (
+                "```sql\nSELECT id, email FROM users\nWHERE created_at > now() - interval '7 days';\n```",
+                "SELECT id, email FROM users",
+            ),
+            (
+                "```json\n{\n  \"extends\": [\"eslint:recommended\"]\n}\n```",
+                "\"extends\": [\"eslint:recommended\"]",
+            ),
+            (
+                "```\ngit reset --soft HEAD~1\n```\n\nYour changes stay staged.",
+                "git reset --soft HEAD~1 — Your changes stay staged.",
+            ),
+        ] {
+            let s = compose(&session("how do I do it", answer), None).unwrap();
+            assert!(s.contains(&format!("outcome: {want}")), "{answer:?}: {s}");
+            assert!(!s.contains("```"), "{s}");
         }
     }
 

@@ -428,6 +428,16 @@ fn report_in(whole: &str) -> String {
         return String::new();
     };
     let first = paras[start];
+    // "```bash\ngit reset --soft HEAD~1\n```" then "Your changes stay
+    // staged.": the command is the answer, the short note tells of it.
+    let note = start + 1 == paras.len() && crate::sentence::word_count(first) <= 12;
+    if let Some(block) = start
+        .checked_sub(1)
+        .map(|b| paras[b])
+        .filter(|b| note && b.starts_with("```"))
+    {
+        return format!("{block}\n\n{first}");
+    }
     // "Here is what changed:", "Listen, Master..." and a bare "✅ Done"
     // introduce what follows.
     let trails_off = first.ends_with('…') || first.ends_with("...");
