@@ -141,7 +141,8 @@ pub struct Transcript {
     /// What the file is when it is a format memsync does not read.
     pub foreign: Option<foreign::Foreign>,
     /// Files the person selected lines of in their editor while asking
-    /// (Claude Code's `<ide_selection>`), as the harness named them: what
+    /// (Claude Code's `<ide_selection>`, the Codex IDE extension's active
+    /// file under `## Active selection of the file:`), as named: what
     /// "why is this slow?" is about when no tool touched a file.
     pub selected: Vec<String>,
     budget: Budget,
@@ -199,6 +200,10 @@ impl Transcript {
         (self.dropped_turns, self.failure) = (other.dropped_turns, other.failure);
         // Where the person stopped the run, counted in the messages taken.
         self.stops = other.stops;
+        // What the person selected, whichever view saw it.
+        for path in other.selected {
+            self.note_selected(Some(path));
+        }
     }
 
     pub(crate) fn new(format: Format) -> Transcript {
@@ -292,6 +297,13 @@ impl Transcript {
     /// Every tool call, in order.
     pub fn tool_uses(&self) -> impl Iterator<Item = &ToolUse> {
         self.messages.iter().flat_map(|m| m.tools.iter())
+    }
+
+    /// Notes a file the person selected lines of (once).
+    pub(crate) fn note_selected(&mut self, path: Option<String>) {
+        if let Some(path) = path.filter(|p| !self.selected.contains(p)) {
+            self.selected.push(path);
+        }
     }
 
     /// The files the person selected lines of, relative to the project

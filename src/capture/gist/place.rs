@@ -68,7 +68,8 @@ fn list(first: &str, n: usize) -> String {
 #[cfg(test)]
 mod tests {
     /// The class: a question over lines the person selected in their editor
-    /// ("why is this slow?", "这里为什么慢？"), answered without a tool: the
+    /// (Claude Code's and Codex's IDE extensions; "why is this slow?",
+    /// "这里为什么慢？"), answered without a tool: the
     /// sentence says the session was about the selected file, relative to
     /// the project. A file a tool changed or read says more, and wins.
     #[test]
@@ -91,6 +92,16 @@ mod tests {
             let s = super::super::compose(&t, None).unwrap_or_default();
             assert!(s.contains("about src/cart.ts"), "{s}");
         }
+        // The Codex IDE extension: the active file over a selection.
+        let rollout = [
+            serde_json::json!({"type": "session_meta", "payload": {"id": "019d0000-0000-7000-8000-000000000001", "cwd": "/home/dev/shop", "originator": "codex_vscode", "cli_version": "0.128.0"}}),
+            serde_json::json!({"type": "event_msg", "payload": {"type": "user_message", "message": "# Context from my IDE setup:\n\n## Active file: src/cart.ts\n\n## Active selection of the file:\nexport function total() {}\n## Open tabs:\n- cart.ts: src/cart.ts\n\n## My request for Codex:\nwhy is this slow?\n"}}),
+            serde_json::json!({"type": "event_msg", "payload": {"type": "agent_message", "message": "CartView calls total on every render; memoize it."}}),
+        ];
+        let lines: Vec<String> = rollout.iter().map(|l| l.to_string()).collect();
+        let t = crate::harnesses::read(&lines.join("\n"));
+        let s = super::super::compose(&t, None).unwrap_or_default();
+        assert!(s.contains("why is this slow?; about src/cart.ts"), "{s}");
         let edited = [
             line("user", serde_json::json!(format!("{selection}\nfix it"))),
             line(

@@ -141,10 +141,7 @@ fn user(t: &mut Transcript, v: &Value, meta: bool, compact: bool) {
     if text.as_deref().is_some_and(clean::is_interruption) {
         t.note_stop();
     }
-    let selected = text.as_deref().and_then(super::user::selected_file);
-    if let Some(path) = selected.filter(|p| !t.selected.contains(p)) {
-        t.selected.push(path);
-    }
+    t.note_selected(text.as_deref().and_then(super::user::selected_file));
     match text.as_deref().and_then(super::user::user_text) {
         Some(text) => t.push(Role::User, text, Vec::new(), str_at(v, "uuid")),
         // Tool results come back as user lines: not a turn of the person's.

@@ -110,10 +110,9 @@ impl Rollout {
             ("session_meta", _) => self.meta(p),
             ("event_msg", "user_message") => {
                 self.events = true;
-                match str_at(p, "message")
-                    .as_deref()
-                    .and_then(super::user::user_text)
-                {
+                let message = str_at(p, "message");
+                (self.t).note_selected(message.as_deref().and_then(super::user::selected_file));
+                match message.as_deref().and_then(super::user::user_text) {
                     Some(text) => self.t.push(Role::User, text, Vec::new(), None),
                     None => self.t.dropped_turns += 1,
                 }
@@ -299,10 +298,13 @@ fn tool_call(p: &Value) -> Vec<tools::ToolUse> {
 fn completed_item(t: &mut Transcript, item: &Value) {
     let text = || item_text(&item["content"]);
     match item.get("type").and_then(Value::as_str).unwrap_or_default() {
-        "UserMessage" => match text().as_deref().and_then(super::user::user_text) {
-            Some(text) => t.push(Role::User, text, Vec::new(), None),
-            None => t.dropped_turns += 1,
-        },
+        "UserMessage" => {
+            t.note_selected(text().as_deref().and_then(super::user::selected_file));
+            match text().as_deref().and_then(super::user::user_text) {
+                Some(text) => t.push(Role::User, text, Vec::new(), None),
+                None => t.dropped_turns += 1,
+            }
+        }
         "AgentMessage" => {
             if let Some(text) = text().as_deref().and_then(clean::assistant) {
                 agent_said(t, text, item);
@@ -370,6 +372,7 @@ fn message_item(t: &mut Transcript, p: &Value) {
     let text = text_of(&p["content"]).unwrap_or_default();
     match p.get("role").and_then(Value::as_str) {
         Some("user") => {
+            t.note_selected(super::user::selected_file(&text));
             if let Some(text) = super::user::user_text(&text) {
                 t.push(Role::User, text, Vec::new(), None);
             }

@@ -38,6 +38,23 @@ pub fn user_text(text: &str) -> Option<String> {
     ))
 }
 
+/// The file whose lines the person selected, when the IDE extension's
+/// preamble holds a selection: "## Active file: src/server.ts" over "##
+/// Active selection of the file:" (an active file alone may be unrelated).
+pub fn selected_file(text: &str) -> Option<String> {
+    let text = text.trim_start();
+    if !text.starts_with("# Context from my IDE setup:")
+        || !text.contains("\n## Active selection of the file:")
+    {
+        return None;
+    }
+    let file = text
+        .lines()
+        .find_map(|l| l.strip_prefix("## Active file:"))?
+        .trim();
+    (!file.is_empty()).then(|| file.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -54,5 +71,15 @@ mod tests {
             user_text("# Context from my IDE setup:\n\n## Open tabs:\n- a"),
             None
         );
+    }
+
+    #[test]
+    fn the_selected_file_is_the_active_file_when_the_preamble_holds_a_selection() {
+        let selected = "# Context from my IDE setup:\n\n## Active file: src/server.ts\n\n## Active selection of the file:\napp.listen(3000)\n## Open tabs:\n- server.ts: src/server.ts\n\n## My request for Codex:\nwhy does this hang?\n";
+        assert_eq!(selected_file(selected).as_deref(), Some("src/server.ts"));
+        assert_eq!(user_text(selected).as_deref(), Some("why does this hang?"));
+        let active = "# Context from my IDE setup:\n\n## Active file: src/server.ts\n\n## My request for Codex:\nadd a health route\n";
+        assert_eq!(selected_file(active), None);
+        assert_eq!(selected_file("why does this hang?"), None);
     }
 }
