@@ -500,9 +500,21 @@ fn code_alone(answer: &str) -> Option<String> {
     match note {
         "" => Some(line.to_string()),
         note if !note.contains("```") && word_count(note) <= NOTE_WORDS => {
-            Some(format!("{line} — {}", first_sentence(note)))
+            Some(format!("{line} — {}", as_clause(&first_sentence(note))))
         }
         _ => None,
+    }
+}
+
+/// A sentence as a clause after a dash: "Your changes stay staged." reads
+/// "your changes stay staged."; "API keys …" and "OK" keep their capitals.
+fn as_clause(sentence: &str) -> String {
+    let mut chars = sentence.chars();
+    match (chars.next(), chars.next()) {
+        (Some(first), Some(second)) if first.is_ascii_uppercase() && second.is_lowercase() => {
+            format!("{}{}", first.to_ascii_lowercase(), &sentence[1..])
+        }
+        _ => sentence.to_string(),
     }
 }
 
@@ -900,7 +912,7 @@ mod tests {
             ),
             (
                 "```\ngit reset --soft HEAD~1\n```\n\nYour changes stay staged.",
-                "git reset --soft HEAD~1 — Your changes stay staged.",
+                "git reset --soft HEAD~1 — your changes stay staged.",
             ),
         ] {
             let s = compose(&session("how do I do it", answer), None).unwrap();
