@@ -288,15 +288,11 @@ fn fix_after_cause(cause: &str, rest: &str) -> Option<String> {
         .take(within)
         .find(|s| (reports_a_change(s) || tells_the_state_now(s)) && !adds(s));
     match fix {
-        Some(fix) if !introduces_changes(&fix) => Some(gist(&fix)).filter(|fix| !refers_back(fix)),
+        Some(fix) if !lead::introduces_changes(&fix) => {
+            Some(gist(&fix)).filter(|fix| !refers_back(fix))
+        }
         _ => changes_listed_after(rest),
     }
-}
-
-/// "I made two changes:", "Here's what I changed:": a line that only
-/// introduces the changes listed under it.
-fn introduces_changes(line: &str) -> bool {
-    line.ends_with([':', '：']) && !lead::says_something(line)
 }
 
 /// "… has no `ApplePaySession`.\n\nI made two changes:\n\n1. Guarded …":
@@ -307,7 +303,7 @@ fn changes_listed_after(rest: &str) -> Option<String> {
         .map(str::trim)
         .filter(|l| !l.is_empty())
         .take(2)
-        .find(|l| introduces_changes(l))?;
+        .find(|l| lead::introduces_changes(l))?;
     let at = rest.find(head)? + head.len();
     short_list(rest[at..].trim_start())
 }

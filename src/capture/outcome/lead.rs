@@ -165,6 +165,12 @@ pub(crate) fn says_something(head: &str) -> bool {
         && !super::is_acknowledgement(core)
 }
 
+/// "I made two changes:", "Here's what I changed:": a line that only
+/// introduces the changes listed under it.
+pub(crate) fn introduces_changes(line: &str) -> bool {
+    line.ends_with([':', '：']) && !says_something(line)
+}
+
 /// "I made three changes", "做了三处修改", "3つの変更を加えました" over a
 /// list of them (a word may close it: "… Änderungen vorgenommen"): the
 /// items say what changed, and the count only how many.

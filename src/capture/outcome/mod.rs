@@ -412,21 +412,29 @@ fn report_in(whole: &str) -> String {
         .collect();
     let Some(start) = paras
         .iter()
-        .position(|p| {
-            !is_narration(p)
-                && !p.starts_with("```")
-                && !is_table(p)
-                && !lead::is_offer(p)
-                && !lead::is_realisation(p)
-                // "Master, as you wish." before what was done.
-                && (!manners::only_complies(p) || lead::is_labelled_answer(p))
-                // "Record matches my view." before what came of it.
-                && !agreement::is_agreement(p)
-        })
+        .position(|p| says_what_was_done(p))
         .or(paras.len().checked_sub(1))
     else {
         return String::new();
     };
+    said_from(&paras, start)
+}
+
+/// Whether a paragraph may say what was done: not narration, a block, a
+/// table, an offer, a realisation, a bare compliance ("Master, as you
+/// wish.") or agreement ("Record matches my view.") before it.
+fn says_what_was_done(p: &str) -> bool {
+    !is_narration(p)
+        && !p.starts_with("```")
+        && !is_table(p)
+        && !lead::is_offer(p)
+        && !lead::is_realisation(p)
+        && (!manners::only_complies(p) || lead::is_labelled_answer(p))
+        && !agreement::is_agreement(p)
+}
+
+/// The report from paragraph `start`, with the paragraphs that go with it.
+fn said_from(paras: &[&str], start: usize) -> String {
     let first = paras[start];
     // "```bash\ngit reset --soft HEAD~1\n```" then "Your changes stay
     // staged.": the command is the answer, the short note tells of it.
@@ -448,25 +456,9 @@ fn report_in(whole: &str) -> String {
         || lead::is_labelled_answer(first)
         || (!first.contains('\n')
             && is_acknowledgement(past_acknowledging_clause(lead::past_status_label(first))));
-    // "**Root cause:** …" then "**Fix:** …": the cause and the fix it led
-    // to; "⚠️ Heads up: …" then "I added …": the warning and its result.
-    // "`products` was undefined." alone, then "I defaulted it …": the same.
-    let one_sentence = crate::sentence::first_sentence_end(first) == first.len();
-    // "Great catch! Safari has no ApplePaySession.": the fault past the
-    // acknowledgement or short exclamation before it.
-    let opening = &first[..crate::sentence::first_sentence_end(first)];
-    let after_ack = first[opening.len()..].trim();
-    let exclaims = crate::sentence::word_count(opening) <= 3 && opening.ends_with(['!', '！']);
-    let acked = (is_acknowledgement(opening) || agreement::is_agreement(opening) || exclaims)
-        && !after_ack.is_empty()
-        && crate::sentence::first_sentence_end(after_ack) == after_ack.len();
-    let told = cause::is_cause(first)
-        || lead::is_warning(first)
-        || (one_sentence && cause::states_a_fault(first))
-        || (acked && cause::states_a_fault(after_ack));
+    let told = tells_a_fault(first);
     // "I made two changes:" over the list of them is the fix as well.
-    let introduces =
-        |p: &str| p.ends_with([':', '：']) && !p.contains('\n') && !lead::says_something(p);
+    let introduces = |p: &str| !p.contains('\n') && lead::introduces_changes(p);
     let fixed = |next: &str| told && (cause::reports_a_change(next) || introduces(next));
     if let (true, Some(next), Some(list)) = (told, paras.get(start + 1), paras.get(start + 2))
         && introduces(next)
@@ -487,6 +479,25 @@ fn report_in(whole: &str) -> String {
         }
         _ => first.to_string(),
     }
+}
+
+/// Whether a paragraph tells what was wrong, for the fix after it:
+/// "**Root cause:** …" (then "**Fix:** …"), "⚠️ Heads up: …" (then "I
+/// added …"), "`products` was undefined." alone (then "I defaulted it …"),
+/// and the last past an acknowledgement or a short exclamation ("Great
+/// catch! Safari has no `ApplePaySession`.").
+fn tells_a_fault(paragraph: &str) -> bool {
+    let end = crate::sentence::first_sentence_end(paragraph);
+    let (opening, rest) = (&paragraph[..end], paragraph[end..].trim());
+    let one_sentence = rest.is_empty();
+    let exclaims = crate::sentence::word_count(opening) <= 3 && opening.ends_with(['!', '！']);
+    let acked = (is_acknowledgement(opening) || agreement::is_agreement(opening) || exclaims)
+        && !rest.is_empty()
+        && crate::sentence::first_sentence_end(rest) == rest.len();
+    cause::is_cause(paragraph)
+        || lead::is_warning(paragraph)
+        || (one_sentence && cause::states_a_fault(paragraph))
+        || (acked && cause::states_a_fault(rest))
 }
 
 /// A paragraph without the rules and headings on its first lines.
