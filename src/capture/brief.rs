@@ -181,7 +181,7 @@ fn closing_ask(text: &str, asks: impl Fn(&str) -> bool) -> Option<usize> {
 
 /// Where each sentence of a text's prose starts: every line outside code
 /// fences, and every sentence after another on its line.
-fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
+pub(super) fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
     unfenced_lines(text).flat_map(|(base, line)| {
         let mut starts = Vec::new();
         let mut rest = line;

@@ -319,7 +319,7 @@ pub(super) fn without_closing_thanks(request: &str) -> &str {
             }
         });
         // "… Thanks so much, you're a lifesaver!!": a last sentence of thanks.
-        let last_sentence = sentence_starts(bare)
+        let last_sentence = super::brief::sentence_starts(bare)
             .last()
             .filter(|&at| at > 0 && super::outcome::is_thanks(&bare[at..]));
         let cut = match (closing, last_sentence) {
@@ -336,19 +336,6 @@ pub(super) fn without_closing_thanks(request: &str) -> &str {
         rest = left;
     }
     rest
-}
-
-/// Where each sentence after the first starts in `text`.
-fn sentence_starts(text: &str) -> impl Iterator<Item = usize> + '_ {
-    let mut at = 0;
-    std::iter::from_fn(move || {
-        let end = at + crate::sentence::first_sentence_end(&text[at..]);
-        let next = end + (text[end..].len() - text[end..].trim_start().len());
-        (next < text.len() && end > at).then(|| {
-            at = next;
-            next
-        })
-    })
 }
 
 /// A pictograph or its modifier: "🙏", "😊", "🙂".

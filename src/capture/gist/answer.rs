@@ -6,7 +6,7 @@
 //! outcome (`outcome::decide` does) or clip it (the sentence does).
 
 use super::super::outcome;
-use super::listed::as_many_as_fit;
+use super::listed::{MORE_WORDS, as_many_as_fit};
 use super::{after, first_sentence, gist, lead, prose_lines, sentences, short_paths, unmarked};
 use crate::sentence::word_count;
 
@@ -446,9 +446,6 @@ fn short_list(text: &str) -> Option<String> {
     };
     as_many_as_fit(&said, room, if sentences { "; " } else { ", " })
 }
-
-/// Words "; and N more" takes after the items a long list is said by.
-const MORE_WORDS: usize = 3;
 
 /// An answer that is only a table ("| parser | ops/s |\n|---|---|\n|
 /// simdjson | 1.2M |"), said by its header and rows: "parser, ops/s:

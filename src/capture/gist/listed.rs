@@ -85,8 +85,8 @@ pub(super) fn within(outcome: &str, words: usize) -> String {
     }
 }
 
-/// Words "; and N more" takes.
-const MORE_WORDS: usize = 3;
+/// Words "; and N more" takes after the items a long list is said by.
+pub(super) const MORE_WORDS: usize = 3;
 
 /// `said` with `more` items more counted in its closing "; and N more".
 fn with_more(said: &str, more: usize) -> String {
