@@ -25,7 +25,10 @@ mod listed;
 mod place;
 mod plain;
 use answer::outcome_gist;
-use plain::{is_path_token, past_quote, short_paths, unlinked, unmarked, without_dropped_images};
+use plain::{
+    is_path_token, past_quote, short_paths, unlinked, unmarked, with_list_breaks,
+    without_dropped_images,
+};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
@@ -216,7 +219,7 @@ fn ask_of(text: &str) -> &str {
 /// what the rest of its line asks about, and goes on into it. (An answer's
 /// short first sentence, "Done.", says its point alone or gives way.)
 pub(super) fn request_gist(text: &str) -> String {
-    let asked = requested(&without_dropped_images(text));
+    let asked = requested(&with_list_breaks(&without_dropped_images(text)));
     greetings::without_closing_thanks(&asked).to_string()
 }
 

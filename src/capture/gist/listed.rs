@@ -187,6 +187,54 @@ mod tests {
         }
     }
 
+    /// The class: a numbered list that lost its line breaks (pasted from a
+    /// page or a one-line form: "OBJECTIFS :1. Analyse … `index.astro`.2.
+    /// Repère …3. Vérifie …"), in any language, with `1.` or `1)`, after a
+    /// colon, a stop or a code span: its tasks are asked together, as on
+    /// their lines. Numbers that are no list ("version 2. Then", out of
+    /// order, two items) leave the line as it was.
+    #[test]
+    fn a_numbered_list_that_lost_its_line_breaks_is_read_as_a_list() {
+        let tasks = [
+            [
+                "Analyse le fichier `index.astro`",
+                "supprime le lien mort",
+                "ajoute la balise canonique",
+            ],
+            [
+                "check `src/index.ts`",
+                "remove the dead link",
+                "add a canonical tag",
+            ],
+            [
+                "检查 `index.astro` 文件",
+                "删除失效链接",
+                "添加 canonical 标签",
+            ],
+        ];
+        for [one, two, three] in tasks {
+            let want = [one, two, three].map(|t| t.replace('`', "")).join("; ");
+            for label in ["OBJECTIFS :", "Tasks:", "任务：", ""] {
+                for (n1, n2, n3) in [("1. ", "2. ", "3. "), ("1) ", "2) ", "3) ")] {
+                    for stop in [".", ". ", ";"] {
+                        let text = format!("{label}{n1}{one}{stop}{n2}{two}{stop}{n3}{three}.");
+                        let got = request_gist(&text);
+                        let got = got.trim_end_matches('.');
+                        assert!(got.ends_with(&want), "{text:?} -> {got:?}");
+                    }
+                }
+            }
+        }
+        for text in [
+            "Upgrade to version 2. Then run the tests again and fix what breaks.",
+            "Read chapter 3. 1. is wrong. 2. is fine.",
+            "Steps:1. build the image.2. push it.",
+        ] {
+            let got = request_gist(text);
+            assert!(!got.contains(';'), "{text:?} -> {got:?}");
+        }
+    }
+
     /// The class: a spec pasted as markdown, a title heading over the list
     /// of what it wants (a section label between them or not, other
     /// sections after), in any language: the request is the title and the

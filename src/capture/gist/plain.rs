@@ -130,3 +130,49 @@ pub(super) fn without_dropped_images(text: &str) -> std::borrow::Cow<'_, str> {
         std::borrow::Cow::Owned(text) => DROPPED.replace_all(&text, "").into_owned().into(),
     }
 }
+
+/// A numbered list that lost its line breaks ("OBJECTIFS :1. Analyse le
+/// fichier `index.astro`.2. Repère le lien mort …3. Vérifie …", pasted from
+/// a page or a form that keeps one line) with its items on lines again: an
+/// item number counts only after the end of the one before it (a stop, a
+/// colon, a closing mark) and in order from 1, so "version 2. Then" or
+/// "Chapter 3. of the book" stays as it is.
+pub(super) fn with_list_breaks(text: &str) -> std::borrow::Cow<'_, str> {
+    static ITEM: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?:^|[.!?:;。！？：；)`'’\x22»])[ \t]?(\d{1,2})[.)][ \t]+\S")
+            .expect("pattern compiles")
+    });
+    let mut breaks: Vec<usize> = Vec::new();
+    for line in text.lines() {
+        let start = line.as_ptr() as usize - text.as_ptr() as usize;
+        let mut next = 1;
+        let mut found = Vec::new();
+        for c in ITEM.captures_iter(line) {
+            let number = &c[1];
+            if number.parse::<usize>() == Ok(next) {
+                found.push(start + c.get(1).map_or(0, |m| m.start()));
+                next += 1;
+            }
+        }
+        // Items glued one after another; a list already on its lines, or
+        // one item, is left alone.
+        if found.len() >= MIN_GLUED_ITEMS {
+            breaks.extend(found.into_iter().filter(|&at| at > start));
+        }
+    }
+    if breaks.is_empty() {
+        return text.into();
+    }
+    let mut out = String::with_capacity(text.len() + breaks.len());
+    let mut from = 0;
+    for at in breaks {
+        out.push_str(text[from..at].trim_end_matches([' ', '\t']));
+        out.push('\n');
+        from = at;
+    }
+    out.push_str(&text[from..]);
+    out.into()
+}
+
+/// Items on one line that read as a list that lost its breaks.
+const MIN_GLUED_ITEMS: usize = 3;
