@@ -34,6 +34,38 @@ pub(super) fn is_aside(messages: &[Message], ask: usize) -> bool {
         && !about_the_work(&messages[..ask], &asked)
 }
 
+/// Whether the person's last message, at `ask`, set a small task off the
+/// work before it ("also fix the typo in the README" after a GitHub login
+/// that changed four files): a short ask sharing no word with that work,
+/// whose reply changed one file it had not. What came of the session is
+/// the work's report; a fix to the work ("the callback 404s") shares its
+/// words, or its files, and stays the outcome.
+pub(super) fn is_small_task(messages: &[Message], ask: usize) -> bool {
+    let text = messages[ask].text.trim();
+    let changed = |part: &[Message]| -> Vec<String> {
+        let mut files: Vec<String> = (part.iter())
+            .flat_map(|m| m.tools.iter())
+            .filter(|t| t.kind == ToolKind::Change)
+            .map(|t| t.target.clone())
+            .collect();
+        files.sort();
+        files.dedup();
+        files
+    };
+    let (before, after) = (changed(&messages[..ask]), changed(&messages[ask + 1..]));
+    let asked = words(text);
+    !text.contains('\n')
+        && crate::sentence::word_count(text) <= ASIDE_WORDS
+        && before.len() >= WORK_FILES
+        && after.len() == 1
+        && !before.contains(&after[0])
+        && !asked.is_empty()
+        && !about_the_work(&messages[..ask], &asked)
+}
+
+/// Files the work before a small task changed for it to be the session's.
+const WORK_FILES: usize = 3;
+
 /// Whether the words of a question meet the work before it: the person's
 /// requests, the agent's words and the files it touched.
 fn about_the_work(before: &[Message], asked: &[String]) -> bool {

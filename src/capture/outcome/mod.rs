@@ -97,7 +97,10 @@ pub fn decide(t: &Transcript) -> Outcome {
 /// told after the report.
 fn trailing_errand(t: &Transcript, messages: &[Message]) -> Option<(String, String)> {
     let ask = messages.iter().rposition(|m| m.role == Role::User)?;
-    if !errand::is_errand(&messages[ask].text) && !aside::is_aside(messages, ask) {
+    if !errand::is_errand(&messages[ask].text)
+        && !aside::is_aside(messages, ask)
+        && !aside::is_small_task(messages, ask)
+    {
         return None;
     }
     let before = report(t, &messages[..ask]);

@@ -118,3 +118,67 @@ fn a_question_on_the_work_a_long_one_or_one_that_changed_a_file_stays_the_outcom
     ];
     assert_eq!(outcome(&claude(&lines)), "It is March 3, 2026.");
 }
+
+/// The work of `request` over three files, and its report.
+fn big_work(request: &str, dir: &str, report: &str) -> Vec<serde_json::Value> {
+    let mut lines = vec![user("u1", request)];
+    for (i, file) in ["a.rs", "b.rs", "c.rs"].iter().enumerate() {
+        lines.push(edit(&format!("a1{i}"), &format!("{dir}/{file}")));
+        lines.push(done(&format!("r1{i}")));
+    }
+    lines.push(said("a2", report));
+    lines
+}
+
+/// The class: after work over several files was reported, a short task off
+/// that work ("also fix the typo in the README"), in any language, done in
+/// one file the work had not touched: the work's report stays the outcome
+/// and the task is told after it.
+#[test]
+fn a_small_task_off_the_work_leaves_the_works_report_the_outcome() {
+    let report = "GitHub OAuth login works end to end; 40 tests pass.";
+    let tasks = [
+        ("also fix the typo in the README", "/p/README.md"),
+        ("and bump the version in Cargo.toml", "/p/Cargo.toml"),
+        ("顺便把 CHANGELOG 的日期改一下", "/p/CHANGELOG.md"),
+        (
+            "corrige aussi la faute dans le titre de la doc",
+            "/p/docs/index.md",
+        ),
+    ];
+    for (task, path) in tasks {
+        let mut lines = big_work("implement OAuth login with GitHub", "/p/src/auth", report);
+        lines.push(user("u3", task));
+        lines.push(edit("a3", path));
+        lines.push(done("r3"));
+        lines.push(said("a4", "Fixed."));
+        let decided = decide(&claude(&lines));
+        assert_eq!(decided.report, report, "{task}");
+        assert_eq!(decided.errand.map(|e| e.ask), Some(task.to_string()));
+    }
+}
+
+#[test]
+fn a_fix_to_the_work_or_a_task_after_little_work_stays_the_outcome() {
+    let report = "GitHub OAuth login works end to end; 40 tests pass.";
+    let fixed = "Fixed: the callback route was not registered.";
+    // On the work: its words, or a file it changed.
+    for (task, path) in [
+        ("the GitHub callback returns 404", "/p/src/routes.rs"),
+        ("fix the failing test please", "/p/src/auth/a.rs"),
+    ] {
+        let mut lines = big_work("implement OAuth login with GitHub", "/p/src/auth", report);
+        lines.push(user("u3", task));
+        lines.push(edit("a3", path));
+        lines.push(done("r3"));
+        lines.push(said("a4", fixed));
+        assert_eq!(outcome(&claude(&lines)), fixed, "{task}");
+    }
+    // After work in one file, the next task is as much the session's.
+    let mut lines = work("add exponential backoff", "/p/src/pay.rs", "Added backoff.");
+    lines.push(user("u3", "also fix the typo in the README"));
+    lines.push(edit("a3", "/p/README.md"));
+    lines.push(done("r3"));
+    lines.push(said("a4", fixed));
+    assert_eq!(outcome(&claude(&lines)), fixed);
+}
