@@ -11,6 +11,9 @@ use super::outcome::{self, Commit};
 use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
 
+mod chosen;
+use chosen::{Reply, asked_before, lead, work_went_later};
+
 /// How many files and commands the extractive summary lists.
 const LIST_LIMIT: usize = 10;
 /// How much of the first request and the last answer it quotes.
@@ -202,6 +205,10 @@ pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
         None => lead(&out, &replies),
     };
     let asked = asked.map(|(question, _)| out[question].clone());
+    let lead = match lead {
+        Some(first) if asked.is_none() => work_went_later(&out, &replies, first).or(lead),
+        _ => lead,
+    };
     if let Some(i) = lead
         && i > 0
     {
@@ -240,179 +247,6 @@ fn owner(t: &Transcript) -> Option<&str> {
     let most = counts.iter().max_by_key(|(_, n)| **n).map(|(s, _)| *s);
     if counts.len() > 1 { most } else { None }
 }
-
-/// What the agent did for one request: its tool calls, those that changed
-/// or ran something, and the words of its last answer.
-#[derive(Debug, Default, Clone, Copy)]
-struct Reply {
-    tools: usize,
-    acting: usize,
-    /// Calls that changed a file.
-    changes: usize,
-    answer_words: usize,
-    /// Its last answer asked the person something ("a fixed 50 per page, or
-    /// a `limit` parameter?"): what they said next answers it.
-    asked: bool,
-    /// Its last words only announced what it would do ("Let me first check
-    /// …"): it had not answered yet.
-    announced: bool,
-    /// Its last words, short, opened by only acknowledging ("Understood. I
-    /// will follow these rules."): what it was told set the session up.
-    acknowledged: bool,
-}
-
-impl Reply {
-    fn take(&mut self, m: &crate::transcript::Message) {
-        use crate::transcript::ToolKind;
-        self.tools += m.tools.len();
-        self.acting += (m.tools.iter())
-            .filter(|t| matches!(t.kind, ToolKind::Change | ToolKind::Command))
-            .count();
-        self.changes += (m.tools.iter())
-            .filter(|t| t.kind == ToolKind::Change)
-            .count();
-        if !m.text.trim().is_empty() {
-            self.answer_words = crate::sentence::word_count(&m.text);
-            let text = m.text.trim_end();
-            self.asked = text.ends_with(['?', '？']) || text.contains("? ") || text.contains('？');
-            self.announced = outcome::is_narration(text);
-            let opening = &text[..crate::sentence::first_sentence_end(text)];
-            self.acknowledged =
-                self.answer_words <= ACKNOWLEDGED_WORDS && outcome::is_acknowledgement(opening);
-        }
-    }
-
-    /// Whether `request` and this reply were an exchange of remarks: no tool
-    /// at all, or, for a question ("Anna tu es la ?"), only looking (an
-    /// agent that reads its notes at every turn) before an answer of a few
-    /// words ("Oui, Nacer."). A command (`/shop:fix 412`, "check the logs")
-    /// the agent looked into is work, however short its answer.
-    fn is_remarks(self, request: &str) -> bool {
-        let question = request.trim_end().ends_with(['?', '？']) && !request.starts_with('/');
-        self.tools == 0 || (question && self.acting == 0 && self.answer_words <= REMARK_WORDS)
-    }
-}
-
-impl Reply {
-    /// Whether `request` only had the agent look around and answer briefly:
-    /// no change, no command, a short answer that neither asked back nor
-    /// only announced more (a run stopped there was corrected, not
-    /// finished), and no question the answer was the point of (a diagnosis
-    /// or a review is long, and stays).
-    fn prepared(self, request: &str) -> bool {
-        let question = request.trim_end().ends_with(['?', '？']);
-        self.tools > 0
-            && self.acting == 0
-            && self.answer_words <= PREPARED_WORDS
-            && !question
-            && !self.asked
-            && !self.announced
-            && !request.starts_with('/')
-    }
-}
-
-/// Words an answer to a look-around request stays under when it only
-/// prepared the work ("It uses basicConfig at INFO.").
-const PREPARED_WORDS: usize = 40;
-
-/// Words under which a request nothing was done for reads as a remark
-/// ("what can you do?", "are you there?") rather than the session's point.
-const REMARK_WORDS: usize = 6;
-
-/// The request the session's work followed: the first that says something
-/// on its own (a one-word answer or a greeting is no request), unless it is
-/// a short remark that set nothing to work and a later request did.
-fn lead(requests: &[String], replies: &[Reply]) -> Option<usize> {
-    let first = opening(requests, replies)?;
-    // "sudo dmidecode -t system | grep …" typed as it is: a command for the
-    // agent to run, not what the person wanted; a later request in words
-    // says that.
-    if remarks::is_typed_command(&requests[first]) {
-        let worded = (first + 1..requests.len())
-            .find(|&i| substantive(&requests[i]) && !remarks::is_typed_command(&requests[i]));
-        return Some(worded.unwrap_or(first));
-    }
-    let later = |worked: fn(&Reply) -> bool| {
-        (first + 1..requests.len()).find(|&i| worked(&replies[i]) && substantive(&requests[i]))
-    };
-    // The words typed, not a pasted block ("have you seen this code?" over
-    // forty lines of it asks nothing of the work yet).
-    let remark = replies[first].is_remarks(&requests[first])
-        && crate::sentence::word_count(&typed_words(&requests[first])) <= REMARK_WORDS;
-    // A question to the agent about itself ("which model are you?") that
-    // it answered without changing or running anything is small talk too.
-    let about_the_agent =
-        replies[first].acting == 0 && remarks::asks_about_the_agent(&typed_words(&requests[first]));
-    // "Rules for this session: …" answered "Understood." set the session
-    // up; the later request the agent worked on is its point.
-    let set_up = replies[first].tools == 0 && replies[first].acknowledged;
-    if remark || about_the_agent || set_up {
-        return Some(later(|r| r.tools > 0).unwrap_or(first));
-    }
-    // "Look at the logging setup" (read, "It uses basicConfig.") then
-    // "switch it to JSON logging" (edits): the look prepared the work.
-    if replies[first].prepared(&requests[first]) {
-        return Some(later(|r| r.acting > 0).unwrap_or(first));
-    }
-    Some(first)
-}
-
-/// A short question the person opened with ("what does this repo do?"),
-/// answered without a change to any file, and the later ask whose work
-/// changed files ("add a Dockerfile for it"): their indexes. A question
-/// that set the agent changing files is the lead itself, and so is a long
-/// one (a problem told at length is the session's point); a go-ahead, a
-/// remark or another question is no ask.
-fn asked_before(requests: &[String], replies: &[Reply]) -> Option<(usize, usize)> {
-    let first = opening(requests, replies)?;
-    let typed = typed_words(&requests[first]);
-    let short_question = typed.trim_end().ends_with(['?', '？'])
-        && !typed.starts_with('/')
-        && crate::sentence::word_count(&typed) <= ORIENTING_QUESTION_WORDS;
-    if !short_question || replies[first].changes > 0 || lead(requests, replies) != Some(first) {
-        return None;
-    }
-    let asks = |text: &str| {
-        let typed = typed_words(text);
-        substantive(text)
-            && !says_nothing_of_work(text)
-            && !typed.trim_end().ends_with(['?', '？'])
-            && crate::sentence::word_count(&typed) >= 4
-    };
-    let later = (first + 1..requests.len()).find(|&i| replies[i].changes > 0)?;
-    asks(&requests[later]).then_some((first, later))
-}
-
-/// Words of an opening question asked as one (longer, it tells a problem).
-const ORIENTING_QUESTION_WORDS: usize = 16;
-
-/// The first request that says something on its own. "continue our app",
-/// the agent's "Which app?", then "our vps project": a few words that only
-/// answer the agent's question name what to work on, not what to do, when
-/// a later request says it ("backend - our supabase replacement …").
-fn opening(requests: &[String], replies: &[Reply]) -> Option<usize> {
-    let said = |i: usize| substantive(&requests[i]);
-    let answers_a_question = |i: usize| {
-        i > 0
-            && replies[i - 1].asked
-            && crate::sentence::word_count(&typed_words(&requests[i])) <= ANSWER_WORDS
-    };
-    let first = (0..requests.len()).find(|&i| said(i))?;
-    if !answers_a_question(first) {
-        return Some(first);
-    }
-    Some(
-        (first + 1..requests.len())
-            .find(|&i| said(i) && !answers_a_question(i))
-            .unwrap_or(first),
-    )
-}
-
-/// Words of a reply that only acknowledges what it was told.
-const ACKNOWLEDGED_WORDS: usize = 14;
-
-/// Words under which a reply to the agent's question only answers it.
-const ANSWER_WORDS: usize = 4;
 
 /// A message without its fenced blocks: what the person wrote around a paste.
 fn typed_words(text: &str) -> String {
@@ -456,9 +290,43 @@ pub fn says_nothing_of_work(text: &str) -> bool {
         "way", "use", "do", "undo", "revert", "back", "go", "please", "oops", "wait",
     ];
     const GO_AHEAD: &[&str] = &[
-        "yes", "yeah", "yep", "yup", "ok", "okay", "sure", "go", "ahead", "do", "it", "that",
-        "please", "proceed", "continue", "sounds", "good", "great", "fine", "perfect", "right",
-        "correct", "exactly", "lgtm", "ship", "works", "for", "me", "then", "now", "and", "y",
+        "yes",
+        "yeah",
+        "yep",
+        "yup",
+        "ok",
+        "okay",
+        "sure",
+        "go",
+        "ahead",
+        "do",
+        "it",
+        "that",
+        "please",
+        "proceed",
+        "continue",
+        "sounds",
+        "good",
+        "great",
+        "fine",
+        "perfect",
+        "right",
+        "correct",
+        "exactly",
+        "lgtm",
+        "ship",
+        "works",
+        "for",
+        "me",
+        "then",
+        "now",
+        "and",
+        "y",
+        "all",
+        "of",
+        "everything",
+        "with",
+        "both",
     ];
     let text = text.trim();
     greetings::is_greeting(text)
@@ -996,6 +864,62 @@ mod tests {
             ..looked
         };
         assert_eq!(lead(&requests, &[announced, worked]), Some(0));
+    }
+
+    /// The class: a small ask done first (a change or two), then a later
+    /// ask, in any language and however introduced, that did most of the
+    /// session's changes: the later ask is the request. A go-ahead, an ask
+    /// that did not do most of the work, and a first ask that changed
+    /// nothing (a question the work followed) leave the lead where it was.
+    #[test]
+    fn a_later_ask_the_work_went_into_is_the_request() {
+        let small = [
+            "fix the typo in the README",
+            "修一下 README 里的错别字",
+            "arregla la errata del README por favor",
+        ];
+        let big = [
+            "now implement OAuth login with GitHub",
+            "接下来实现 GitHub OAuth 登录功能",
+            "ahora implementa el login con GitHub OAuth",
+            "next, add a rate limiter to every public route",
+        ];
+        for first in small {
+            for later in big {
+                for (one, two) in [(1, 3), (1, 6), (2, 5)] {
+                    let t = session_with(&[(first, "Edit", one, 8), (later, "Edit", two, 20)]);
+                    assert_eq!(requests(&t)[0], later, "{first} / {later}");
+                    // Thanks after it changes nothing.
+                    let t = session_with(&[
+                        (first, "Edit", one, 8),
+                        (later, "Edit", two, 20),
+                        ("thanks, great work", "Read", 0, 4),
+                    ]);
+                    assert_eq!(requests(&t)[0], later, "{first} / {later}");
+                }
+            }
+        }
+        let first = small[0];
+        for go_ahead in [
+            "yes, do all of it",
+            "ok go ahead with everything",
+            "yes all of it",
+        ] {
+            let t = session_with(&[(first, "Edit", 1, 8), (go_ahead, "Edit", 6, 20)]);
+            assert_eq!(requests(&t)[0], first, "{go_ahead}");
+        }
+        // Not most of the work: other asks did as much.
+        let t = session_with(&[
+            (first, "Edit", 1, 8),
+            (big[0], "Edit", 3, 20),
+            ("add tests for the login flow", "Edit", 2, 10),
+            ("and document it in docs/auth.md", "Edit", 2, 10),
+        ]);
+        assert_eq!(requests(&t)[0], first);
+        // A first ask that only looked and answered at length changed
+        // nothing itself: the work it led to does not move it.
+        let t = session_with(&[(first, "Read", 2, 60), (big[0], "Edit", 6, 20)]);
+        assert_eq!(requests(&t)[0], first);
     }
 
     #[test]
