@@ -105,11 +105,20 @@ pub fn first_sentence_end(text: &str) -> usize {
         let next = chars.peek().map(|&(_, n)| n);
         let ends = matches!(c, '。' | '！' | '？')
             || (matches!(c, '.' | '!' | '?') && next.is_none_or(char::is_whitespace));
-        if ends && i > 0 && !in_code {
+        if ends && i > 0 && !in_code && !is_log_level(&text[..i], c) {
             return i + c.len_utf8();
         }
     }
     text.len()
+}
+
+/// Whether the mark `c` after `before` closes a log line's level rather
+/// than a sentence: npm's and node-gyp's `npm ERR! code ERESOLVE`.
+fn is_log_level(before: &str, c: char) -> bool {
+    c == '!'
+        && before
+            .strip_suffix("ERR")
+            .is_some_and(|tool| tool.is_empty() || tool.ends_with(' '))
 }
 
 /// Whether `lower` (already lowercased) holds one of `phrases` where a word
@@ -359,6 +368,32 @@ mod tests {
             ),
             ("It's done. Then `x`.", "It's done."),
             ("A stray ` tick. Next one.", "A stray ` tick."),
+        ] {
+            assert_eq!(&text[..first_sentence_end(text)], first, "{text}");
+        }
+    }
+
+    /// The class: a package manager's log line, its level marked `ERR!`
+    /// (npm, node-gyp), pasted as the request: the mark ends no sentence,
+    /// so the line says what failed. Any other `!` ("It works!", a word
+    /// that only ends in ERR) still ends one.
+    #[test]
+    fn a_log_lines_err_mark_ends_no_sentence() {
+        for (text, first) in [
+            (
+                "npm ERR! code ERESOLVE\nnpm ERR! more",
+                "npm ERR! code ERESOLVE\nnpm ERR! more",
+            ),
+            (
+                "gyp ERR! stack Error: not found. Then.",
+                "gyp ERR! stack Error: not found.",
+            ),
+            (
+                "ERR! missing script: build. Then.",
+                "ERR! missing script: build.",
+            ),
+            ("It printed TERR! Then it quit.", "It printed TERR!"),
+            ("It works! Then it quit.", "It works!"),
         ] {
             assert_eq!(&text[..first_sentence_end(text)], first, "{text}");
         }

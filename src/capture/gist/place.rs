@@ -48,6 +48,7 @@ fn named_files(t: &Transcript) -> Vec<String> {
             if !span.contains(char::is_whitespace)
                 && is_path_token(span)
                 && span.contains(['/', '.'])
+                && !names_a_package(span)
                 && !out.iter().any(|o| o == span)
             {
                 out.push(span.to_string());
@@ -55,6 +56,18 @@ fn named_files(t: &Transcript) -> Vec<String> {
         }
     }
     out
+}
+
+/// A package or module named as code, not a file: npm's scoped
+/// `@hello-pangea/dnd`, Go's `github.com/spf13/cobra` (a host first, no
+/// file name last).
+fn names_a_package(span: &str) -> bool {
+    let mut parts = span.split('/');
+    let first = parts.next().unwrap_or_default();
+    let last = span.rsplit('/').next().unwrap_or_default();
+    let scoped = first.starts_with('@') && span.matches('/').count() == 1;
+    let hosted = first.contains('.') && !first.starts_with('.') && span.contains('/');
+    (scoped || hosted) && !last.contains('.')
 }
 
 fn list(first: &str, n: usize) -> String {
@@ -120,5 +133,43 @@ mod tests {
             s.contains("changed src/CartView.tsx") && !s.contains("about"),
             "{s}"
         );
+    }
+
+    /// The class: an answer with no tool call behind it that names, as
+    /// code, packages and modules (npm's scoped `@types/node`, Go's
+    /// `github.com/spf13/cobra`): they are no files the session was about.
+    /// A file it names (`src/pricing.rs`, `.github/workflows/ci.yml`) is.
+    #[test]
+    fn packages_an_answer_names_are_no_files_it_was_about() {
+        let chat = |answer: &str| {
+            let lines = [
+                serde_json::json!({"type": "user", "sessionId": "s", "cwd": "/home/dev/shop",
+                    "message": {"role": "user", "content": "how do i fix this peer dependency error"}}),
+                serde_json::json!({"type": "assistant", "sessionId": "s", "cwd": "/home/dev/shop",
+                    "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}),
+            ];
+            let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+            let t = crate::harnesses::read(&lines.join("\n"));
+            super::super::compose(&t, None).unwrap_or_default()
+        };
+        for package in [
+            "@hello-pangea/dnd",
+            "@types/node",
+            "github.com/spf13/cobra",
+            "golang.org/x/sync/errgroup",
+        ] {
+            let s = chat(&format!("Switch to `{package}`, which supports React 18."));
+            assert!(!s.contains("about"), "{package}: {s}");
+        }
+        for file in [
+            "src/pricing.rs",
+            ".github/workflows/ci.yml",
+            "@docs/plan.md",
+        ] {
+            let s = chat(&format!(
+                "The version is pinned in `{file}`; raise it there."
+            ));
+            assert!(s.contains(&format!("about {file}")), "{file}: {s}");
+        }
     }
 }
