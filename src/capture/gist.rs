@@ -19,6 +19,7 @@ use super::ties;
 use crate::sentence::{self, word_count};
 use crate::transcript::Transcript;
 
+mod advice;
 mod answer;
 mod closing;
 mod listed;

@@ -6,6 +6,7 @@
 //! outcome (`outcome::decide` does) or clip it (the sentence does).
 
 use super::super::outcome;
+use super::advice;
 use super::listed::{MORE_WORDS, as_many_as_fit};
 use super::{after, first_sentence, gist, lead, prose_lines, sentences, short_paths, unmarked};
 use crate::sentence::word_count;
@@ -77,6 +78,11 @@ pub(super) fn outcome_gist(answer: &str) -> String {
         if word_count(&one) >= 4 && !narration {
             let said = outcome::past_acknowledging_clause(&one);
             let said = lead::past_lead_in(said);
+            // "X only supports React 17. Switch to Y.": what it found, and
+            // what the person is to do about it.
+            if let Some(both) = advice_after(said, rest) {
+                return both;
+            }
             // "The problem was … . I moved …": the session ended in the fix.
             if let Some(fix) = fix_after_cause(&one, rest) {
                 return fix;
@@ -219,6 +225,13 @@ fn completes(sentence: &str) -> bool {
 
 /// Words a result and the caveat after it stay within to be told together.
 const CAVEAT_WORDS: usize = 20;
+
+/// The advice in the sentence after `said` on its line, joined to it.
+fn advice_after(said: &str, rest: &str) -> Option<String> {
+    let line = prose_lines(rest).next().unwrap_or_default();
+    let next = sentences(unmarked(line)).nth(1)?;
+    advice::with_advice(said, &next.replace('`', ""))
+}
 
 /// "French is done. However, German is only half done.": a result and the
 /// caveat right after it, told together when both are short.

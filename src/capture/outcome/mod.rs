@@ -28,7 +28,8 @@ mod step;
 
 pub(crate) use agreement::is_agreement;
 pub(crate) use cause::{
-    change_after_looking, is_cause, reports_a_change, states_a_fault, tells_the_state_now,
+    change_after_looking, is_cause, reports_a_change, states_a_fault, tells_a_change,
+    tells_the_state_now,
 };
 pub use commit::Commit;
 pub(crate) use manners::{
