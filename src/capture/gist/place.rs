@@ -48,7 +48,7 @@ fn named_files(t: &Transcript) -> Vec<String> {
             if !span.contains(char::is_whitespace)
                 && is_path_token(span)
                 && span.contains(['/', '.'])
-                && !names_a_package(span)
+                && !names_no_file(span)
                 && !out.iter().any(|o| o == span)
             {
                 out.push(span.to_string());
@@ -58,17 +58,184 @@ fn named_files(t: &Transcript) -> Vec<String> {
     out
 }
 
-/// A package or module named as code, not a file: npm's scoped
-/// `@hello-pangea/dnd`, Go's `github.com/spf13/cobra` (a host first, no
-/// file name last).
-fn names_a_package(span: &str) -> bool {
-    let mut parts = span.split('/');
-    let first = parts.next().unwrap_or_default();
+/// A name in code that is no file: a web address (`http://localhost:3000`),
+/// a package or module (npm's scoped `@hello-pangea/dnd`, Go's
+/// `github.com/spf13/cobra`: a host first, no file name last), or a dotted
+/// name in a program (`user.name`, `os.path`) whose last part is no file
+/// type.
+fn names_no_file(span: &str) -> bool {
+    let first = span.split('/').next().unwrap_or_default();
     let last = span.rsplit('/').next().unwrap_or_default();
+    let web = span.contains("://") || span.starts_with("www.");
     let scoped = first.starts_with('@') && span.matches('/').count() == 1;
     let hosted = first.contains('.') && !first.starts_with('.') && span.contains('/');
-    (scoped || hosted) && !last.contains('.')
+    let package = (scoped || hosted) && !last.contains('.');
+    let dotted = !span.contains('/')
+        && !span.starts_with(['.', '@'])
+        && span
+            .rsplit_once('.')
+            .is_some_and(|(_, ext)| !FILE_TYPES.contains(&ext.to_ascii_lowercase().as_str()));
+    // "/api", "/auth/callback": a route a web answer names; a file's
+    // absolute path starts at a root of the file system.
+    let root = span
+        .trim_start_matches('/')
+        .split('/')
+        .next()
+        .unwrap_or_default();
+    let route = span.starts_with('/') && !last.contains('.') && !ROOTS.contains(&root);
+    web || package || dotted || route
 }
+
+/// The first folders of absolute paths on Linux, macOS and WSL.
+const ROOTS: &[&str] = &[
+    "etc",
+    "usr",
+    "home",
+    "var",
+    "tmp",
+    "opt",
+    "srv",
+    "mnt",
+    "root",
+    "Users",
+    "Library",
+    "Applications",
+    "Volumes",
+    "private",
+    "proc",
+    "sys",
+    "dev",
+    "bin",
+    "sbin",
+    "lib",
+    "run",
+    "media",
+    "nix",
+    "snap",
+    "workspace",
+    "workspaces",
+    "app",
+    "data",
+    "code",
+];
+
+/// File types a bare file name (`Cargo.toml`, `index.ts`) ends with.
+const FILE_TYPES: &[&str] = &[
+    "rs",
+    "ts",
+    "tsx",
+    "js",
+    "jsx",
+    "mjs",
+    "cjs",
+    "py",
+    "pyi",
+    "ipynb",
+    "go",
+    "java",
+    "kt",
+    "kts",
+    "scala",
+    "rb",
+    "php",
+    "c",
+    "h",
+    "cc",
+    "cpp",
+    "hpp",
+    "cs",
+    "fs",
+    "swift",
+    "m",
+    "mm",
+    "dart",
+    "lua",
+    "ex",
+    "exs",
+    "erl",
+    "hs",
+    "ml",
+    "zig",
+    "nim",
+    "jl",
+    "r",
+    "pl",
+    "sh",
+    "bash",
+    "zsh",
+    "fish",
+    "ps1",
+    "bat",
+    "cmd",
+    "sql",
+    "md",
+    "mdx",
+    "rst",
+    "txt",
+    "json",
+    "jsonc",
+    "jsonl",
+    "yaml",
+    "yml",
+    "toml",
+    "ini",
+    "cfg",
+    "conf",
+    "env",
+    "lock",
+    "xml",
+    "html",
+    "htm",
+    "css",
+    "scss",
+    "sass",
+    "less",
+    "vue",
+    "svelte",
+    "astro",
+    "csv",
+    "tsv",
+    "log",
+    "proto",
+    "graphql",
+    "gql",
+    "tf",
+    "hcl",
+    "nix",
+    "gradle",
+    "properties",
+    "plist",
+    "svg",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "webp",
+    "pdf",
+    "zip",
+    "gz",
+    "tar",
+    "db",
+    "sqlite",
+    "wasm",
+    "so",
+    "dll",
+    "exe",
+    "dockerfile",
+    "mk",
+    "cmake",
+    "vim",
+    "el",
+    "clj",
+    "edn",
+    "elm",
+    "re",
+    "sol",
+    "vy",
+    "cu",
+    "ino",
+    "sbt",
+];
 
 fn list(first: &str, n: usize) -> String {
     match n {
@@ -137,10 +304,12 @@ mod tests {
 
     /// The class: an answer with no tool call behind it that names, as
     /// code, packages and modules (npm's scoped `@types/node`, Go's
-    /// `github.com/spf13/cobra`): they are no files the session was about.
-    /// A file it names (`src/pricing.rs`, `.github/workflows/ci.yml`) is.
+    /// `github.com/spf13/cobra`), web addresses and routes (`/api`), and a
+    /// program's dotted names (`user.name`): they are no files the session
+    /// was about. A
+    /// file it names (`src/pricing.rs`, `Cargo.toml`, `.env`) is.
     #[test]
-    fn packages_an_answer_names_are_no_files_it_was_about() {
+    fn packages_addresses_and_names_in_code_an_answer_gives_are_no_files_it_was_about() {
         let chat = |answer: &str| {
             let lines = [
                 serde_json::json!({"type": "user", "sessionId": "s", "cwd": "/home/dev/shop",
@@ -157,6 +326,13 @@ mod tests {
             "@types/node",
             "github.com/spf13/cobra",
             "golang.org/x/sync/errgroup",
+            "http://localhost:3000",
+            "https://example.com/api/v1/users.json",
+            "user.name",
+            "os.path",
+            "/api",
+            "/auth/github/callback",
+            "self.cache",
         ] {
             let s = chat(&format!("Switch to `{package}`, which supports React 18."));
             assert!(!s.contains("about"), "{package}: {s}");
