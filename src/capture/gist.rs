@@ -43,7 +43,11 @@ const SENTENCE_WORDS: usize = 44;
 
 /// The sentence, or `None` when the session holds nothing a person asked.
 pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
-    let (asked, requests) = summarize::asked_and_requests(t);
+    let summarize::Asked {
+        question: asked,
+        requests,
+        series,
+    } = summarize::asked_and_requests(t);
     let request = requests.first().or(t.plain.as_ref())?;
     // When the person only greeted or steered, the session's title says
     // what it was about; marked as the title, not as their words.
@@ -57,6 +61,16 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
             let ask = request_gist(request);
             let room = REQUEST_WORDS.saturating_sub(word_count(&question)).max(8);
             format!("{question} → {}", clip_words(&ask, room))
+        }
+        // "add a /health endpoint", "add request logging", "add rate
+        // limiting": each was the session's, in turn.
+        _ if series => {
+            let asks: Vec<String> = (requests.iter())
+                .filter(|r| summarize::substantive(r) && !summarize::says_nothing_of_work(r))
+                .map(|r| request_gist(r).trim_end_matches(['.', '。']).to_string())
+                .collect();
+            listed::as_many_as_fit(&asks, REQUEST_WORDS, "; ")
+                .unwrap_or_else(|| clip_words(&asks[0], REQUEST_WORDS))
         }
         _ => clip_words(&request_gist(request), REQUEST_WORDS),
     };

@@ -12,7 +12,7 @@ use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
 
 mod chosen;
-use chosen::{Reply, asked_before, lead, work_went_later};
+use chosen::{Reply, asked_before, in_series, lead, work_went_later};
 
 /// How many files and commands the extractive summary lists.
 const LIST_LIMIT: usize = 10;
@@ -136,14 +136,26 @@ pub fn extractive(t: &Transcript) -> String {
 /// The person's requests in order, templates replaced by what was typed into
 /// them; the first is the one the session's work followed ([`lead`]).
 pub fn requests(t: &Transcript) -> Vec<String> {
-    asked_and_requests(t).1
+    asked_and_requests(t).requests
 }
 
-/// The session's requests as [`requests`] orders them, and the question the
-/// person asked before the lead when its work followed that question
-/// ("what does this repo do?", answered without changing anything, then
-/// "add a Dockerfile for it"): the sentence names both.
-pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
+/// What the person asked in a session, as the sentence names it.
+#[derive(Debug, Default)]
+pub struct Asked {
+    /// The question asked before the lead when the lead's work followed it
+    /// ("what does this repo do?", answered without changing anything,
+    /// then "add a Dockerfile for it"): the sentence names both.
+    pub question: Option<String>,
+    /// The requests as [`requests`] orders them.
+    pub requests: Vec<String>,
+    /// The requests were a series of separate asks, each done in turn:
+    /// the sentence names them in order, none as the lead.
+    pub series: bool,
+}
+
+/// The session's requests, the question before the lead, and whether the
+/// requests were a series ([`Asked`]).
+pub fn asked_and_requests(t: &Transcript) -> Asked {
     let mut out: Vec<String> = Vec::new();
     // What the agent did answering each request in `out`.
     let mut replies: Vec<Reply> = Vec::new();
@@ -204,18 +216,23 @@ pub fn asked_and_requests(t: &Transcript) -> (Option<String>, Vec<String>) {
         Some((_, later)) => Some(later),
         None => lead(&out, &replies),
     };
-    let asked = asked.map(|(question, _)| out[question].clone());
+    let question = asked.map(|(question, _)| out[question].clone());
     let lead = match lead {
-        Some(first) if asked.is_none() => work_went_later(&out, &replies, first).or(lead),
+        Some(first) if question.is_none() => work_went_later(&out, &replies, first).or(lead),
         _ => lead,
     };
+    let series = question.is_none() && lead == Some(0) && in_series(&out, &replies);
     if let Some(i) = lead
         && i > 0
     {
         let first = out.remove(i);
         out.insert(0, first);
     }
-    (asked, out)
+    Asked {
+        question,
+        requests: out,
+        series,
+    }
 }
 
 /// Words a request told in parts stays within: short messages sent one
@@ -920,6 +937,69 @@ mod tests {
         // nothing itself: the work it led to does not move it.
         let t = session_with(&[(first, "Read", 2, 60), (big[0], "Edit", 6, 20)]);
         assert_eq!(requests(&t)[0], first);
+    }
+
+    /// The class: separate short asks typed one after another, each done
+    /// with its own changes, in any language, thanks between them or not:
+    /// a series, named in turn. A word back at the ask before ("it still
+    /// fails", "also the compose file"), a question, a long ask, an ask
+    /// that changed nothing or more asks than a series holds make none.
+    #[test]
+    fn short_asks_each_done_in_turn_are_a_series() {
+        let asks = [
+            [
+                "add a /health endpoint",
+                "add request logging",
+                "add rate limiting",
+            ],
+            [
+                "加一个 /health 接口",
+                "加上请求日志记录",
+                "再加上接口限流功能",
+            ],
+            [
+                "ajoute un endpoint /health",
+                "ajoute les logs des requêtes",
+                "ajoute une limite de débit",
+            ],
+        ];
+        let series =
+            |turns: &[(&str, &str, usize, usize)]| asked_and_requests(&session_with(turns)).series;
+        for [one, two, three] in asks {
+            assert!(series(&[(one, "Edit", 1, 5), (two, "Edit", 2, 5)]), "{one}");
+            assert!(series(&[
+                (one, "Edit", 1, 5),
+                ("thanks", "Read", 0, 3),
+                (two, "Edit", 1, 5),
+                (three, "Edit", 1, 5),
+            ]));
+        }
+        let [one, two, three] = asks[0];
+        let t = session_with(&[
+            (one, "Edit", 1, 5),
+            (two, "Edit", 1, 5),
+            (three, "Edit", 1, 5),
+        ]);
+        let said = super::super::gist::compose(&t, None).unwrap_or_default();
+        let named = format!("{one}; {two}; {three}; changed");
+        assert!(said.starts_with(&named), "{said}");
+        for back in [
+            "it still fails on startup",
+            "also the docker compose file",
+            "why does it return 500 now?",
+            "and now also add structured request logging with pino, rotating files every day and a level per module",
+        ] {
+            let turns = [(one, "Edit", 1, 5), (back, "Edit", 1, 5)];
+            assert!(!series(&turns), "{back}");
+        }
+        assert!(!series(&[(one, "Edit", 1, 5), (two, "Read", 2, 30)]));
+        let six: Vec<String> = (1..=6)
+            .map(|n| format!("add the route number {n}"))
+            .collect();
+        let turns: Vec<(&str, &str, usize, usize)> =
+            six.iter().map(|a| (a.as_str(), "Edit", 1, 5)).collect();
+        assert!(!series(&turns));
+        assert!(!series(&[(one, "Edit", 1, 5)]));
     }
 
     #[test]

@@ -215,3 +215,46 @@ const ACKNOWLEDGED_WORDS: usize = 14;
 
 /// Words under which a reply to the agent's question only answers it.
 const ANSWER_WORDS: usize = 4;
+
+/// Whether the session was a series of separate asks ("add a /health
+/// endpoint", then "add request logging", then "add rate limiting"), each
+/// short, typed on its own and done with its own changes, none a question,
+/// a complaint or a word back at the one before ("it still fails"), and
+/// nothing else asked that changed anything: no one of them is the lead.
+pub(super) fn in_series(requests: &[String], replies: &[Reply]) -> bool {
+    // "it still fails", "also the docker compose file": words back at
+    // the ask before, not one of their own.
+    const BACK: &[&str] = &[
+        "it", "it's", "its", "that", "this", "still", "again", "but", "no", "not", "same", "why",
+        "the", "a", "an",
+    ];
+    const TIES: &[&str] = &["also", "and", "then", "now", "ok", "okay", "so"];
+    let asks: Vec<usize> = (0..requests.len())
+        .filter(|&i| substantive(&requests[i]) && !says_nothing_of_work(&requests[i]))
+        .collect();
+    let separate = |text: &str| {
+        let word = |w: &str| {
+            w.trim_matches(|c: char| !c.is_alphanumeric() && c != '\'')
+                .to_lowercase()
+        };
+        let first = (text.split_whitespace().map(word))
+            .find(|w| !TIES.contains(&w.as_str()))
+            .unwrap_or_default();
+        !text.contains('\n')
+            && crate::sentence::word_count(text) <= SERIES_WORDS
+            && !text.trim_end().ends_with(['?', '？'])
+            && !text.starts_with('/')
+            && !remarks::complains(text)
+            && !remarks::is_typed_command(text)
+            && !BACK.contains(&first.as_str())
+    };
+    (2..=SERIES_ASKS).contains(&asks.len())
+        && asks
+            .iter()
+            .all(|&i| replies[i].changes > 0 && separate(&requests[i]))
+        && (0..requests.len()).all(|i| asks.contains(&i) || replies[i].changes == 0)
+}
+
+/// Asks a series holds at most, and words each of them.
+const SERIES_ASKS: usize = 5;
+const SERIES_WORDS: usize = 12;
