@@ -278,3 +278,31 @@ fn a_signet_written_session_with_manifest_checksums_validates() {
         "{memory}"
     );
 }
+
+/// A Claude Code session that opens with the summary of the one it
+/// continues (the person typed nothing in it): the summary says what they
+/// asked, so the session is no heartbeat. Its sentence names that request
+/// and its work reaches MEMORY.md.
+#[test]
+fn a_session_that_continues_another_is_remembered_by_the_request_its_summary_reports() {
+    let c = Captured::of("claude-code-continued.jsonl", &[]);
+    let rows = c.ledger_rows();
+    assert!(
+        rows.contains("migrate the payment service from the Stripe Charges API to PaymentIntents"),
+        "{rows}"
+    );
+    assert!(
+        rows.contains("outcome: Refunds now go through PaymentIntents"),
+        "{rows}"
+    );
+    let summary = c.body("summary");
+    assert!(
+        summary.contains("## Request\n\nmigrate the payment service"),
+        "{summary}"
+    );
+    let manifest = c.all("manifest").pop().unwrap_or_default();
+    assert!(
+        manifest.contains("memory_md_refs:\n  - \"MEMORY.md\""),
+        "{manifest}"
+    );
+}

@@ -48,7 +48,16 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         requests,
         series,
     } = summarize::asked_and_requests(t);
-    let request = requests.first().or(t.plain.as_ref())?;
+    // A session that opens with the summary of the one it continues:
+    // the summary says what the person asked.
+    let summarised = (requests.is_empty() && t.plain.is_none())
+        .then(|| t.compactions.first())
+        .flatten()
+        .and_then(|c| crate::transcript::compaction::reported_request(&c.text));
+    let request = requests
+        .first()
+        .or(t.plain.as_ref())
+        .or(summarised.as_ref())?;
     // When the person only greeted or steered, the session's title says
     // what it was about; marked as the title, not as their words.
     let request = match (&t.title, asked) {

@@ -65,6 +65,12 @@ pub fn extractive(t: &Transcript) -> String {
     let requests = requests(t);
     if let Some(first) = requests.first() {
         section(&mut out, "Request", &clip(first, REQUEST_CHARS));
+    } else if let Some(reported) = (t.compactions.first())
+        .and_then(|c| crate::transcript::compaction::reported_request(&c.text))
+    {
+        let reported = clip(&reported, REQUEST_CHARS);
+        let line = format!("{reported} (as the summary this session continues from reports it)");
+        section(&mut out, "Request", &line);
     }
     let later: Vec<String> = requests
         .iter()

@@ -10,6 +10,9 @@
 
 use super::clean::strip_blocks;
 
+mod request;
+pub use request::reported_request;
+
 /// Claude Code's first line of the transcript's copy of a compaction.
 pub const CONTINUED: &str = "This session is being continued from a previous conversation";
 

@@ -262,10 +262,16 @@ impl Transcript {
     }
 
     /// Whether the session holds a request from a person (not only heartbeats
-    /// or injected context).
+    /// or injected context): typed in it, or, for a session that opens with
+    /// the summary of the one it continues, reported in that summary and
+    /// worked on after it.
     pub fn has_request(&self) -> bool {
+        let continued = (self.compactions.iter())
+            .any(|c| compaction::reported_request(&c.text).is_some())
+            && self.messages.iter().any(|m| m.role == Role::Assistant);
         self.plain.as_deref().is_some_and(|p| !p.trim().is_empty())
             || self.messages.iter().any(|m| m.role == Role::User)
+            || continued
     }
 
     /// The messages up to `end`, as a view for summaries of part of a session.
