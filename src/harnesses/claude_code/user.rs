@@ -52,7 +52,14 @@ fn without_markers(text: &str) -> String {
         regex::Regex::new(&format!(r"(?i)^(?:\s*{marker})+\s*|\s*(?:{marker}\s*)+$"))
             .expect("pattern compiles")
     });
-    MARKERS.replace_all(text, "").to_string()
+    // "ultrathink about how to split auth" asks to think about it: the
+    // keyword's word for that stays.
+    static ABOUT: std::sync::LazyLock<regex::Regex> = std::sync::LazyLock::new(|| {
+        regex::Regex::new(r"(?i)^(\s*)(?:ultra|mega)think(\s+(?:about|on|through|over)\s)")
+            .expect("pattern compiles")
+    });
+    let text = ABOUT.replace(text, "${1}think$2");
+    MARKERS.replace_all(&text, "").to_string()
 }
 
 /// The file whose lines the person selected in their editor, as Claude
@@ -114,9 +121,16 @@ mod tests {
         }
         let inside = "see [Image #1] and [Image #2]: the same bug";
         assert_eq!(user_text(inside).as_deref(), Some(inside));
-        // Thinking about thinking stays.
+        // Thinking about thinking stays, and so does what to think about.
         let own = "think hard about the cache keys";
         assert_eq!(user_text(own).as_deref(), Some(own));
+        for keyword in ["ultrathink", "Megathink"] {
+            for about in ["about", "on", "through"] {
+                let text = format!("{keyword} {about} how to split the auth module");
+                let want = format!("think {about} how to split the auth module");
+                assert_eq!(user_text(&text).as_deref(), Some(want.as_str()));
+            }
+        }
         assert_eq!(user_text("[Image #1]"), None);
     }
 
