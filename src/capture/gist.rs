@@ -365,12 +365,28 @@ fn pointed_at(text: &str, out: &str) -> Option<String> {
         .filter(|l| !l.starts_with("```") && !l.starts_with('|'))?;
     let next = first_sentence(unmarked(next));
     let ask = out.trim_end_matches(['.', '。']);
+    let next = past_said_label(ask, &next);
     let colon = if ask.chars().last().is_some_and(crate::sentence::is_cjk) {
         "："
     } else {
         ": "
     };
     (!next.is_empty()).then(|| format!("{ask}{colon}{next}"))
+}
+
+/// "Implement the following plan:" over "# Plan: Dark mode": the line
+/// without the one-word label the ask already says.
+fn past_said_label<'a>(ask: &str, line: &'a str) -> &'a str {
+    match line.split_once([':', '：']) {
+        Some((label, rest))
+            if word_count(label) == 1
+                && !rest.trim().is_empty()
+                && ask.to_lowercase().contains(&label.trim().to_lowercase()) =>
+        {
+            rest.trim()
+        }
+        _ => line,
+    }
 }
 
 /// Sentences after a long backstory the ask is looked for in.
@@ -476,7 +492,8 @@ fn gist(text: &str) -> String {
                 .filter(|l| !l.starts_with("```") && !l.starts_with('|'))
         })
     {
-        out = format!("{out} {}", first_sentence(unmarked(next)));
+        let next = first_sentence(unmarked(next));
+        out = format!("{out} {}", past_said_label(&out, &next));
     }
     let mut out = short_paths(&unlinked(&out))
         .replace("**", "")
@@ -2148,6 +2165,22 @@ mod tests {
                 !request_gist(text).contains("PRD") && !request_gist(text).contains("runner"),
                 "{text}"
             );
+        }
+        // The label the ask already says ("plan", "spec") is not said again.
+        for (ask, title, said) in [
+            (
+                "Implement the following plan:",
+                "# Plan: Dark mode for the settings page",
+                "Implement the following plan: Dark mode for the settings page",
+            ),
+            (
+                "Implement the following spec.",
+                "## Spec: Orders export",
+                "Implement the following spec: Orders export",
+            ),
+        ] {
+            let text = format!("{ask}\n\n{title}\n\n## Steps\n1. Add a toggle.");
+            assert_eq!(request_gist(&text), said, "{text}");
         }
         // Words that point at nothing leave a brief read from its task.
         let brief = "Please read carefully.\n\nRULES\n1) Small steps.\n\nTASK\nAdd a CSV export to the orders page.";
