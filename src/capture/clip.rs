@@ -62,10 +62,33 @@ fn cjk_head(token: &str, room: usize) -> &str {
         });
         head = &head[..start];
     }
+    // Never inside a quote it opened: "に「パスワード" is cut before "「".
+    if let Some(open) = unclosed_quote(head) {
+        head = &head[..open];
+    }
     match head.rfind(['，', '、', '；', '：']) {
         Some(at) if at * 4 >= head.len() * 3 => &head[..at],
         _ => japanese_phrase_end(token, head.len()),
     }
+}
+
+/// Where `head` opens a CJK quote or bracket it does not close.
+fn unclosed_quote(head: &str) -> Option<usize> {
+    const PAIRS: &[(char, char)] = &[
+        ('「', '」'),
+        ('『', '』'),
+        ('“', '”'),
+        ('（', '）'),
+        ('《', '》'),
+        ('【', '】'),
+    ];
+    PAIRS
+        .iter()
+        .filter_map(|&(open, close)| {
+            let at = head.rfind(open)?;
+            (!head[at..].contains(close)).then_some(at)
+        })
+        .min()
 }
 
 /// A Korean word: Hangul, with no Han or kana to cut between.
@@ -141,8 +164,10 @@ fn at_a_boundary(clipped: &str) -> &str {
     // A mark ends a clause for sure; a conjunction may join two words
     // ("back and reload"), so it is the break only when no mark is: "…
     // (1.1 GB) and keeps node_modules with dev" ends before "and".
-    let clause = last_break(&[", ", "; ", ": ", " — ", " – ", " - "])
-        .or_else(|| last_break(&[" and ", " but ", " which ", " because ", " while ", " so "]));
+    let clause = last_break(&[
+        ", ", "; ", ": ", " — ", " – ", " - ", "、", "，", "；", "。",
+    ])
+    .or_else(|| last_break(&[" and ", " but ", " which ", " because ", " while ", " so "]));
     let mut out = match clause {
         Some(at) => &clipped[..at],
         None => clipped,
@@ -318,5 +343,39 @@ mod tests {
                 assert!(words.contains(&word), "{max}: {clipped}");
             }
         }
+    }
+
+    /// The class: CJK text clipped at any budget, its clauses joined by
+    /// `；`, `，`, `、` and quoting with `「」`, `“”`, `《》`: the cut never
+    /// leaves a quote open, and ends at the last clause mark when that
+    /// keeps most of what was cut.
+    #[test]
+    fn a_cjk_clip_never_leaves_a_quote_open_and_ends_at_a_clause() {
+        let texts = [
+            "ログイン画面のエラーメッセージを日本語化し、i18n/ja.json に「パスワードが正しくありません」を追加しました。さらにボタンの背景色を濃くしました。",
+            "已将登录页面的错误提示改为中文，并在 i18n/zh.json 中新增了“密码不正确”的文案；同时把按钮背景色从 #2563eb 调整为 #1d4ed8，整体颜色更深一些。",
+            "我读完了《深入理解计算机系统》的第三章，并整理了笔记；接下来会继续看第四章的内容并补充例子。",
+        ];
+        let pairs = [('「', '」'), ('“', '”'), ('《', '》')];
+        for text in texts {
+            for max in 6..crate::sentence::word_count(text) {
+                let clipped = clip_words(text, max);
+                let kept = clipped.trim_end_matches('…');
+                for (open, close) in pairs {
+                    assert_eq!(
+                        kept.matches(open).count(),
+                        kept.matches(close).count(),
+                        "{max}: {clipped}"
+                    );
+                }
+            }
+        }
+        let clipped = clip_words(texts[1], 24);
+        assert_eq!(
+            clipped,
+            "已将登录页面的错误提示改为中文，并在 i18n/zh.json 中新增了“密码不正确”的文案…"
+        );
+        let clipped = clip_words(texts[0], 16);
+        assert_eq!(clipped, "ログイン画面のエラーメッセージを日本語化し…");
     }
 }
