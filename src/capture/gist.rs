@@ -306,6 +306,13 @@ fn requested(text: &str) -> String {
             .take(BACKSTORY_SENTENCES)
             .find(|s| remarks::opens_an_ask(s))
     {
+        // "… is still in English. Please change it to Korean.": an ask
+        // right after the telling that points back at it keeps it.
+        if ask == next
+            && let Some(both) = closing::asks_of_it(&out, &ask)
+        {
+            return both;
+        }
         return ties::past_ties(gist(&ask));
     }
     let scene = remarks::sets_the_scene(&out) || remarks::complains(&out);

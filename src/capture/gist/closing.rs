@@ -17,6 +17,8 @@ use crate::sentence::word_count;
 
 /// Words a closing ask stays within to point back rather than say its point.
 const POINTING_BACK_WORDS: usize = 5;
+/// Words (two CJK characters each) of an ask that leaves its object out.
+const DROPPED_OBJECT_WORDS: usize = 8;
 
 /// Words of paste before the ask that make it a paste, not a sentence or two.
 const PASTE_WORDS: usize = 15;
@@ -101,16 +103,33 @@ pub(super) fn asks_of_it(telling: &str, ask: &str) -> Option<String> {
     let tells = !telling.ends_with(['?', '？', ':', '：']) && !remarks::opens_an_ask(telling);
     // "It keeps timing out." points back as its subject, telling more.
     let question = ask.trim_end().ends_with(['?', '？']);
-    let short_ask = word_count(ask) <= POINTING_BACK_WORDS
+    // "Cámbialo …" opens with its object joined on, not a subject.
+    let opening = opening_word(ask);
+    let bare = opening.trim_end_matches(|c: char| !c.is_alphanumeric());
+    let subject_back = points_back(&opening) && !is_clitic_ask(&bare.to_lowercase());
+    let short_ask = word_count(ask) <= POINTING_BACK_WORDS.max(cjk_limit(ask))
         && points_back(ask)
-        && (question || !points_back(&opening_word(ask)));
+        && (question || !subject_back);
     (tells && short_ask).then(|| {
         let ask = ask.trim_end_matches(['.', '。']);
+        let gap = match telling.ends_with(['。', '！', '？']) {
+            true => "",
+            false => " ",
+        };
         match word_count(telling) + word_count(ask) <= REQUEST_WORDS {
-            true => format!("{telling} {ask}"),
+            true => format!("{telling}{gap}{ask}"),
             false => told_with(telling, ask),
         }
     })
+}
+
+/// The word limit of a short ask in CJK, which spends more characters on
+/// an ask's politeness ("…してください", "…주세요").
+fn cjk_limit(ask: &str) -> usize {
+    match ask.chars().next().is_some_and(crate::sentence::is_cjk) {
+        true => DROPPED_OBJECT_WORDS,
+        false => 0,
+    }
 }
 
 /// A sentence's first word as its subject; in CJK, which writes no spaces,
@@ -250,10 +269,32 @@ fn points_back(ask: &str) -> bool {
         "위의",
     ];
     let lower = ask.to_lowercase();
+    // Chinese, Japanese and Korean leave out the object an ask is about:
+    // "请改成中文", "日本語に直してください", "한국어로 바꿔 주세요".
+    let dropped = ask.chars().next().is_some_and(crate::sentence::is_cjk)
+        && remarks::opens_an_ask(ask)
+        && word_count(ask) <= DROPPED_OBJECT_WORDS;
     lower
         .split(|c: char| !c.is_alphanumeric() && c != '-')
-        .any(|w| WORDS.contains(&w))
+        .any(|w| WORDS.contains(&w) || is_clitic_ask(w))
         || CJK.iter().any(|w| lower.contains(w))
+        || dropped
+}
+
+/// An imperative with its object joined on ("cámbialo", "arréglala",
+/// "corrija-o"), or an object pronoun before the verb ("tu peux le
+/// corriger", "lo cambias"): Spanish, Portuguese, French and Italian point
+/// back this way.
+fn is_clitic_ask(word: &str) -> bool {
+    const PRONOUNS: &[&str] = &["le", "la", "les", "lo", "los", "las", "li", "l'"];
+    let accented = word.contains(['á', 'é', 'í', 'ó', 'ú']);
+    let joined = ["lo", "la", "los", "las"]
+        .iter()
+        .any(|p| word.len() > p.len() + 2 && word.ends_with(p));
+    let hyphened = ["-o", "-a", "-lo", "-la", "-los", "-las"]
+        .iter()
+        .any(|p| word.ends_with(p));
+    PRONOUNS.contains(&word) || (accented && joined) || hyphened
 }
 
 #[cfg(test)]
@@ -464,6 +505,31 @@ mod tests {
             ("Страница поиска тормозит на 50k товаров.", "Исправь это."),
             ("搜索页面在五万个商品时很慢。", "帮我优化一下这个。"),
             ("検索ページが5万件の商品で遅い。", "これを直して。"),
+            // An object joined on, or before the verb.
+            (
+                "El mensaje de error del login sigue en inglés.",
+                "Cámbialo a español, por favor.",
+            ),
+            (
+                "Le bouton d'export ne fait rien sur Safari.",
+                "Tu peux le corriger ?",
+            ),
+            (
+                "A página de busca está lenta com 50k produtos.",
+                "Corrija-o.",
+            ),
+            // An ask that leaves its object out, as CJK asks do.
+            ("登录页面的报错信息还是英文的。", "请改成中文。"),
+            (
+                "ログイン画面のエラーメッセージがまだ英語です。",
+                "日本語に直してください。",
+            ),
+            ("회원가입할 때 이메일 중복 체크가 안 돼요.", "고쳐주세요."),
+            // A telling longer than a lead-in, the ask asked politely.
+            (
+                "The error message for a wrong password on the login page is still in English.",
+                "Please change it to Korean.",
+            ),
         ] {
             for text in [
                 format!("{telling} {ask}"),
