@@ -25,11 +25,13 @@ mod closing;
 mod listed;
 mod place;
 mod plain;
+mod pointing;
 use answer::outcome_gist;
 use plain::{
     is_path_token, past_quote, short_paths, unlinked, unmarked, with_list_breaks,
     without_dropped_images,
 };
+use pointing::{POINTING_WORDS, past_said_label, pointed_at};
 
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
@@ -349,51 +351,6 @@ fn requested(text: &str) -> String {
         return format!("{out} {next}");
     }
     out
-}
-
-/// Words of a sentence that points at what follows it ("Implement the
-/// following spec.") and says nothing else.
-const POINTING_WORDS: usize = 8;
-
-/// "Implement the following spec.\n\n# PRD: Orders export": a short ask
-/// that points at what follows it, with the first line it points at, as
-/// a colon would have it.
-fn pointed_at(text: &str, out: &str) -> Option<String> {
-    if !out.ends_with(['.', '。']) || word_count(out) > POINTING_WORDS {
-        return None;
-    }
-    if !lead::points_at_what_follows(out) {
-        return None;
-    }
-    let next = after(text, out)?
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .filter(|l| !l.starts_with("```") && !l.starts_with('|'))?;
-    let next = first_sentence(unmarked(next));
-    let ask = out.trim_end_matches(['.', '。']);
-    let next = past_said_label(ask, &next);
-    let colon = if ask.chars().last().is_some_and(crate::sentence::is_cjk) {
-        "："
-    } else {
-        ": "
-    };
-    (!next.is_empty()).then(|| format!("{ask}{colon}{next}"))
-}
-
-/// "Implement the following plan:" over "# Plan: Dark mode": the line
-/// without the one-word label the ask already says.
-fn past_said_label<'a>(ask: &str, line: &'a str) -> &'a str {
-    match line.split_once([':', '：']) {
-        Some((label, rest))
-            if word_count(label) == 1
-                && !rest.trim().is_empty()
-                && ask.to_lowercase().contains(&label.trim().to_lowercase()) =>
-        {
-            rest.trim()
-        }
-        _ => line,
-    }
 }
 
 /// Sentences after a long backstory the ask is looked for in.

@@ -107,9 +107,10 @@ pub(super) fn asks_of_it(telling: &str, ask: &str) -> Option<String> {
     let opening = opening_word(ask);
     let bare = opening.trim_end_matches(|c: char| !c.is_alphanumeric());
     let subject_back = points_back(&opening) && !is_clitic_ask(&bare.to_lowercase());
-    let short_ask = word_count(ask) <= POINTING_BACK_WORDS.max(cjk_limit(ask))
+    let short_ask = (word_count(ask) <= POINTING_BACK_WORDS.max(cjk_limit(ask))
         && points_back(ask)
-        && (question || !subject_back);
+        && (question || !subject_back))
+        || leaves_its_object_to(telling, ask);
     (tells && short_ask).then(|| {
         let ask = ask.trim_end_matches(['.', '。']);
         let gap = match telling.ends_with(['。', '！', '？']) {
@@ -269,16 +270,21 @@ fn points_back(ask: &str) -> bool {
         "위의",
     ];
     let lower = ask.to_lowercase();
-    // Chinese, Japanese and Korean leave out the object an ask is about:
-    // "请改成中文", "日本語に直してください", "한국어로 바꿔 주세요".
-    let dropped = ask.chars().next().is_some_and(crate::sentence::is_cjk)
-        && remarks::opens_an_ask(ask)
-        && word_count(ask) <= DROPPED_OBJECT_WORDS;
     lower
         .split(|c: char| !c.is_alphanumeric() && c != '-')
         .any(|w| WORDS.contains(&w) || is_clitic_ask(w))
         || CJK.iter().any(|w| lower.contains(w))
-        || dropped
+}
+
+/// Chinese, Japanese and Korean leave out the object an ask is about ("请
+/// 改成中文", "日本語に直してください", "한국어로 바꿔 주세요" after the
+/// sentence that tells what): a short ask in the telling's script.
+fn leaves_its_object_to(telling: &str, ask: &str) -> bool {
+    let cjk = |t: &str| t.chars().next().is_some_and(crate::sentence::is_cjk);
+    cjk(ask)
+        && cjk(telling)
+        && remarks::opens_an_ask(ask)
+        && word_count(ask) <= DROPPED_OBJECT_WORDS
 }
 
 /// An imperative with its object joined on ("cámbialo", "arréglala",
