@@ -81,7 +81,8 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
                 .map(|r| request_gist(r).trim_end_matches(['.', '。']).to_string())
                 .collect();
             listed::as_many_as_fit(&asks, REQUEST_WORDS, "; ")
-                .unwrap_or_else(|| clip_words(&asks[0], REQUEST_WORDS))
+                .or_else(|| asks.first().map(|ask| clip_words(ask, REQUEST_WORDS)))
+                .unwrap_or_default()
         }
         _ => clip_words(&request_gist(request), REQUEST_WORDS),
     };

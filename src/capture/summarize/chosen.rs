@@ -1,7 +1,8 @@
 //! Which of the person's requests the session's work followed: what the
-//! agent did for each ([`Reply`]), and the rules that pass over remarks,
+//! agent did for each ([`Reply`]), the rules that pass over remarks,
 //! set-ups, looks that only prepared the work, answers to the agent's
-//! questions and a small first ask when the work went into a later one.
+//! questions and a small first ask when the work went into a later one,
+//! and whether the asks were a series none of which leads.
 //!
 //! Owns: choosing the lead request from the requests and their replies.
 //! Must not: read the transcript (the summary collects the requests) or
