@@ -6,6 +6,7 @@
 //! Owns: telling advice from other sentences and joining it to the finding.
 //! Must not: choose the answer's sentence (the answer gist does).
 
+use crate::capture::outcome::is_advice;
 use crate::sentence::word_count;
 
 /// Words the finding and the advice stay within together.
@@ -17,17 +18,26 @@ const FINDING_WORDS: usize = 12;
 
 /// What an answer opening with `finding` tells to do in `next`, said
 /// together ("react-beautiful-dnd 13 only supports React 17; switch to its
-/// maintained fork @hello-pangea/dnd"); the advice cut at its first comma
-/// when whole it does not fit. `None` when `next` is no advice, or
+/// maintained fork @hello-pangea/dnd"); a long finding by what comes before
+/// its ", so", the advice cut at its first comma when whole it does not
+/// fit. `None` when `next` is no advice, or
 /// `finding` reports work done (the agent did it, nothing is left to do).
 pub(super) fn with_advice(finding: &str, next: &str) -> Option<String> {
     use crate::capture::outcome::{is_cause, tells_a_change};
-    let short = word_count(finding) <= FINDING_WORDS;
-    if !short || (tells_a_change(finding) && !is_cause(finding)) || !is_advice(next) {
+    if (tells_a_change(finding) && !is_cause(finding)) || !is_advice(next) {
         return None;
     }
+    // "Your user is not in the docker group, so it cannot open the
+    // socket.": what was found is before ", so", what follows from it after.
+    let finding = match word_count(finding) <= FINDING_WORDS {
+        true => finding,
+        false => finding
+            .split_once(", so ")
+            .map(|(head, _)| head)
+            .filter(|head| word_count(head) <= FINDING_WORDS)?,
+    };
     let room = ADVICE_WORDS.saturating_sub(word_count(finding));
-    let advice = next.trim_end_matches(['.', '。', '!', '！']);
+    let advice = next.trim_end_matches(['.', '。', '!', '！', ':', '：']);
     let advice = match word_count(advice) <= room {
         true => advice,
         false => advice
@@ -44,85 +54,6 @@ pub(super) fn with_advice(finding: &str, next: &str) -> Option<String> {
         true => format!("{finding}；{advice}"),
         false => format!("{finding}; {lowered}"),
     })
-}
-
-/// Whether a sentence tells the person what to do: it opens with a verb
-/// to do it by ("Switch to …", "Install …", "Pin react to 18.2."), "To
-/// fix this, …", "You need to …", or its like in the languages capture
-/// reads ("建议改用 …", "Usa …", "Installe …").
-pub(super) fn is_advice(sentence: &str) -> bool {
-    const OPENERS: &[&str] = &[
-        "switch to ",
-        "use ",
-        "install ",
-        "reinstall ",
-        "uninstall ",
-        "run ",
-        "upgrade ",
-        "downgrade ",
-        "update ",
-        "pin ",
-        "replace ",
-        "remove ",
-        "delete ",
-        "add ",
-        "set ",
-        "change ",
-        "rename ",
-        "restart ",
-        "enable ",
-        "disable ",
-        "try ",
-        "clear ",
-        "wrap ",
-        "move ",
-        "import ",
-        "pass ",
-        "call ",
-        "increase ",
-        "raise ",
-        "lower ",
-        "reduce ",
-        "to fix this",
-        "to fix it",
-        "to fix that",
-        "to solve this",
-        "to resolve this",
-        "the fix is to ",
-        "the solution is to ",
-        "you need to ",
-        "you'll need to ",
-        "you should ",
-        "you can ",
-        "you have to ",
-        "just ",
-        "simply ",
-        "usa ",
-        "instala ",
-        "cambia ",
-        "prueba ",
-        "utilise ",
-        "installe ",
-        "essaie ",
-        "remplace ",
-        "verwende ",
-        "installiere ",
-        "ersetze ",
-        "используй",
-        "установи",
-        "замени",
-        "建议",
-        "改用",
-        "可以改用",
-        "你需要",
-        "需要",
-        "请改",
-        "试试",
-        "使用",
-    ];
-    let lower = sentence.trim_start().to_lowercase();
-    let asks_back = lower.trim_end().ends_with(['?', '？']);
-    !asks_back && OPENERS.iter().any(|o| lower.starts_with(o))
 }
 
 #[cfg(test)]
@@ -168,7 +99,21 @@ mod tests {
             ),
             "The venv has no numpy installed; install it with pip inside the venv"
         );
+        // A long finding by what comes before its ", so"; the advice on
+        // the next line, or the first step of the list under it.
+        let docker = "Your user is not in the `docker` group, so it cannot open the daemon socket.";
+        for steps in [
+            "\n\n1. Add yourself: `sudo usermod -aG docker $USER`\n2. Log out and back in.",
+            "\n- Add yourself: `sudo usermod -aG docker $USER`\n- Log out and back in.",
+            "\nAdd yourself: `sudo usermod -aG docker $USER`",
+        ] {
+            assert_eq!(
+                outcome_gist(&format!("{docker}{steps}")),
+                "Your user is not in the docker group; add yourself: sudo usermod -aG docker $USER"
+            );
+        }
         for answer in [
+            "Fixed the login redirect loop.\n\nRestart the server to pick it up.",
             "Added GET /health to the router. Run npm test to verify.",
             "I installed numpy in the venv. You can run the script now.",
             "The venv has no numpy installed. Use the system Python instead?",
@@ -183,5 +128,25 @@ mod tests {
                 "{answer}"
             );
         }
+    }
+
+    /// The same class through a whole session: the report keeps the steps
+    /// under a one-line finding, so the sentence can say the first.
+    #[test]
+    fn a_session_that_ends_in_a_finding_and_its_steps_says_the_first_step() {
+        let answer = "Your user is not in the `docker` group, so it cannot open the daemon socket.\n\n1. Add yourself: `sudo usermod -aG docker $USER`\n2. Log out and back in.\n3. Check with `docker run hello-world`.";
+        let lines = [
+            serde_json::json!({"type": "user", "sessionId": "s", "cwd": "/home/dev/shop",
+                "message": {"role": "user", "content": "docker: permission denied on /var/run/docker.sock"}}),
+            serde_json::json!({"type": "assistant", "sessionId": "s", "cwd": "/home/dev/shop",
+                "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}),
+        ];
+        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
+        let t = crate::harnesses::read(&lines.join("\n"));
+        let said = super::super::compose(&t, None).unwrap_or_default();
+        assert!(
+            said.ends_with("outcome: Your user is not in the docker group; add yourself: sudo usermod -aG docker $USER."),
+            "{said}"
+        );
     }
 }

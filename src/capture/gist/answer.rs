@@ -226,10 +226,15 @@ fn completes(sentence: &str) -> bool {
 /// Words a result and the caveat after it stay within to be told together.
 const CAVEAT_WORDS: usize = 20;
 
-/// The advice in the sentence after `said` on its line, joined to it.
+/// The advice after `said`, on its line or the next, joined to it.
 fn advice_after(said: &str, rest: &str) -> Option<String> {
-    let line = prose_lines(rest).next().unwrap_or_default();
-    let next = sentences(unmarked(line)).nth(1)?;
+    let mut lines = prose_lines(rest);
+    let line = lines.next().unwrap_or_default();
+    let next = match sentences(unmarked(line)).nth(1) {
+        Some(next) => next,
+        // Advice on the next line, or the first step of a list under it.
+        None => first_sentence(unmarked(lines.next()?)),
+    };
     advice::with_advice(said, &next.replace('`', ""))
 }
 

@@ -12,6 +12,7 @@
 //! Owns: choosing the outcome text. Must not: shorten it for the sentence
 //! (the gist does) or do I/O.
 
+mod advice;
 mod agreement;
 mod aside;
 mod cause;
@@ -26,6 +27,7 @@ mod narration;
 mod sections;
 mod step;
 
+pub(crate) use advice::is_advice;
 pub(crate) use agreement::is_agreement;
 pub(crate) use cause::{
     change_after_looking, is_cause, reports_a_change, states_a_fault, tells_a_change,
@@ -424,6 +426,17 @@ fn report_in(whole: &str) -> String {
     said_from(&paras, start)
 }
 
+/// "Your user is not in the docker group." then "1. Add yourself: …": a
+/// one-line finding and the advice (or first step) under it.
+fn advises(first: &str, next: &str) -> bool {
+    let line = next.lines().next().unwrap_or_default().trim_start();
+    let step = line
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches(['.', ')', '-', '*', '•'])
+        .trim_start();
+    !first.contains('\n') && is_advice(step)
+}
+
 /// Whether a paragraph may say what was done: not narration, a block, a
 /// table, an offer, a realisation, a bare compliance ("Master, as you
 /// wish.") or agreement ("Record matches my view.") before it.
@@ -478,7 +491,12 @@ fn said_from(paras: &[&str], start: usize) -> String {
         (Some(table), Some(after)) if lead_in && is_table(table) => {
             format!("{first}\n\n{table}\n\n{after}")
         }
-        (Some(next), _) if lead_in || (status && !next.starts_with("```")) || fixed(next) => {
+        (Some(next), _)
+            if lead_in
+                || (status && !next.starts_with("```"))
+                || fixed(next)
+                || advises(first, next) =>
+        {
             format!("{first}\n\n{next}")
         }
         _ => first.to_string(),
