@@ -135,14 +135,10 @@ mod tests {
     #[test]
     fn a_session_that_ends_in_a_finding_and_its_steps_says_the_first_step() {
         let answer = "Your user is not in the `docker` group, so it cannot open the daemon socket.\n\n1. Add yourself: `sudo usermod -aG docker $USER`\n2. Log out and back in.\n3. Check with `docker run hello-world`.";
-        let lines = [
-            serde_json::json!({"type": "user", "sessionId": "s", "cwd": "/home/dev/shop",
-                "message": {"role": "user", "content": "docker: permission denied on /var/run/docker.sock"}}),
-            serde_json::json!({"type": "assistant", "sessionId": "s", "cwd": "/home/dev/shop",
-                "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}),
-        ];
-        let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-        let t = crate::harnesses::read(&lines.join("\n"));
+        let t = super::super::tests::session(
+            "docker: permission denied on /var/run/docker.sock",
+            answer,
+        );
         let said = super::super::compose(&t, None).unwrap_or_default();
         assert!(
             said.ends_with("outcome: Your user is not in the docker group; add yourself: sudo usermod -aG docker $USER."),

@@ -311,14 +311,7 @@ mod tests {
     #[test]
     fn packages_addresses_and_names_in_code_an_answer_gives_are_no_files_it_was_about() {
         let chat = |answer: &str| {
-            let lines = [
-                serde_json::json!({"type": "user", "sessionId": "s", "cwd": "/home/dev/shop",
-                    "message": {"role": "user", "content": "how do i fix this peer dependency error"}}),
-                serde_json::json!({"type": "assistant", "sessionId": "s", "cwd": "/home/dev/shop",
-                    "message": {"role": "assistant", "content": [{"type": "text", "text": answer}]}}),
-            ];
-            let lines: Vec<String> = lines.iter().map(|l| l.to_string()).collect();
-            let t = crate::harnesses::read(&lines.join("\n"));
+            let t = super::super::tests::session("how do i fix this peer dependency error", answer);
             super::super::compose(&t, None).unwrap_or_default()
         };
         for package in [
