@@ -36,9 +36,9 @@ use pointing::{POINTING_WORDS, past_said_label, pointed_at};
 /// Word budgets of the parts (the floor allows 48 in all): the outcome gets
 /// at least its own, and what a short request left of the whole.
 const REQUEST_WORDS: usize = 22;
-/// Words of a question the work followed, named before the ask (only
-/// questions of `summarize`'s orienting length, 16 words, are named).
-const QUESTION_CLIP_WORDS: usize = 16;
+/// Words of what was asked before the ask the work followed (a question of
+/// `summarize`'s orienting length, 16 words, or an ask taken back).
+const BEFORE_CLIP_WORDS: usize = 16;
 const OUTCOME_WORDS: usize = 12;
 const OUTCOME_WORDS_MAX: usize = 20;
 const SENTENCE_WORDS: usize = 44;
@@ -46,7 +46,7 @@ const SENTENCE_WORDS: usize = 44;
 /// The sentence, or `None` when the session holds nothing a person asked.
 pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
     let summarize::Asked {
-        question: asked,
+        before,
         requests,
         series,
     } = summarize::asked_and_requests(t);
@@ -62,16 +62,17 @@ pub fn compose(t: &Transcript, project: Option<&str>) -> Option<String> {
         .or(summarised.as_ref())?;
     // When the person only greeted or steered, the session's title says
     // what it was about; marked as the title, not as their words.
-    let request = match (&t.title, asked) {
+    let request = match (&t.title, before) {
         (Some(title), _) if !summarize::substantive(request) => {
             format!("\"{}\" (title)", title.text.trim())
         }
-        // The question the work followed, then the ask that set it going.
-        (_, Some(question)) => {
-            let question = clip_words(&request_gist(&question), QUESTION_CLIP_WORDS);
+        // The question the work followed, or the ask taken back, then the
+        // ask that set the work going.
+        (_, Some(before)) => {
+            let before = clip_words(&request_gist(&before), BEFORE_CLIP_WORDS);
             let ask = request_gist(request);
-            let room = REQUEST_WORDS.saturating_sub(word_count(&question)).max(8);
-            format!("{question} → {}", clip_words(&ask, room))
+            let room = REQUEST_WORDS.saturating_sub(word_count(&before)).max(8);
+            format!("{before} → {}", clip_words(&ask, room))
         }
         // "add a /health endpoint", "add request logging", "add rate
         // limiting": each was the session's, in turn.

@@ -12,7 +12,7 @@ use super::remarks;
 use crate::transcript::{Role, Transcript, clean};
 
 mod chosen;
-use chosen::{Reply, asked_before, in_series, lead, work_went_later};
+use chosen::{Reply, asked_before, in_series, lead, replaced, work_went_later};
 
 /// How many files and commands the extractive summary lists.
 const LIST_LIMIT: usize = 10;
@@ -148,10 +148,12 @@ pub fn requests(t: &Transcript) -> Vec<String> {
 /// What the person asked in a session, as the sentence names it.
 #[derive(Debug, Default)]
 pub struct Asked {
-    /// The question asked before the lead when the lead's work followed it
-    /// ("what does this repo do?", answered without changing anything,
-    /// then "add a Dockerfile for it"): the sentence names both.
-    pub question: Option<String>,
+    /// What the person asked before the lead when the lead's work followed
+    /// it: a question ("what does this repo do?", answered without changing
+    /// anything, then "add a Dockerfile for it"), or an ask they stopped or
+    /// took back ("rewrite checkout in React", then "actually, just fix the
+    /// button colour"). The sentence names both.
+    pub before: Option<String>,
     /// The requests as [`requests`] orders them.
     pub requests: Vec<String>,
     /// The requests were a series of separate asks, each done in turn:
@@ -159,7 +161,7 @@ pub struct Asked {
     pub series: bool,
 }
 
-/// The session's requests, the question before the lead, and whether the
+/// The session's requests, what was asked before the lead, and whether the
 /// requests were a series ([`Asked`]).
 pub fn asked_and_requests(t: &Transcript) -> Asked {
     let mut out: Vec<String> = Vec::new();
@@ -173,6 +175,9 @@ pub fn asked_and_requests(t: &Transcript) -> Asked {
         // A request the person stopped is not told on by the next one.
         if t.stopped_before(at) {
             unanswered = None;
+            if let Some(i) = answering {
+                replies[i].stopped = true;
+            }
         }
         if m.role != Role::User {
             if let Some(i) = answering {
@@ -217,17 +222,17 @@ pub fn asked_and_requests(t: &Transcript) -> Asked {
         answering = Some(i);
         unanswered = Some(i);
     }
-    let asked = asked_before(&out, &replies);
-    let lead = match asked {
+    let first = lead(&out, &replies);
+    // What the person asked before the lead and is named with it: a
+    // question the work followed, or an ask they took back.
+    let before = asked_before(&out, &replies)
+        .or_else(|| first.and_then(|f| Some((f, replaced(&out, &replies, f)?))));
+    let lead = match before {
         Some((_, later)) => Some(later),
-        None => lead(&out, &replies),
+        None => first.map(|f| work_went_later(&out, &replies, f).unwrap_or(f)),
     };
-    let question = asked.map(|(question, _)| out[question].clone());
-    let lead = match lead {
-        Some(first) if question.is_none() => work_went_later(&out, &replies, first).or(lead),
-        _ => lead,
-    };
-    let series = question.is_none() && lead == Some(0) && in_series(&out, &replies);
+    let before = before.map(|(asked, _)| out[asked].clone());
+    let series = before.is_none() && lead == Some(0) && in_series(&out, &replies);
     if let Some(i) = lead
         && i > 0
     {
@@ -235,7 +240,7 @@ pub fn asked_and_requests(t: &Transcript) -> Asked {
         out.insert(0, first);
     }
     Asked {
-        question,
+        before,
         requests: out,
         series,
     }

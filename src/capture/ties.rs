@@ -24,6 +24,27 @@ pub(super) fn adds_an_ask(sentence: &str) -> bool {
     opens_an_ask(sentence) && sentence.split_whitespace().take(4).skip(1).any(tied_word)
 }
 
+/// A sentence that takes back the ask before it ("actually, just fix the
+/// colour", "never mind, …", "no, …", "算了，…"): the ask it goes on with
+/// replaces that one.
+pub(super) fn takes_back(sentence: &str) -> bool {
+    let sentence = sentence.trim_start();
+    opening_take_back(sentence).is_some()
+        || ["no,", "nope,", "nah,"]
+            .iter()
+            .any(|no| head(sentence, no).is_some())
+}
+
+/// The take-back a sentence opens with, and the sentence past it.
+fn opening_take_back(sentence: &str) -> Option<(&'static str, &str)> {
+    opening(sentence, TAKE_BACKS).or_else(|| {
+        TAKE_BACKS_CJK.iter().find_map(|&word| {
+            let rest = head(sentence, word)?;
+            Some((word, rest.trim_start_matches(['，', ',', '、', ' '])))
+        })
+    })
+}
+
 /// An ask that follows up the question before it: on a condition ("If not,
 /// fix it.", "Si no, arréglalo.", "如果是，就改掉。"), or in six words or
 /// fewer to mend what the question asks about ("Fix it please.", "Arréglalo
@@ -105,8 +126,9 @@ pub(super) fn past_ties(ask: String) -> String {
             .iter()
             .any(|w| rest.starts_with(w))
     };
-    while let Some((_, rest)) = (opening_tie(out).or_else(|| opening(out, FILLERS)))
-        .filter(|(_, rest)| crate::sentence::word_count(rest) >= 3 && !own_clause(rest))
+    let tie = |s| (opening_tie(s).or_else(|| opening(s, FILLERS))).or_else(|| opening_take_back(s));
+    while let Some((_, rest)) =
+        tie(out).filter(|(_, rest)| crate::sentence::word_count(rest) >= 3 && !own_clause(rest))
     {
         out = rest;
     }
@@ -140,11 +162,11 @@ fn opening_tie(sentence: &str) -> Option<(&'static str, &str)> {
     })
 }
 
-/// The first of `words` a sentence opens with, followed by a comma or a
-/// space, and the sentence past them.
+/// The first of `words` a sentence opens with, followed by a comma, a colon
+/// or a space, and the sentence past them.
 fn opening<'a>(sentence: &'a str, words: &[&'static str]) -> Option<(&'static str, &'a str)> {
     words.iter().find_map(|&word| {
-        let past = head(sentence, word)?.strip_prefix([',', ' '])?;
+        let past = head(sentence, word)?.strip_prefix([',', ':', ' '])?;
         Some((word, past.trim_start()))
     })
 }
@@ -182,12 +204,56 @@ const FILLERS: &[&str] = &[
     "pues",
     "bueno",
     "o sea",
-    "en fait",
     "bon",
     "alors",
     "ну",
     "короче",
     "слушай",
+];
+
+/// Words that take back the ask before, longest first where one opens
+/// another; none that also opens an ask of its own ("no tests needed",
+/// "rather than …", "не надо …").
+const TAKE_BACKS: &[&str] = &[
+    "actually",
+    "never mind",
+    "nevermind",
+    "forget that",
+    "forget it",
+    "scratch that",
+    "on second thought",
+    "change of plan",
+    "change of plans",
+    "instead",
+    "en fait",
+    "laisse tomber",
+    "oublie ça",
+    "vergiss das",
+    "vergiss es",
+    "eigentlich",
+    "stattdessen",
+    "en realidad",
+    "olvida eso",
+    "olvídalo",
+    "na verdade",
+    "esquece isso",
+    "esquece",
+    "на самом деле",
+    "забудь это",
+    "забудь",
+    "вместо этого",
+];
+
+/// Take-backs written without a space after them.
+const TAKE_BACKS_CJK: &[&str] = &[
+    "算了",
+    "其实",
+    "其實",
+    "不用了",
+    "やっぱり",
+    "やっぱ",
+    "아니",
+    "대신",
 ];
 
 /// Words that tie a sentence to the one before it, longest first where one
@@ -272,5 +338,50 @@ mod tests {
         }
         let kept = "add an umbrella icon and a Uhhh easter egg";
         assert!(request_gist(kept).contains("umbrella icon and a Uhhh"));
+    }
+
+    /// The class: an ask that opens by taking back the one before it, in
+    /// any language: its gist is the ask, without the take-back. Words
+    /// that open an ask of their own ("no tests", "rather than") stay.
+    #[test]
+    fn an_ask_is_told_without_the_words_that_take_back_the_one_before() {
+        for (said, asked) in [
+            (
+                "actually, just fix the colour of the button",
+                "just fix the colour",
+            ),
+            (
+                "Never mind, make the checkout button blue",
+                "make the checkout button blue",
+            ),
+            (
+                "scratch that: rename it to cart_total",
+                "rename it to cart_total",
+            ),
+            ("算了，只把按钮颜色改成蓝色", "只把按钮颜色改成蓝色"),
+            (
+                "забудь это, просто поменяй цвет кнопки",
+                "просто поменяй цвет кнопки",
+            ),
+            (
+                "en fait, change juste la couleur du bouton",
+                "change juste la couleur",
+            ),
+            (
+                "vergiss das, ändere nur die Farbe des Buttons",
+                "ändere nur die Farbe",
+            ),
+        ] {
+            let got = request_gist(said);
+            assert!(got.starts_with(asked), "{said:?} -> {got:?}");
+            assert!(super::takes_back(said), "{said:?}");
+        }
+        for kept in [
+            "no tests are needed, just add the endpoint",
+            "rather than a modal, show an inline error",
+            "make the checkout button blue",
+        ] {
+            assert!(!super::takes_back(kept), "{kept:?}");
+        }
     }
 }

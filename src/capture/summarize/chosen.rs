@@ -9,7 +9,7 @@
 //! word anything.
 
 use super::{says_nothing_of_work, substantive, typed_words};
-use crate::capture::{outcome, remarks};
+use crate::capture::{outcome, remarks, ties};
 
 /// What the agent did for one request: its tool calls, those that changed
 /// or ran something, and the words of its last answer.
@@ -29,6 +29,8 @@ pub(super) struct Reply {
     /// Its last words, short, opened by only acknowledging ("Understood. I
     /// will follow these rules."): what it was told set the session up.
     pub(super) acknowledged: bool,
+    /// The person stopped the agent's run while it answered.
+    pub(super) stopped: bool,
 }
 
 impl Reply {
@@ -183,6 +185,17 @@ pub(super) fn work_went_later(
     .then_some(most)
 }
 
+/// The ask that replaced the lead before any work on it: the person stopped
+/// the run, or opened the next ask by taking the lead back ("actually, just
+/// fix the button colour", "never mind, …", "算了，…"), and nothing was
+/// changed for the lead while the next ask changed files.
+pub(super) fn replaced(requests: &[String], replies: &[Reply], lead: usize) -> Option<usize> {
+    let next = (lead + 1..requests.len())
+        .find(|&i| substantive(&requests[i]) && !says_nothing_of_work(&requests[i]))?;
+    let withdrawn = replies[lead].stopped || ties::takes_back(&typed_words(&requests[next]));
+    (withdrawn && replies[lead].changes == 0 && replies[next].changes > 0).then_some(next)
+}
+
 /// Changes a later ask's reply made to count as where the work went.
 const WORK_CHANGES: usize = 3;
 
@@ -259,3 +272,149 @@ pub(super) fn in_series(requests: &[String], replies: &[Reply]) -> bool {
 /// Asks a series holds at most, and words each of them.
 const SERIES_ASKS: usize = 5;
 const SERIES_WORDS: usize = 12;
+
+#[cfg(test)]
+mod tests {
+    use crate::transcript::Transcript;
+
+    /// A Claude Code session of `turns`: `("u", text)` the person's,
+    /// `("a", text)` the agent's, `("e", file)` an edit of `file`, `("x",
+    /// _)` the person stopping the run.
+    fn session(turns: &[(&str, &str)]) -> Transcript {
+        let lines: Vec<String> = (turns.iter().enumerate())
+            .flat_map(|(i, &(kind, text))| {
+                let line = |role: &str, n: usize, content: serde_json::Value| {
+                    serde_json::json!({"type": role, "uuid": format!("m{i}-{n}"),
+                        "sessionId": "s", "cwd": "/w/shop",
+                        "message": {"role": role, "content": content}})
+                    .to_string()
+                };
+                let id = format!("t{i}");
+                match kind {
+                    "u" => vec![line("user", 0, serde_json::json!(text))],
+                    "x" => vec![line(
+                        "user",
+                        0,
+                        serde_json::json!("[Request interrupted by user for tool use]"),
+                    )],
+                    "e" => vec![
+                        line(
+                            "assistant",
+                            0,
+                            serde_json::json!([{"type": "tool_use", "id": id, "name": "Edit",
+                                "input": {"file_path": text, "old_string": "a", "new_string": "b"}}]),
+                        ),
+                        line(
+                            "user",
+                            1,
+                            serde_json::json!([{"type": "tool_result", "tool_use_id": id,
+                                "content": "The file has been updated."}]),
+                        ),
+                    ],
+                    _ => vec![line(
+                        "assistant",
+                        0,
+                        serde_json::json!([{"type": "text", "text": text}]),
+                    )],
+                }
+            })
+            .collect();
+        crate::harnesses::read(&lines.join("\n"))
+    }
+
+    fn sentence(turns: &[(&str, &str)]) -> String {
+        crate::capture::gist::compose(&session(turns), None).unwrap_or_default()
+    }
+
+    /// The class: an ask the person stopped before anything changed, or
+    /// took back in words ("actually", "never mind", "算了", "забудь это",
+    /// "en fait"), in any language, then an ask whose work changed files:
+    /// the sentence names the one taken back, then the one the work
+    /// followed. An ask that had changed files, or a take-back whose ask
+    /// changed nothing, leaves the lead alone.
+    #[test]
+    fn an_ask_stopped_or_taken_back_before_any_change_is_named_before_the_one_the_work_followed() {
+        let firsts = [
+            "rewrite the whole checkout flow as React components",
+            "把整个结账流程改写成 React 组件，保留现有的样式",
+            "перепиши весь процесс оформления заказа на React компоненты",
+        ];
+        let done = "The checkout button is now the brand blue (#1e6bff) instead of grey.";
+        let plan = "I'll start by reading the checkout code.";
+        for first in firsts {
+            let lead = &first[..first.char_indices().nth(10).map_or(first.len(), |(i, _)| i)];
+            for (then, says) in [
+                (
+                    "make the checkout button blue",
+                    "make the checkout button blue",
+                ),
+                (
+                    "actually, just fix the checkout button colour",
+                    "fix the checkout button colour",
+                ),
+                (
+                    "never mind, make the checkout button blue",
+                    "make the checkout button blue",
+                ),
+                (
+                    "算了，只把结账按钮的颜色改成蓝色",
+                    "只把结账按钮的颜色改成蓝色",
+                ),
+                (
+                    "забудь это, просто поменяй цвет кнопки",
+                    "просто поменяй цвет кнопки",
+                ),
+                (
+                    "en fait, change juste la couleur du bouton",
+                    "change juste la couleur du bouton",
+                ),
+            ] {
+                let stopped = sentence(&[
+                    ("u", first),
+                    ("a", plan),
+                    ("x", ""),
+                    ("u", then),
+                    ("e", "/w/shop/src/checkout.tsx"),
+                    ("a", done),
+                ]);
+                let both = |s: &str| s.contains(lead) && s.contains(" → ") && s.contains(says);
+                assert!(both(&stopped), "{first} / {then}: {stopped}");
+                if then.starts_with("make") {
+                    continue;
+                }
+                let taken_back = sentence(&[
+                    ("u", first),
+                    (
+                        "a",
+                        "Should the cart keep its Redux store, or move to React context?",
+                    ),
+                    ("u", then),
+                    ("e", "/w/shop/src/checkout.tsx"),
+                    ("a", done),
+                ]);
+                assert!(both(&taken_back), "{first} / {then}: {taken_back}");
+            }
+            // The lead's own work had begun: what follows adds to it.
+            let added = sentence(&[
+                ("u", first),
+                ("e", "/w/shop/src/checkout.tsx"),
+                ("a", "Checkout is now a React component."),
+                ("u", "actually, also add a loading spinner to it"),
+                ("e", "/w/shop/src/checkout.tsx"),
+                ("a", "Added a spinner."),
+            ]);
+            assert!(!added.contains(" → ") && added.contains(lead), "{added}");
+            // Taken back, but the next ask changed nothing: it asked.
+            let asked = sentence(&[
+                ("u", first),
+                (
+                    "a",
+                    "Should the cart keep its Redux store, or move to React context?",
+                ),
+                ("u", "never mind, how are refunds handled today?"),
+                ("a", "Refunds go through /api/refund, which calls Stripe."),
+            ]);
+            assert!(!asked.contains(" → ") && asked.contains(lead), "{asked}");
+        }
+    }
+}
