@@ -24,9 +24,11 @@ pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
     let opening = lines.next()?;
     if heading(opening) {
         // "# Feature: Dark mode\n## Requirements\n- …": the title names
-        // the list under it, past a section label between them.
-        lines.next_if(|l| heading(l));
-        if !lines.peek().is_some_and(listed) {
+        // the list under it, past a section label between them. Under a
+        // bug report's label ("**Steps to reproduce**") the list is how to
+        // see the bug, not what to do: the title alone is the request.
+        let label = lines.next_if(|l| heading(l) || bold_label(l));
+        if label.is_some_and(names_a_report_section) || !lines.peek().is_some_and(listed) {
             return None;
         }
     } else {
@@ -54,6 +56,45 @@ pub(super) fn listed_tasks(text: &str, first: &str) -> Option<String> {
         .collect();
     // The first item is the request however long it is.
     as_many_as_fit(&tasks, REQUEST_WORDS.max(word_count(first)), "; ")
+}
+
+/// A line that is only a label in bold ("**Steps to reproduce**",
+/// "**Requirements:**").
+fn bold_label(line: &str) -> bool {
+    let inner = line.trim().trim_end_matches([':', '：']);
+    inner.len() > 4
+        && inner.starts_with("**")
+        && inner.ends_with("**")
+        && !inner[2..inner.len() - 2].contains("**")
+}
+
+/// A section label of a bug report (steps to reproduce, expected and
+/// actual behaviour, environment), in the languages memsync reads.
+fn names_a_report_section(label: &str) -> bool {
+    const SECTIONS: &[&str] = &[
+        "reproduc",
+        "repro",
+        "expected",
+        "actual",
+        "environment",
+        "describe the bug",
+        "复现",
+        "重现",
+        "復現",
+        "再現",
+        "재현",
+        "reproduz",
+        "reproduir",
+        "reproduzier",
+        "воспроизв",
+        "відтвор",
+        "期望",
+        "预期",
+        "実際",
+        "기대",
+    ];
+    let label = label.to_lowercase();
+    SECTIONS.iter().any(|s| label.contains(s))
 }
 
 /// An outcome in `words`: a list ("A; B; C; D", maybe "; and 2 more") too
@@ -257,6 +298,43 @@ mod tests {
                 assert_eq!(got, format!("{name}; {want}"), "{spec:?}");
             }
         }
+    }
+
+    /// The class: a bug report pasted as markdown, a title heading over a
+    /// report section's label (steps to reproduce, expected, actual; a
+    /// heading or a bold line, in any language) and its list: the request
+    /// is the title, the steps to see the bug are not tasks. A spec's label
+    /// in bold keeps its list.
+    #[test]
+    fn a_bug_reports_title_is_the_request_not_its_steps_to_reproduce() {
+        let steps = "1. Clear localStorage\n2. Open /settings\n3. Click Save";
+        for title in [
+            "## Bug: settings page crashes when theme is unset",
+            "# Settings page crashes when the theme is unset",
+            "### 设置页在主题未设置时崩溃",
+            "# Страница настроек падает без темы",
+        ] {
+            for label in [
+                "**Steps to reproduce**",
+                "### To Reproduce",
+                "**Repro:**",
+                "## 复现步骤",
+                "**Шаги воспроизведения**",
+                "**Expected behavior**",
+            ] {
+                let report = format!(
+                    "{title}\n\n{label}\n{steps}\n\n**Actual** TypeError: Cannot read properties of undefined"
+                );
+                let got = request_gist(&report);
+                let name = title.trim_start_matches('#').trim();
+                assert_eq!(got, name, "{report:?}");
+            }
+        }
+        let spec = "# Feature: Dark mode\n\n**Requirements**\n- a toggle in the header\n- persist the choice";
+        assert_eq!(
+            request_gist(spec),
+            "Feature: Dark mode; a toggle in the header; persist the choice"
+        );
     }
 
     /// The class: an outcome said as a list of items too long for the
