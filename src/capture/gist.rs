@@ -239,7 +239,10 @@ fn ask_of(text: &str) -> &str {
             && lead::points_at_what_follows(line)
     });
     let text = if pointing { text } else { brief_task(text) };
-    stated_task(text, remarks::opens_an_ask, ties::adds_an_ask)
+    closing::with_its_telling(
+        text,
+        stated_task(text, remarks::opens_an_ask, ties::adds_an_ask),
+    )
 }
 
 /// The gist of a request: "the nginx error log. the site returns 502 since

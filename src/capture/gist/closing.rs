@@ -276,6 +276,33 @@ fn points_back(ask: &str) -> bool {
         || CJK.iter().any(|w| lower.contains(w))
 }
 
+/// `asked`, the ask found in `text` past what it presents ("Steps to
+/// reproduce:\n1. …\n\nThe page crashes with a TypeError. Please fix."),
+/// from the sentence before it when it points back at that telling.
+pub(super) fn with_its_telling<'a>(text: &'a str, asked: &'a str) -> &'a str {
+    let at = text.len() - asked.len();
+    let Some(before) = crate::capture::brief::sentence_starts(text)
+        .take_while(|&s| s < at)
+        .last()
+    else {
+        return asked;
+    };
+    // Only a telling on the ask's own line: a paragraph before it is told
+    // at length, and the ask closing it stands alone.
+    if text[before..at].contains('\n') {
+        return asked;
+    }
+    let telling = text[before..at].trim();
+    let ask = asked.lines().next().unwrap_or_default();
+    let ask = &ask[..crate::sentence::first_sentence_end(ask)];
+    // "Please fix." names nothing but what was told before it.
+    let bare = super::names_nothing(ask) && !telling.ends_with(['?', '？', ':', '：']);
+    match bare || asks_of_it(telling, ask).is_some() {
+        true => &text[before..],
+        false => asked,
+    }
+}
+
 /// Chinese, Japanese and Korean leave out the object an ask is about ("请
 /// 改成中文", "日本語に直してください", "한국어로 바꿔 주세요" after the
 /// sentence that tells what): a short ask in the telling's script.
@@ -306,6 +333,31 @@ fn is_clitic_ask(word: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::super::request_gist;
+
+    /// The class: a paste the person presents under a label (steps to
+    /// reproduce, logs, what they tried) and, after it, the problem told
+    /// and an ask that names nothing else ("Please fix.", "Any ideas?",
+    /// "What's wrong?"): the request is the telling with its ask, not the
+    /// label over the paste.
+    #[test]
+    fn a_bare_ask_after_a_presented_paste_keeps_the_problem_told_before_it() {
+        for label in [
+            "Steps to reproduce:\n1. Clear localStorage\n2. Open /settings",
+            "Logs:\n- GET /settings 500\n- GET /api/theme 404",
+            "What I tried:\n- clearing the cache\n- a fresh install",
+        ] {
+            for ask in [
+                "Please fix.",
+                "Any ideas?",
+                "What's wrong?",
+                "Can you fix it?",
+            ] {
+                let text = format!("{label}\n\nThe settings page still crashes on load. {ask}");
+                let got = request_gist(&text);
+                assert!(got.contains("still crashes on load"), "{text:?} -> {got:?}");
+            }
+        }
+    }
 
     /// The class: one run-on sentence, longer than a request, that tells
     /// the problem and asks at its end ("… so can you make it link the
